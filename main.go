@@ -1,0 +1,30 @@
+// Command rubichan is a headless coding agent for pipelines.
+//
+// main only wires the process to the runner: it turns SIGINT and SIGTERM
+// into a cancelled context whose cause names the signal, hands the standard
+// streams and arguments to [run.Main], and exits with the code it returns.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/rubichan/rubichan/run"
+)
+
+func main() {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for sig := range sigs {
+			cancel(run.SignalError{Signal: sig})
+		}
+	}()
+	code := run.Main(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	signal.Stop(sigs)
+	cancel(nil)
+	os.Exit(code)
+}
