@@ -29,14 +29,14 @@ func (e SignalError) ExitCode() int {
 // and standard streams, and returns the process exit code. ctx is cancelled
 // with a [SignalError] cause when the process is interrupted.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 1 && args[1] == "version" {
-		fmt.Fprintln(stdout, "rubichan dev")
-		return 0
-	}
+	app := NewApp(stdin, stdout, stderr)
+	err := app.RunContext(ctx, args)
 	var sig SignalError
 	if errors.As(context.Cause(ctx), &sig) {
 		return sig.ExitCode()
 	}
-	fmt.Fprintln(stderr, "usage: rubichan exec [flags] PROMPT")
-	return 2
+	if err != nil {
+		fmt.Fprintf(stderr, "rubichan: %v\n", err)
+	}
+	return exitCode(err)
 }

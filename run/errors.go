@@ -1,0 +1,52 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes, as documented in DESIGN.md.
+const (
+	ExitOK       = 0
+	ExitFailure  = 1
+	ExitUsage    = 2
+	ExitPolicy   = 3
+	ExitLimit    = 4
+	ExitProvider = 5
+)
+
+// usageError marks a bad flag, argument or configuration (exit 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// exitError carries an explicit exit code for an error that ends a run.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+// usagef returns a usage error (exit 2) with a formatted message.
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// exitCode maps an error returned by the app to a process exit code.
+func exitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return ExitFailure
+}
