@@ -1,0 +1,15 @@
+package toolkit
+
+// Output caps, in one place. Every tool that cuts its output says so in the
+// result and sets Meta.Truncated.
+const (
+	readDefaultLimit = 2000     // lines returned by read when no limit is given
+	readMaxBytes     = 50 << 10 // bytes of numbered lines read returns at most
+	binarySniffBytes = 8 << 10  // a NUL byte in this prefix marks a file binary
+	diffMaxBytes     = 16 << 10 // bytes of unified diff kept in a result
+	grepDefaultMax   = 200      // matches grep returns when no max is given
+	grepMaxFileSize  = 1 << 20  // files larger than this are not searched
+	globMaxResults   = 1000     // paths glob returns at most
+	lsMaxEntries     = 500      // entries ls returns at most
+	bashOutputMax    = 30 << 10 // bytes of combined output bash keeps (head + tail)
+)
