@@ -63,7 +63,8 @@ func isGitConfigEnv(name string) bool {
 
 // commandEnv builds the environment of a bash tool command from base
 // ("NAME=value" entries, in order). It removes:
-//   - entries without a name;
+//   - entries without a name, and entries holding a NUL byte (which
+//     os/exec would refuse, failing every call);
 //   - every name in drop (exact match; the runner's provider key variables);
 //   - names that look secret ([looksSecret]) unless listed in allow (exact);
 //   - inherited git configuration variables ([isGitConfigEnv]);
@@ -86,7 +87,7 @@ func commandEnv(base, allow, drop []string, dir string) []string {
 	for _, kv := range base {
 		name, _, ok := strings.Cut(kv, "=")
 		switch {
-		case !ok || name == "":
+		case !ok || name == "" || strings.IndexByte(kv, 0) >= 0:
 		case slices.Contains(drop, name):
 		case looksSecret(name) && !slices.Contains(allow, name):
 		case isGitConfigEnv(name):
