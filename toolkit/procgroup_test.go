@@ -177,7 +177,7 @@ func TestBashAbandonsPipeHeldOutsideGroup(t *testing.T) {
 	}
 	b, _ := newTestBash(t, nil)
 	start := time.Now()
-	res := call(t, t.Context(), b, "setsid sleep 100 & echo $!", 0.2)
+	res := call(t, t.Context(), b, "setsid sh -c 'echo $$; exec sleep 100' &", 0.2)
 	elapsed := time.Since(start)
 	line, _, _ := strings.Cut(res.Content, "\n")
 	for _, pid := range pids(t, line) {
