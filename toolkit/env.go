@@ -13,9 +13,12 @@ import (
 const gitHooksPath = "/dev/null"
 
 // gitHardening is the git configuration the bash tool forces, passed as
-// GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n. Git gives that
+// GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n and again as
+// GIT_CONFIG_PARAMETERS, the variable `git -c` uses, which git before 2.31
+// (still in Debian 10 and Ubuntu 20.04 images) reads instead. Both have
 // command-line scope, above a repository's own .git/config, so a
-// repository cannot run code through these settings.
+// repository cannot run code through these settings. No key or value may
+// hold a single quote (GIT_CONFIG_PARAMETERS quoting).
 func gitHardening() [][2]string {
 	return [][2]string{
 		{"core.fsmonitor", "false"},
@@ -70,7 +73,7 @@ func isGitConfigEnv(name string) bool {
 //   - inherited git configuration variables ([isGitConfigEnv]);
 //   - names it sets itself.
 //
-// It then appends PWD=dir, the no-prompt variables ([noPromptEnv]) and
+// It then appends the no-prompt variables ([noPromptEnv]), PWD=dir and
 // the git hardening ([gitHardening]). drop wins over allow, and what this
 // function sets wins over both.
 func commandEnv(base, allow, drop []string, dir string) []string {
@@ -78,10 +81,13 @@ func commandEnv(base, allow, drop []string, dir string) []string {
 	set = append(set, [2]string{"PWD", dir})
 	hard := gitHardening()
 	set = append(set, [2]string{"GIT_CONFIG_COUNT", strconv.Itoa(len(hard))})
+	params := make([]string, len(hard))
 	for i, kv := range hard {
 		n := strconv.Itoa(i)
 		set = append(set, [2]string{"GIT_CONFIG_KEY_" + n, kv[0]}, [2]string{"GIT_CONFIG_VALUE_" + n, kv[1]})
+		params[i] = "'" + kv[0] + "=" + kv[1] + "'"
 	}
+	set = append(set, [2]string{"GIT_CONFIG_PARAMETERS", strings.Join(params, " ")})
 
 	out := make([]string, 0, len(base)+len(set))
 	for _, kv := range base {

@@ -41,6 +41,7 @@ func TestCommandEnv(t *testing.T) {
 		"GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=false",
 		"GIT_CONFIG_KEY_1=core.hooksPath", "GIT_CONFIG_VALUE_1=/dev/null",
 		"GIT_CONFIG_KEY_2=core.pager", "GIT_CONFIG_VALUE_2=cat",
+		"GIT_CONFIG_PARAMETERS='core.fsmonitor=false' 'core.hooksPath=/dev/null' 'core.pager=cat'",
 	}
 	tests := map[string]struct {
 		base, allow, drop []string
@@ -151,15 +152,17 @@ func TestBashHardensGit(t *testing.T) {
 	b, dir := newTestBash(t, nil)
 	marks := t.TempDir()
 	fsmon, hook := filepath.Join(marks, "fsmonitor-ran"), filepath.Join(marks, "hook-ran")
-	git := func(args ...string) {
+	plain := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"}
+	gitEnv := func(env []string, args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"}
+		cmd.Env = env
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("git %q: %v\n%s", args, err, out)
 		}
 	}
+	git := func(args ...string) { t.Helper(); gitEnv(plain, args...) }
 	git("init", "-q", ".")
 	git("config", "user.email", "ci@example.invalid")
 	git("config", "user.name", "ci")
@@ -184,9 +187,28 @@ func TestBashHardensGit(t *testing.T) {
 	if want := "2\ncat\ncat\n/dev/null\nfalse\n"; res.IsError || res.Content != want {
 		t.Errorf("result %+v, want content %q", res, want)
 	}
-	for _, m := range []string{fsmon, hook, filepath.Join(marks, "pager-ran")} {
-		if _, err := os.Stat(m); !os.IsNotExist(err) {
-			t.Errorf("%s exists: the repository ran code through git (stat %v)", filepath.Base(m), err)
+	noMarks := func(how string) {
+		t.Helper()
+		for _, m := range []string{fsmon, hook, filepath.Join(marks, "pager-ran")} {
+			if _, err := os.Stat(m); !os.IsNotExist(err) {
+				t.Errorf("%s: %s exists: the repository ran code through git (stat %v)", how, filepath.Base(m), err)
+			}
 		}
+	}
+	noMarks("bash tool")
+
+	// Each way of passing the hardening works alone, for the git versions
+	// that read only one of them.
+	for how, leaveOut := range map[string]func(string) bool{
+		"GIT_CONFIG_COUNT alone": func(kv string) bool { return strings.HasPrefix(kv, "GIT_CONFIG_PARAMETERS=") },
+		"GIT_CONFIG_PARAMETERS alone": func(kv string) bool {
+			name, _, _ := strings.Cut(kv, "=")
+			return name != "GIT_CONFIG_PARAMETERS" && isGitConfigEnv(name)
+		},
+	} {
+		env := slices.DeleteFunc(slices.Clone(b.env), leaveOut)
+		gitEnv(env, "status")
+		gitEnv(env, "commit", "-q", "--allow-empty", "-m", how)
+		noMarks(how)
 	}
 }
