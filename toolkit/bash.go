@@ -336,7 +336,11 @@ func (b *Bash) decode(args json.RawMessage) (bashParams, time.Duration, error) {
 	if sec >= b.maxTO.Seconds() {
 		return p, b.maxTO, nil
 	}
-	return p, time.Duration(sec * float64(time.Second)), nil
+	d := time.Duration(sec * float64(time.Second))
+	if d <= 0 { // below a nanosecond
+		return p, 0, fmt.Errorf("bash: timeout must be a positive number of seconds, got %v", sec)
+	}
+	return p, d, nil
 }
 
 // describe fills the embedded description with this tool's limits.

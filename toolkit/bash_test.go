@@ -267,6 +267,7 @@ func TestBashArguments(t *testing.T) {
 		"blank command":     {args: `{"command":" \n"}`, err: "bash: command is required"},
 		"negative timeout":  {args: `{"command":"ls -la","timeout":-1}`, err: "bash: timeout must be a positive number of seconds, got -1"},
 		"timeout as string": {args: `{"command":"ls -la","timeout":"5"}`, err: "bash: invalid arguments: "},
+		"timeout below 1ns": {args: `{"command":"ls -la","timeout":1e-12}`, err: "bash: timeout must be a positive number of seconds, got 1e-12"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -407,4 +408,30 @@ func BenchmarkBashTrueBaseline(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzBashArguments checks that any arguments either decode to a non-empty
+// command with a timeout in (0, max], agreeing with Effects, or are
+// refused by both with the same message.
+func FuzzBashArguments(f *testing.F) {
+	for _, s := range []string{`{"command":"ls"}`, `{"command":"x","timeout":1e-9}`, `{"command":"","timeout":5}`, `[1]`, `{"timeout":-0}`} {
+		f.Add([]byte(s))
+	}
+	b := NewBash(BashConfig{Dir: "/", MaxTimeout: time.Minute})
+	f.Fuzz(func(t *testing.T, args []byte) {
+		p, timeout, err := b.decode(args)
+		eff, effErr := b.Effects(args)
+		if err != nil {
+			if effErr == nil || effErr.Error() != err.Error() {
+				t.Fatalf("decode error %v, Effects error %v", err, effErr)
+			}
+			return
+		}
+		if effErr != nil || eff.Command != p.Command || eff.Kind != EffectExecute || eff.Dir != "/" {
+			t.Fatalf("Effects = %+v, %v for %+v", eff, effErr, p)
+		}
+		if strings.TrimSpace(p.Command) == "" || timeout <= 0 || timeout > time.Minute {
+			t.Fatalf("accepted command %q with timeout %v", p.Command, timeout)
+		}
+	})
 }
