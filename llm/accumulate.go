@@ -27,6 +27,7 @@ type accBlock struct {
 	data      string
 	buf       []byte // text, thinking text or tool input JSON
 	open      bool
+	seeded    bool // buf holds the input sent with the block's start, replaced by the first delta
 	skip      bool // a block type this package does not know; kept out of the message
 }
 
@@ -64,6 +65,7 @@ func (a *accumulator) start(index int, b Block) error {
 		}
 	case BlockToolUse:
 		a.blocks[index].buf = append(a.blocks[index].buf, b.Input...)
+		a.blocks[index].seeded = len(b.Input) > 0
 	case BlockRedactedThinking:
 	default:
 		a.blocks[index].skip = true
@@ -118,6 +120,9 @@ func (a *accumulator) appendInput(index int, s string) error {
 	if b.kind != BlockToolUse {
 		return fmt.Errorf("input delta for %s content block %d", b.kind, index)
 	}
+	if b.seeded {
+		b.buf, b.seeded = b.buf[:0], false
+	}
 	b.buf = append(b.buf, s...)
 	return nil
 }
@@ -162,6 +167,26 @@ func (a *accumulator) stopBlock(index int) error {
 func (a *accumulator) setUsage(u Usage) {
 	a.usage = u
 	a.emit(Event{Kind: EventUsage, Usage: u})
+}
+
+// openBlock returns the index of a block still open, or -1.
+func (a *accumulator) openBlock() int {
+	for i := range a.blocks {
+		if a.blocks[i].open {
+			return i
+		}
+	}
+	return -1
+}
+
+// hasToolUse reports whether a tool call was completed.
+func (a *accumulator) hasToolUse() bool {
+	for i := range a.blocks {
+		if a.blocks[i].kind == BlockToolUse && !a.blocks[i].open {
+			return true
+		}
+	}
+	return false
 }
 
 // finish queues the stop event.
