@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -79,6 +80,8 @@ func (s *Stream) Next() bool {
 		switch {
 		case !ok:
 			s.end(s.dec.eof(&s.acc))
+		case errors.Is(err, bufio.ErrTooLong):
+			s.end(protoErr(err, "event larger than %d bytes", maxEventSize))
 		case err != nil:
 			s.end(err)
 		default:
