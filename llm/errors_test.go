@@ -177,3 +177,30 @@ func TestNetworkAndContextErrors(t *testing.T) {
 		t.Errorf("cancelled: err = %v", err)
 	}
 }
+
+func TestJSONInsteadOfStream(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		body      string
+		kind      ErrorKind
+		retryable bool
+		want      string
+	}{
+		"error object": {`{"error":{"message":"Upstream overloaded","type":"overloaded_error"}}`, KindOverloaded, true, "Upstream overloaded"},
+		"completion":   {`{"id":"x","choices":[{"message":{"content":"hi"}}]}`, KindProtocol, false, "expected an event stream"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("content-type", "application/json; charset=utf-8")
+				_, _ = w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			_, err := NewOpenAI(OpenAIConfig{Provider: "gateway", BaseURL: srv.URL}).Stream(context.Background(), simpleRequest())
+			if KindOf(err) != tc.kind || IsRetryable(err) != tc.retryable || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v (kind %v)", err, KindOf(err))
+			}
+		})
+	}
+}
