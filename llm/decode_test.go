@@ -145,6 +145,20 @@ func TestOpenAIDecoding(t *testing.T) {
 			blocks: []Block{ToolUseBlock("a", "ls", []byte(`{"p":1}`)), ToolUseBlock("b", "read", []byte(`{}`))},
 			stop:   StopToolUse,
 		},
+		"every call numbered 0": {
+			body: oaiSSE(chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{\"p\":"}}]}`, ""),
+				chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}`, ""),
+				chunk(`{"tool_calls":[{"index":0,"id":"b","function":{"name":"read","arguments":"{}"}}]}`, ""),
+				chunk(`{"tool_calls":[{"index":0,"id":"b","function":{"arguments":""}}]}`, "tool_calls"), "[DONE]"),
+			blocks: []Block{ToolUseBlock("a", "ls", []byte(`{"p":1}`)), ToolUseBlock("b", "read", []byte(`{}`))},
+			stop:   StopToolUse,
+		},
+		"interleaved by index": {
+			body: oaiSSE(chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{\"x\""}},{"index":1,"id":"b","function":{"name":"cat","arguments":"{"}}]}`, ""),
+				chunk(`{"tool_calls":[{"index":1,"function":{"arguments":"}"}},{"index":0,"function":{"arguments":":2}"}}]}`, "tool_calls"), "[DONE]"),
+			blocks: []Block{ToolUseBlock("a", "ls", []byte(`{"x":2}`)), ToolUseBlock("b", "cat", []byte(`{}`))},
+			stop:   StopToolUse,
+		},
 		"text after a tool call opens a new block": {
 			body: oaiSSE(chunk(`{"content":"a"}`, ""), chunk(`{"tool_calls":[{"index":0,"id":"c","function":{"name":"ls"}}]}`, ""),
 				chunk(`{"content":"b"}`, "stop"), "[DONE]"),
