@@ -45,6 +45,9 @@ func parseIgnoreLine(p string) (ignoreRule, bool) {
 	for strings.HasSuffix(p, " ") && !strings.HasSuffix(p, `\ `) {
 		p = p[:len(p)-1]
 	}
+	if p == "" {
+		return r, false
+	}
 	switch {
 	case p[0] == '!':
 		r.negate = true
