@@ -150,7 +150,7 @@ func matchLines(s, sub string) string {
 		nums = append(nums, fmt.Sprint(line))
 		line += strings.Count(sub, "\n")
 		pos += i + len(sub)
-		if len(nums) == 20 {
+		if len(nums) == editMatchLines {
 			nums = append(nums, "…")
 			break
 		}
