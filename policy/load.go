@@ -265,11 +265,28 @@ func (b *builder) build(doc *document) (*Policy, error) {
 	return p, nil
 }
 
+// reservedID reports whether id could be mistaken for a decision that no
+// rule made (a guard, the fallback, a command-line rule).
+func reservedID(id string) bool {
+	switch id {
+	case RuleDefault, RuleOpaque, RuleGuard, RuleSession:
+		return true
+	}
+	for _, p := range []string{"tools.", "shell.", "defaults.", "--"} {
+		if strings.HasPrefix(id, p) {
+			return true
+		}
+	}
+	return false
+}
+
 func (b *builder) rule(i int, rd ruleDoc) (*rule, error) {
 	key := fmt.Sprintf("rule[%d]", i)
 	r := &rule{id: rd.ID, reason: rd.Reason}
 	if r.id == "" {
 		r.id = fmt.Sprintf("%s rule %d", b.name, i+1)
+	} else if reservedID(r.id) {
+		return nil, b.errf(key+".id", "id %q is reserved for decisions no rule makes", r.id)
 	}
 	var err error
 	if rd.Tool == "" {

@@ -17,8 +17,9 @@ const (
 	// maxUnwrap bounds how deep wrappers and `sh -c` scripts are unwrapped
 	// when looking for denied commands.
 	maxUnwrap = 3
-	// maxCandidates bounds the unwrapped command lines one call may produce.
-	maxCandidates = 1024
+	// maxCandidates bounds the unwrapped command lines one call may
+	// produce; a 16 KB command has fewer words than this.
+	maxCandidates = 8192
 )
 
 type lang uint8
@@ -226,11 +227,14 @@ func (a *analyzer) inside(n syntax.Node) {
 // commands nested in it.
 func (a *analyzer) word(w *syntax.Word) word {
 	info := readWord(w)
+	wd := word{value: info.value, exact: info.exact, src: a.text(w)}
 	if info.opaque != "" {
 		a.opaque(info.opaque, a.text(w))
 		a.inside(w)
+	} else if !info.exact {
+		wd.glob = info.glob
 	}
-	return word{value: info.value, exact: info.exact, src: a.text(w)}
+	return wd
 }
 
 func (a *analyzer) call(c *syntax.CallExpr) {
