@@ -89,6 +89,8 @@ func TestDecideShell(t *testing.T) {
 		{"git status <<'EOF'\nhello $USER\nEOF", Allow, "checks"},
 		{"git status 3>&1 1>&2 2>&3", Allow, "checks"},
 		{"rm$IFS-rf /", Deny, RuleDefault},
+		{"RM -rf /", Deny, "destructive"},
+		{"/BIN/Rm -rf /", Deny, "destructive"},
 	}
 	for _, tc := range tests {
 		name := tc.cmd
@@ -135,6 +137,7 @@ commands = ["rm *"]
 		"git status (", "", "# only a comment", strings.Repeat("x", MaxCommandBytes+1),
 		strings.Repeat("ls; ", MaxCommands) + "ls", "git status {fd}> x", "git status &> x", "echo x |& cat",
 		"sh -c \"$(printf 'env %.0s' $(seq 1 2000)) ls\"",
+		"cd .git/hooks && git status > pre-commit", "pushd x; ls > y", "$D; ls > y",
 	}
 	for _, cmd := range tests {
 		name := cmd
@@ -163,6 +166,9 @@ func TestDecideShellDir(t *testing.T) {
 		{"docs", "git status > x", Deny},
 		{"../..", "git status", Deny},
 		{"src", "git status < ../.env", Deny},
+		{"", "cd .git/hooks && git status > pre-commit", Deny},
+		{"", "cd .git/hooks; git status > /dev/null", Deny},
+		{"", "git status > src/a; cd src", Deny},
 	}
 	for _, tc := range tests {
 		t.Run(tc.dir+" "+tc.cmd, func(t *testing.T) {

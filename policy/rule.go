@@ -73,8 +73,9 @@ func parseCommandPattern(s string) (cmdPattern, error) {
 
 // matchCommand reports whether argv matches the pattern under a rule of
 // decision d. Allow and ask rules need argv[0] to equal the first word;
-// deny rules also match the basename of either side, and a globbed command
-// name that could expand to it. An argument the analysis could not read
+// deny rules also match the basename of either side, regardless of case (a
+// case-insensitive file system runs `RM` as rm), and a globbed command name
+// that could expand to it. An argument the analysis could not read
 // exactly never matches an allow rule's literal word and always matches a
 // deny or ask rule's.
 func (p cmdPattern) matchCommand(argv []word, d Decision) bool {
@@ -92,7 +93,7 @@ func (p cmdPattern) matchCommand(argv []word, d Decision) bool {
 		if w.value == pw {
 			continue
 		}
-		if i == 0 && d == Deny && path.Base(w.value) == path.Base(pw) {
+		if i == 0 && d == Deny && strings.EqualFold(path.Base(w.value), path.Base(pw)) {
 			continue
 		}
 		return false

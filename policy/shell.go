@@ -63,6 +63,7 @@ type analyzer struct {
 	facts      []rawFact
 	commands   int
 	depth      int
+	moved      bool // a cd, pushd or popd ran: relative targets are unknown
 	candidates *int // shared budget of unwrapped command lines
 }
 
@@ -260,6 +261,9 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 	if argv[0].exact && (argv[0].value == "alias" || argv[0].value == "unalias") {
 		a.opaque("alias definition", a.text(c))
 	}
+	if !argv[0].exact || dirChangers[path.Base(argv[0].value)] {
+		a.moved = true
+	}
 	a.facts = append(a.facts, rawFact{
 		kind:  FactCommand,
 		value: renderArgv(argv),
@@ -283,6 +287,9 @@ func isFD(s string) bool {
 	}
 	return true
 }
+
+// dirChangers change the working directory for the rest of the command.
+var dirChangers = map[string]bool{"cd": true, "pushd": true, "popd": true}
 
 // harmlessTargets are redirect targets that are never files of the
 // workspace: the bit bucket and the process's own output streams.
@@ -332,6 +339,10 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 	}
 	p := w.value
 	if !strings.HasPrefix(p, "/") {
+		if a.moved {
+			a.opaque("relative redirect after a change of directory", a.text(r))
+			return
+		}
 		p = path.Join(a.dir, p)
 	}
 	if read {
