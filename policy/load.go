@@ -98,8 +98,13 @@ func Load(file string) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Remember the file as the file tools will see it (absolute, links
+	// evaluated), so a write to it can be refused.
 	if abs, err := filepath.Abs(file); err == nil {
 		p.file = abs
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			p.file = real
+		}
 	}
 	return p, nil
 }
