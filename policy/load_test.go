@@ -202,6 +202,56 @@ paths = ["secrets/**"]
 	}
 }
 
+func TestLintWarnings(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("lint.toml", []byte(`
+[[rule]]
+id = "abs-deny"
+tool = "read"
+decision = "deny"
+paths = ["/secrets/**"]
+[[rule]]
+id = "spaced"
+tool = "shell"
+decision = "deny"
+commands = ["'git push' *"]
+[[rule]]
+id = "any-env"
+tool = "shell"
+decision = "allow"
+commands = ["env *", "bash *", "git *"]
+[[rule]]
+id = "all-writes"
+tool = "write"
+decision = "allow"
+paths = ["**"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(p.Warnings(), "\n")
+	for _, want := range []string{
+		`rule abs-deny: "/secrets/**" is absolute`, `rule spaced: the command name "git push" holds a space`,
+		`rule any-env: allow "env *" lets the model run any command through env`, `allow "bash *"`,
+		`rule all-writes: "**" lets the model write .git/`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %s:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, `"git *"`) {
+		t.Errorf("git * is not a wrapper:\n%s", got)
+	}
+	q, err := p.WithRules(nil, []string{"write:.git/**", "read:/etc/**"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = strings.Join(q.Warnings(), "\n")
+	if strings.Contains(got, "lets the model write .git/") {
+		t.Errorf("a .git deny still warns:\n%s", got)
+	}
+}
+
 func TestWithRules(t *testing.T) {
 	t.Parallel()
 	base := Default()
