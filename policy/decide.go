@@ -164,8 +164,8 @@ func summarize(facts []Fact) Result {
 	}
 	if best >= 0 {
 		f := facts[best]
-		r.Decision, r.Rule, r.Fact, r.Reason = max(f.Decision, Allow), f.Rule, f.String(), f.Reason
-		if f.Decision == 0 {
+		r.Decision, r.Rule, r.Fact, r.Reason = f.Decision, f.Rule, f.String(), f.Reason
+		if r.Decision == 0 {
 			r.Decision = Deny
 		}
 	}

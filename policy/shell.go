@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -125,7 +126,11 @@ func (a *analyzer) text(n syntax.Node) string {
 	}
 	s := a.src[start:end]
 	if len(s) > 200 {
-		s = s[:200] + "…"
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }
@@ -224,7 +229,7 @@ func (a *analyzer) inside(n syntax.Node) {
 	})
 }
 
-// wordInfo reads w, records an opaque fact when needed and analyses the
+// word reads w, records an opaque fact when needed and analyses the
 // commands nested in it.
 func (a *analyzer) word(w *syntax.Word) word {
 	info := readWord(w)
