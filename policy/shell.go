@@ -23,6 +23,7 @@ const (
 	maxCandidates = 8192
 )
 
+// lang is a shell dialect the analysis parses a command in.
 type lang uint8
 
 const (
@@ -30,6 +31,7 @@ const (
 	langPOSIX
 )
 
+// String names the dialect, for parse errors.
 func (l lang) String() string {
 	if l == langPOSIX {
 		return "posix"
