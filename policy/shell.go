@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -121,20 +120,16 @@ func (rf rawFact) key() string {
 	return rf.kind.String() + "\x00" + v
 }
 
-func (a *analyzer) text(n syntax.Node) string {
+// text returns the source of n, shortened for display.
+func (a *analyzer) text(n syntax.Node) string { return shorten(a.fullText(n), 200) }
+
+// fullText returns the source of n.
+func (a *analyzer) fullText(n syntax.Node) string {
 	start, end := int(n.Pos().Offset()), int(n.End().Offset())
 	if start < 0 || end > len(a.src) || start > end {
 		return ""
 	}
-	s := a.src[start:end]
-	if len(s) > 200 {
-		cut := 200
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
+	return a.src[start:end]
 }
 
 func (a *analyzer) opaque(what, src string) {
@@ -153,7 +148,9 @@ func (a *analyzer) stmts(list []*syntax.Stmt) {
 
 func (a *analyzer) stmt(s *syntax.Stmt) {
 	if s.Background {
-		a.facts = append(a.facts, rawFact{kind: FactBackground, value: a.text(s), exact: true})
+		// the whole statement: an approval must not cover another job
+		// that merely starts the same way
+		a.facts = append(a.facts, rawFact{kind: FactBackground, value: a.fullText(s), exact: true})
 	}
 	if s.Coprocess || s.Disown {
 		a.opaque("coprocess or disowned job", a.text(s))
