@@ -34,7 +34,7 @@ commands = ["git status", "go test ./...", "echo *"]
 [[rule]]
 tool = "shell"
 decision = "deny"
-commands = ["rm *"]
+commands = ["rm *", "git push *", "npm publish"]
 [[rule]]
 tool = "write"
 decision = "allow"
