@@ -30,6 +30,7 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			versionCommand(),
+			policyCommand(),
 		},
 	}
 	return app
