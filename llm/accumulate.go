@@ -1,0 +1,226 @@
+package llm
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// accumulator assembles streamed deltas into a message and queues the
+// events they produce. It is the one place where deltas become blocks; every
+// protocol violation it sees (a block started out of order, a delta or stop
+// for a block that was never started or already stopped, a delta of the
+// wrong type) is an error.
+type accumulator struct {
+	blocks   []accBlock
+	usage    Usage
+	stop     StopReason
+	streamed bool // a content event (text, thinking, tool use) was queued
+
+	queue []Event
+	next  int // index of the next event of queue to deliver
+}
+
+type accBlock struct {
+	kind      BlockKind
+	id, name  string
+	signature string
+	data      string
+	buf       []byte // text, thinking text or tool input JSON
+	open      bool
+	seeded    bool // buf holds the input sent with the block's start, replaced by the first delta
+	skip      bool // a block type this package does not know; kept out of the message
+}
+
+func (a *accumulator) emit(ev Event) {
+	if ev.Kind == EventText || ev.Kind == EventThinking || ev.Kind == EventToolUse {
+		a.streamed = true
+	}
+	a.queue = append(a.queue, ev)
+}
+
+// pop returns the next queued event.
+func (a *accumulator) pop() (Event, bool) {
+	if a.next >= len(a.queue) {
+		a.queue, a.next = a.queue[:0], 0
+		return Event{}, false
+	}
+	ev := a.queue[a.next]
+	a.queue[a.next] = Event{}
+	a.next++
+	return ev, true
+}
+
+// start opens block index, which must be the next one. b's Text (for text
+// and thinking) or Input (for tool use) seeds the block's content.
+func (a *accumulator) start(index int, b Block) error {
+	if index != len(a.blocks) {
+		return fmt.Errorf("content block %d started out of order (expected %d)", index, len(a.blocks))
+	}
+	ab := accBlock{kind: b.Kind, id: b.ID, name: b.Name, signature: b.Signature, data: b.Data, open: true}
+	a.blocks = append(a.blocks, ab)
+	switch b.Kind {
+	case BlockText, BlockThinking:
+		if b.Text != "" {
+			return a.appendText(index, b.Kind, b.Text)
+		}
+	case BlockToolUse:
+		a.blocks[index].buf = append(a.blocks[index].buf, b.Input...)
+		a.blocks[index].seeded = len(b.Input) > 0
+	case BlockRedactedThinking:
+	default:
+		a.blocks[index].skip = true
+	}
+	return nil
+}
+
+// startUnknown opens a block of a type this package does not model; its
+// deltas are ignored and it is left out of the message.
+func (a *accumulator) startUnknown(index int) error {
+	return a.start(index, Block{})
+}
+
+func (a *accumulator) block(index int, op string) (*accBlock, error) {
+	if index < 0 || index >= len(a.blocks) {
+		return nil, fmt.Errorf("%s for unknown content block %d", op, index)
+	}
+	b := &a.blocks[index]
+	if !b.open {
+		return nil, fmt.Errorf("%s for content block %d after it stopped", op, index)
+	}
+	return b, nil
+}
+
+// appendText adds text to a text or thinking block and queues its event.
+func (a *accumulator) appendText(index int, kind BlockKind, s string) error {
+	b, err := a.block(index, kind.String()+" delta")
+	if err != nil {
+		return err
+	}
+	if b.kind != kind {
+		return fmt.Errorf("%s delta for %s content block %d", kind, b.kind, index)
+	}
+	if s == "" {
+		return nil
+	}
+	b.buf = append(b.buf, s...)
+	if kind == BlockText {
+		a.emit(Event{Kind: EventText, Text: s})
+	} else {
+		a.emit(Event{Kind: EventThinking, Text: s})
+	}
+	return nil
+}
+
+// appendInput adds a piece of a tool call's argument JSON.
+func (a *accumulator) appendInput(index int, s string) error {
+	b, err := a.block(index, "input delta")
+	if err != nil {
+		return err
+	}
+	if b.kind != BlockToolUse {
+		return fmt.Errorf("input delta for %s content block %d", b.kind, index)
+	}
+	if b.seeded {
+		b.buf, b.seeded = b.buf[:0], false
+	}
+	b.buf = append(b.buf, s...)
+	return nil
+}
+
+// appendSignature adds to a thinking block's signature.
+func (a *accumulator) appendSignature(index int, s string) error {
+	b, err := a.block(index, "signature delta")
+	if err != nil {
+		return err
+	}
+	if b.kind != BlockThinking {
+		return fmt.Errorf("signature delta for %s content block %d", b.kind, index)
+	}
+	b.signature += s
+	return nil
+}
+
+// ignoreDelta checks that a delta of an unknown type targets an open block.
+func (a *accumulator) ignoreDelta(index int) error {
+	_, err := a.block(index, "delta")
+	return err
+}
+
+// stopBlock closes block index; a tool call is complete now and queued as
+// an event.
+func (a *accumulator) stopBlock(index int) error {
+	b, err := a.block(index, "stop")
+	if err != nil {
+		return err
+	}
+	b.open = false
+	if b.kind == BlockToolUse {
+		if len(bytes.TrimSpace(b.buf)) == 0 {
+			b.buf = append(b.buf[:0], "{}"...)
+		}
+		a.emit(Event{Kind: EventToolUse, ToolUse: b.toBlock()})
+	}
+	return nil
+}
+
+// setUsage records the usage so far and queues it as an event.
+func (a *accumulator) setUsage(u Usage) {
+	a.usage = u
+	a.emit(Event{Kind: EventUsage, Usage: u})
+}
+
+// openBlock returns the index of a block still open, or -1.
+func (a *accumulator) openBlock() int {
+	for i := range a.blocks {
+		if a.blocks[i].open {
+			return i
+		}
+	}
+	return -1
+}
+
+// hasToolUse reports whether a tool call was completed.
+func (a *accumulator) hasToolUse() bool {
+	for i := range a.blocks {
+		if a.blocks[i].kind == BlockToolUse && !a.blocks[i].open {
+			return true
+		}
+	}
+	return false
+}
+
+// finish queues the stop event.
+func (a *accumulator) finish() {
+	a.emit(Event{Kind: EventStop, StopReason: a.stop, Usage: a.usage})
+}
+
+func (b *accBlock) toBlock() Block {
+	out := Block{Kind: b.kind}
+	switch b.kind {
+	case BlockText:
+		out.Text = string(b.buf)
+	case BlockThinking:
+		out.Text, out.Signature = string(b.buf), b.signature
+	case BlockRedactedThinking:
+		out.Data = b.data
+	case BlockToolUse:
+		out.ID, out.Name = b.id, b.name
+		out.Input = append([]byte(nil), b.buf...)
+	}
+	return out
+}
+
+// message returns the assistant message assembled so far. Text and thinking
+// blocks still open are included as far as they got; a tool call that never
+// completed is left out, so a cut stream never yields a half-formed call.
+func (a *accumulator) message() Message {
+	m := Message{Role: RoleAssistant, Content: make([]Block, 0, len(a.blocks))}
+	for i := range a.blocks {
+		b := &a.blocks[i]
+		if b.skip || (b.open && (b.kind == BlockToolUse || b.kind == BlockRedactedThinking)) {
+			continue
+		}
+		m.Content = append(m.Content, b.toBlock())
+	}
+	return m
+}

@@ -1,0 +1,214 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Defaults of [AnthropicConfig].
+const (
+	DefaultAnthropicBaseURL   = "https://api.anthropic.com"
+	DefaultAnthropicVersion   = "2023-06-01"
+	DefaultAnthropicMaxTokens = 8192
+)
+
+// AnthropicConfig configures an [AnthropicClient]. Zero fields take the
+// defaults above; HTTPClient defaults to a client without timeout (the
+// caller's context bounds the call).
+type AnthropicConfig struct {
+	BaseURL          string            // without /v1; default DefaultAnthropicBaseURL
+	APIKey           string            // sent as x-api-key; never appears in errors
+	Version          string            // anthropic-version header
+	Headers          map[string]string // extra headers, e.g. anthropic-beta
+	HTTPClient       *http.Client
+	PromptCaching    bool // mark the system prompt and the last tool spec with cache_control
+	DefaultMaxTokens int  // max_tokens when Request.MaxTokens is 0
+}
+
+// AnthropicClient streams from the Anthropic Messages API. It is safe for
+// concurrent use.
+type AnthropicClient struct {
+	cfg    AnthropicConfig
+	url    string
+	redact func(string) string
+}
+
+// NewAnthropic returns a client for cfg.
+func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultAnthropicBaseURL
+	}
+	if cfg.Version == "" {
+		cfg.Version = DefaultAnthropicVersion
+	}
+	if cfg.DefaultMaxTokens <= 0 {
+		cfg.DefaultMaxTokens = DefaultAnthropicMaxTokens
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{}
+	}
+	return &AnthropicClient{
+		cfg:    cfg,
+		url:    strings.TrimRight(cfg.BaseURL, "/") + "/v1/messages",
+		redact: redactor(cfg.APIKey),
+	}
+}
+
+// Stream sends req as POST {base}/v1/messages with stream: true and returns
+// the answer's event stream. An HTTP error status or a network failure is
+// returned here as an [*APIError]; failures inside the stream surface from
+// [Stream.Err]. The caller must Close the stream.
+func (c *AnthropicClient) Stream(ctx context.Context, req Request) (*Stream, error) {
+	body, err := c.encode(req)
+	if err != nil {
+		return nil, err
+	}
+	h := make(http.Header, 4+len(c.cfg.Headers))
+	for k, v := range c.cfg.Headers {
+		h.Set(k, v)
+	}
+	h.Set("content-type", "application/json")
+	h.Set("accept", "text/event-stream")
+	h.Set("anthropic-version", c.cfg.Version)
+	if c.cfg.APIKey != "" {
+		h.Set("x-api-key", c.cfg.APIKey)
+	}
+	resp, err := post(ctx, c.cfg.HTTPClient, "anthropic", c.url, h, body, c.redact)
+	if err != nil {
+		return nil, err
+	}
+	return newStream("anthropic", resp.Body, &anthropicDecoder{}, c.redact), nil
+}
+
+// Wire types of the request.
+type (
+	antRequest struct {
+		Model         string          `json:"model"`
+		MaxTokens     int             `json:"max_tokens"`
+		System        json.RawMessage `json:"system,omitempty"`
+		Messages      []antMessage    `json:"messages"`
+		Tools         []antTool       `json:"tools,omitempty"`
+		Temperature   *float64        `json:"temperature,omitempty"`
+		StopSequences []string        `json:"stop_sequences,omitempty"`
+		Thinking      *antThinking    `json:"thinking,omitempty"`
+		Stream        bool            `json:"stream"`
+	}
+	antMessage struct {
+		Role    Role       `json:"role"`
+		Content []antBlock `json:"content"`
+	}
+	antBlock struct {
+		Type         string          `json:"type"`
+		Text         *string         `json:"text,omitempty"`
+		ID           string          `json:"id,omitempty"`
+		Name         string          `json:"name,omitempty"`
+		Input        json.RawMessage `json:"input,omitempty"`
+		ToolUseID    string          `json:"tool_use_id,omitempty"`
+		Content      *string         `json:"content,omitempty"`
+		IsError      bool            `json:"is_error,omitempty"`
+		Thinking     *string         `json:"thinking,omitempty"`
+		Signature    *string         `json:"signature,omitempty"`
+		Data         string          `json:"data,omitempty"`
+		CacheControl *antCache       `json:"cache_control,omitempty"`
+	}
+	antTool struct {
+		Name         string          `json:"name"`
+		Description  string          `json:"description,omitempty"`
+		InputSchema  json.RawMessage `json:"input_schema"`
+		CacheControl *antCache       `json:"cache_control,omitempty"`
+	}
+	antThinking struct {
+		Type         string `json:"type"`
+		BudgetTokens int    `json:"budget_tokens"`
+	}
+	antCache struct {
+		Type string `json:"type"`
+	}
+)
+
+var ephemeral = &antCache{Type: "ephemeral"}
+
+// emptyObject is sent for missing schemas and non-object tool inputs.
+var emptyObject = json.RawMessage(`{}`)
+
+// encode translates req into the Messages API's JSON body.
+func (c *AnthropicClient) encode(req Request) ([]byte, error) {
+	w := antRequest{
+		Model:         req.Model,
+		MaxTokens:     req.MaxTokens,
+		Messages:      make([]antMessage, 0, len(req.Messages)),
+		Temperature:   req.Temperature,
+		StopSequences: req.StopSequences,
+		Stream:        true,
+	}
+	if w.MaxTokens <= 0 {
+		w.MaxTokens = c.cfg.DefaultMaxTokens
+	}
+	if req.ThinkingBudget > 0 {
+		w.Thinking = &antThinking{Type: "enabled", BudgetTokens: req.ThinkingBudget}
+	}
+	if req.System != "" {
+		var err error
+		if c.cfg.PromptCaching {
+			sys := req.System
+			w.System, err = json.Marshal([]antBlock{{Type: "text", Text: &sys, CacheControl: ephemeral}})
+		} else {
+			w.System, err = json.Marshal(req.System)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: encode system prompt: %w", err)
+		}
+	}
+	for _, t := range req.Tools {
+		schema := t.Schema
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		w.Tools = append(w.Tools, antTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if c.cfg.PromptCaching && len(w.Tools) > 0 {
+		w.Tools[len(w.Tools)-1].CacheControl = ephemeral
+	}
+	for _, m := range req.Messages {
+		w.Messages = append(w.Messages, antMessage{Role: m.Role, Content: encodeAnthropicBlocks(m.Content)})
+	}
+	body, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: encode request: %w", err)
+	}
+	return body, nil
+}
+
+// encodeAnthropicBlocks translates blocks to the wire. Empty text blocks,
+// which the API rejects, are dropped; a tool input that is not a JSON
+// object is sent as {} (the API requires an object; the call's result
+// already told the model its arguments were invalid).
+func encodeAnthropicBlocks(blocks []Block) []antBlock {
+	out := make([]antBlock, 0, len(blocks))
+	for i := range blocks {
+		b := &blocks[i]
+		switch b.Kind {
+		case BlockText:
+			if b.Text == "" {
+				continue
+			}
+			out = append(out, antBlock{Type: "text", Text: &b.Text})
+		case BlockToolUse:
+			input := b.Input
+			if !isJSONObject(input) {
+				input = emptyObject
+			}
+			out = append(out, antBlock{Type: "tool_use", ID: b.ID, Name: b.Name, Input: input})
+		case BlockToolResult:
+			out = append(out, antBlock{Type: "tool_result", ToolUseID: b.ToolUseID, Content: &b.Content, IsError: b.IsError})
+		case BlockThinking:
+			out = append(out, antBlock{Type: "thinking", Thinking: &b.Text, Signature: &b.Signature})
+		case BlockRedactedThinking:
+			out = append(out, antBlock{Type: "redacted_thinking", Data: b.Data})
+		}
+	}
+	return out
+}

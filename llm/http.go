@@ -1,0 +1,155 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxErrorBody is how much of an error response body is read.
+const maxErrorBody = 64 << 10
+
+// post sends body as JSON to url and returns the response of a successful
+// (2xx) request. An error status becomes a classified [*APIError]; a
+// transport failure becomes a [KindNetwork] error, unless ctx ended.
+func post(ctx context.Context, hc *http.Client, provider, url string, header http.Header, body []byte, redact func(string) string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%s: build request: %w", provider, err)
+	}
+	req.Header = header
+	resp, err := hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil || isContextErr(err) {
+			return nil, fmt.Errorf("%s: send request: %w", provider, context.Cause(ctx))
+		}
+		return nil, &APIError{Provider: provider, Kind: KindNetwork, Message: redact(err.Error()), Retryable: true, Err: err}
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return nil, statusError(provider, resp, raw, redact)
+}
+
+// statusError builds the error for a non-2xx response with body raw.
+func statusError(provider string, resp *http.Response, raw []byte, redact func(string) string) *APIError {
+	typ, msg := parseErrorBody(raw)
+	if msg == "" {
+		msg = strings.TrimSpace(string(raw))
+		if len(msg) > 512 {
+			msg = msg[:512] + "…"
+		}
+		if msg == "" {
+			msg = http.StatusText(resp.StatusCode)
+		}
+	}
+	kind, retry := classifyStatus(resp.StatusCode, typ, msg)
+	return &APIError{
+		Provider:   provider,
+		Kind:       kind,
+		StatusCode: resp.StatusCode,
+		Type:       typ,
+		Message:    redact(msg),
+		RequestID:  firstHeader(resp.Header, "request-id", "x-request-id"),
+		RetryAfter: retryAfter(resp.Header, time.Now()),
+		Retryable:  retry,
+	}
+}
+
+// wireError is the error object of both protocols: Anthropic's
+// {"type":"error","error":{"type","message"}} and OpenAI's
+// {"error":{"message","type","code"}}, where some servers send a numeric
+// code (OpenRouter) or the error as a bare string.
+type wireError struct {
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+	Message string          `json:"message"`
+}
+
+// parseErrorBody extracts the error type (or code) and message of an error
+// response body; both are empty when it is not a known shape.
+func parseErrorBody(raw []byte) (typ, msg string) {
+	var body struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(raw, &body) != nil {
+		return "", ""
+	}
+	var we wireError
+	if json.Unmarshal(body.Error, &we) == nil {
+		return we.kind(), we.Message
+	}
+	var s string
+	if json.Unmarshal(body.Error, &s) == nil {
+		return "", s
+	}
+	return "", body.Message
+}
+
+// kind returns the error's code when it is a string, else its type. For
+// OpenAI the code is the precise one (insufficient_quota,
+// context_length_exceeded) while the type is broad.
+func (we wireError) kind() string {
+	var code string
+	if json.Unmarshal(we.Code, &code) == nil && code != "" {
+		return code
+	}
+	return we.Type
+}
+
+// retryAfter reads retry-after-ms (milliseconds) or retry-after (seconds or
+// an HTTP date) from h.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("retry-after-ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := h.Get("retry-after")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s > 0 {
+			return time.Duration(s * float64(time.Second))
+		}
+		return 0
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+func firstHeader(h http.Header, names ...string) string {
+	for _, n := range names {
+		if v := h.Get(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// redactor returns a function that removes key from messages. Short keys
+// (tests, local servers) are left alone to avoid mangling ordinary words.
+func redactor(key string) func(string) string {
+	if len(key) < 8 {
+		return func(s string) string { return s }
+	}
+	return func(s string) string { return strings.ReplaceAll(s, key, "[redacted]") }
+}
+
+// isJSONObject reports whether raw is a valid JSON object.
+func isJSONObject(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
+}

@@ -1,0 +1,191 @@
+package llm
+
+import "encoding/json"
+
+// Role says who wrote a [Message].
+type Role string
+
+// The two roles of a conversation. System instructions travel in
+// [Request.System], and tool results are blocks of a user message.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// BlockKind is the type of a [Block].
+type BlockKind uint8
+
+// The kinds of block a message can hold.
+const (
+	BlockText BlockKind = iota + 1
+	BlockToolUse
+	BlockToolResult
+	BlockThinking
+	BlockRedactedThinking
+)
+
+// String returns the wire-style name of k, such as "tool_use".
+func (k BlockKind) String() string {
+	switch k {
+	case BlockText:
+		return "text"
+	case BlockToolUse:
+		return "tool_use"
+	case BlockToolResult:
+		return "tool_result"
+	case BlockThinking:
+		return "thinking"
+	case BlockRedactedThinking:
+		return "redacted_thinking"
+	}
+	return "unknown"
+}
+
+// Block is one piece of a message. Kind says which fields are meaningful:
+//
+//   - BlockText: Text.
+//   - BlockToolUse: ID, Name, Input. Input holds the arguments exactly as the
+//     model streamed them and may be invalid JSON or not an object; the
+//     caller validates it (and answers with an error result). An empty input
+//     is normalised to {}.
+//   - BlockToolResult: ToolUseID, Content, IsError.
+//   - BlockThinking: Text (the reasoning) and Signature. Anthropic requires
+//     thinking blocks to be sent back unchanged in tool-use turns.
+//   - BlockRedactedThinking: Data, the opaque payload to send back unchanged.
+type Block struct {
+	Kind BlockKind
+
+	Text string // BlockText, BlockThinking
+
+	ID    string          // BlockToolUse
+	Name  string          // BlockToolUse
+	Input json.RawMessage // BlockToolUse
+
+	ToolUseID string // BlockToolResult
+	Content   string // BlockToolResult
+	IsError   bool   // BlockToolResult
+
+	Signature string // BlockThinking
+	Data      string // BlockRedactedThinking
+}
+
+// TextBlock returns a text block.
+func TextBlock(text string) Block { return Block{Kind: BlockText, Text: text} }
+
+// ToolUseBlock returns a tool-use block for the call id of tool name.
+func ToolUseBlock(id, name string, input json.RawMessage) Block {
+	return Block{Kind: BlockToolUse, ID: id, Name: name, Input: input}
+}
+
+// ToolResultBlock returns the result of the tool call toolUseID.
+func ToolResultBlock(toolUseID, content string, isError bool) Block {
+	return Block{Kind: BlockToolResult, ToolUseID: toolUseID, Content: content, IsError: isError}
+}
+
+// ThinkingBlock returns a thinking block with its signature.
+func ThinkingBlock(text, signature string) Block {
+	return Block{Kind: BlockThinking, Text: text, Signature: signature}
+}
+
+// Message is one turn of the conversation.
+type Message struct {
+	Role    Role
+	Content []Block
+}
+
+// Text returns the concatenation of the message's text blocks.
+func (m Message) Text() string {
+	var n int
+	for _, b := range m.Content {
+		if b.Kind == BlockText {
+			n += len(b.Text)
+		}
+	}
+	buf := make([]byte, 0, n)
+	for _, b := range m.Content {
+		if b.Kind == BlockText {
+			buf = append(buf, b.Text...)
+		}
+	}
+	return string(buf)
+}
+
+// ToolUses returns the message's tool-use blocks in order.
+func (m Message) ToolUses() []Block {
+	var out []Block
+	for _, b := range m.Content {
+		if b.Kind == BlockToolUse {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// ToolSpec describes a tool to the model. Schema is the JSON schema of the
+// tool's arguments; empty means {"type":"object"}.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Schema      json.RawMessage
+}
+
+// Request is one model call. Zero values mean "not set": the provider's
+// default applies (for Anthropic, which requires max_tokens, the client's
+// [AnthropicConfig.DefaultMaxTokens]).
+type Request struct {
+	Model         string
+	System        string
+	Messages      []Message
+	Tools         []ToolSpec
+	MaxTokens     int
+	Temperature   *float64
+	StopSequences []string
+	// ThinkingBudget enables Anthropic extended thinking with this many
+	// budget tokens when > 0 (it must be below MaxTokens). Ignored by the
+	// OpenAI client.
+	ThinkingBudget int
+	// ReasoningEffort is sent as OpenAI's reasoning_effort ("low", "medium",
+	// "high") when not empty. Ignored by the Anthropic client.
+	ReasoningEffort string
+}
+
+// Usage counts the tokens of one or more model calls.
+//
+// InputTokens are the input tokens billed at the full rate: for OpenAI it is
+// prompt_tokens minus the cached tokens, so that for both providers the cost
+// is InputTokens, OutputTokens, CacheCreationTokens and CacheReadTokens each
+// times its own price.
+type Usage struct {
+	InputTokens         int `json:"input_tokens"`
+	OutputTokens        int `json:"output_tokens"`
+	CacheCreationTokens int `json:"cache_creation_tokens,omitempty"`
+	CacheReadTokens     int `json:"cache_read_tokens,omitempty"`
+}
+
+// Add returns the field-wise sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:         u.InputTokens + v.InputTokens,
+		OutputTokens:        u.OutputTokens + v.OutputTokens,
+		CacheCreationTokens: u.CacheCreationTokens + v.CacheCreationTokens,
+		CacheReadTokens:     u.CacheReadTokens + v.CacheReadTokens,
+	}
+}
+
+// Total returns the number of all tokens counted.
+func (u Usage) Total() int {
+	return u.InputTokens + u.OutputTokens + u.CacheCreationTokens + u.CacheReadTokens
+}
+
+// StopReason says why the model stopped. Values other than the constants
+// below are passed through from the provider unchanged.
+type StopReason string
+
+// The stop reasons every provider is mapped to.
+const (
+	StopEndTurn      StopReason = "end_turn"
+	StopToolUse      StopReason = "tool_use"
+	StopMaxTokens    StopReason = "max_tokens"
+	StopStopSequence StopReason = "stop_sequence"
+	StopRefusal      StopReason = "refusal"
+)

@@ -1,0 +1,219 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// DefaultOpenAIBaseURL is the base URL of [OpenAIConfig] when none is set.
+const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+
+// OpenAIConfig configures an [OpenAIClient] for any endpoint speaking the
+// Chat Completions protocol.
+type OpenAIConfig struct {
+	// Provider names the endpoint in errors: "openai", "openrouter",
+	// "ollama", ...; default "openai".
+	Provider string
+	// BaseURL is the URL that /chat/completions is appended to, usually
+	// ending in /v1; default DefaultOpenAIBaseURL.
+	BaseURL string
+	// APIKey is sent as a bearer token; empty sends no Authorization header
+	// (Ollama, local servers).
+	APIKey     string
+	Headers    map[string]string // extra headers, e.g. OpenRouter's HTTP-Referer
+	HTTPClient *http.Client      // default: a client without timeout
+	// MaxTokensField is "max_tokens" (default) or "max_completion_tokens",
+	// which newer OpenAI models require.
+	MaxTokensField string
+	// NoStreamUsage leaves out stream_options.include_usage for servers
+	// that reject it; usage is then whatever the server sends unasked.
+	NoStreamUsage bool
+}
+
+// OpenAIClient streams from an OpenAI-compatible Chat Completions endpoint.
+// It is safe for concurrent use.
+type OpenAIClient struct {
+	cfg    OpenAIConfig
+	url    string
+	redact func(string) string
+}
+
+// NewOpenAI returns a client for cfg.
+func NewOpenAI(cfg OpenAIConfig) *OpenAIClient {
+	if cfg.Provider == "" {
+		cfg.Provider = "openai"
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultOpenAIBaseURL
+	}
+	if cfg.MaxTokensField == "" {
+		cfg.MaxTokensField = "max_tokens"
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{}
+	}
+	return &OpenAIClient{
+		cfg:    cfg,
+		url:    strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
+		redact: redactor(cfg.APIKey),
+	}
+}
+
+// Stream sends req as POST {base}/chat/completions with stream: true and
+// returns the answer's event stream. An HTTP error status or a network
+// failure is returned here as an [*APIError]; failures inside the stream
+// surface from [Stream.Err]. The caller must Close the stream.
+func (c *OpenAIClient) Stream(ctx context.Context, req Request) (*Stream, error) {
+	body, err := c.encode(req)
+	if err != nil {
+		return nil, err
+	}
+	h := make(http.Header, 4+len(c.cfg.Headers))
+	for k, v := range c.cfg.Headers {
+		h.Set(k, v)
+	}
+	h.Set("content-type", "application/json")
+	h.Set("accept", "text/event-stream")
+	if c.cfg.APIKey != "" {
+		h.Set("authorization", "Bearer "+c.cfg.APIKey)
+	}
+	resp, err := post(ctx, c.cfg.HTTPClient, c.cfg.Provider, c.url, h, body, c.redact)
+	if err != nil {
+		return nil, err
+	}
+	return newStream(c.cfg.Provider, resp.Body, newOpenAIDecoder(), c.redact), nil
+}
+
+// Wire types of the request.
+type (
+	oaiRequest struct {
+		Model               string            `json:"model"`
+		Messages            []oaiMessage      `json:"messages"`
+		Tools               []oaiTool         `json:"tools,omitempty"`
+		MaxTokens           int               `json:"max_tokens,omitempty"`
+		MaxCompletionTokens int               `json:"max_completion_tokens,omitempty"`
+		Temperature         *float64          `json:"temperature,omitempty"`
+		Stop                []string          `json:"stop,omitempty"`
+		ReasoningEffort     string            `json:"reasoning_effort,omitempty"`
+		Stream              bool              `json:"stream"`
+		StreamOptions       *oaiStreamOptions `json:"stream_options,omitempty"`
+	}
+	oaiStreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	}
+	oaiMessage struct {
+		Role       string        `json:"role"`
+		Content    *string       `json:"content"`
+		ToolCalls  []oaiToolCall `json:"tool_calls,omitempty"`
+		ToolCallID string        `json:"tool_call_id,omitempty"`
+	}
+	oaiToolCall struct {
+		ID       string      `json:"id"`
+		Type     string      `json:"type"`
+		Function oaiFunction `json:"function"`
+	}
+	oaiFunction struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	oaiTool struct {
+		Type     string         `json:"type"`
+		Function oaiFunctionDef `json:"function"`
+	}
+	oaiFunctionDef struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+)
+
+// encode translates req into the Chat Completions JSON body.
+func (c *OpenAIClient) encode(req Request) ([]byte, error) {
+	w := oaiRequest{
+		Model:           req.Model,
+		Messages:        encodeOpenAIMessages(req.System, req.Messages),
+		Temperature:     req.Temperature,
+		Stop:            req.StopSequences,
+		ReasoningEffort: req.ReasoningEffort,
+		Stream:          true,
+	}
+	if !c.cfg.NoStreamUsage {
+		w.StreamOptions = &oaiStreamOptions{IncludeUsage: true}
+	}
+	switch c.cfg.MaxTokensField {
+	case "max_tokens":
+		w.MaxTokens = req.MaxTokens
+	case "max_completion_tokens":
+		w.MaxCompletionTokens = req.MaxTokens
+	default:
+		return nil, fmt.Errorf("%s: unknown max tokens field %q (want max_tokens or max_completion_tokens)", c.cfg.Provider, c.cfg.MaxTokensField)
+	}
+	for _, t := range req.Tools {
+		schema := t.Schema
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		w.Tools = append(w.Tools, oaiTool{Type: "function", Function: oaiFunctionDef{Name: t.Name, Description: t.Description, Parameters: schema}})
+	}
+	body, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
+	}
+	return body, nil
+}
+
+// encodeOpenAIMessages translates the conversation to chat messages: the
+// system prompt first; an assistant message's text joined into content and
+// its tool calls into tool_calls (arguments as streamed, empty becomes {});
+// a user message's tool results as one role "tool" message each, in order,
+// followed by its text, if any, as a user message. Thinking blocks are not
+// sent back: the chat protocol has no place for them. The chat protocol has
+// no error flag on tool results, so IsError is not sent.
+func encodeOpenAIMessages(system string, msgs []Message) []oaiMessage {
+	out := make([]oaiMessage, 0, len(msgs)+1)
+	if system != "" {
+		out = append(out, oaiMessage{Role: "system", Content: &system})
+	}
+	for _, m := range msgs {
+		var text []string
+		switch m.Role {
+		case RoleAssistant:
+			am := oaiMessage{Role: "assistant"}
+			for _, b := range m.Content {
+				switch b.Kind {
+				case BlockText:
+					text = append(text, b.Text)
+				case BlockToolUse:
+					args := string(b.Input)
+					if strings.TrimSpace(args) == "" {
+						args = "{}"
+					}
+					am.ToolCalls = append(am.ToolCalls, oaiToolCall{ID: b.ID, Type: "function", Function: oaiFunction{Name: b.Name, Arguments: args}})
+				}
+			}
+			if len(text) > 0 || len(am.ToolCalls) == 0 {
+				s := strings.Join(text, "")
+				am.Content = &s
+			}
+			out = append(out, am)
+		default:
+			for _, b := range m.Content {
+				switch b.Kind {
+				case BlockText:
+					text = append(text, b.Text)
+				case BlockToolResult:
+					content := b.Content
+					out = append(out, oaiMessage{Role: "tool", ToolCallID: b.ToolUseID, Content: &content})
+				}
+			}
+			if len(text) > 0 {
+				s := strings.Join(text, "\n\n")
+				out = append(out, oaiMessage{Role: string(RoleUser), Content: &s})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,294 @@
+package llm
+
+import (
+	"encoding/json"
+
+	"github.com/tmaxmax/go-sse"
+)
+
+// openaiDecoder reads the Chat Completions stream: chunks whose first choice
+// carries content, reasoning (reasoning_content or reasoning) and tool-call
+// pieces keyed by index; a finish_reason; a usage chunk with empty choices;
+// an error object; and data: [DONE].
+//
+// Blocks are opened in arrival order: a thinking block, a text block and one
+// block per tool call; text that resumes after another block opens a new
+// text block. Tool calls complete at the finish_reason (or [DONE]).
+type openaiDecoder struct {
+	text, think int       // block index of the open text / thinking block, or -1
+	calls       []oaiCall // tool calls in order of appearance
+	finished    bool      // a finish_reason was seen
+	refused     bool      // the model sent a refusal
+	chunk       oaiChunk
+}
+
+type oaiCall struct {
+	index int // the tool call's index on the wire
+	block int // its block index
+}
+
+type oaiChunk struct {
+	Choices []oaiChoice     `json:"choices"`
+	Usage   *oaiUsage       `json:"usage"`
+	XGroq   *oaiXGroq       `json:"x_groq"`
+	Error   json.RawMessage `json:"error"`
+}
+
+type oaiXGroq struct {
+	Usage *oaiUsage `json:"usage"`
+}
+
+type oaiChoice struct {
+	Index        int      `json:"index"`
+	Delta        oaiDelta `json:"delta"`
+	FinishReason string   `json:"finish_reason"`
+}
+
+type oaiDelta struct {
+	Content          string             `json:"content"`
+	ReasoningContent string             `json:"reasoning_content"`
+	Reasoning        string             `json:"reasoning"`
+	Refusal          string             `json:"refusal"`
+	ToolCalls        []oaiToolCallDelta `json:"tool_calls"`
+}
+
+type oaiToolCallDelta struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type oaiUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	PromptCacheHitTokens int `json:"prompt_cache_hit_tokens"` // DeepSeek
+}
+
+// usage converts to the neutral shape, where InputTokens excludes cached
+// tokens.
+func (u *oaiUsage) usage() Usage {
+	cached := u.PromptCacheHitTokens
+	if u.PromptTokensDetails != nil && u.PromptTokensDetails.CachedTokens > 0 {
+		cached = u.PromptTokensDetails.CachedTokens
+	}
+	cached = min(cached, u.PromptTokens)
+	return Usage{InputTokens: u.PromptTokens - cached, OutputTokens: u.CompletionTokens, CacheReadTokens: cached}
+}
+
+func newOpenAIDecoder() *openaiDecoder { return &openaiDecoder{text: -1, think: -1} }
+
+func (d *openaiDecoder) handle(ev sse.Event, acc *accumulator) (bool, error) {
+	if ev.Data == "[DONE]" {
+		if err := d.finish("", acc); err != nil {
+			return true, err
+		}
+		acc.finish()
+		return true, nil
+	}
+	if ev.Data == "" {
+		return false, nil
+	}
+	c := &d.chunk
+	// Reuse the choices' storage; clear it first because json.Unmarshal
+	// decodes into existing slice elements without zeroing them.
+	choices := c.Choices[:cap(c.Choices)]
+	clear(choices)
+	*c = oaiChunk{Choices: choices[:0]}
+	if err := json.Unmarshal([]byte(ev.Data), c); err != nil {
+		return false, protoErr(err, "decode chunk")
+	}
+	if len(c.Error) > 0 && string(c.Error) != "null" {
+		return true, eventError(c.Error)
+	}
+	if ev.Type == "error" {
+		return true, eventError(json.RawMessage(ev.Data))
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Index != 0 || d.finished {
+			continue
+		}
+		if err := d.delta(&ch.Delta, acc); err != nil {
+			return false, err
+		}
+		if ch.FinishReason != "" {
+			if err := d.finish(ch.FinishReason, acc); err != nil {
+				return false, err
+			}
+		}
+	}
+	if c.Usage != nil {
+		acc.setUsage(c.Usage.usage())
+	} else if c.XGroq != nil && c.XGroq.Usage != nil {
+		acc.setUsage(c.XGroq.Usage.usage())
+	}
+	return false, nil
+}
+
+func (d *openaiDecoder) delta(dl *oaiDelta, acc *accumulator) error {
+	reasoning := dl.ReasoningContent
+	if reasoning == "" {
+		reasoning = dl.Reasoning
+	}
+	if reasoning != "" {
+		if d.think < 0 {
+			if err := d.closeText(acc); err != nil {
+				return err
+			}
+			d.think = len(acc.blocks)
+			if err := acc.start(d.think, Block{Kind: BlockThinking}); err != nil {
+				return protoErr(nil, "%s", err)
+			}
+		}
+		if err := acc.appendText(d.think, BlockThinking, reasoning); err != nil {
+			return protoErr(nil, "%s", err)
+		}
+	}
+	content := dl.Content
+	if dl.Refusal != "" {
+		d.refused = true
+		content += dl.Refusal
+	}
+	if content != "" {
+		if d.text < 0 {
+			if err := d.closeThinking(acc); err != nil {
+				return err
+			}
+			d.text = len(acc.blocks)
+			if err := acc.start(d.text, Block{Kind: BlockText}); err != nil {
+				return protoErr(nil, "%s", err)
+			}
+		}
+		if err := acc.appendText(d.text, BlockText, content); err != nil {
+			return protoErr(nil, "%s", err)
+		}
+	}
+	for i := range dl.ToolCalls {
+		if err := d.toolCall(&dl.ToolCalls[i], acc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// toolCall adds one tool-call piece. A piece without an index (some
+// servers send every call whole) continues the last call unless it brings a
+// new id.
+func (d *openaiDecoder) toolCall(tc *oaiToolCallDelta, acc *accumulator) error {
+	var call *oaiCall
+	if tc.Index != nil {
+		for i := range d.calls {
+			if d.calls[i].index == *tc.Index {
+				call = &d.calls[i]
+				break
+			}
+		}
+	} else if n := len(d.calls); n > 0 && (tc.ID == "" || acc.blocks[d.calls[n-1].block].id == tc.ID) {
+		call = &d.calls[n-1]
+	}
+	if call == nil {
+		if err := d.closeText(acc); err != nil {
+			return err
+		}
+		if err := d.closeThinking(acc); err != nil {
+			return err
+		}
+		index := len(d.calls)
+		if tc.Index != nil {
+			index = *tc.Index
+		}
+		d.calls = append(d.calls, oaiCall{index: index, block: len(acc.blocks)})
+		call = &d.calls[len(d.calls)-1]
+		if err := acc.start(call.block, Block{Kind: BlockToolUse, ID: tc.ID, Name: tc.Function.Name}); err != nil {
+			return protoErr(nil, "%s", err)
+		}
+	} else {
+		b := &acc.blocks[call.block]
+		if b.id == "" {
+			b.id = tc.ID
+		}
+		if b.name == "" {
+			b.name = tc.Function.Name
+		}
+	}
+	if err := acc.appendInput(call.block, tc.Function.Arguments); err != nil {
+		return protoErr(nil, "tool call %d: %s", call.index, err)
+	}
+	return nil
+}
+
+func (d *openaiDecoder) closeText(acc *accumulator) error {
+	if d.text < 0 {
+		return nil
+	}
+	i := d.text
+	d.text = -1
+	if err := acc.stopBlock(i); err != nil {
+		return protoErr(nil, "%s", err)
+	}
+	return nil
+}
+
+func (d *openaiDecoder) closeThinking(acc *accumulator) error {
+	if d.think < 0 {
+		return nil
+	}
+	i := d.think
+	d.think = -1
+	if err := acc.stopBlock(i); err != nil {
+		return protoErr(nil, "%s", err)
+	}
+	return nil
+}
+
+// finish closes every open block, completing the tool calls in order, and
+// maps the finish reason; reason is "" at a [DONE] without one.
+func (d *openaiDecoder) finish(reason string, acc *accumulator) error {
+	if d.finished {
+		return nil
+	}
+	d.finished = true
+	for i := range acc.blocks {
+		if acc.blocks[i].open {
+			if err := acc.stopBlock(i); err != nil {
+				return protoErr(nil, "%s", err)
+			}
+		}
+	}
+	d.text, d.think = -1, -1
+	switch reason {
+	case "stop", "":
+		acc.stop = StopEndTurn
+	case "tool_calls", "function_call":
+		acc.stop = StopToolUse
+	case "length":
+		acc.stop = StopMaxTokens
+	case "content_filter":
+		acc.stop = StopRefusal
+	default:
+		acc.stop = StopReason(reason)
+	}
+	// Some servers (older Ollama, llama.cpp) say "stop" after tool calls.
+	if acc.stop == StopEndTurn && len(d.calls) > 0 {
+		acc.stop = StopToolUse
+	}
+	if d.refused && acc.stop == StopEndTurn {
+		acc.stop = StopRefusal
+	}
+	return nil
+}
+
+// eof accepts a stream that ended after its finish_reason without [DONE].
+func (d *openaiDecoder) eof(acc *accumulator) error {
+	if !d.finished {
+		return newCutError("", nil)
+	}
+	acc.finish()
+	return nil
+}
