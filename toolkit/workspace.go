@@ -320,3 +320,12 @@ func stripPathError(err error) error {
 	}
 	return err
 }
+
+// effectsFor resolves path and describes a call of the given kind on it.
+func (w *Workspace) effectsFor(kind EffectKind, path string) (Effects, error) {
+	ref, err := w.Resolve(path)
+	if err != nil {
+		return Effects{}, err
+	}
+	return Effects{Kind: kind, Paths: []PathRef{ref}}, nil
+}
