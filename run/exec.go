@@ -194,12 +194,12 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 // policy's read filter, and bash in the workspace root with the process
 // environment minus secrets and the provider keys.
 func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment) []toolkit.Tool {
-	tools := toolkitTools(ws, ap.readFilter())
+	tools := toolkit.Tools(ws, toolkit.Options{ReadFilter: ap.readFilter()})
 	drop := []string{cfg.KeyVar}
 	for _, p := range providers {
 		drop = append(drop, p.keyVar)
 	}
-	bash := toolkitBash(ws.Root(), env.environ(), drop)
+	bash := toolkit.NewBash(toolkit.BashConfig{Dir: ws.Root(), Env: env.environ(), DropEnv: drop})
 	// bash after the file tools that change things, as the registry suggests.
 	i := slices.IndexFunc(tools, func(t toolkit.Tool) bool { return t.Spec().Name == "edit" })
 	return slices.Insert(tools, i+1, toolkit.Tool(bash))
