@@ -35,7 +35,7 @@ func newTestBash(t *testing.T, edit func(*BashConfig)) (*Bash, string) {
 }
 
 // call runs command with the given timeout in seconds (0: the default).
-func call(t *testing.T, ctx context.Context, b *Bash, command string, timeout float64) Result {
+func runBash(t *testing.T, ctx context.Context, b *Bash, command string, timeout float64) Result {
 	t.Helper()
 	args := map[string]any{"command": command}
 	if timeout != 0 {
@@ -57,7 +57,7 @@ func TestBashNotStartedWhenAlreadyCancelled(t *testing.T) {
 	b, dir := newTestBash(t, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	res := call(t, ctx, b, "touch ran", 0)
+	res := runBash(t, ctx, b, "touch ran", 0)
 	if !res.IsError || res.Content != "[not started: context canceled]" {
 		t.Errorf("result %+v, want not started", res)
 	}
@@ -114,7 +114,7 @@ func TestHelperProcessBashStdin(t *testing.T) {
 		return
 	}
 	b, _ := newTestBash(t, nil)
-	res := call(t, t.Context(), b, "cat; echo EOF; readlink /proc/self/fd/0", 5)
+	res := runBash(t, t.Context(), b, "cat; echo EOF; readlink /proc/self/fd/0", 5)
 	js, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestBashManyCallsKeepAllOutput(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
 	for i := range 500 {
-		res := call(t, t.Context(), b, "echo "+strconv.Itoa(i), 0)
+		res := runBash(t, t.Context(), b, "echo "+strconv.Itoa(i), 0)
 		if want := strconv.Itoa(i) + "\n"; res.Content != want || res.IsError {
 			t.Fatalf("call %d: %+v, want exactly %q", i, res, want)
 		}
@@ -159,7 +159,7 @@ func TestBashConcurrentCalls(t *testing.T) {
 func TestBashInterleavesStdoutAndStderr(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
-	res := call(t, t.Context(), b, `i=1; while [ $i -le 300 ]; do echo out$i; echo err$i >&2; i=$((i+1)); done`, 0)
+	res := runBash(t, t.Context(), b, `i=1; while [ $i -le 300 ]; do echo out$i; echo err$i >&2; i=$((i+1)); done`, 0)
 	var want strings.Builder
 	for i := 1; i <= 300; i++ {
 		fmt.Fprintf(&want, "out%d\nerr%d\n", i, i)
@@ -173,7 +173,7 @@ func TestBashCapsLargeOutput(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
 	const body = 10 << 20
-	res := call(t, t.Context(), b, fmt.Sprintf(`echo BEGIN; head -c %d /dev/zero | tr '\0' x; echo; echo END`, body), 0)
+	res := runBash(t, t.Context(), b, fmt.Sprintf(`echo BEGIN; head -c %d /dev/zero | tr '\0' x; echo; echo END`, body), 0)
 	total := len("BEGIN\n") + body + len("\nEND\n")
 	half := bashOutputMax / 2
 	note := fmt.Sprintf("\n\n[output cut: %d bytes (0 lines) omitted from the middle; showing the first %d and the last %d of %d bytes]\n\n",
@@ -190,7 +190,7 @@ func TestBashCapsLargeOutput(t *testing.T) {
 func TestBashReplacesInvalidUTF8(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
-	res := call(t, t.Context(), b, `printf 'a\377b \303\251\n'`, 0)
+	res := runBash(t, t.Context(), b, `printf 'a\377b \303\251\n'`, 0)
 	if want := "a\uFFFDb é\n"; res.Content != want || res.IsError {
 		t.Errorf("result %+v, want content %q", res, want)
 	}
@@ -199,11 +199,11 @@ func TestBashReplacesInvalidUTF8(t *testing.T) {
 func TestBashNonZeroExit(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
-	res := call(t, t.Context(), b, "echo oops; exit 3", 0)
+	res := runBash(t, t.Context(), b, "echo oops; exit 3", 0)
 	if !res.IsError || res.Meta.ExitCode == nil || *res.Meta.ExitCode != 3 || res.Content != "oops\n[exit code 3]" {
 		t.Errorf("result %+v, want an error result with exit code 3", res)
 	}
-	res = call(t, t.Context(), b, "printf partial; exit 1", 0)
+	res = runBash(t, t.Context(), b, "printf partial; exit 1", 0)
 	if res.Content != "partial\n[exit code 1]" {
 		t.Errorf("content %q, want the note on its own line", res.Content)
 	}
@@ -212,7 +212,7 @@ func TestBashNonZeroExit(t *testing.T) {
 func TestBashKilledBySignal(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
-	res := call(t, t.Context(), b, "echo before; kill -9 $$", 0)
+	res := runBash(t, t.Context(), b, "echo before; kill -9 $$", 0)
 	if !res.IsError || res.Meta.ExitCode != nil || res.Content != "before\n[signal: killed]" {
 		t.Errorf("result %+v, want an error result with no exit code", res)
 	}
@@ -225,7 +225,7 @@ func TestBashWorkingDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := call(t, t.Context(), b, `pwd -P; echo "$PWD"`, 0)
+	res := runBash(t, t.Context(), b, `pwd -P; echo "$PWD"`, 0)
 	if want := real + "\n" + dir + "\n"; res.Content != want {
 		t.Errorf("content %q, want %q", res.Content, want)
 	}

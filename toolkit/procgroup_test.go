@@ -85,7 +85,7 @@ func TestBashTimeoutKillsBackgroundChild(t *testing.T) {
 	b, _ := newTestBash(t, nil)
 	start := time.Now()
 	// The shell exits at once, but sleep holds the output pipe open.
-	res := call(t, t.Context(), b, "sleep 100 & echo $!", 0.5)
+	res := runBash(t, t.Context(), b, "sleep 100 & echo $!", 0.5)
 	elapsed := time.Since(start)
 	if elapsed < 500*time.Millisecond || elapsed > 500*time.Millisecond+testGrace+2*time.Second {
 		t.Errorf("call took %v, want about its 500ms timeout", elapsed)
@@ -101,7 +101,7 @@ func TestBashKillsLeftoversWhenCommandEnds(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
 	start := time.Now()
-	res := call(t, t.Context(), b, "sleep 100 >/dev/null 2>&1 & echo $!", 30)
+	res := runBash(t, t.Context(), b, "sleep 100 >/dev/null 2>&1 & echo $!", 30)
 	if elapsed := time.Since(start); elapsed > 10*time.Second {
 		t.Errorf("call took %v; a background child without the output pipe must not hold it", elapsed)
 	}
@@ -115,7 +115,7 @@ func TestBashKillsGroupIgnoringSIGTERM(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
 	start := time.Now()
-	res := call(t, t.Context(), b, "trap '' TERM; sleep 100 & echo $$ $!; wait", 0.3)
+	res := runBash(t, t.Context(), b, "trap '' TERM; sleep 100 & echo $$ $!; wait", 0.3)
 	elapsed := time.Since(start)
 	if elapsed < 300*time.Millisecond+testGrace {
 		t.Errorf("call took %v; the shell ignores SIGTERM, so it must last the timeout and the %v grace period", elapsed, testGrace)
@@ -177,7 +177,7 @@ func TestBashAbandonsPipeHeldOutsideGroup(t *testing.T) {
 	}
 	b, _ := newTestBash(t, nil)
 	start := time.Now()
-	res := call(t, t.Context(), b, "setsid sh -c 'echo $$; exec sleep 100' &", 0.2)
+	res := runBash(t, t.Context(), b, "setsid sh -c 'echo $$; exec sleep 100' &", 0.2)
 	elapsed := time.Since(start)
 	line, _, _ := strings.Cut(res.Content, "\n")
 	for _, pid := range pids(t, line) {
