@@ -77,6 +77,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		Commands: []*cli.Command{
 			execCommand(stdin, env),
 			versionCommand(),
+			policyCommand(),
 		},
 	}
 	for _, c := range app.Commands {
