@@ -125,10 +125,10 @@ func (s *serverSet) cmds() map[string]func(ts *testscript.TestScript, neg bool, 
 			}
 			ts.Check(renderRequest(ts.Stdout(), reqs[n-1]))
 		},
-		"rc":        cmdRC,
-		"genlines":  cmdGenLines,
+		"rc":          cmdRC,
+		"genlines":    cmdGenLines,
 		"signalafter": cmdSignalAfter,
-		"pidgone":   cmdPidGone,
+		"pidgone":     cmdPidGone,
 		"nostdinspill": func(ts *testscript.TestScript, neg bool, args []string) {
 			matches, err := filepath.Glob(filepath.Join(ts.Getenv("TMPDIR"), "rubichan-stdin-*"))
 			ts.Check(err)
