@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -84,6 +85,12 @@ func (s *serverSet) get(ts *testscript.TestScript) *scriptServer {
 }
 
 func (s *serverSet) cmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := s.serverCmds()
+	maps.Copy(cmds, ptyScriptCmds())
+	return cmds
+}
+
+func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		// llmserver SCRIPT.json: serve the scripted model; sets
 		// ANTHROPIC_BASE_URL and OPENAI_BASE_URL.
