@@ -15,6 +15,13 @@ const (
 	ExitProvider = 5
 )
 
+// errTimeout is the cancellation cause when --timeout expires.
+var errTimeout = errors.New("timeout")
+
+// errRunEnded tells runCalls that the run's context ended while a tool
+// ran; it reports why after the tool's own line.
+var errRunEnded = errors.New("run ended")
+
 // errBareInvocation is returned when rubichan runs with no command at all;
 // help has already been printed, so [Main] prints nothing more.
 var errBareInvocation = errors.New("no command given")

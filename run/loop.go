@@ -18,9 +18,6 @@ type streamer interface {
 	Stream(ctx context.Context, req llm.Request) (*llm.Stream, error)
 }
 
-// errTimeout is the cancellation cause when --timeout expires.
-var errTimeout = errors.New("timeout")
-
 // loopConfig are the fixed inputs of one run of the turn loop.
 type loopConfig struct {
 	Model        string

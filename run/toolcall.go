@@ -76,6 +76,9 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 				IsError: res.IsError, ExitCode: res.Meta.ExitCode, Duration: dur.d, Content: res.Content, Changed: res.Meta.Changed,
 			}})
 		}
+		if errors.Is(stop, errRunEnded) {
+			stop = l.contextError(ctx)
+		}
 	}
 	return results, stop
 }
@@ -120,13 +123,13 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 	span := timeSpan{ran: true, d: l.now().Sub(start)}
 	if err != nil {
 		if ctx.Err() != nil {
-			return toolkit.Result{Content: "Interrupted: the run was stopped while this call ran.", IsError: true}, span, l.contextError(ctx)
+			return toolkit.Result{Content: "Interrupted: the run was stopped while this call ran.", IsError: true}, span, errRunEnded
 		}
 		return toolkit.Result{Content: "The tool failed: " + err.Error(), IsError: true}, span,
 			exitError{code: ExitFailure, err: fmt.Errorf("tool %s: %w", call.Name, err)}
 	}
 	if ctx.Err() != nil {
-		return res, span, l.contextError(ctx)
+		return res, span, errRunEnded
 	}
 	return res, span, nil
 }
