@@ -191,3 +191,51 @@ func TestWorkspaceConcurrent(t *testing.T) {
 	}
 	<-done
 }
+
+// FuzzResolve checks that whatever path the model sends, a path Resolve
+// accepts stays inside the workspace: relative, without "..", and its
+// existing part really lies under the root once the OS follows the links.
+func FuzzResolve(f *testing.F) {
+	outside := f.TempDir()
+	dir := f.TempDir()
+	mkTree(f, dir, map[string]string{
+		"a/b.txt": "x", "up": "->..", "out": "->" + outside, "in": "->a", "loop": "->loop",
+		"a/back": "->../a/../in/b.txt", "a/abs": "->" + filepath.Join(dir, "a"),
+	})
+	ws, err := OpenWorkspace(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { ws.Close() })
+	for _, s := range []string{"a/b.txt", "up/x", "out/y", "in/b.txt", "a/back", "a/abs/b.txt", "../x", "a/../../x", "/etc", dir + "/in/../up"} {
+		f.Add(s)
+	}
+	root := ws.Root()
+	f.Fuzz(func(t *testing.T, p string) {
+		ref, err := ws.Resolve(p)
+		if err != nil {
+			return
+		}
+		for _, r := range []string{ref.Requested, ref.Resolved} {
+			if filepath.IsAbs(r) || r == ".." || strings.HasPrefix(r, "../") {
+				t.Fatalf("Resolve(%q) = %+v: leaves the root", p, ref)
+			}
+		}
+		// The deepest existing ancestor of the resolved path must really
+		// be under the root.
+		cur := filepath.Join(root, filepath.FromSlash(ref.Resolved))
+		for {
+			if _, err := os.Lstat(cur); err == nil {
+				break
+			}
+			cur = filepath.Dir(cur)
+		}
+		real, err := filepath.EvalSymlinks(cur)
+		if err != nil {
+			return // a loop or a race with the fuzzer's own tree: nothing resolved through it
+		}
+		if rel, ok := within(root, real); !ok || strings.HasPrefix(rel, "..") {
+			t.Fatalf("Resolve(%q) = %+v, but it is really %s", p, ref, real)
+		}
+	})
+}
