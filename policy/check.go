@@ -91,6 +91,12 @@ func coverageWarnings(rules []*rule) []string {
 	return out
 }
 
+// interpreters run code given on their command line (-c, -e).
+var interpreters = map[string]bool{
+	"python": true, "python3": true, "perl": true, "ruby": true, "node": true,
+	"php": true, "lua": true, "deno": true, "bun": true, "awk": true, "gawk": true,
+}
+
 // gitConfig is a file whose contents git runs (core.fsmonitor, hooks, aliases).
 const gitConfig = ".git/config"
 
@@ -129,6 +135,8 @@ func lintRules(rules []*rule) []string {
 				out = append(out, fmt.Sprintf("rule %s: the command name %q holds a space, so it matches no command; quote each word separately", r.id, name))
 			case r.decision == Allow && cp.rest && len(cp.words) == 1 && (wrappers[name] || shells[name] || name == "eval"):
 				out = append(out, fmt.Sprintf("rule %s: allow %q lets the model run any command through %s", r.id, cp.text, name))
+			case r.decision == Allow && cp.rest && len(cp.words) == 1 && interpreters[name]:
+				out = append(out, fmt.Sprintf("rule %s: allow %q lets the model run any program in %s", r.id, cp.text, name))
 			}
 		}
 	}

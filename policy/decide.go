@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // FactKind is what a fact is about.
@@ -164,8 +165,8 @@ func summarize(facts []Fact) Result {
 	}
 	if best >= 0 {
 		f := facts[best]
-		r.Decision, r.Rule, r.Fact, r.Reason = max(f.Decision, Allow), f.Rule, f.String(), f.Reason
-		if f.Decision == 0 {
+		r.Decision, r.Rule, r.Fact, r.Reason = f.Decision, f.Rule, f.String(), f.Reason
+		if r.Decision == 0 {
 			r.Decision = Deny
 		}
 	}
@@ -248,7 +249,7 @@ func (p *Policy) commandFact(rf rawFact) Fact {
 		if pat, via := r.matchArgv(rf.argv, rf.inner); pat != "" {
 			f.Decision, f.Rule, f.Reason = r.decision, r.id, r.explain(pat)
 			if via != "" {
-				f.Reason = fmt.Sprintf("a wrapper runs %q, which %s", via, f.Reason)
+				f.Reason = fmt.Sprintf("a wrapper runs %q, which %s", shorten(via, 120), f.Reason)
 			}
 		}
 	}
@@ -275,6 +276,17 @@ func (r *rule) matchArgv(argv []word, inner [][]word) (pattern, via string) {
 		}
 	}
 	return "", ""
+}
+
+// shorten cuts s to at most n bytes on a rune boundary, marking the cut.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // explain says which pattern of a rule matched, and why the rule exists.

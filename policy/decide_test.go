@@ -92,6 +92,7 @@ func TestDecideShell(t *testing.T) {
 		{"git status 3>&1 1>&2 2>&3", Allow, "checks"},
 		{"rm$IFS-rf /", Deny, RuleDefault},
 		{"RM -rf /", Deny, "destructive"},
+		{"curl -s x", Deny, "destructive"},
 		{"/BIN/Rm -rf /", Deny, "destructive"},
 	}
 	for _, tc := range tests {
@@ -401,6 +402,46 @@ func BenchmarkDecidePath(b *testing.B) {
 	for b.Loop() {
 		if r := p.Decide(a); r.Decision != Allow {
 			b.Fatal(r.Decision)
+		}
+	}
+}
+
+func TestDenyStepsOverOptions(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("opts.toml", []byte(`
+[defaults]
+decision = "allow"
+[[rule]]
+id = "push"
+tool = "shell"
+decision = "deny"
+commands = ["git push *", "npm publish", "kubectl delete namespace *"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		cmd  string
+		want Decision
+	}{
+		{"git push origin main", Deny},
+		{"git -C . push", Deny},
+		{"git --no-pager push --force", Deny},
+		{"git -c user.name=x -C sub push", Deny},
+		{"git --git-dir=.git push", Deny},
+		{"npm --registry x publish", Deny},
+		{"npm publish --tag x", Allow}, // no final *: the pattern is exact
+		{"kubectl -n ns delete --wait namespace x", Deny},
+		{"git log --grep push", Allow},
+		{"git commit -m push", Allow},
+		{"git status", Allow},
+		{"git " + strings.Repeat("-c a=b ", maxOptionSkips+1) + "push", Deny}, // too many options: fail closed
+		{"git log " + strings.Repeat("-x ", 2*maxOptionSkips), Allow},
+		{"git", Allow},
+	}
+	for _, tc := range tests {
+		if r := p.Decide(Action{Class: ClassShell, Command: tc.cmd}); r.Decision != tc.want {
+			t.Errorf("%q: got %s (%s), want %s", tc.cmd, r.Decision, r.Reason, tc.want)
 		}
 	}
 }

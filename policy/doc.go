@@ -25,7 +25,8 @@
 // quote removal, word by word; a final bare `*` matches zero or more further
 // words. Allow and ask rules need argv[0] to equal the pattern's first word;
 // deny rules also match its basename, without regard to case, and a globbed
-// command name that could expand to it. An argument the analysis cannot read
+// command name that could expand to it, and they step over options before a
+// pattern word (`git -C . push` meets `git push *`). An argument the analysis cannot read
 // exactly (a glob, a brace or tilde expansion, an expansion) never matches an
 // allow rule's literal word and always matches a deny rule's. Wrappers
 // (env, xargs, timeout, nohup, sudo, find -exec, sh -c, eval, …) are never

@@ -219,7 +219,7 @@ commands = ["'git push' *"]
 id = "any-env"
 tool = "shell"
 decision = "allow"
-commands = ["env *", "bash *", "git *"]
+commands = ["env *", "bash *", "git *", "python3 *"]
 [[rule]]
 id = "all-writes"
 tool = "write"
@@ -233,7 +233,7 @@ paths = ["**"]
 	for _, want := range []string{
 		`rule abs-deny: "/secrets/**" is absolute`, `rule spaced: the command name "git push" holds a space`,
 		`rule any-env: allow "env *" lets the model run any command through env`, `allow "bash *"`,
-		`rule all-writes: "**" lets the model write .git/`,
+		`rule all-writes: "**" lets the model write .git/`, `allow "python3 *" lets the model run any program in python3`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings lack %s:\n%s", want, got)

@@ -72,33 +72,119 @@ func parseCommandPattern(s string) (cmdPattern, error) {
 }
 
 // matchCommand reports whether argv matches the pattern under a rule of
-// decision d. Allow and ask rules need argv[0] to equal the first word;
-// deny rules also match the basename of either side, regardless of case (a
-// case-insensitive file system runs `RM` as rm), and a globbed command name
-// that could expand to it. An argument the analysis could not read
-// exactly never matches an allow rule's literal word and always matches a
-// deny or ask rule's.
+// decision d. Allow and ask rules need argv[0] to equal the first word and
+// every further word in place; an argument the analysis could not read
+// exactly never matches an allow rule's literal word and always matches an
+// ask or deny rule's.
+//
+// Deny rules match broadly: argv[0] also by basename, regardless of case
+// (a case-insensitive file system runs `RM` as rm), or as a glob that could
+// expand to the name; and options may stand before a pattern word, each
+// with or without a value, so `git -C . push` and `git --no-pager push`
+// meet `git push *`.
 func (p cmdPattern) matchCommand(argv []word, d Decision) bool {
+	if len(argv) == 0 || !p.matchName(argv[0], d) {
+		return false
+	}
+	if d == Deny {
+		return p.matchDenyArgs(argv)
+	}
 	if len(argv) < len(p.words) || (!p.rest && len(argv) != len(p.words)) {
 		return false
 	}
-	for i, pw := range p.words {
-		w := argv[i]
-		if !w.exact {
-			if d == Allow || (i == 0 && (d == Ask || !globMatches(w.glob, pw))) {
-				return false
-			}
-			continue
+	for i := 1; i < len(p.words); i++ {
+		if !matchArg(argv[i], p.words[i], d) {
+			return false
 		}
-		if w.value == pw {
-			continue
-		}
-		if i == 0 && d == Deny && strings.EqualFold(path.Base(w.value), path.Base(pw)) {
-			continue
-		}
-		return false
 	}
 	return true
+}
+
+// maxOptionSkips bounds how many options a deny match steps over; a
+// command with more options in a row than this meets the deny rule (too
+// many to tell, so it fails closed).
+const maxOptionSkips = 32
+
+// matchName matches argv[0] against the pattern's first word.
+func (p cmdPattern) matchName(w word, d Decision) bool {
+	pw := p.words[0]
+	switch {
+	case w.exact && w.value == pw:
+		return true
+	case d != Deny:
+		return false
+	case w.exact:
+		return strings.EqualFold(path.Base(w.value), path.Base(pw))
+	}
+	return globMatches(w.glob, pw)
+}
+
+// matchArg matches one argument against a pattern word.
+func matchArg(w word, pw string, d Decision) bool {
+	if !w.exact {
+		return d != Allow
+	}
+	return w.value == pw
+}
+
+// matchDenyArgs matches argv[1:] against the pattern words after the
+// first, stepping over options (each alone or with a value) before any
+// pattern word. It runs in time linear in len(argv): for each argv position
+// it keeps, per pattern word, the most option skips left on reaching it.
+func (p cmdPattern) matchDenyArgs(argv []word) bool {
+	n, k := len(argv), len(p.words)
+	var rows [3][]int // rows[j%3][i]: skips left at argv j, pattern word i; -1 unreachable
+	for r := range rows {
+		rows[r] = make([]int, k+1)
+		for i := range rows[r] {
+			rows[r][i] = -1
+		}
+	}
+	relax := func(j, i, s int) {
+		if row := rows[j%3]; s > row[i] {
+			row[i] = s
+		}
+	}
+	relax(1, 1, maxOptionSkips)
+	for j := 1; j <= n; j++ {
+		cur := rows[j%3]
+		for i := 1; i <= k; i++ {
+			s := cur[i]
+			switch {
+			case s < 0:
+				continue
+			case i == k:
+				if p.rest || j == n {
+					return true
+				}
+				continue
+			case j == n:
+				continue
+			}
+			if matchArg(argv[j], p.words[i], Deny) {
+				relax(j+1, i+1, s)
+			}
+			if isOption(argv[j]) {
+				if s == 0 {
+					return true
+				}
+				relax(j+1, i, s-1)
+				if j+2 <= n {
+					relax(j+2, i, s-1)
+				}
+			}
+		}
+		for i := range cur {
+			cur[i] = -1
+		}
+	}
+	return false
+}
+
+// isOption reports whether a word may be an option: it starts with "-", or
+// the analysis cannot read it.
+func isOption(w word) bool {
+	return !w.exact || (len(w.value) > 1 && w.value[0] == '-')
 }
 
 // globMatches reports whether a globbed command name could expand to the

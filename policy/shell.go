@@ -22,6 +22,7 @@ const (
 	maxCandidates = 8192
 )
 
+// lang is a shell dialect the analysis parses a command in.
 type lang uint8
 
 const (
@@ -29,6 +30,7 @@ const (
 	langPOSIX
 )
 
+// String names the dialect, for parse errors.
 func (l lang) String() string {
 	if l == langPOSIX {
 		return "posix"
@@ -118,16 +120,16 @@ func (rf rawFact) key() string {
 	return rf.kind.String() + "\x00" + v
 }
 
-func (a *analyzer) text(n syntax.Node) string {
+// text returns the source of n, shortened for display.
+func (a *analyzer) text(n syntax.Node) string { return shorten(a.fullText(n), 200) }
+
+// fullText returns the source of n.
+func (a *analyzer) fullText(n syntax.Node) string {
 	start, end := int(n.Pos().Offset()), int(n.End().Offset())
 	if start < 0 || end > len(a.src) || start > end {
 		return ""
 	}
-	s := a.src[start:end]
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
+	return a.src[start:end]
 }
 
 func (a *analyzer) opaque(what, src string) {
@@ -146,7 +148,9 @@ func (a *analyzer) stmts(list []*syntax.Stmt) {
 
 func (a *analyzer) stmt(s *syntax.Stmt) {
 	if s.Background {
-		a.facts = append(a.facts, rawFact{kind: FactBackground, value: a.text(s), exact: true})
+		// the whole statement: an approval must not cover another job
+		// that merely starts the same way
+		a.facts = append(a.facts, rawFact{kind: FactBackground, value: a.fullText(s), exact: true})
 	}
 	if s.Coprocess || s.Disown {
 		a.opaque("coprocess or disowned job", a.text(s))
@@ -224,7 +228,7 @@ func (a *analyzer) inside(n syntax.Node) {
 	})
 }
 
-// wordInfo reads w, records an opaque fact when needed and analyses the
+// word reads w, records an opaque fact when needed and analyses the
 // commands nested in it.
 func (a *analyzer) word(w *syntax.Word) word {
 	info := readWord(w)
