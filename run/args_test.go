@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -102,4 +103,42 @@ func TestEveryExecFlagReadsItsEnvVar(t *testing.T) {
 			t.Errorf("flag --%s reads %v, want [%s]", f.Names()[0], ev.GetEnvVars(), want)
 		}
 	}
+}
+
+func FuzzNormalizeArgs(f *testing.F) {
+	for _, seed := range []string{"fix it\x00--model\x00x", "--\x00-x", "-C\x00dir\x00a", "--allow=shell:ls\x00-", "--max-turns"} {
+		f.Add(seed)
+	}
+	app := newApp(nil, nil, nil, fakeEnv(nil))
+	f.Fuzz(func(t *testing.T, joined string) {
+		words := strings.Split(joined, "\x00")
+		in := append([]string{"rubichan", "exec"}, words...)
+		out, err := normalizeArgs(app, in)
+		if err != nil {
+			var ue usageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("error %v is not a usage error", err)
+			}
+			return
+		}
+		// Every word survives, in the same relative order among flags and
+		// among positional words; only a "--" separator may be added.
+		var got []string
+		for _, w := range out[2:] {
+			if w != "--" {
+				got = append(got, w)
+			}
+		}
+		var want []string
+		for _, w := range words {
+			if w != "--" {
+				want = append(want, w)
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("normalizeArgs(%q) = %q: words lost or added", in, out)
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -26,6 +27,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rubichan/rubichan/llm/llmtest"
 )
+
+var update = flag.Bool("update", false, "rewrite the files that cmp compares in testdata/script")
 
 // testAPIKey is the key every script runs with; no output may show it.
 const testAPIKey = "sk-ant-test-KEY-must-never-be-printed"
@@ -58,6 +61,7 @@ func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("..", "testdata", "script"),
 		RequireExplicitExec: true,
+		UpdateScripts:       *update,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("ANTHROPIC_API_KEY", testAPIKey)
 			env.Setenv("OPENAI_API_KEY", testAPIKey)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSpillLargeStdin(t *testing.T) {
@@ -187,4 +188,33 @@ func (zeroLines) Read(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+func FuzzPreviews(f *testing.F) {
+	f.Add([]byte("a\nb\n"), 3)
+	f.Add([]byte("\xff\xfe no newline"), 1)
+	f.Fuzz(func(t *testing.T, data []byte, chunk int) {
+		for _, s := range []string{headLines(data), tailLines(data)} {
+			if !utf8.ValidString(s) {
+				t.Fatalf("preview %q is not valid UTF-8", s)
+			}
+			if n := strings.Count(s, "\n"); n > previewLines {
+				t.Fatalf("preview has %d lines", n)
+			}
+			if len(s) > 3*previewBytes {
+				t.Fatalf("preview has %d bytes", len(s))
+			}
+		}
+		if chunk <= 0 {
+			chunk = 1
+		}
+		st := &spillStats{}
+		for off := 0; off < len(data); off += chunk {
+			st.Write(data[off:min(off+chunk, len(data))])
+		}
+		want := data[max(0, len(data)-len(st.ring)):]
+		if !bytes.Equal(st.tail(), want) || st.size != int64(len(data)) || st.lines != int64(bytes.Count(data, []byte{'\n'})) {
+			t.Fatalf("stats of %d bytes in chunks of %d: size %d lines %d", len(data), chunk, st.size, st.lines)
+		}
+	})
 }
