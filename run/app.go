@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/urfave/cli/v2"
 )
@@ -11,13 +12,59 @@ import (
 // -ldflags "-X github.com/rubichan/rubichan/run.version=...".
 var version = "dev"
 
+const appDescription = `rubichan runs a coding agent's whole turn loop from one command: it reads the
+task from its arguments and standard input, prints the model's answer on stdout,
+tool activity on stderr, and exits with a code a script can trust.
+
+Examples:
+   cat build.log | rubichan exec "why did the build fail?"
+   rubichan exec --allow 'write:**' --allow 'shell:go test ./...' "fix the failing test"
+   git diff | rubichan exec --output final "write a commit message for this diff"
+   rubichan exec --policy ci.toml --max-turns 20 --timeout 10m "fix the lint errors"
+
+Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
+3 stopped by the policy, 4 a limit was reached, 5 the model provider failed,
+130/143 interrupted by SIGINT/SIGTERM.`
+
+// environment is what the runner reads from the process beyond its standard
+// streams and arguments. Tests replace it; [NewApp] uses the real process.
+type environment struct {
+	// lookupEnv reads an environment variable.
+	lookupEnv func(string) (string, bool)
+	// environ lists the environment as NAME=value, for the bash tool.
+	environ func() []string
+}
+
+func processEnvironment() environment {
+	return environment{lookupEnv: os.LookupEnv, environ: os.Environ}
+}
+
 // NewApp builds the command-line application on the given streams. It never
 // calls os.Exit: errors come back from Run and [Main] turns them into exit
 // codes. Usage errors are printed on stderr, never stdout.
+//
+// urfave/cli stops parsing flags at the first positional word; [Main] puts
+// flags given after the prompt in front first (see [normalizeArgs]), so
+// callers of NewApp that want the same behaviour should do likewise.
 func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	return newApp(stdin, stdout, stderr, processEnvironment())
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App {
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	onUsage := func(_ *cli.Context, err error, _ bool) error {
+		return usageError{err}
+	}
 	app := &cli.App{
 		Name:                 "rubichan",
 		Usage:                "a headless coding agent for pipelines",
+		UsageText:            "rubichan exec [flags] [PROMPT...]\nrubichan version",
+		Description:          appDescription,
 		Version:              version,
 		Reader:               stdin,
 		Writer:               stdout,
@@ -25,15 +72,32 @@ func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand:      true,
 		EnableBashCompletion: false,
 		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err}
-		},
+		OnUsageError:         onUsage,
+		Action:               rootAction,
 		Commands: []*cli.Command{
+			execCommand(stdin, env),
 			versionCommand(),
 			policyCommand(),
 		},
 	}
+	for _, c := range app.Commands {
+		if c.OnUsageError == nil {
+			c.OnUsageError = onUsage
+		}
+	}
 	return app
+}
+
+// rootAction runs when no command was named: bare `rubichan` prints help on
+// stderr, anything else is an unknown command. Both are usage errors.
+func rootAction(c *cli.Context) error {
+	if c.NArg() == 0 {
+		c.App.Writer = c.App.ErrWriter
+		_ = cli.ShowAppHelp(c)
+		return usageError{errBareInvocation}
+	}
+	first := c.Args().First()
+	return usagef("unknown command %q; to give the agent a task, run: rubichan exec %q", first, first)
 }
 
 func versionCommand() *cli.Command {
@@ -41,6 +105,9 @@ func versionCommand() *cli.Command {
 		Name:  "version",
 		Usage: "print the version",
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("version takes no arguments")
+			}
 			_, err := fmt.Fprintf(c.App.Writer, "rubichan %s\n", version)
 			return err
 		},

@@ -15,6 +15,17 @@ const (
 	ExitProvider = 5
 )
 
+// errTimeout is the cancellation cause when --timeout expires.
+var errTimeout = errors.New("timeout")
+
+// errRunEnded tells runCalls that the run's context ended while a tool
+// ran; it reports why after the tool's own line.
+var errRunEnded = errors.New("run ended")
+
+// errBareInvocation is returned when rubichan runs with no command at all;
+// help has already been printed, so [Main] prints nothing more.
+var errBareInvocation = errors.New("no command given")
+
 // usageError marks a bad flag, argument or configuration (exit 2).
 type usageError struct{ err error }
 
@@ -34,6 +45,18 @@ func (e exitError) Unwrap() error { return e.err }
 func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
+
+// exitf returns an error that ends the run with the given exit code.
+func exitf(code int, format string, args ...any) error {
+	return exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// reportedError marks an error whose message has already been shown on
+// stderr, so [Main] must not print it a second time.
+type reportedError struct{ err error }
+
+func (e reportedError) Error() string { return e.err.Error() }
+func (e reportedError) Unwrap() error { return e.err }
 
 // exitCode maps an error returned by the app to a process exit code.
 func exitCode(err error) int {

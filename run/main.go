@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"github.com/urfave/cli/v2"
 )
 
 // SignalError is the cancellation cause main sets when the process receives
@@ -29,14 +31,36 @@ func (e SignalError) ExitCode() int {
 // and standard streams, and returns the process exit code. ctx is cancelled
 // with a [SignalError] cause when the process is interrupted.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := NewApp(stdin, stdout, stderr)
-	err := app.RunContext(ctx, args)
+	return runMain(ctx, args, stdin, stdout, stderr, processEnvironment())
+}
+
+func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env environment) int {
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	app := newApp(stdin, stdout, stderr, env)
+	normalized, err := normalizeArgs(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, normalized)
+	}
 	var sig SignalError
 	if errors.As(context.Cause(ctx), &sig) {
 		return sig.ExitCode()
 	}
-	if err != nil {
+	var rep reportedError
+	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) {
 		fmt.Fprintf(stderr, "rubichan: %v\n", err)
+		if exitCode(err) == ExitUsage {
+			fmt.Fprintf(stderr, "run '%s' for usage\n", helpHint(app, args))
+		}
 	}
 	return exitCode(err)
+}
+
+// helpHint is the help command a usage error points to.
+func helpHint(app *cli.App, args []string) string {
+	if len(args) > 1 && app.Command(args[1]) != nil {
+		return "rubichan " + args[1] + " --help"
+	}
+	return "rubichan --help"
 }

@@ -1,0 +1,210 @@
+package run
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fatih/color"
+)
+
+// verboseMaxLines caps the tool output --verbose shows per call.
+const verboseMaxLines = 200
+
+// activitySink renders everything but the model's text on stderr: one line
+// per tool call and its outcome, denials, retries, limits, errors and the
+// closing summary. With quiet it shows errors and limits only; with verbose
+// it also shows each tool's output.
+//
+// It is safe for concurrent use: notices may come from another goroutine.
+type activitySink struct {
+	mu      sync.Mutex
+	w       io.Writer
+	quiet   bool
+	verbose bool
+	pal     palette
+}
+
+// palette holds the colors of the activity lines, each switched on or off
+// explicitly: fatih/color decides from os.Stdout by default, and stderr may
+// differ.
+type palette struct {
+	tool, ok, fail, deny, dim, warn *color.Color
+}
+
+func newPalette(enabled bool) palette {
+	p := palette{
+		tool: color.New(color.FgCyan),
+		ok:   color.New(color.FgGreen),
+		fail: color.New(color.FgRed),
+		deny: color.New(color.FgYellow),
+		dim:  color.New(color.Faint),
+		warn: color.New(color.FgYellow),
+	}
+	for _, c := range []*color.Color{p.tool, p.ok, p.fail, p.deny, p.dim, p.warn} {
+		if enabled {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+	}
+	return p
+}
+
+// colorEnabled decides whether stderr gets colors: --color always or never
+// wins; auto means stderr is a terminal and NO_COLOR is unset or empty.
+func colorEnabled(mode string, stderrIsTerminal bool, lookupEnv func(string) (string, bool)) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if v, ok := lookupEnv("NO_COLOR"); ok && v != "" {
+		return false
+	}
+	return stderrIsTerminal
+}
+
+func newActivitySink(w io.Writer, quiet, verbose, colors bool) *activitySink {
+	if w == nil {
+		w = io.Discard
+	}
+	return &activitySink{w: w, quiet: quiet, verbose: verbose, pal: newPalette(colors)}
+}
+
+func (s *activitySink) line(format string, args ...any) {
+	fmt.Fprintf(s.w, format+"\n", args...)
+}
+
+func (s *activitySink) handle(ev Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pal
+	switch ev.Kind {
+	case EventError:
+		s.line("%s", p.fail.Sprint("rubichan: "+ev.Err.Error()))
+	case EventLimit:
+		s.line("%s", p.fail.Sprint("rubichan: stopped: "+ev.Text))
+	case EventStreamCut:
+		// Shown even when quiet: it explains a repeated answer on stdout.
+		s.line("%s", p.warn.Sprint("⚠ the partial answer above was interrupted; asking again"))
+	}
+	if s.quiet {
+		return
+	}
+	switch ev.Kind {
+	case EventNotice:
+		s.line("%s", p.dim.Sprint("rubichan: "+ev.Text))
+	case EventRetry:
+		r := ev.Retry
+		s.line("%s", p.warn.Sprintf("↻ retrying in %s (%s), attempt %d failed", formatDuration(r.Wait), r.Reason, r.Attempt))
+	case EventToolCall:
+		t := ev.Tool
+		if t.Summary == "" {
+			s.line("%s %s", p.tool.Sprint("▸"), p.tool.Sprint(t.Name))
+		} else {
+			s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint(t.Name), clip(t.Summary, 120))
+		}
+	case EventToolDenied:
+		d := ev.Denial
+		msg := fmt.Sprintf("⊘ denied by %s: %s", d.Rule, clip(d.Fact, 100))
+		if d.Reason != "" {
+			msg += " (" + clip(d.Reason, 100) + ")"
+		}
+		s.line("%s", p.deny.Sprint(msg))
+	case EventToolResult:
+		s.toolResult(ev.Result)
+	case EventTurnDone:
+		s.line("%s", p.dim.Sprint(formatSummary(ev.Summary)))
+	}
+}
+
+func (s *activitySink) toolResult(r *ToolResultInfo) {
+	p := s.pal
+	var what string
+	switch {
+	case r.ExitCode != nil:
+		what = fmt.Sprintf("exit %d", *r.ExitCode)
+	case r.IsError:
+		what = clip(firstLine(r.Content), 100)
+	case len(r.Changed) > 0:
+		what = "changed " + strings.Join(r.Changed, ", ")
+	default:
+		what = "ok"
+	}
+	if r.IsError {
+		s.line("%s", p.fail.Sprintf("✗ %s · %s", what, formatDuration(r.Duration)))
+	} else {
+		s.line("%s", p.ok.Sprintf("✓ %s · %s", what, formatDuration(r.Duration)))
+	}
+	if s.verbose && r.Content != "" {
+		lines := strings.Split(strings.TrimRight(r.Content, "\n"), "\n")
+		extra := 0
+		if len(lines) > verboseMaxLines {
+			extra = len(lines) - verboseMaxLines
+			lines = lines[:verboseMaxLines]
+		}
+		for _, l := range lines {
+			s.line("%s%s", p.dim.Sprint("  │ "), l)
+		}
+		if extra > 0 {
+			s.line("%s", p.dim.Sprintf("  │ … %d more lines", extra))
+		}
+	}
+}
+
+// formatSummary renders "4 turns · 12.3k in / 1.1k out tokens · 18.2s".
+func formatSummary(sum *Summary) string {
+	turns := "turns"
+	if sum.Turns == 1 {
+		turns = "turn"
+	}
+	return fmt.Sprintf("%d %s · %s in / %s out tokens · %s",
+		sum.Turns, turns, formatTokens(sum.InputTokens), formatTokens(sum.OutputTokens), formatDuration(sum.Elapsed))
+}
+
+// formatTokens renders 812, 12.3k or 1.2M.
+func formatTokens(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	default:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	}
+}
+
+// formatDuration renders 12ms, 0.4s, 1.2s or 3m05s.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < 100*time.Millisecond:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	default:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+}
+
+// clip flattens s to one line of at most max runes, ending in … when cut.
+func clip(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return string(r[:max-1]) + "…"
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,109 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// fakeEnv is an environment whose variables come from a map.
+func fakeEnv(vars map[string]string) environment {
+	return environment{lookupEnv: func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}}
+}
+
+// runApp runs rubichan in-process on buffers and returns the exit code and
+// both outputs.
+func runCLI(t *testing.T, env environment, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	var in *strings.Reader
+	if stdin != "" {
+		in = strings.NewReader(stdin)
+	}
+	var r interface{ Read([]byte) (int, error) }
+	if in != nil {
+		r = in
+	}
+	code := runMain(context.Background(), append([]string{"rubichan"}, args...), r, &out, &errOut, env)
+	return code, out.String(), errOut.String()
+}
+
+// Tests that run the app are not parallel: urfave/cli v2 keeps its help and
+// version flags in package variables that every Run writes.
+
+func TestAppUsage(t *testing.T) {
+	keyed := fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "sk-test-secret"})
+	tests := map[string]struct {
+		args       []string
+		env        environment
+		wantCode   int
+		wantStdout string
+		wantStderr []string
+	}{
+		"bare":                {args: nil, wantCode: ExitUsage, wantStderr: []string{"USAGE", "rubichan exec"}},
+		"unknown command":     {args: []string{"fix it"}, wantCode: ExitUsage, wantStderr: []string{`unknown command "fix it"`, `rubichan exec "fix it"`}},
+		"version":             {args: []string{"version"}, wantCode: ExitOK, wantStdout: "rubichan dev\n"},
+		"unknown flag":        {args: []string{"exec", "fix", "--bogus"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"unknown flag --bogus", "rubichan exec --help"}},
+		"bad flag value":      {args: []string{"exec", "fix", "--max-turns", "many"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"max-turns"}},
+		"zero max turns":      {args: []string{"exec", "fix", "--max-turns", "0"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--max-turns must be at least 1"}},
+		"bad output":          {args: []string{"exec", "--output", "xml", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--output must be text or final"}},
+		"bad on-ask":          {args: []string{"exec", "--on-ask", "maybe", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--on-ask"}},
+		"bad provider":        {args: []string{"exec", "--provider", "x", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--provider"}},
+		"missing key":         {args: []string{"exec", "fix"}, env: fakeEnv(nil), wantCode: ExitUsage, wantStderr: []string{"ANTHROPIC_API_KEY"}},
+		"missing openai key":  {args: []string{"exec", "--provider", "openai", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"OPENAI_API_KEY"}},
+		"quiet and verbose":   {args: []string{"exec", "-q", "-v", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--quiet and --verbose"}},
+		"missing workspace":   {args: []string{"exec", "-C", "/nonexistent/dir", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"workspace"}},
+		"version extra words": {args: []string{"version", "x"}, wantCode: ExitUsage, wantStderr: []string{"no arguments"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			env := tc.env
+			if env.lookupEnv == nil {
+				env = fakeEnv(nil)
+			}
+			code, stdout, stderr := runCLI(t, env, "", tc.args...)
+			if code != tc.wantCode {
+				t.Errorf("exit code = %d, want %d; stderr:\n%s", code, tc.wantCode, stderr)
+			}
+			if stdout != tc.wantStdout {
+				t.Errorf("stdout = %q, want %q", stdout, tc.wantStdout)
+			}
+			for _, w := range tc.wantStderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr does not contain %q:\n%s", w, stderr)
+				}
+			}
+			if strings.Contains(stderr, "sk-test-secret") {
+				t.Errorf("stderr shows the API key:\n%s", stderr)
+			}
+		})
+	}
+}
+
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"exec", "--help"}} {
+		code, stdout, stderr := runCLI(t, fakeEnv(nil), "", args...)
+		if code != ExitOK || !strings.Contains(stdout, "rubichan") || stderr != "" {
+			t.Errorf("%q: code %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+	}
+	_, stdout, _ := runCLI(t, fakeEnv(nil), "", "exec", "--help")
+	for _, f := range []string{"--max-turns", "--on-ask", "--prompt-file", "RUBICHAN_MAX_TURNS"} {
+		if !strings.Contains(stdout, f) {
+			t.Errorf("exec --help does not mention %s", f)
+		}
+	}
+}
+
+func TestFlagsReadEnvironment(t *testing.T) {
+	// t.Setenv: urfave/cli reads flag variables from the process environment.
+	t.Setenv("RUBICHAN_MAX_TURNS", "0")
+	code, _, stderr := runCLI(t, fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "k"}), "", "exec", "fix")
+	if code != ExitUsage || !strings.Contains(stderr, "--max-turns must be at least 1, not 0") {
+		t.Fatalf("RUBICHAN_MAX_TURNS=0: code %d, stderr %q", code, stderr)
+	}
+}

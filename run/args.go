@@ -1,0 +1,82 @@
+package run
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// normalizeArgs puts the flags of a command before its positional words, so
+// that `rubichan exec "fix it" --model x` parses --model as a flag (urfave/cli
+// stops at the first positional word). args[0] is the program name.
+//
+// A `--` word ends the flags: everything after it is positional. A word that
+// starts with `-` and names no flag of the command is a usage error; a lone
+// `-` is positional. The result separates flags from positional words with
+// `--`, so prompt words that begin with a dash after `--` stay prompt words.
+func normalizeArgs(app *cli.App, args []string) ([]string, error) {
+	if len(args) < 2 {
+		return args, nil
+	}
+	cmd := app.Command(args[1])
+	if cmd == nil {
+		return args, nil
+	}
+	head := 2 // program, command and any subcommands: left in place
+	for head < len(args) {
+		sub := cmd.Command(args[head])
+		if sub == nil {
+			break
+		}
+		cmd = sub
+		head++
+	}
+	flags := make(map[string]bool) // name → takes a value
+	for _, f := range cmd.Flags {
+		takes := false
+		if dv, ok := f.(cli.DocGenerationFlag); ok {
+			takes = dv.TakesValue()
+		}
+		for _, n := range f.Names() {
+			flags[n] = takes
+		}
+	}
+	for _, n := range cli.HelpFlag.Names() {
+		flags[n] = false
+	}
+
+	rest := args[head:]
+	var front, positional []string
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			positional = append(positional, rest[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			positional = append(positional, a)
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		takes, known := flags[name]
+		if !known || strings.HasPrefix(a, "---") {
+			return nil, usagef("%s: unknown flag %s (use -- before prompt words that start with a dash)", cmd.Name, a)
+		}
+		front = append(front, a)
+		if takes && !hasValue {
+			if i+1 >= len(rest) {
+				return nil, usagef("%s: flag %s needs a value", cmd.Name, a)
+			}
+			i++
+			front = append(front, rest[i])
+		}
+	}
+	out := make([]string, 0, len(args)+1)
+	out = append(out, args[:head]...)
+	out = append(out, front...)
+	if len(positional) > 0 {
+		out = append(out, "--")
+		out = append(out, positional...)
+	}
+	return out, nil
+}

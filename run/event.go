@@ -1,0 +1,91 @@
+package run
+
+import "time"
+
+//go:generate stringer -type=EventKind -trimprefix=Event
+
+// EventKind says what an [Event] reports.
+type EventKind uint8
+
+// The kinds of event the runner emits, in the order a run produces them.
+const (
+	// EventNotice is a note for stderr that is not an error: Text.
+	EventNotice EventKind = iota + 1
+	// EventTurnStart opens model request number Turn.
+	EventTurnStart
+	// EventTextDelta is a piece of the model's answer: Text.
+	EventTextDelta
+	// EventMessageDone closes an assistant message: Text is its whole text.
+	EventMessageDone
+	// EventStreamCut reports that a response was cut after its text began
+	// and will be requested again: the partial text already shown is void.
+	EventStreamCut
+	// EventRetry reports a failed request about to be retried: Retry.
+	EventRetry
+	// EventToolCall reports a tool call about to be judged and run: Tool.
+	EventToolCall
+	// EventToolDenied reports a call the policy refused: Tool, Denial.
+	EventToolDenied
+	// EventToolResult reports a finished tool call: Tool, Result.
+	EventToolResult
+	// EventLimit reports a limit that ends the run: Text names it.
+	EventLimit
+	// EventError reports the error that ends the run: Err.
+	EventError
+	// EventTurnDone closes the run: Summary.
+	EventTurnDone
+)
+
+// Event is one thing that happened in a run. Which fields are set depends
+// on Kind; see the constants.
+type Event struct {
+	Kind    EventKind
+	Turn    int
+	Text    string
+	Tool    *ToolCallInfo
+	Result  *ToolResultInfo
+	Denial  *DenialInfo
+	Retry   *RetryInfo
+	Summary *Summary
+	Err     error
+}
+
+// ToolCallInfo names one tool call.
+type ToolCallInfo struct {
+	ID      string
+	Name    string
+	Summary string // the gist of the arguments: a command, a path, a pattern
+}
+
+// ToolResultInfo is the outcome of one tool call.
+type ToolResultInfo struct {
+	IsError  bool
+	ExitCode *int // bash: the exit status
+	Duration time.Duration
+	Content  string // what the model sees
+	Changed  []string
+}
+
+// DenialInfo is why the policy refused a call.
+type DenialInfo struct {
+	Rule   string // the rule's id, or where the decision came from
+	Fact   string // what it matched: a command, a path
+	Reason string
+}
+
+// RetryInfo describes one retry of a model request.
+type RetryInfo struct {
+	Attempt int // the attempt that failed, from 1
+	Wait    time.Duration
+	Reason  string
+}
+
+// Summary is the closing tally of a run.
+type Summary struct {
+	Turns        int
+	ToolCalls    int
+	InputTokens  int64
+	OutputTokens int64
+	Elapsed      time.Duration
+	ExitCode     int
+}

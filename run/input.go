@@ -1,0 +1,229 @@
+package run
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Input defaults.
+const (
+	defaultInlineMax  = 256 << 10       // stdin above this is spilled to a file
+	defaultStdinWait  = 3 * time.Second // silence before the "waiting for stdin" notice
+	maxPromptFileSize = 1 << 20         // a --prompt-file larger than this is refused
+)
+
+// inputOptions says where the task comes from.
+type inputOptions struct {
+	Args       []string      // prompt words; a single "-" means "the prompt is stdin"
+	PromptFile string        // read the prompt from this file
+	NoStdin    bool          // never read stdin
+	InlineMax  int64         // stdin above this many bytes is spilled; 0: defaultInlineMax
+	Wait       time.Duration // notice after this much stdin silence; 0: defaultStdinWait
+	TempDir    string        // parent of the spill directory; "": os.TempDir
+	// Notice receives one-line notes for stderr (the "waiting for stdin"
+	// message). It may be called from another goroutine.
+	Notice func(string)
+	// OnSpillDir, when set, learns the spill directory as soon as it is
+	// created; if it returns false the spill is abandoned and removed.
+	OnSpillDir func(dir string) bool
+}
+
+// input is the first user message of a run and the spilled stdin file, if any.
+type input struct {
+	Text  string
+	Spill *spill // nil unless stdin was too large to inline
+}
+
+// Close removes the spilled stdin file, if any.
+func (in *input) Close() error {
+	if in.Spill == nil {
+		return nil
+	}
+	return in.Spill.Remove()
+}
+
+// stdinUsable reports whether r is standard input worth reading: a pipe or
+// a regular file, never a terminal or /dev/null. A reader that is not a
+// file (a test buffer) counts as a pipe; nil does not.
+func stdinUsable(r io.Reader) bool {
+	if r == nil {
+		return false
+	}
+	st, ok := r.(interface{ Stat() (fs.FileInfo, error) })
+	if !ok {
+		return true
+	}
+	fi, err := st.Stat()
+	if err != nil {
+		return false
+	}
+	m := fi.Mode()
+	return m&fs.ModeNamedPipe != 0 || m.IsRegular()
+}
+
+// readInput assembles the first user message from the prompt (arguments,
+// --prompt-file or "-") and standard input. With both, stdin comes first as
+// a <stdin> block; with stdin alone it is the prompt; with neither, it is a
+// usage error. Stdin above the inline limit is streamed to a private file
+// and described instead of included; the caller must Close the result.
+func readInput(stdin io.Reader, opt inputOptions) (*input, error) {
+	if opt.InlineMax <= 0 {
+		opt.InlineMax = defaultInlineMax
+	}
+	if opt.Wait <= 0 {
+		opt.Wait = defaultStdinWait
+	}
+	prompt, fromStdin, err := promptText(opt)
+	if err != nil {
+		return nil, err
+	}
+	useStdin := !opt.NoStdin && stdinUsable(stdin)
+	if fromStdin && !useStdin {
+		if opt.NoStdin {
+			return nil, usagef(`the prompt "-" means standard input, but --no-stdin was given`)
+		}
+		return nil, usagef(`the prompt "-" means standard input, but stdin is not a pipe or a file`)
+	}
+
+	in := &input{}
+	var data string
+	if useStdin {
+		r := stdin
+		if prompt != "" {
+			r = newWaitNotifier(stdin, opt.Wait, opt.Notice)
+		}
+		data, in.Spill, err = readStdin(r, opt)
+		if c, ok := r.(*waitNotifier); ok {
+			c.stop()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	switch {
+	case in.Spill != nil && prompt != "":
+		in.Text = in.Spill.describe() + "\n\n" + prompt
+	case in.Spill != nil:
+		in.Text = in.Spill.describe()
+	case data != "" && prompt != "":
+		in.Text = "<stdin>\n" + withNewline(data) + "</stdin>\n\n" + prompt
+	case data != "":
+		in.Text = data
+	case prompt != "":
+		in.Text = prompt
+	case fromStdin:
+		return nil, usagef(`the prompt "-" means standard input, but stdin was empty`)
+	default:
+		return nil, usagef(`no prompt: give it as arguments, with --prompt-file, or on standard input`)
+	}
+	return in, nil
+}
+
+// promptText returns the prompt from the arguments or --prompt-file, and
+// whether the prompt is stdin itself ("-").
+func promptText(opt inputOptions) (prompt string, fromStdin bool, err error) {
+	args := strings.TrimSpace(strings.Join(opt.Args, " "))
+	if len(opt.Args) == 1 && opt.Args[0] == "-" {
+		if opt.PromptFile != "" {
+			return "", false, usagef(`give the prompt either as "-" or with --prompt-file, not both`)
+		}
+		return "", true, nil
+	}
+	for _, a := range opt.Args {
+		if a == "-" {
+			return "", false, usagef(`"-" (the prompt is stdin) must be the only prompt word`)
+		}
+	}
+	if opt.PromptFile == "" {
+		return args, false, nil
+	}
+	if args != "" {
+		return "", false, usagef("give the prompt either as arguments or with --prompt-file, not both")
+	}
+	b, err := readPromptFile(opt.PromptFile)
+	if err != nil {
+		return "", false, err
+	}
+	return strings.TrimSpace(b), false, nil
+}
+
+func readPromptFile(name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", usagef("--prompt-file: %v", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxPromptFileSize+1))
+	if err != nil {
+		return "", usagef("--prompt-file: %v", err)
+	}
+	if len(b) > maxPromptFileSize {
+		return "", usagef("--prompt-file %s is larger than %d bytes; pipe it on stdin instead", name, maxPromptFileSize)
+	}
+	return string(b), nil
+}
+
+// readStdin reads r whole when it fits in inlineMax bytes; otherwise it
+// streams all of it to a spill file and returns that instead.
+func readStdin(r io.Reader, opt inputOptions) (string, *spill, error) {
+	head, err := io.ReadAll(io.LimitReader(r, opt.InlineMax+1))
+	if err != nil {
+		return "", nil, fmt.Errorf("run: read stdin: %w", err)
+	}
+	if int64(len(head)) <= opt.InlineMax {
+		return string(head), nil, nil
+	}
+	s, err := spillStdin(head, r, opt.TempDir, opt.OnSpillDir)
+	if err != nil {
+		return "", nil, err
+	}
+	return "", s, nil
+}
+
+func withNewline(s string) string {
+	if strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// waitNotifier wraps stdin and calls notice once if the first Read has not
+// returned after a delay, so a prompt given as an argument with an idle pipe
+// on stdin says why rubichan waits instead of hanging silently.
+type waitNotifier struct {
+	r     io.Reader
+	timer *time.Timer
+	once  sync.Once
+}
+
+func newWaitNotifier(r io.Reader, wait time.Duration, notice func(string)) *waitNotifier {
+	w := &waitNotifier{r: r}
+	if notice != nil {
+		w.timer = time.AfterFunc(wait, func() {
+			notice(fmt.Sprintf("waiting for standard input (nothing after %s); pass --no-stdin to run without it", wait))
+		})
+	}
+	return w
+}
+
+func (w *waitNotifier) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if n > 0 || err != nil {
+		w.stop()
+	}
+	return n, err
+}
+
+func (w *waitNotifier) stop() {
+	w.once.Do(func() {
+		if w.timer != nil {
+			w.timer.Stop()
+		}
+	})
+}

@@ -1,0 +1,148 @@
+package run
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+//go:embed prompt_base.md
+var basePrompt string
+
+//go:embed prompt_headless.md
+var headlessPrompt string
+
+// contextFileNames are the instruction files added to the system prompt, in
+// the order they are looked for in each directory.
+var contextFileNames = []string{"AGENTS.md", "AGENT.md", "CLAUDE.md"}
+
+// contextFileMax caps the bytes of one context file put in the prompt.
+const contextFileMax = 32 << 10
+
+// promptOptions are the inputs of the system prompt.
+type promptOptions struct {
+	Root           string    // absolute workspace root
+	Now            time.Time // the date shown
+	Replace        string    // --system-prompt: replaces the base prompt
+	Append         string    // --append-system-prompt
+	NoContextFiles bool
+}
+
+// systemPrompt builds the system prompt: the base prompt (or its
+// replacement) with the headless addendum, any appended text, and the
+// context files from the repository root down to the workspace, each in a
+// tagged block with its path. Tools describe themselves in their specs.
+func systemPrompt(opt promptOptions) (string, error) {
+	var b strings.Builder
+	if opt.Replace != "" {
+		b.WriteString(strings.TrimSpace(opt.Replace))
+	} else {
+		r := strings.NewReplacer("{{root}}", opt.Root, "{{os}}", runtime.GOOS+"/"+runtime.GOARCH,
+			"{{date}}", opt.Now.Format("2006-01-02"))
+		b.WriteString(strings.TrimSpace(r.Replace(basePrompt)))
+	}
+	b.WriteString("\n\n")
+	b.WriteString(strings.TrimSpace(headlessPrompt))
+	if a := strings.TrimSpace(opt.Append); a != "" {
+		b.WriteString("\n\n")
+		b.WriteString(a)
+	}
+	if !opt.NoContextFiles {
+		files, err := findContextFiles(opt.Root)
+		if err != nil {
+			return "", err
+		}
+		for _, f := range files {
+			fmt.Fprintf(&b, "\n\n<context-file path=%q>\n%s</context-file>", f.display, withNewline(f.text))
+		}
+	}
+	return b.String(), nil
+}
+
+type contextFile struct {
+	display string // path relative to the workspace root, slash-separated
+	text    string
+}
+
+// findContextFiles returns the context files from the repository root (the
+// nearest directory up from root holding .git) down to root, outer first so
+// that nearer instructions come last. Without a repository only root itself
+// is searched. A file reached twice (CLAUDE.md linked to AGENTS.md) is
+// included once.
+func findContextFiles(root string) ([]contextFile, error) {
+	dirs := []string{root}
+	for d := root; !isRepoRoot(d); {
+		parent := filepath.Dir(d)
+		if parent == d {
+			dirs = dirs[:1] // no repository: the workspace alone
+			break
+		}
+		d = parent
+		dirs = append(dirs, d)
+	}
+	var out []contextFile
+	var seen []os.FileInfo
+	for i := len(dirs) - 1; i >= 0; i-- {
+		for _, name := range contextFileNames {
+			path := filepath.Join(dirs[i], name)
+			fi, err := os.Stat(path)
+			if err != nil || !fi.Mode().IsRegular() || sameAsAny(fi, seen) {
+				continue
+			}
+			seen = append(seen, fi)
+			text, err := readCapped(path, contextFileMax)
+			if err != nil {
+				return nil, fmt.Errorf("run: context file: %w", err)
+			}
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				rel = path
+			}
+			out = append(out, contextFile{display: filepath.ToSlash(rel), text: text})
+		}
+	}
+	return out, nil
+}
+
+func isRepoRoot(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+func sameAsAny(fi os.FileInfo, seen []os.FileInfo) bool {
+	for _, s := range seen {
+		if os.SameFile(fi, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// readCapped reads at most max bytes of a file as valid UTF-8 and says so
+// when it cut the rest.
+func readCapped(path string, max int64) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil
+		}
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return "", err
+	}
+	text := strings.ToValidUTF8(string(b), "\uFFFD")
+	if int64(len(b)) > max {
+		text = strings.ToValidUTF8(string(b[:max]), "") + fmt.Sprintf("\n[cut at %d bytes]\n", max)
+	}
+	return text, nil
+}
