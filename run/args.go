@@ -19,7 +19,8 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		return args, nil
 	}
 	cmd := app.Command(args[1])
-	if cmd == nil {
+	if cmd == nil || len(cmd.Subcommands) > 0 {
+		// A command with subcommands (config show) parses its own flags.
 		return args, nil
 	}
 	flags := make(map[string]bool) // name → takes a value
