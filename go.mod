@@ -28,5 +28,6 @@ require (
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.47.0 // indirect
+	golang.org/x/tools v0.38.0 // indirect
 	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

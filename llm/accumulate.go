@@ -213,11 +213,13 @@ func (b *accBlock) toBlock() Block {
 // message returns the assistant message assembled so far. Text and thinking
 // blocks still open are included as far as they got; a tool call that never
 // completed is left out, so a cut stream never yields a half-formed call.
+// Empty text blocks, which the APIs reject in requests, are left out too.
 func (a *accumulator) message() Message {
 	m := Message{Role: RoleAssistant, Content: make([]Block, 0, len(a.blocks))}
 	for i := range a.blocks {
 		b := &a.blocks[i]
-		if b.skip || (b.open && (b.kind == BlockToolUse || b.kind == BlockRedactedThinking)) {
+		if b.skip || (b.open && (b.kind == BlockToolUse || b.kind == BlockRedactedThinking)) ||
+			(b.kind == BlockText && len(b.buf) == 0) {
 			continue
 		}
 		m.Content = append(m.Content, b.toBlock())

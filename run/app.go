@@ -31,10 +31,12 @@ Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 type environment struct {
 	// lookupEnv reads an environment variable.
 	lookupEnv func(string) (string, bool)
+	// environ lists the environment as NAME=value, for the bash tool.
+	environ func() []string
 }
 
 func processEnvironment() environment {
-	return environment{lookupEnv: os.LookupEnv}
+	return environment{lookupEnv: os.LookupEnv, environ: os.Environ}
 }
 
 // NewApp builds the command-line application on the given streams. It never

@@ -1,9 +1,18 @@
 package run
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"slices"
+	"sync"
+	"time"
 
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/toolkit"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -35,4 +44,171 @@ func execCommand(stdin io.Reader, env environment) *cli.Command {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// runExec is one headless run: policy, workspace, input, tools, the loop,
+// and the closing summary. Errors it has already shown on stderr come back
+// as [reportedError]s carrying their exit code.
+func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment) error {
+	start := time.Now()
+	text := newTextSink(stdout, cfg.Output == "final")
+	act := newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
+	emit := func(ev Event) {
+		text.handle(ev)
+		act.handle(ev)
+	}
+	notice := func(s string) { act.handle(Event{Kind: EventNotice, Text: s}) }
+
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, cfg.Timeout, errTimeout)
+		defer cancel()
+	}
+
+	pol, err := resolvePolicyPending(cfg, notice)
+	if err != nil {
+		return err
+	}
+	for _, w := range pol.Warnings() {
+		notice("policy: " + w)
+	}
+	ws, err := toolkit.OpenWorkspace(cfg.Dir)
+	if err != nil {
+		return usagef("workspace: %v", err)
+	}
+	defer ws.Close()
+	pol = pol.InWorkspace(ws.Root())
+	for _, r := range pol.ExtraRoots() {
+		if err := ws.AddRoot(r.Dir, r.Write); err != nil {
+			notice(fmt.Sprintf("policy names %s, which cannot be opened: %v", r.Dir, err))
+		}
+	}
+
+	in, err := readInputContext(ctx, stdin, inputOptions{
+		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
+	})
+	if err != nil {
+		return interrupted(ctx, err, emit)
+	}
+	defer in.Close()
+	spillDir := ""
+	if in.Spill != nil {
+		spillDir = in.Spill.Dir
+		if err := ws.AddRoot(spillDir, false); err != nil {
+			return fmt.Errorf("run: open spilled stdin: %w", err)
+		}
+	}
+
+	ap := newApprover(pol, ws, spillDir)
+	tools := buildTools(ws, ap, cfg, env)
+	sys, err := systemPrompt(promptOptions{
+		Root: ws.Root(), Now: start, Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
+	})
+	if err != nil {
+		return err
+	}
+
+	l := newLoop(loopConfig{
+		Model:        cfg.Model,
+		System:       sys,
+		Tools:        tools,
+		MaxTurns:     cfg.MaxTurns,
+		MaxToolCalls: cfg.MaxToolCalls,
+		MaxDenials:   pol.MaxDenials(),
+		AbortOnAsk:   cfg.OnAsk == "abort" || (cfg.OnAsk == "" && pol.HeadlessAsk() == policy.AskAbort),
+		Timeout:      cfg.Timeout,
+		Retry:        llm.DefaultRetryPolicy(),
+	}, newClient(cfg), ap.judge, emit)
+	runErr := l.run(ctx, in.Text)
+
+	code := exitCode(runErr)
+	var sig SignalError
+	var rep reportedError
+	switch {
+	case errors.As(runErr, &sig):
+		code = sig.ExitCode()
+		emit(Event{Kind: EventError, Err: runErr})
+	case runErr != nil && !errors.As(runErr, &rep):
+		emit(Event{Kind: EventError, Err: runErr})
+	}
+	emit(Event{Kind: EventTurnDone, Summary: l.summary(start, code)})
+	if runErr == nil {
+		if text.err != nil {
+			return fmt.Errorf("run: write stdout: %w", text.err)
+		}
+		return nil
+	}
+	return reportedError{runErr}
+}
+
+// interrupted returns err, or the run's interruption when ctx ended first.
+func interrupted(ctx context.Context, err error, emit func(Event)) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	cause := context.Cause(ctx)
+	if errors.Is(cause, errTimeout) {
+		emit(Event{Kind: EventLimit, Text: "reached --timeout while reading standard input"})
+		return reportedError{exitError{code: ExitLimit, err: cause}}
+	}
+	return cause
+}
+
+// readInputContext is readInput that gives up when ctx ends: a read from a
+// pipe cannot be interrupted, so it runs aside, and a spill directory it
+// created is removed when the run does not wait for it.
+func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*input, error) {
+	var mu sync.Mutex
+	var spillDir string
+	abandoned := false
+	opt.OnSpillDir = func(dir string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		spillDir = dir
+		return !abandoned
+	}
+	type result struct {
+		in  *input
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		in, err := readInput(stdin, opt)
+		done <- result{in, err}
+	}()
+	select {
+	case r := <-done:
+		return r.in, r.err
+	case <-ctx.Done():
+		mu.Lock()
+		abandoned = true
+		if spillDir != "" {
+			os.RemoveAll(spillDir)
+		}
+		mu.Unlock()
+		return nil, context.Cause(ctx)
+	}
+}
+
+// buildTools returns the tools of a headless run: the file tools with the
+// policy's read filter, and bash in the workspace root with the process
+// environment minus secrets and the provider keys.
+func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment) []toolkit.Tool {
+	tools := toolkit.Tools(ws, toolkit.Options{ReadFilter: ap.readFilter()})
+	drop := []string{cfg.KeyVar}
+	for _, p := range providers {
+		drop = append(drop, p.keyVar)
+	}
+	bash := toolkit.NewBash(toolkit.BashConfig{Dir: ws.Root(), Env: env.environ(), DropEnv: drop})
+	// bash after the file tools that change things, as the registry suggests.
+	i := slices.IndexFunc(tools, func(t toolkit.Tool) bool { return t.Spec().Name == "edit" })
+	return slices.Insert(tools, i+1, toolkit.Tool(bash))
+}
+
+// newClient returns the model client of the configured provider.
+func newClient(cfg execConfig) streamer {
+	if cfg.Provider == "openai" {
+		return llm.NewOpenAI(llm.OpenAIConfig{Provider: "openai", BaseURL: cfg.BaseURL, APIKey: cfg.APIKey})
+	}
+	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, PromptCaching: true})
 }

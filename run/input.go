@@ -28,6 +28,9 @@ type inputOptions struct {
 	// Notice receives one-line notes for stderr (the "waiting for stdin"
 	// message). It may be called from another goroutine.
 	Notice func(string)
+	// OnSpillDir, when set, learns the spill directory as soon as it is
+	// created; if it returns false the spill is abandoned and removed.
+	OnSpillDir func(dir string) bool
 }
 
 // input is the first user message of a run and the spilled stdin file, if any.
@@ -94,7 +97,7 @@ func readInput(stdin io.Reader, opt inputOptions) (*input, error) {
 		if prompt != "" {
 			r = newWaitNotifier(stdin, opt.Wait, opt.Notice)
 		}
-		data, in.Spill, err = readStdin(r, opt.InlineMax, opt.TempDir)
+		data, in.Spill, err = readStdin(r, opt)
 		if c, ok := r.(*waitNotifier); ok {
 			c.stop()
 		}
@@ -168,15 +171,15 @@ func readPromptFile(name string) (string, error) {
 
 // readStdin reads r whole when it fits in inlineMax bytes; otherwise it
 // streams all of it to a spill file and returns that instead.
-func readStdin(r io.Reader, inlineMax int64, tempDir string) (string, *spill, error) {
-	head, err := io.ReadAll(io.LimitReader(r, inlineMax+1))
+func readStdin(r io.Reader, opt inputOptions) (string, *spill, error) {
+	head, err := io.ReadAll(io.LimitReader(r, opt.InlineMax+1))
 	if err != nil {
 		return "", nil, fmt.Errorf("run: read stdin: %w", err)
 	}
-	if int64(len(head)) <= inlineMax {
+	if int64(len(head)) <= opt.InlineMax {
 		return string(head), nil, nil
 	}
-	s, err := spillStdin(head, r, tempDir)
+	s, err := spillStdin(head, r, opt.TempDir, opt.OnSpillDir)
 	if err != nil {
 		return "", nil, err
 	}

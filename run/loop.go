@@ -2,9 +2,223 @@ package run
 
 import (
 	"context"
-	"io"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/toolkit"
 )
 
-func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment) error {
-	return exitf(ExitFailure, "exec: not wired yet")
+// streamer is what the loop needs of a model client.
+type streamer interface {
+	Stream(ctx context.Context, req llm.Request) (*llm.Stream, error)
+}
+
+// errTimeout is the cancellation cause when --timeout expires.
+var errTimeout = errors.New("timeout")
+
+// loopConfig are the fixed inputs of one run of the turn loop.
+type loopConfig struct {
+	Model        string
+	System       string
+	Tools        []toolkit.Tool
+	MaxTurns     int // model requests; at least 1
+	MaxToolCalls int // 0: none
+	MaxDenials   int // 0: none
+	AbortOnAsk   bool
+	Timeout      time.Duration // for the limit message; the caller sets the deadline
+	Retry        llm.RetryPolicy
+	Clock        llm.Clock // nil: the system clock
+}
+
+// loop is one run of the turn loop: model request, tool calls, results,
+// until the model answers without tool calls or a limit ends the run. It
+// owns the conversation and keeps it valid: every tool call gets exactly
+// one result, in order, before the next request.
+//
+// A loop is not safe for concurrent use and runs once.
+type loop struct {
+	cfg    loopConfig
+	client streamer
+	judge  judge
+	emit   func(Event)
+	now    func() time.Time
+
+	tools     map[string]toolkit.Tool
+	specs     []llm.ToolSpec
+	messages  []llm.Message
+	usage     llm.Usage
+	turns     int
+	toolCalls int
+	denials   int
+}
+
+func newLoop(cfg loopConfig, client streamer, j judge, emit func(Event)) *loop {
+	l := &loop{cfg: cfg, client: client, judge: j, emit: emit, now: time.Now, tools: map[string]toolkit.Tool{}}
+	for _, t := range cfg.Tools {
+		s := t.Spec()
+		l.tools[s.Name] = t
+		l.specs = append(l.specs, llm.ToolSpec{Name: s.Name, Description: s.Description, Schema: s.Schema})
+	}
+	return l
+}
+
+// run takes the first user message to the end of the run. It returns nil
+// when the model finished, or an error carrying the exit code: a limit (4),
+// the policy (3), the provider (5), a tool's infrastructure (1), or the
+// context's cause when the run was interrupted.
+func (l *loop) run(ctx context.Context, first string) error {
+	l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(first)}})
+	for {
+		if err := l.stopped(ctx); err != nil {
+			return err
+		}
+		if l.turns >= l.cfg.MaxTurns {
+			return l.limit("reached --max-turns %d before the model finished", l.cfg.MaxTurns)
+		}
+		l.turns++
+		l.emit(Event{Kind: EventTurnStart, Turn: l.turns})
+		msg, stop, err := l.request(ctx)
+		if err != nil {
+			return l.requestError(ctx, err)
+		}
+		calls := msg.ToolUses()
+		l.messages = append(l.messages, sanitize(msg))
+		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text()})
+		if len(calls) == 0 {
+			if stop == llm.StopMaxTokens {
+				l.emit(Event{Kind: EventNotice, Text: "the answer was cut at the output token limit; asking the model to continue"})
+				l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(cutAnswerNote)}})
+				continue
+			}
+			return nil
+		}
+		results, err := l.runCalls(ctx, calls, stop == llm.StopMaxTokens)
+		l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: results})
+		if err != nil {
+			return err
+		}
+	}
+}
+
+const cutAnswerNote = "Your answer was cut off at the output token limit. Continue exactly where it stopped."
+
+// stopped returns the reason the run must end now: its context ended.
+func (l *loop) stopped(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return l.contextError(ctx)
+}
+
+// contextError turns the end of ctx into the run's error: a timeout is a
+// limit (exit 4); a signal is returned as is for [Main] (exit 130/143).
+func (l *loop) contextError(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, errTimeout) {
+		return l.limit("reached --timeout %s", l.cfg.Timeout)
+	}
+	return cause
+}
+
+// limit reports a limit that ends the run and returns its exit-4 error.
+func (l *loop) limit(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	l.emit(Event{Kind: EventLimit, Text: msg})
+	return reportedError{exitError{code: ExitLimit, err: errors.New(msg)}}
+}
+
+// policyStop reports that the policy ended the run and returns its exit-3 error.
+func (l *loop) policyStop(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	l.emit(Event{Kind: EventLimit, Text: msg})
+	return reportedError{exitError{code: ExitPolicy, err: errors.New(msg)}}
+}
+
+// request streams one model answer, retrying transient failures. Text is
+// forwarded as it arrives; when a stream breaks after its text began, the
+// retry prints the whole answer again after an [EventStreamCut].
+func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, error) {
+	req := llm.Request{Model: l.cfg.Model, System: l.cfg.System, Messages: l.messages, Tools: l.specs}
+	var (
+		msg     llm.Message
+		stop    llm.StopReason
+		printed bool // text of the current attempt reached the sinks
+	)
+	policy := l.cfg.Retry
+	policy.Retryable = retryableAfterPrint
+	attempt := func(ctx context.Context) error {
+		printed = false
+		s, err := l.client.Stream(ctx, req)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		for s.Next() {
+			if ev := s.Current(); ev.Kind == llm.EventText && ev.Text != "" {
+				printed = true
+				l.emit(Event{Kind: EventTextDelta, Turn: l.turns, Text: ev.Text})
+			}
+		}
+		if err := s.Err(); err != nil {
+			return err
+		}
+		msg, stop = s.Message(), s.StopReason()
+		l.usage = l.usage.Add(s.Usage())
+		return nil
+	}
+	onRetry := func(n llm.RetryNotice) {
+		if printed {
+			l.emit(Event{Kind: EventStreamCut, Turn: l.turns})
+		}
+		l.emit(Event{Kind: EventRetry, Turn: l.turns, Retry: &RetryInfo{Attempt: n.Attempt, Wait: n.Wait, Reason: retryReason(n.Err)}})
+	}
+	err := llm.Retry(ctx, policy, l.cfg.Clock, attempt, onRetry)
+	return msg, stop, err
+}
+
+// retryableAfterPrint retries what llm.IsRetryable does and also a stream
+// cut after content arrived: the loop prints the answer again.
+func retryableAfterPrint(err error) bool {
+	if llm.IsRetryable(err) {
+		return true
+	}
+	var ae *llm.APIError
+	return errors.As(err, &ae) && ae.Partial && ae.Retryable
+}
+
+// retryReason is the short reason in a retry notice: "429 rate limit".
+func retryReason(err error) string {
+	var ae *llm.APIError
+	if !errors.As(err, &ae) {
+		return err.Error()
+	}
+	if ae.StatusCode != 0 {
+		return fmt.Sprintf("%d %s", ae.StatusCode, ae.Kind)
+	}
+	return ae.Kind.String()
+}
+
+// requestError turns a failed model request into the run's error.
+func (l *loop) requestError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return l.contextError(ctx)
+	}
+	if llm.IsContextLength(err) {
+		return exitError{code: ExitProvider, err: fmt.Errorf("the conversation no longer fits the model's context window: %w", err)}
+	}
+	return exitError{code: ExitProvider, err: fmt.Errorf("model request failed: %w", err)}
+}
+
+// summary is the closing tally of the run.
+func (l *loop) summary(start time.Time, code int) *Summary {
+	return &Summary{
+		Turns:        l.turns,
+		ToolCalls:    l.toolCalls,
+		InputTokens:  int64(l.usage.InputTokens + l.usage.CacheCreationTokens + l.usage.CacheReadTokens),
+		OutputTokens: int64(l.usage.OutputTokens),
+		Elapsed:      l.now().Sub(start),
+		ExitCode:     code,
+	}
 }

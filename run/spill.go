@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,8 +30,9 @@ type spill struct {
 
 // spillStdin writes head and then the rest of r to a new file in a private
 // directory under tempDir, never holding more than a small buffer of r in
-// memory. On error nothing is left behind.
-func spillStdin(head []byte, r io.Reader, tempDir string) (s *spill, err error) {
+// memory. onDir, if set, learns the directory at once and may abandon the
+// spill. On error nothing is left behind.
+func spillStdin(head []byte, r io.Reader, tempDir string, onDir func(string) bool) (s *spill, err error) {
 	dir, err := os.MkdirTemp(tempDir, "rubichan-stdin-")
 	if err != nil {
 		return nil, fmt.Errorf("run: spill stdin: %w", err)
@@ -40,6 +42,9 @@ func spillStdin(head []byte, r io.Reader, tempDir string) (s *spill, err error) 
 			os.RemoveAll(dir)
 		}
 	}()
+	if onDir != nil && !onDir(dir) {
+		return nil, errors.New("run: spill stdin: abandoned")
+	}
 	path := filepath.Join(dir, "stdin.txt")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

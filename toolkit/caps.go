@@ -9,6 +9,9 @@ const (
 	diffMaxBytes     = 16 << 10 // bytes of unified diff kept in a result
 	grepDefaultMax   = 200      // matches grep returns when no max is given
 	grepMaxFileSize  = 1 << 20  // files larger than this are not searched
+	grepMaxLineBytes = 500      // bytes of one matching or context line grep shows
+	grepMaxBytes     = 50 << 10 // bytes of output grep returns at most
+	grepMaxContext   = 20       // context lines grep accepts around a match
 	globMaxResults   = 1000     // paths glob returns at most
 	lsMaxEntries     = 500      // entries ls returns at most
 	bashOutputMax    = 30 << 10 // bytes of combined output bash keeps (head + tail)

@@ -1,0 +1,349 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Request is one request the server received.
+type Request struct {
+	Method string      `json:"method"`
+	Path   string      `json:"path"`
+	Header http.Header `json:"headers"`
+	Body   []byte      `json:"-"`
+}
+
+// JSON decodes the request body into v.
+func (r Request) JSON(v any) error { return json.Unmarshal(r.Body, v) }
+
+// MarshalJSON writes the request with its body as JSON when it is valid
+// JSON, else as a string.
+func (r Request) MarshalJSON() ([]byte, error) {
+	type plain Request
+	var body any = string(r.Body)
+	if json.Valid(r.Body) {
+		body = json.RawMessage(r.Body)
+	}
+	return json.Marshal(struct {
+		plain
+		Body any `json:"body"`
+	}{plain(r), body})
+}
+
+// Server is a scripted model server. Its methods are safe for concurrent
+// use; requests are answered one turn each, in arrival order.
+type Server struct {
+	srv    *httptest.Server
+	script Script
+
+	mu   sync.Mutex
+	reqs []Request
+	dir  string
+}
+
+// NewServer starts a server on 127.0.0.1 answering from script. The
+// caller must Close it.
+func NewServer(script Script) *Server {
+	s := &Server{script: script}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL returns the server's base URL, http://127.0.0.1:port. Use it as the
+// Anthropic base URL, and it or URL()+"/v1" as the OpenAI base URL.
+func (s *Server) URL() string { return s.srv.URL }
+
+// Close shuts the server down, cutting any stream still running.
+func (s *Server) Close() {
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Requests returns a copy of the requests received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.reqs))
+	for i, r := range s.reqs {
+		r.Header = r.Header.Clone()
+		r.Body = append([]byte(nil), r.Body...)
+		out[i] = r
+	}
+	return out
+}
+
+// RecordTo makes the server write every request it receives from now on
+// to dir as request-NNN.json (NNN counting all requests from 001). It
+// creates dir if needed.
+func (s *Server) RecordTo(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("llmtest: record requests: %w", err)
+	}
+	s.mu.Lock()
+	s.dir = dir
+	s.mu.Unlock()
+	return nil
+}
+
+// record stores r and returns its number, from 1, and the directory to
+// write it to.
+func (s *Server) record(r Request) (int, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, r)
+	return len(s.reqs), s.dir
+}
+
+func writeRequest(dir string, n int, r Request) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	name := filepath.Join(dir, fmt.Sprintf("request-%03d.json", n))
+	tmp := name + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, name)
+}
+
+// protocol is the wire format a path speaks.
+type protocol int
+
+const (
+	anthropic protocol = iota + 1
+	openai
+)
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "llmtest: read request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	n, dir := s.record(Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	if dir != "" {
+		if err := writeRequest(dir, n, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header, Body: body}); err != nil {
+			writeError(w, anthropic, http.StatusInternalServerError, "api_error", "llmtest: write request: "+err.Error())
+			return
+		}
+	}
+	var proto protocol
+	switch r.URL.Path {
+	case "/v1/messages":
+		proto = anthropic
+	case "/chat/completions", "/v1/chat/completions":
+		proto = openai
+	default:
+		writeError(w, openai, http.StatusNotFound, "not_found_error", "llmtest: no such endpoint "+r.URL.Path)
+		return
+	}
+	if r.Method != http.MethodPost {
+		writeError(w, proto, http.StatusMethodNotAllowed, "invalid_request_error", "llmtest: want POST, got "+r.Method)
+		return
+	}
+	if n > len(s.script.Turns) {
+		writeError(w, proto, http.StatusInternalServerError, "api_error",
+			fmt.Sprintf("llmtest: request %d has no scripted turn (the script has %d)", n, len(s.script.Turns)))
+		return
+	}
+	turn := s.script.Turns[n-1]
+	if f := turn.Fault; f != nil && f.Status != 0 {
+		for k, v := range f.Headers {
+			w.Header().Set(k, v)
+		}
+		if f.Body != "" {
+			if w.Header().Get("content-type") == "" {
+				w.Header().Set("content-type", "application/json")
+			}
+			w.WriteHeader(f.Status)
+			_, _ = io.WriteString(w, f.Body)
+			return
+		}
+		typ, msg := f.Type, f.Message
+		if typ == "" {
+			typ = defaultErrorType(f.Status)
+		}
+		if msg == "" {
+			msg = http.StatusText(f.Status)
+		}
+		writeError(w, proto, f.Status, typ, msg)
+		return
+	}
+	var req struct {
+		Model         string `json:"model"`
+		StreamOptions struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
+	}
+	_ = json.Unmarshal(body, &req)
+	st := &streamer{w: w, rc: http.NewResponseController(w), turn: turn, n: n, model: req.Model, done: r.Context().Done()}
+	w.Header().Set("content-type", "text/event-stream")
+	w.Header().Set("cache-control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if proto == anthropic {
+		st.anthropic()
+	} else {
+		st.openai(req.StreamOptions.IncludeUsage)
+	}
+}
+
+// writeError answers with the protocol's error JSON.
+func writeError(w http.ResponseWriter, proto protocol, status int, typ, msg string) {
+	var v any
+	if proto == anthropic {
+		v = map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": msg}}
+	} else {
+		v = map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": typ}}
+	}
+	w.Header().Set("content-type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func defaultErrorType(status int) string {
+	switch status {
+	case 400, 422:
+		return "invalid_request_error"
+	case 401:
+		return "authentication_error"
+	case 403:
+		return "permission_error"
+	case 404:
+		return "not_found_error"
+	case 413:
+		return "request_too_large"
+	case 429:
+		return "rate_limit_error"
+	case 529:
+		return "overloaded_error"
+	}
+	return "api_error"
+}
+
+// streamer writes one turn as an event stream and injects its fault.
+type streamer struct {
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	turn   Turn
+	n      int
+	model  string
+	done   <-chan struct{}
+	pieces int  // content pieces sent
+	fired  bool // the stream fault happened
+}
+
+// errStop ends a stream early: the fault happened or the client left.
+type errStop struct{}
+
+func (errStop) Error() string { return "stream stopped" }
+
+// event writes one SSE event and flushes it.
+func (st *streamer) event(name string, data any) error {
+	var b strings.Builder
+	if name != "" {
+		b.WriteString("event: ")
+		b.WriteString(name)
+		b.WriteByte('\n')
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	b.WriteString("data: ")
+	b.Write(raw)
+	b.WriteString("\n\n")
+	if _, err := io.WriteString(st.w, b.String()); err != nil {
+		return errStop{}
+	}
+	if err := st.rc.Flush(); err != nil {
+		return errStop{}
+	}
+	return nil
+}
+
+// piece writes one content event, after the turn's delay and the fault due
+// before it, if any.
+func (st *streamer) piece(name string, data any, errorEvent func() error) error {
+	if err := st.fault(false, errorEvent); err != nil {
+		return err
+	}
+	if d := time.Duration(st.turn.Delay); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-st.done:
+			t.Stop()
+			return errStop{}
+		}
+	}
+	st.pieces++
+	return st.event(name, data)
+}
+
+// fault injects the turn's stream fault when After pieces have been sent.
+// It is called before every piece and, with last set, once after the last
+// piece, where a fault whose After exceeds the pieces happens too.
+func (st *streamer) fault(last bool, errorEvent func() error) error {
+	f := st.turn.Fault
+	if f == nil || st.fired || st.pieces > f.After || (st.pieces < f.After && !last) {
+		return nil
+	}
+	st.fired = true
+	switch {
+	case f.Malformed:
+		if _, err := io.WriteString(st.w, "data: {\"malformed\n\n"); err != nil {
+			return errStop{}
+		}
+		_ = st.rc.Flush()
+		return nil
+	case f.Truncate:
+		_ = st.rc.Flush()
+		return errStop{}
+	case f.Disconnect:
+		_ = st.rc.Flush()
+		panic(http.ErrAbortHandler)
+	case f.ErrorEvent:
+		if err := errorEvent(); err != nil {
+			return err
+		}
+		return errStop{}
+	}
+	return nil
+}
+
+func (st *streamer) errorFields() (typ, msg string) {
+	typ, msg = st.turn.Fault.Type, st.turn.Fault.Message
+	if typ == "" {
+		typ = "api_error"
+	}
+	if msg == "" {
+		msg = "llmtest: scripted error event"
+	}
+	return typ, msg
+}
+
+func (st *streamer) stopReason() string {
+	if st.turn.Stop != "" {
+		return st.turn.Stop
+	}
+	if len(st.turn.ToolCalls) > 0 {
+		return "tool_use"
+	}
+	return "end_turn"
+}
+
+func (st *streamer) callID(i int, c ToolCall) string {
+	if c.ID != "" {
+		return c.ID
+	}
+	return fmt.Sprintf("call_%d_%d", st.n, i)
+}

@@ -1,0 +1,170 @@
+package llmtest
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func post(t *testing.T, url, body string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("x-api-key", "k1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp, string(raw)
+}
+
+// dataLines returns the data fields of an SSE body.
+func dataLines(body string) []string {
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(body))
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestServerProtocolsAndRecording(t *testing.T) {
+	t.Parallel()
+	turn := Turn{Text: []string{"hel", "lo"}, ToolCalls: []ToolCall{{Name: "ls", Args: []string{`{"p":`, `1}`}}}}
+	srv := NewServer(Script{Turns: []Turn{turn, turn, turn}})
+	defer srv.Close()
+	dir := filepath.Join(t.TempDir(), "reqs")
+	if err := srv.RecordTo(dir); err != nil {
+		t.Fatal(err)
+	}
+
+	resp, body := post(t, srv.URL()+"/v1/messages", `{"model":"claude"}`)
+	if resp.StatusCode != 200 || resp.Header.Get("content-type") != "text/event-stream" {
+		t.Fatalf("anthropic: %d %s", resp.StatusCode, resp.Header.Get("content-type"))
+	}
+	for _, want := range []string{"event: message_start", "event: ping", `"text":"hel","type":"text_delta"`,
+		`"partial_json":"{\"p\":"`, `"stop_reason":"tool_use"`, "event: message_stop", `"id":"call_1_0"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("anthropic stream lacks %s:\n%s", want, body)
+		}
+	}
+
+	_, body = post(t, srv.URL()+"/v1/chat/completions", `{"model":"gpt","stream_options":{"include_usage":true}}`)
+	lines := dataLines(body)
+	if len(lines) == 0 || lines[len(lines)-1] != "[DONE]" {
+		t.Fatalf("openai stream does not end in [DONE]:\n%s", body)
+	}
+	for _, want := range []string{`"content":"hel"`, `"arguments":"1}"`, `"finish_reason":"tool_calls"`, `"choices":[]`, `"model":"gpt"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("openai stream lacks %s:\n%s", want, body)
+		}
+	}
+
+	_, body = post(t, srv.URL()+"/chat/completions", `{}`)
+	if strings.Contains(body, `"usage"`) {
+		t.Errorf("usage sent though not asked for:\n%s", body)
+	}
+
+	resp, body = post(t, srv.URL()+"/v1/messages", `{}`)
+	if resp.StatusCode != 500 || !strings.Contains(body, "request 4 has no scripted turn (the script has 3)") {
+		t.Errorf("extra request: %d %s", resp.StatusCode, body)
+	}
+
+	reqs := srv.Requests()
+	if len(reqs) != 4 || reqs[0].Path != "/v1/messages" || reqs[1].Path != "/v1/chat/completions" ||
+		reqs[0].Header.Get("x-api-key") != "k1" || string(reqs[0].Body) != `{"model":"claude"}` {
+		t.Fatalf("requests = %+v", reqs)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "request-002.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Method  string              `json:"method"`
+		Path    string              `json:"path"`
+		Headers map[string][]string `json:"headers"`
+		Body    struct {
+			Model string `json:"model"`
+		} `json:"body"`
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Method != "POST" || rec.Path != "/v1/chat/completions" || rec.Body.Model != "gpt" || rec.Headers["X-Api-Key"][0] != "k1" {
+		t.Errorf("recorded request = %s", raw)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "request-004.json")); err != nil {
+		t.Errorf("extra request not recorded: %v", err)
+	}
+}
+
+func TestServerStatusFault(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(Script{Turns: []Turn{
+		{Fault: &Fault{Status: 429, Headers: map[string]string{"retry-after": "2"}}},
+		{Fault: &Fault{Status: 503, Body: "down"}},
+	}})
+	defer srv.Close()
+	resp, body := post(t, srv.URL()+"/v1/messages", `{}`)
+	if resp.StatusCode != 429 || resp.Header.Get("retry-after") != "2" ||
+		body != `{"error":{"message":"Too Many Requests","type":"rate_limit_error"},"type":"error"}`+"\n" {
+		t.Errorf("429: %d %q", resp.StatusCode, body)
+	}
+	resp, body = post(t, srv.URL()+"/chat/completions", `{}`)
+	if resp.StatusCode != 503 || body != "down" {
+		t.Errorf("503: %d %q", resp.StatusCode, body)
+	}
+	resp, _ = post(t, srv.URL()+"/v2/other", `{}`)
+	if resp.StatusCode != 404 {
+		t.Errorf("unknown path: %d", resp.StatusCode)
+	}
+}
+
+func TestServerStreamFaults(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		fault   Fault
+		path    string
+		want    []string // substrings of the body
+		notWant []string
+	}{
+		"malformed anthropic": {Fault{After: 1, Malformed: true}, "/v1/messages",
+			[]string{`"text":"a"`, "data: {\"malformed\n", `"text":"b"`, "message_stop"}, nil},
+		"truncate openai": {Fault{After: 1, Truncate: true}, "/chat/completions",
+			[]string{`"content":"a"`}, []string{`"content":"b"`, "finish_reason\":\"stop", "[DONE]"}},
+		"error event anthropic": {Fault{After: 2, ErrorEvent: true, Type: "overloaded_error", Message: "busy"}, "/v1/messages",
+			[]string{"event: error", `"type":"overloaded_error"`, `"text":"b"`}, []string{"message_stop"}},
+		"error event openai after all": {Fault{After: 9, ErrorEvent: true}, "/chat/completions",
+			[]string{`"content":"b"`, `"error":{"code":"api_error","message":"llmtest: scripted error event"`}, []string{"[DONE]"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := tc.fault
+			srv := NewServer(Script{Turns: []Turn{{Text: []string{"a", "b"}, Fault: &f}}})
+			defer srv.Close()
+			_, body := post(t, srv.URL()+tc.path, `{}`)
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("body lacks %q:\n%s", w, body)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(body, w) {
+					t.Errorf("body has %q:\n%s", w, body)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,149 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// richRequest exercises every request field and block kind: a system
+// prompt, two tools (one without schema), an assistant turn with thinking,
+// text and three tool calls (one with arguments that are not JSON, one with
+// empty arguments), and a user turn with three tool results (one an error)
+// followed by text.
+func richRequest() Request {
+	temp := 0.2
+	return Request{
+		Model:  "test-model",
+		System: "You are rubichan.",
+		Tools: []ToolSpec{
+			{Name: "read", Description: "Read a file.", Schema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+			{Name: "ls", Description: "List a directory."},
+		},
+		Messages: []Message{
+			{Role: RoleUser, Content: []Block{TextBlock("why did the build fail?"), TextBlock("<stdin>log</stdin>")}},
+			{Role: RoleAssistant, Content: []Block{
+				ThinkingBlock("Check the files.", "sig-1"),
+				{Kind: BlockRedactedThinking, Data: "opaque=="},
+				TextBlock("Let me look."),
+				ToolUseBlock("call_1", "read", json.RawMessage(`{"path":"main.go"}`)),
+				ToolUseBlock("call_2", "read", json.RawMessage(`{"path": "ma`)),
+				ToolUseBlock("call_3", "ls", nil),
+			}},
+			{Role: RoleUser, Content: []Block{
+				ToolResultBlock("call_1", "package main", false),
+				ToolResultBlock("call_2", "invalid arguments: unexpected end of JSON input", true),
+				ToolResultBlock("call_3", "", false),
+				TextBlock("Also check go.mod."),
+			}},
+		},
+		MaxTokens:       1024,
+		Temperature:     &temp,
+		StopSequences:   []string{"STOP"},
+		ThinkingBudget:  512,
+		ReasoningEffort: "low",
+	}
+}
+
+// indentJSON re-indents raw JSON for a readable golden file.
+func indentJSON(t *testing.T, raw []byte) []byte {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("request body is not JSON: %v\n%s", err, raw)
+	}
+	return marshalGolden(t, v)
+}
+
+func TestRequestSent(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		client     func(url string) streamer
+		recording  string
+		path       string
+		golden     string
+		header     map[string]string
+		noHeader   []string
+		mustAbsent []string // substrings the body must not contain
+	}{
+		"anthropic": {
+			client: func(url string) streamer {
+				return NewAnthropic(AnthropicConfig{BaseURL: url + "/", APIKey: "sk-ant-secret-123456", PromptCaching: true,
+					Headers: map[string]string{"anthropic-beta": "interleaved-thinking-2025-05-14"}})
+			},
+			recording: "anthropic/text.sse", path: "/v1/messages", golden: "anthropic/request.golden.json",
+			header: map[string]string{"x-api-key": "sk-ant-secret-123456", "anthropic-version": "2023-06-01",
+				"content-type": "application/json", "anthropic-beta": "interleaved-thinking-2025-05-14"},
+			noHeader: []string{"authorization"},
+		},
+		"openai": {
+			client: func(url string) streamer {
+				return NewOpenAI(OpenAIConfig{Provider: "openrouter", BaseURL: url + "/api/v1", APIKey: "sk-or-secret-123456",
+					Headers: map[string]string{"HTTP-Referer": "https://rubichan.dev"}, MaxTokensField: "max_completion_tokens"})
+			},
+			recording: "openai/text.sse", path: "/api/v1/chat/completions", golden: "openai/request.golden.json",
+			header: map[string]string{"authorization": "Bearer sk-or-secret-123456", "content-type": "application/json",
+				"http-referer": "https://rubichan.dev"},
+			noHeader:   []string{"x-api-key"},
+			mustAbsent: []string{"opaque==", "Check the files.", `"max_tokens"`},
+		},
+		"ollama without key": {
+			client: func(url string) streamer {
+				return NewOpenAI(OpenAIConfig{Provider: "ollama", BaseURL: url + "/v1"})
+			},
+			recording: "openai/text.sse", path: "/v1/chat/completions", golden: "openai/request_ollama.golden.json",
+			header:   map[string]string{"content-type": "application/json"},
+			noHeader: []string{"authorization"},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rec := readFile(t, filepath.Join("..", "testdata", "sse", tc.recording))
+			srv, reqs := replayServer(t, rec)
+			req := richRequest()
+			if name == "ollama without key" {
+				req.Tools, req.Temperature, req.MaxTokens = nil, nil, 0
+			}
+			s, err := tc.client(srv.URL).Stream(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			drain(t, s)
+			if err := s.Err(); err != nil {
+				t.Fatal(err)
+			}
+			got := <-reqs
+			if got.path != tc.path {
+				t.Errorf("path = %q, want %q", got.path, tc.path)
+			}
+			for k, v := range tc.header {
+				if got.header.Get(k) != v {
+					t.Errorf("header %s = %q, want %q", k, got.header.Get(k), v)
+				}
+			}
+			for _, k := range tc.noHeader {
+				if got.header.Get(k) != "" {
+					t.Errorf("header %s sent: %q", k, got.header.Get(k))
+				}
+			}
+			for _, s := range tc.mustAbsent {
+				if strings.Contains(string(got.body), s) {
+					t.Errorf("body contains %s:\n%s", s, got.body)
+				}
+			}
+			checkGolden(t, filepath.Join("..", "testdata", "sse", tc.golden), indentJSON(t, got.body))
+		})
+	}
+}
+
+func TestMaxTokensFieldInvalid(t *testing.T) {
+	t.Parallel()
+	c := NewOpenAI(OpenAIConfig{BaseURL: "http://127.0.0.1:1", MaxTokensField: "max_tokenz"})
+	_, err := c.Stream(context.Background(), simpleRequest())
+	if err == nil || !strings.Contains(err.Error(), `unknown max tokens field "max_tokenz"`) {
+		t.Fatalf("err = %v", err)
+	}
+}

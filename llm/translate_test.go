@@ -1,0 +1,178 @@
+package llm
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// decodeAnthropicMessages is the inverse of the request encoding, for the
+// round-trip tests.
+func decodeAnthropicMessages(t *testing.T, body []byte) []Message {
+	t.Helper()
+	var w antRequest
+	if err := json.Unmarshal(body, &w); err != nil {
+		t.Fatal(err)
+	}
+	var out []Message
+	for _, m := range w.Messages {
+		msg := Message{Role: m.Role}
+		for _, b := range m.Content {
+			switch b.Type {
+			case "text":
+				msg.Content = append(msg.Content, TextBlock(*b.Text))
+			case "tool_use":
+				msg.Content = append(msg.Content, ToolUseBlock(b.ID, b.Name, b.Input))
+			case "tool_result":
+				msg.Content = append(msg.Content, ToolResultBlock(b.ToolUseID, *b.Content, b.IsError))
+			case "thinking":
+				msg.Content = append(msg.Content, ThinkingBlock(*b.Thinking, *b.Signature))
+			case "redacted_thinking":
+				msg.Content = append(msg.Content, Block{Kind: BlockRedactedThinking, Data: b.Data})
+			default:
+				t.Fatalf("unknown block type %q", b.Type)
+			}
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+// decodeOpenAIMessages turns chat messages back into neutral ones: tool
+// messages become tool-result blocks of a user message, merged with the
+// user text that follows them.
+func decodeOpenAIMessages(t *testing.T, body []byte) (string, []Message) {
+	t.Helper()
+	var w oaiRequest
+	if err := json.Unmarshal(body, &w); err != nil {
+		t.Fatal(err)
+	}
+	var system string
+	var out []Message
+	lastUser := func() *Message {
+		if n := len(out); n > 0 && out[n-1].Role == RoleUser {
+			return &out[n-1]
+		}
+		out = append(out, Message{Role: RoleUser})
+		return &out[len(out)-1]
+	}
+	for _, m := range w.Messages {
+		switch m.Role {
+		case "system":
+			system = *m.Content
+		case "user":
+			u := lastUser()
+			u.Content = append(u.Content, TextBlock(*m.Content))
+		case "tool":
+			u := lastUser()
+			u.Content = append(u.Content, ToolResultBlock(m.ToolCallID, *m.Content, false))
+		case "assistant":
+			msg := Message{Role: RoleAssistant}
+			if m.Content != nil && *m.Content != "" {
+				msg.Content = append(msg.Content, TextBlock(*m.Content))
+			}
+			for _, c := range m.ToolCalls {
+				msg.Content = append(msg.Content, ToolUseBlock(c.ID, c.Function.Name, json.RawMessage(c.Function.Arguments)))
+			}
+			out = append(out, msg)
+		default:
+			t.Fatalf("unknown role %q", m.Role)
+		}
+	}
+	return system, out
+}
+
+func TestTranslationRoundTrip(t *testing.T) {
+	t.Parallel()
+	user := func(b ...Block) Message { return Message{Role: RoleUser, Content: b} }
+	asst := func(b ...Block) Message { return Message{Role: RoleAssistant, Content: b} }
+	obj := json.RawMessage(`{"path":"a.go"}`)
+	tests := map[string]struct {
+		in        []Message
+		anthropic []Message // nil: same as in
+		openai    []Message // nil: same as in
+	}{
+		"text": {in: []Message{user(TextBlock("hi")), asst(TextBlock("hello"))}},
+		"several tool results after one assistant turn": {
+			in: []Message{
+				user(TextBlock("go")),
+				asst(TextBlock("Reading."), ToolUseBlock("c1", "read", obj), ToolUseBlock("c2", "ls", json.RawMessage(`{}`)), ToolUseBlock("c3", "grep", json.RawMessage(`{"q":"x"}`))),
+				user(ToolResultBlock("c1", "one", false), ToolResultBlock("c2", "two", false), ToolResultBlock("c3", "three", false)),
+				asst(TextBlock("done")),
+			},
+		},
+		"tool results then text": {
+			in:     []Message{asst(ToolUseBlock("c1", "read", obj)), user(ToolResultBlock("c1", "x", false), TextBlock("more"))},
+			openai: []Message{asst(ToolUseBlock("c1", "read", obj)), user(ToolResultBlock("c1", "x", false), TextBlock("more"))},
+		},
+		"error result": {
+			in:     []Message{asst(ToolUseBlock("c1", "bash", obj)), user(ToolResultBlock("c1", "exit 1", true))},
+			openai: []Message{asst(ToolUseBlock("c1", "bash", obj)), user(ToolResultBlock("c1", "exit 1", false))}, // no error flag in chat
+		},
+		"invalid and empty tool input": {
+			in:        []Message{asst(ToolUseBlock("c1", "read", json.RawMessage(`{"pa`)), ToolUseBlock("c2", "ls", nil), ToolUseBlock("c3", "ls", json.RawMessage(`[1]`)))},
+			anthropic: []Message{asst(ToolUseBlock("c1", "read", emptyObject), ToolUseBlock("c2", "ls", emptyObject), ToolUseBlock("c3", "ls", emptyObject))},
+			openai:    []Message{asst(ToolUseBlock("c1", "read", json.RawMessage(`{"pa`)), ToolUseBlock("c2", "ls", emptyObject), ToolUseBlock("c3", "ls", json.RawMessage(`[1]`)))},
+		},
+		"thinking kept for anthropic only": {
+			in:     []Message{asst(ThinkingBlock("hmm", "sig"), Block{Kind: BlockRedactedThinking, Data: "xx"}, TextBlock("a"), ToolUseBlock("c1", "ls", obj))},
+			openai: []Message{asst(TextBlock("a"), ToolUseBlock("c1", "ls", obj))},
+		},
+		"empty text dropped": {
+			in:        []Message{user(TextBlock("q")), asst(TextBlock(""), ToolUseBlock("c1", "ls", obj))},
+			anthropic: []Message{user(TextBlock("q")), asst(ToolUseBlock("c1", "ls", obj))},
+			openai:    []Message{user(TextBlock("q")), asst(ToolUseBlock("c1", "ls", obj))},
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			req := Request{Model: "m", System: "sys", Messages: tc.in}
+
+			body, err := NewAnthropic(AnthropicConfig{}).encode(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.anthropic
+			if want == nil {
+				want = tc.in
+			}
+			if got := decodeAnthropicMessages(t, body); !reflect.DeepEqual(got, want) {
+				t.Errorf("anthropic round trip:\n got %+v\nwant %+v", got, want)
+			}
+
+			body, err = NewOpenAI(OpenAIConfig{}).encode(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = tc.openai
+			if want == nil {
+				want = tc.in
+			}
+			sys, got := decodeOpenAIMessages(t, body)
+			if sys != "sys" || !reflect.DeepEqual(got, want) {
+				t.Errorf("openai round trip:\n got %q %+v\nwant %+v", sys, got, want)
+			}
+		})
+	}
+}
+
+func TestAnthropicRequestDefaults(t *testing.T) {
+	t.Parallel()
+	body, err := NewAnthropic(AnthropicConfig{}).encode(Request{Model: "m", Messages: []Message{{Role: RoleUser, Content: []Block{TextBlock("x")}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w map[string]any
+	if err := json.Unmarshal(body, &w); err != nil {
+		t.Fatal(err)
+	}
+	if w["max_tokens"] != float64(DefaultAnthropicMaxTokens) || w["stream"] != true {
+		t.Errorf("defaults = %v", w)
+	}
+	for _, k := range []string{"system", "tools", "thinking", "temperature", "stop_sequences"} {
+		if _, ok := w[k]; ok {
+			t.Errorf("unset field %s sent: %v", k, w[k])
+		}
+	}
+}

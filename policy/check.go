@@ -1,0 +1,148 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// selfTest is one [[test]] entry: an action and the decision the policy
+// must give it.
+type selfTest struct {
+	key    string // "test[N]", for errors
+	line   int
+	action Action
+	expect Decision
+}
+
+func (b *builder) test(i int, td testDoc) (selfTest, error) {
+	key := fmt.Sprintf("test[%d]", i)
+	t := selfTest{key: key, line: b.lines[key]}
+	class, err := ParseClass(td.Tool)
+	if err != nil {
+		return t, b.errf(key+".tool", "%v", err)
+	}
+	if t.expect, err = ParseDecision(td.Expect); err != nil {
+		return t, b.errf(key+".expect", "%v", err)
+	}
+	t.action.Class = class
+	switch {
+	case class == ClassShell && td.Command != nil && td.Path == nil:
+		t.action.Command = *td.Command
+	case class != ClassShell && td.Path != nil && td.Command == nil:
+		t.action.Paths = []Path{{Requested: *td.Path}}
+	case class == ClassShell:
+		return t, b.errf(key, "a shell test takes command (and no path)")
+	default:
+		return t, b.errf(key, "a %s test takes path (and no command)", class)
+	}
+	return t, nil
+}
+
+// selfTest runs the policy's own [[test]] entries.
+func (p *Policy) selfTest() error {
+	for _, t := range p.tests {
+		r := p.Decide(t.action)
+		if r.Decision == t.expect {
+			continue
+		}
+		what := t.action.Command
+		if t.action.Class != ClassShell {
+			what = t.action.Paths[0].Requested
+		}
+		return &LoadError{File: p.name, Key: t.key, Line: t.line, Err: fmt.Errorf(
+			"self-test failed: %s %q: want %s, got %s (rule %s, %s: %s)",
+			t.action.Class, what, t.expect, r.Decision, r.Rule, r.Fact, r.Reason)}
+	}
+	return nil
+}
+
+// coverageWarnings reports allow patterns that a deny rule fully covers:
+// they can never take effect, which usually means the author expected an
+// exception that deny-wins semantics do not give.
+func coverageWarnings(rules []*rule) []string {
+	var out []string
+	for _, a := range rules {
+		if a.decision != Allow {
+			continue
+		}
+		for _, d := range rules {
+			if d.decision != Deny || d.class != a.class {
+				continue
+			}
+			for _, ap := range a.commands {
+				for _, dp := range d.commands {
+					if ap.coveredBy(dp) {
+						out = append(out, fmt.Sprintf("rule %s: allow %q can never take effect: rule %s denies %q", a.id, ap.text, d.id, dp.text))
+					}
+				}
+			}
+			for _, ap := range a.paths {
+				for _, dp := range d.paths {
+					if pathCoveredBy(ap, dp) {
+						out = append(out, fmt.Sprintf("rule %s: allow %q can never take effect: rule %s denies %q", a.id, ap, d.id, dp))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// CommandLine is the source name of rules given with --allow and --deny.
+const CommandLine = "command line"
+
+// WithRules returns a copy of the policy with rules from the command line
+// added, each written "CLASS:PATTERN" (`shell:go test ./...`, `write:src/**`,
+// `read:docs/**`). They are judged like the file's rules: a deny still wins
+// over an allow. The file's [[test]] entries are not re-run: they describe
+// the file, and the command line changes it on purpose. Errors are
+// [*LoadError].
+func (p *Policy) WithRules(allow, deny []string) (*Policy, error) {
+	q := *p
+	q.rules = append([]*rule(nil), p.rules...)
+	for _, e := range []struct {
+		flag  string
+		specs []string
+		d     Decision
+	}{{"--allow", allow, Allow}, {"--deny", deny, Deny}} {
+		for _, spec := range e.specs {
+			r, err := cliRule(e.flag, spec, e.d)
+			if err != nil {
+				return nil, &LoadError{File: CommandLine, Key: e.flag, Err: err}
+			}
+			q.rules = append(q.rules, r)
+		}
+	}
+	q.warnings = coverageWarnings(q.rules)
+	return &q, nil
+}
+
+func cliRule(flag, spec string, d Decision) (*rule, error) {
+	cls, pat, ok := strings.Cut(spec, ":")
+	if !ok {
+		return nil, fmt.Errorf("%q: want CLASS:PATTERN, such as shell:go test ./... or write:src/**", spec)
+	}
+	class, err := ParseClass(strings.TrimSpace(cls))
+	if err != nil {
+		return nil, fmt.Errorf("%q: %w", spec, err)
+	}
+	r := &rule{id: flag + " " + spec, class: class, decision: d, reason: "given with " + flag}
+	if pat == "" {
+		return nil, errors.New(spec + ": empty pattern")
+	}
+	if class == ClassShell {
+		cp, err := parseCommandPattern(pat)
+		if err != nil {
+			return nil, err
+		}
+		r.commands = []cmdPattern{cp}
+		return r, nil
+	}
+	p, err := parsePathPattern(pat)
+	if err != nil {
+		return nil, err
+	}
+	r.paths = []string{p}
+	return r, nil
+}

@@ -1,0 +1,352 @@
+package policy
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// FactKind is what a fact is about.
+type FactKind uint8
+
+// Kinds of fact.
+const (
+	// FactCommand is one simple command's argv.
+	FactCommand FactKind = iota + 1
+	// FactRead is a path read: by a file tool or a `<` redirect.
+	FactRead
+	// FactWrite is a path written: by a file tool or a `>` redirect.
+	FactWrite
+	// FactBackground is a job started with `&`.
+	FactBackground
+	// FactOpaque is a construct the analysis cannot fully read.
+	FactOpaque
+)
+
+// String returns "command", "read", "write", "background" or "opaque".
+func (k FactKind) String() string {
+	switch k {
+	case FactCommand:
+		return "command"
+	case FactRead:
+		return "read"
+	case FactWrite:
+		return "write"
+	case FactBackground:
+		return "background"
+	case FactOpaque:
+		return "opaque"
+	}
+	return "unknown"
+}
+
+// Rule names the package uses for decisions no [[rule]] made.
+const (
+	RuleDefault  = "defaults.decision"
+	RuleOpaque   = "opaque"
+	RuleGuard    = "guard"
+	RuleSession  = "session approval"
+	ruleToolsFmt = "tools.%s"
+)
+
+// Path is one path a file tool call touches, in the form the runner's
+// workspace gives: cleaned, slash-separated, workspace-relative inside the
+// workspace, absolute outside it.
+type Path struct {
+	// Requested is the path as the model asked for it.
+	Requested string
+	// Resolved is the path after following symlinks; "" or equal to
+	// Requested when no link was involved.
+	Resolved string
+}
+
+// Action is one tool call as the policy sees it.
+type Action struct {
+	// Class is the tool class: read, write or shell.
+	Class Class
+	// Paths are the paths a read or write call touches.
+	Paths []Path
+	// Command is the shell command line of a shell call.
+	Command string
+	// Dir is the shell call's working directory, workspace-relative in
+	// slash form; "" means the workspace root. Relative redirect targets
+	// are joined to it.
+	Dir string
+	// Resolve, when set, resolves a redirect target (workspace-relative or
+	// absolute, as above) through symlinks the way the file tools do, so a
+	// redirect through a link is judged by its target too. An error denies
+	// the redirect.
+	Resolve func(path string) (string, error)
+}
+
+// Fact is one thing a call does, with its decision.
+type Fact struct {
+	// Kind is what the fact is about.
+	Kind FactKind
+	// Value is the command line, the path, or what is opaque.
+	Value string
+	// Decision is the fact's decision.
+	Decision Decision
+	// Rule is the id of the rule that decided it, or one of [RuleDefault],
+	// "tools.CLASS", [RuleOpaque], [RuleGuard], [RuleSession],
+	// "shell.redirects" or "shell.background".
+	Rule string
+	// Reason says why, for people and for the model.
+	Reason string
+
+	exact bool // a session approval may apply to it
+}
+
+// String renders the fact as "kind: value".
+func (f Fact) String() string { return f.Kind.String() + ": " + f.Value }
+
+// Result is the decision for one call: its strictest fact, and every fact.
+type Result struct {
+	// Decision is the strictest decision of the facts.
+	Decision Decision
+	// Rule, Fact and Reason come from the fact that made the decision (the
+	// first of the strictest facts).
+	Rule   string
+	Fact   string
+	Reason string
+	// Facts are all the facts, in the order the analysis found them.
+	Facts []Fact
+}
+
+// Decide judges one call. It never fails: anything it cannot judge is
+// denied, or asked where the construct is merely opaque.
+func (p *Policy) Decide(a Action) Result {
+	var facts []Fact
+	switch a.Class {
+	case ClassRead, ClassWrite:
+		kind := FactRead
+		if a.Class == ClassWrite {
+			kind = FactWrite
+		}
+		if len(a.Paths) == 0 {
+			facts = append(facts, guard(kind, "", "the call names no path"))
+		}
+		seen := map[string]bool{}
+		for _, pr := range a.Paths {
+			for _, name := range []string{pr.Requested, pr.Resolved} {
+				if name == "" && pr.Requested != "" || seen[name] {
+					continue
+				}
+				seen[name] = true
+				facts = append(facts, p.pathFact(a.Class, kind, name))
+			}
+		}
+	case ClassShell:
+		facts = p.shellFacts(a)
+	default:
+		facts = append(facts, guard(FactOpaque, a.Class.String(), "unknown tool class"))
+	}
+	return summarize(facts)
+}
+
+// summarize picks the strictest fact.
+func summarize(facts []Fact) Result {
+	r := Result{Facts: facts}
+	for _, f := range facts {
+		if r.Decision == 0 || f.Decision > r.Decision || f.Decision == 0 {
+			d := f.Decision
+			if d == 0 {
+				d = Deny
+			}
+			r.Decision, r.Rule, r.Fact, r.Reason = d, f.Rule, f.String(), f.Reason
+		}
+	}
+	if r.Decision == 0 {
+		r.Decision, r.Rule, r.Reason = Deny, RuleGuard, "nothing to decide"
+	}
+	return r
+}
+
+func guard(kind FactKind, value, reason string) Fact {
+	return Fact{Kind: kind, Value: value, Decision: Deny, Rule: RuleGuard, Reason: reason}
+}
+
+// shellFacts judges every fact of a shell command.
+func (p *Policy) shellFacts(a Action) []Fact {
+	dir := "."
+	if a.Dir != "" {
+		if f := p.pathFact(ClassRead, FactRead, a.Dir); f.Rule == RuleGuard {
+			return []Fact{guard(FactOpaque, a.Dir, "working directory: "+f.Reason)}
+		}
+		dir = path.Clean(a.Dir)
+	}
+	var facts []Fact
+	for _, rf := range analyzeCommand(a.Command, dir) {
+		switch rf.kind {
+		case FactCommand:
+			facts = append(facts, p.commandFact(rf))
+		case FactBackground:
+			facts = append(facts, Fact{Kind: FactBackground, Value: rf.value, Decision: p.shell.Background,
+				Rule: "shell.background", Reason: "a job started with & outlives the command", exact: true})
+		case FactOpaque:
+			facts = append(facts, Fact{Kind: FactOpaque, Value: rf.value, Decision: Ask, Rule: RuleOpaque,
+				Reason: "the analysis cannot fully read this construct"})
+		case FactRead, FactWrite:
+			class := ClassRead
+			if rf.kind == FactWrite {
+				class = ClassWrite
+			}
+			if p.shell.Redirects == RedirectDeny {
+				facts = append(facts, Fact{Kind: rf.kind, Value: rf.path, Decision: Deny,
+					Rule: "shell.redirects", Reason: "the policy allows no file redirects"})
+				continue
+			}
+			facts = append(facts, p.pathFact(class, rf.kind, rf.path))
+			if a.Resolve == nil {
+				continue
+			}
+			resolved, err := a.Resolve(rf.path)
+			switch {
+			case err != nil:
+				facts = append(facts, guard(rf.kind, rf.path, "redirect target: "+err.Error()))
+			case resolved != "" && resolved != rf.path:
+				facts = append(facts, p.pathFact(class, rf.kind, resolved))
+			}
+		}
+	}
+	return facts
+}
+
+// commandFact judges one simple command: the strictest matching rule,
+// else the shell fallback. Deny rules also see the command lines that
+// wrappers in it would run.
+func (p *Policy) commandFact(rf rawFact) Fact {
+	f := Fact{Kind: FactCommand, Value: rf.value, exact: rf.exact}
+	for _, r := range p.rules {
+		if r.class != ClassShell || (f.Decision != 0 && r.decision <= f.Decision) {
+			continue
+		}
+		if pat, via := r.matchArgv(rf.argv, rf.inner); pat != "" {
+			f.Decision, f.Rule, f.Reason = r.decision, r.id, r.explain(pat)
+			if via != "" {
+				f.Reason = fmt.Sprintf("a wrapper runs %q, which %s", via, f.Reason)
+			}
+		}
+	}
+	if f.Decision == 0 {
+		f.Decision, f.Rule, f.Reason = p.fallback(ClassShell)
+	}
+	return f
+}
+
+// matchArgv returns the pattern of r that matches argv, or for deny rules
+// one of the wrapped command lines (then via is that line); "" if none.
+func (r *rule) matchArgv(argv []word, inner [][]word) (pattern, via string) {
+	for _, cp := range r.commands {
+		if cp.matchCommand(argv, r.decision) {
+			return cp.text, ""
+		}
+		if r.decision != Deny {
+			continue
+		}
+		for _, in := range inner {
+			if cp.matchCommand(in, Deny) {
+				return cp.text, renderArgv(in)
+			}
+		}
+	}
+	return "", ""
+}
+
+// explain says which pattern of a rule matched, and why the rule exists.
+func (r *rule) explain(matched string) string {
+	s := fmt.Sprintf("matches %q", matched)
+	if r.reason != "" {
+		s += ": " + r.reason
+	}
+	return s
+}
+
+// fallback returns the decision, rule name and reason for a fact no rule
+// matched.
+func (p *Policy) fallback(c Class) (Decision, string, string) {
+	if p.tools[c] != 0 {
+		return p.tools[c], fmt.Sprintf(ruleToolsFmt, c), "no rule matches; the " + c.String() + " fallback applies"
+	}
+	return p.defaults, RuleDefault, "no rule matches; the default applies"
+}
+
+// pathFact judges one path of class c.
+func (p *Policy) pathFact(c Class, kind FactKind, name string) Fact {
+	f := Fact{Kind: kind, Value: name, exact: true}
+	if name == "" {
+		return guard(kind, name, "empty path")
+	}
+	if err := checkText(name); err != nil {
+		return guard(kind, fmt.Sprintf("%q", name), "path holds "+err.Error())
+	}
+	clean, outside := p.normalize(name)
+	f.Value = clean
+	if outside && !strings.HasPrefix(clean, "/") {
+		return guard(kind, clean, "the path leaves the workspace")
+	}
+	if kind == FactWrite && p.protected(clean) {
+		return guard(kind, clean, "the policy file cannot be written")
+	}
+	for _, r := range p.rules {
+		if r.class != c || (f.Decision != 0 && r.decision <= f.Decision) {
+			continue
+		}
+		for _, pat := range r.paths {
+			if matchPath(pat, clean, r.decision) {
+				f.Decision, f.Rule, f.Reason = r.decision, r.id, r.explain(pat)
+				break
+			}
+		}
+	}
+	if f.Decision != 0 {
+		return f
+	}
+	if outside {
+		return guard(kind, clean, "the path is outside the workspace and no absolute allow rule names it")
+	}
+	f.Decision, f.Rule, f.Reason = p.fallback(c)
+	return f
+}
+
+// normalize cleans a path and makes it workspace-relative when it lies in
+// the bound workspace. outside reports a path outside the workspace; such
+// a path is returned absolute when the workspace root is known.
+func (p *Policy) normalize(name string) (clean string, outside bool) {
+	clean = path.Clean(name)
+	if strings.HasPrefix(clean, "/") {
+		if p.root != "" {
+			if clean == p.root {
+				return ".", false
+			}
+			if rel, ok := strings.CutPrefix(clean, strings.TrimSuffix(p.root, "/")+"/"); ok {
+				return rel, false
+			}
+		}
+		return clean, true
+	}
+	if clean == ".." || strings.HasPrefix(clean, "../") {
+		if p.root != "" {
+			return path.Join(p.root, clean), true
+		}
+		return clean, true
+	}
+	return clean, false
+}
+
+// workspacePolicy is the workspace policy file, always protected from
+// writes so the model cannot widen its own permissions for a later run.
+const workspacePolicy = ".rubichan/policy.toml"
+
+// protected reports whether a cleaned path is the policy file.
+func (p *Policy) protected(clean string) bool {
+	if strings.EqualFold(clean, workspacePolicy) {
+		return true
+	}
+	if p.file == "" {
+		return false
+	}
+	own, _ := p.normalize(filepath.ToSlash(p.file))
+	return strings.EqualFold(clean, own)
+}

@@ -1,0 +1,317 @@
+package policy
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// LoadError is a policy that cannot be used: unreadable, not TOML, an
+// unknown key, a bad value or a failed self-test. The runner refuses to
+// start (exit code 2).
+type LoadError struct {
+	// File names the policy file, or "command line" for --allow/--deny.
+	File string
+	// Key is the offending key, such as "rule[2].paths"; may be empty.
+	Key string
+	// Line is the 1-based line in the file, 0 when unknown.
+	Line int
+	// Err is the problem.
+	Err error
+}
+
+// Error renders "policy: FILE:LINE: KEY: problem".
+func (e *LoadError) Error() string {
+	var b strings.Builder
+	b.WriteString("policy: ")
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(e.Line))
+	}
+	if e.Key != "" {
+		b.WriteString(": " + e.Key)
+	}
+	b.WriteString(": " + e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns the underlying problem.
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// document is the policy file's schema.
+type document struct {
+	Version  *int         `toml:"version"`
+	Defaults *defaultsDoc `toml:"defaults"`
+	Tools    *toolsDoc    `toml:"tools"`
+	Shell    *shellDoc    `toml:"shell"`
+	Rule     []ruleDoc    `toml:"rule"`
+	Test     []testDoc    `toml:"test"`
+}
+
+type defaultsDoc struct {
+	Decision    *string `toml:"decision"`
+	HeadlessAsk *string `toml:"headless_ask"`
+	MaxDenials  *int    `toml:"max_denials"`
+}
+
+type toolsDoc struct {
+	Read  *string `toml:"read"`
+	Write *string `toml:"write"`
+	Shell *string `toml:"shell"`
+}
+
+type shellDoc struct {
+	Redirects  *string `toml:"redirects"`
+	Background *string `toml:"background"`
+}
+
+type ruleDoc struct {
+	ID       string   `toml:"id"`
+	Tool     string   `toml:"tool"`
+	Decision string   `toml:"decision"`
+	Commands []string `toml:"commands"`
+	Paths    []string `toml:"paths"`
+	Reason   string   `toml:"reason"`
+}
+
+type testDoc struct {
+	Tool    string  `toml:"tool"`
+	Command *string `toml:"command"`
+	Path    *string `toml:"path"`
+	Expect  string  `toml:"expect"`
+}
+
+// Load reads and parses the policy file at file. Errors are [*LoadError].
+func Load(file string) (*Policy, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, &LoadError{File: file, Err: err}
+	}
+	p, err := Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if abs, err := filepath.Abs(file); err == nil {
+		p.file = abs
+	}
+	return p, nil
+}
+
+//go:embed default.toml
+var defaultPolicy []byte
+
+// DefaultName is the name of the built-in policy.
+const DefaultName = "built-in default policy"
+
+// Default returns the built-in policy that applies when no policy file is
+// given: reads allowed except common secret files, writes and shell asked,
+// "ask" denied in headless runs.
+func Default() *Policy {
+	p, err := Parse(DefaultName, defaultPolicy)
+	if err != nil { // the embedded file is tested; never reached
+		panic(err)
+	}
+	return p
+}
+
+// Parse parses a policy file's contents; name names it in errors and in
+// rule ids. Parsing is strict: unknown keys, unknown classes or decisions,
+// bad globs and command patterns are errors, and so is a failing [[test]].
+// Errors are [*LoadError].
+func Parse(name string, data []byte) (*Policy, error) {
+	var doc document
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, tomlError(name, err)
+	}
+	lines := keyLines(data)
+	b := builder{name: name, lines: lines}
+	p, err := b.build(&doc)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.selfTest(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// tomlError turns a go-toml error into a LoadError with its position.
+func tomlError(name string, err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) && len(strict.Errors) > 0 {
+		e := strict.Errors[0]
+		line, _ := e.Position()
+		return &LoadError{File: name, Key: strings.Join(e.Key(), "."), Line: line, Err: errors.New("unknown key")}
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, _ := de.Position()
+		return &LoadError{File: name, Key: strings.Join(de.Key(), "."), Line: line, Err: errors.New(strings.TrimPrefix(de.Error(), "toml: "))}
+	}
+	return &LoadError{File: name, Err: err}
+}
+
+// builder turns a decoded document into a Policy.
+type builder struct {
+	name  string
+	lines map[string]int
+}
+
+func (b *builder) errf(key string, format string, args ...any) error {
+	line := b.lines[key]
+	for k := key; line == 0 && k != ""; {
+		i := strings.LastIndexAny(k, ".[")
+		if i < 0 {
+			break
+		}
+		k = k[:i]
+		line = b.lines[k]
+	}
+	return &LoadError{File: b.name, Key: key, Line: line, Err: fmt.Errorf(format, args...)}
+}
+
+func (b *builder) build(doc *document) (*Policy, error) {
+	p := &Policy{name: b.name, defaults: Ask, headless: AskDeny, shell: ShellOptions{Background: Ask}}
+	if doc.Version != nil && *doc.Version != 1 {
+		return nil, b.errf("version", "unsupported version %d (want 1)", *doc.Version)
+	}
+	if d := doc.Defaults; d != nil {
+		if d.Decision != nil {
+			dec, err := ParseDecision(*d.Decision)
+			if err != nil {
+				return nil, b.errf("defaults.decision", "%v", err)
+			}
+			p.defaults = dec
+		}
+		if d.HeadlessAsk != nil {
+			switch *d.HeadlessAsk {
+			case "deny":
+				p.headless = AskDeny
+			case "abort":
+				p.headless = AskAbort
+			default:
+				return nil, b.errf("defaults.headless_ask", "unknown value %q (want deny or abort)", *d.HeadlessAsk)
+			}
+		}
+		if d.MaxDenials != nil {
+			if *d.MaxDenials < 0 {
+				return nil, b.errf("defaults.max_denials", "must not be negative")
+			}
+			p.maxDenials = *d.MaxDenials
+		}
+	}
+	if t := doc.Tools; t != nil {
+		for _, e := range []struct {
+			c Class
+			v *string
+		}{{ClassRead, t.Read}, {ClassWrite, t.Write}, {ClassShell, t.Shell}} {
+			if e.v == nil {
+				continue
+			}
+			dec, err := ParseDecision(*e.v)
+			if err != nil {
+				return nil, b.errf("tools."+e.c.String(), "%v", err)
+			}
+			p.tools[e.c] = dec
+		}
+	}
+	if s := doc.Shell; s != nil {
+		if s.Redirects != nil {
+			switch *s.Redirects {
+			case "check":
+				p.shell.Redirects = RedirectCheck
+			case "deny":
+				p.shell.Redirects = RedirectDeny
+			default:
+				return nil, b.errf("shell.redirects", "unknown value %q (want check or deny)", *s.Redirects)
+			}
+		}
+		if s.Background != nil {
+			dec, err := ParseDecision(*s.Background)
+			if err != nil {
+				return nil, b.errf("shell.background", "%v", err)
+			}
+			p.shell.Background = dec
+		}
+	}
+	ids := map[string]bool{}
+	for i, rd := range doc.Rule {
+		r, err := b.rule(i, rd)
+		if err != nil {
+			return nil, err
+		}
+		if ids[r.id] {
+			return nil, b.errf(fmt.Sprintf("rule[%d].id", i), "duplicate rule id %q", r.id)
+		}
+		ids[r.id] = true
+		p.rules = append(p.rules, r)
+	}
+	for i, td := range doc.Test {
+		t, err := b.test(i, td)
+		if err != nil {
+			return nil, err
+		}
+		p.tests = append(p.tests, t)
+	}
+	p.warnings = coverageWarnings(p.rules)
+	return p, nil
+}
+
+func (b *builder) rule(i int, rd ruleDoc) (*rule, error) {
+	key := fmt.Sprintf("rule[%d]", i)
+	r := &rule{id: rd.ID, reason: rd.Reason}
+	if r.id == "" {
+		r.id = fmt.Sprintf("%s rule %d", b.name, i+1)
+	}
+	var err error
+	if rd.Tool == "" {
+		return nil, b.errf(key+".tool", "missing (want read, write or shell)")
+	}
+	if r.class, err = ParseClass(rd.Tool); err != nil {
+		return nil, b.errf(key+".tool", "%v", err)
+	}
+	if rd.Decision == "" {
+		return nil, b.errf(key+".decision", "missing (want allow, ask or deny)")
+	}
+	if r.decision, err = ParseDecision(rd.Decision); err != nil {
+		return nil, b.errf(key+".decision", "%v", err)
+	}
+	if r.class == ClassShell {
+		if len(rd.Paths) > 0 {
+			return nil, b.errf(key+".paths", "a shell rule takes commands, not paths")
+		}
+		if len(rd.Commands) == 0 {
+			return nil, b.errf(key+".commands", "a shell rule needs at least one command pattern")
+		}
+		for _, c := range rd.Commands {
+			cp, err := parseCommandPattern(c)
+			if err != nil {
+				return nil, b.errf(key+".commands", "%v", err)
+			}
+			r.commands = append(r.commands, cp)
+		}
+		return r, nil
+	}
+	if len(rd.Commands) > 0 {
+		return nil, b.errf(key+".commands", "a %s rule takes paths, not commands", r.class)
+	}
+	if len(rd.Paths) == 0 {
+		return nil, b.errf(key+".paths", "a %s rule needs at least one path pattern", r.class)
+	}
+	for _, s := range rd.Paths {
+		pat, err := parsePathPattern(s)
+		if err != nil {
+			return nil, b.errf(key+".paths", "%v", err)
+		}
+		r.paths = append(r.paths, pat)
+	}
+	return r, nil
+}

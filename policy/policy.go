@@ -1,0 +1,271 @@
+package policy
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Decision is the answer for one fact or one call. The zero value is not a
+// valid decision and is treated as [Deny] wherever it could reach a caller.
+type Decision uint8
+
+// Decisions, ordered from the most permissive to the strictest.
+const (
+	Allow Decision = iota + 1
+	Ask
+	Deny
+)
+
+// String returns "allow", "ask" or "deny" (and "deny" for the zero value,
+// which the package treats as a denial).
+func (d Decision) String() string {
+	switch d {
+	case Allow:
+		return "allow"
+	case Ask:
+		return "ask"
+	}
+	return "deny"
+}
+
+// ParseDecision parses "allow", "ask" or "deny".
+func ParseDecision(s string) (Decision, error) {
+	switch s {
+	case "allow":
+		return Allow, nil
+	case "ask":
+		return Ask, nil
+	case "deny":
+		return Deny, nil
+	}
+	return 0, fmt.Errorf("unknown decision %q (want allow, ask or deny)", s)
+}
+
+// strictest returns the stricter of two decisions; the zero value counts as
+// deny.
+func strictest(a, b Decision) Decision {
+	if a == 0 || b == 0 {
+		return Deny
+	}
+	return max(a, b)
+}
+
+// Class is the kind of tool a rule or an action is about.
+type Class uint8
+
+// Tool classes: read (read, grep, glob, ls), write (write, edit) and shell
+// (bash).
+const (
+	ClassRead Class = iota + 1
+	ClassWrite
+	ClassShell
+)
+
+// String returns "read", "write" or "shell".
+func (c Class) String() string {
+	switch c {
+	case ClassRead:
+		return "read"
+	case ClassWrite:
+		return "write"
+	case ClassShell:
+		return "shell"
+	}
+	return fmt.Sprintf("class(%d)", uint8(c))
+}
+
+// ParseClass parses "read", "write" or "shell".
+func ParseClass(s string) (Class, error) {
+	switch s {
+	case "read":
+		return ClassRead, nil
+	case "write":
+		return ClassWrite, nil
+	case "shell":
+		return ClassShell, nil
+	}
+	return 0, fmt.Errorf("unknown tool class %q (want read, write or shell)", s)
+}
+
+// HeadlessAsk is what "ask" means when nobody is there to answer.
+type HeadlessAsk uint8
+
+// What a headless run does with a call whose decision is [Ask].
+const (
+	// AskDeny refuses the call, tells the model, and goes on.
+	AskDeny HeadlessAsk = iota
+	// AskAbort stops the run (exit code 3).
+	AskAbort
+)
+
+// String returns "deny" or "abort".
+func (h HeadlessAsk) String() string {
+	if h == AskAbort {
+		return "abort"
+	}
+	return "deny"
+}
+
+// RedirectMode says how shell redirects to files are judged.
+type RedirectMode uint8
+
+// Redirect modes of the [shell] table.
+const (
+	// RedirectCheck judges `> f` and `>> f` targets by the write rules and
+	// `< f` by the read rules.
+	RedirectCheck RedirectMode = iota
+	// RedirectDeny denies every redirect to or from a file.
+	RedirectDeny
+)
+
+// String returns "check" or "deny".
+func (m RedirectMode) String() string {
+	if m == RedirectDeny {
+		return "deny"
+	}
+	return "check"
+}
+
+// ShellOptions are the settings of the [shell] table.
+type ShellOptions struct {
+	// Redirects says how redirect targets are judged.
+	Redirects RedirectMode
+	// Background is the decision for a job started with `&`.
+	Background Decision
+}
+
+// Root is a directory outside the workspace that an absolute allow rule
+// names, so the runner may open it for the file tools. The policy still
+// judges every path under it.
+type Root struct {
+	// Dir is the absolute, cleaned, slash-separated directory.
+	Dir string
+	// Read and Write say which classes of allow rule name it.
+	Read, Write bool
+}
+
+// Policy is a loaded, validated policy. It is immutable and safe for
+// concurrent use.
+type Policy struct {
+	name       string // where the policy came from, for messages
+	file       string // absolute path of the policy file; "" when none
+	root       string // absolute slash workspace root; "" when unknown
+	defaults   Decision
+	headless   HeadlessAsk
+	maxDenials int
+	tools      [ClassShell + 1]Decision // fallback per class; 0 = unset
+	shell      ShellOptions
+	rules      []*rule
+	tests      []selfTest
+	warnings   []string
+}
+
+// Name names where the policy came from: a file path, or "built-in default
+// policy".
+func (p *Policy) Name() string { return p.name }
+
+// File returns the absolute path of the policy file, or "" when the policy
+// did not come from a file.
+func (p *Policy) File() string { return p.file }
+
+// HeadlessAsk returns what a headless run does with an "ask".
+func (p *Policy) HeadlessAsk() HeadlessAsk { return p.headless }
+
+// MaxDenials returns how many refusals a run tolerates before it aborts
+// with exit code 3; 0 means no limit.
+func (p *Policy) MaxDenials() int { return p.maxDenials }
+
+// Shell returns the [shell] options.
+func (p *Policy) Shell() ShellOptions { return p.shell }
+
+// Warnings returns the load-time warnings, such as an allow rule that a deny
+// rule fully covers and so can never take effect. The runner prints them on
+// stderr.
+func (p *Policy) Warnings() []string { return slices.Clone(p.warnings) }
+
+// Fallback returns the decision for a fact of class c that no rule matches:
+// the [tools] entry for the class, else the default.
+func (p *Policy) Fallback(c Class) Decision {
+	if c >= ClassRead && c <= ClassShell && p.tools[c] != 0 {
+		return p.tools[c]
+	}
+	return p.defaults
+}
+
+// InWorkspace returns a copy of the policy bound to the absolute workspace
+// root dir. A bound policy turns absolute paths inside the workspace into
+// workspace-relative ones before matching, resolves relative paths that
+// leave the workspace against absolute rules, and guards the policy file
+// itself when it lies in the workspace.
+func (p *Policy) InWorkspace(dir string) *Policy {
+	q := *p
+	q.root = path.Clean(filepath.ToSlash(dir))
+	return &q
+}
+
+// ExtraRoots returns the directories outside the workspace that absolute
+// allow rules name, sorted, each once: for a pattern, the longest leading
+// part without glob characters (for a plain file, its directory).
+func (p *Policy) ExtraRoots() []Root {
+	byDir := map[string]*Root{}
+	for _, r := range p.rules {
+		if r.decision != Allow || r.class == ClassShell {
+			continue
+		}
+		for _, pat := range r.paths {
+			if !strings.HasPrefix(pat, "/") {
+				continue
+			}
+			dir := staticDir(pat)
+			rt := byDir[dir]
+			if rt == nil {
+				rt = &Root{Dir: dir}
+				byDir[dir] = rt
+			}
+			if r.class == ClassRead {
+				rt.Read = true
+			} else {
+				rt.Write = true
+			}
+		}
+	}
+	roots := make([]Root, 0, len(byDir))
+	for _, rt := range byDir {
+		roots = append(roots, *rt)
+	}
+	slices.SortFunc(roots, func(a, b Root) int { return strings.Compare(a.Dir, b.Dir) })
+	return roots
+}
+
+// staticDir returns the directory part of an absolute pattern that holds no
+// glob characters.
+func staticDir(pat string) string {
+	segs := strings.Split(pat, "/")
+	i := 0
+	for i < len(segs) && !strings.ContainsAny(segs[i], "*?[{\\") {
+		i++
+	}
+	if i == len(segs) { // a plain file: its directory
+		return path.Dir(pat)
+	}
+	dir := strings.Join(segs[:i], "/")
+	if dir == "" {
+		return "/"
+	}
+	return dir
+}
+
+// ReadFilter returns a function that reports whether a path found by grep
+// or glob under an approved search root may reach the model: true unless
+// the read rules (or a guard) deny it. The path is workspace-relative in
+// slash form, or absolute outside the workspace; the runner calls it for
+// both the requested and the resolved path of each file.
+func (p *Policy) ReadFilter() func(path string) bool {
+	return func(name string) bool {
+		f := p.pathFact(ClassRead, FactRead, name)
+		return f.Decision != Deny && f.Decision != 0
+	}
+}

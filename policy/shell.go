@@ -1,0 +1,339 @@
+package policy
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits of the shell analysis; beyond them a command is opaque.
+const (
+	// MaxCommandBytes is the longest command the analysis reads.
+	MaxCommandBytes = 16 << 10
+	// MaxCommands is the most simple commands one call may hold.
+	MaxCommands = 64
+	// maxUnwrap bounds how deep wrappers and `sh -c` scripts are unwrapped
+	// when looking for denied commands.
+	maxUnwrap = 3
+	// maxCandidates bounds the unwrapped command lines one call may produce.
+	maxCandidates = 1024
+)
+
+type lang uint8
+
+const (
+	langBash lang = iota
+	langPOSIX
+)
+
+func (l lang) String() string {
+	if l == langPOSIX {
+		return "posix"
+	}
+	return "bash"
+}
+
+// parseShell parses src in one dialect.
+func parseShell(src string, l lang) (*syntax.File, error) {
+	v := syntax.LangBash
+	if l == langPOSIX {
+		v = syntax.LangPOSIX
+	}
+	return syntax.NewParser(syntax.Variant(v)).Parse(strings.NewReader(src), "")
+}
+
+// rawFact is a fact before the rules judge it.
+type rawFact struct {
+	kind     FactKind
+	value    string   // display value; for opaque facts, what is opaque
+	argv     []word   // FactCommand
+	inner    [][]word // FactCommand: wrapped command lines, checked for deny
+	path     string   // FactRead, FactWrite: the path, joined to the dir
+	redirect bool     // a path fact that comes from a shell redirect
+	exact    bool     // the fact is exact enough for a session approval
+}
+
+// analyzer collects the facts of one shell command.
+type analyzer struct {
+	src        string
+	dir        string
+	facts      []rawFact
+	commands   int
+	depth      int
+	candidates *int // shared budget of unwrapped command lines
+}
+
+// analyzeCommand turns a shell command into facts, parsing it under both
+// dialects and keeping the facts of both, so that a construct the dialects
+// read differently is judged both ways.
+func analyzeCommand(src, dir string) []rawFact {
+	if err := checkText(src); err != nil {
+		return []rawFact{{kind: FactOpaque, value: "command text: " + err.Error()}}
+	}
+	if len(src) > MaxCommandBytes {
+		return []rawFact{{kind: FactOpaque, value: fmt.Sprintf("command longer than %d bytes", MaxCommandBytes)}}
+	}
+	budget := 0
+	var facts []rawFact
+	seen := map[string]bool{}
+	for _, l := range []lang{langBash, langPOSIX} {
+		var got []rawFact
+		f, err := parseShell(src, l)
+		if err != nil {
+			got = []rawFact{{kind: FactOpaque, value: fmt.Sprintf("does not parse as %s: %v", l, err)}}
+		} else {
+			a := &analyzer{src: src, dir: dir, candidates: &budget}
+			a.stmts(f.Stmts)
+			if a.commands > MaxCommands {
+				a.opaque(fmt.Sprintf("more than %d commands", MaxCommands), "")
+			}
+			if budget > maxCandidates {
+				a.opaque("too many nested wrapped commands", "")
+			}
+			got = a.facts
+		}
+		for _, rf := range got {
+			k := rf.key()
+			if !seen[k] {
+				seen[k] = true
+				facts = append(facts, rf)
+			}
+		}
+	}
+	if len(facts) == 0 {
+		facts = append(facts, rawFact{kind: FactOpaque, value: "no command"})
+	}
+	return facts
+}
+
+func (rf rawFact) key() string {
+	v := rf.value
+	if rf.kind == FactRead || rf.kind == FactWrite {
+		v = rf.path
+	}
+	return rf.kind.String() + "\x00" + v
+}
+
+func (a *analyzer) text(n syntax.Node) string {
+	start, end := int(n.Pos().Offset()), int(n.End().Offset())
+	if start < 0 || end > len(a.src) || start > end {
+		return ""
+	}
+	s := a.src[start:end]
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func (a *analyzer) opaque(what, src string) {
+	v := what
+	if src != "" {
+		v += ": " + src
+	}
+	a.facts = append(a.facts, rawFact{kind: FactOpaque, value: v})
+}
+
+func (a *analyzer) stmts(list []*syntax.Stmt) {
+	for _, s := range list {
+		a.stmt(s)
+	}
+}
+
+func (a *analyzer) stmt(s *syntax.Stmt) {
+	if s.Background {
+		a.facts = append(a.facts, rawFact{kind: FactBackground, value: a.text(s), exact: true})
+	}
+	if s.Coprocess || s.Disown {
+		a.opaque("coprocess or disowned job", a.text(s))
+	}
+	for _, r := range s.Redirs {
+		a.redirect(r)
+	}
+	switch c := s.Cmd.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		a.call(c)
+	case *syntax.BinaryCmd:
+		a.stmt(c.X)
+		a.stmt(c.Y)
+	case *syntax.Subshell:
+		a.stmts(c.Stmts)
+	case *syntax.Block:
+		a.stmts(c.Stmts)
+	default:
+		a.opaque(commandName(c), a.text(c))
+		a.inside(c)
+	}
+}
+
+// commandName names a compound command the analysis treats as opaque.
+func commandName(c syntax.Command) string {
+	switch c := c.(type) {
+	case *syntax.IfClause:
+		return "control flow (if)"
+	case *syntax.WhileClause:
+		if c.Until {
+			return "control flow (until)"
+		}
+		return "control flow (while)"
+	case *syntax.ForClause:
+		return "control flow (for)"
+	case *syntax.CaseClause:
+		return "control flow (case)"
+	case *syntax.FuncDecl:
+		return "function definition"
+	case *syntax.ArithmCmd:
+		return "arithmetic command"
+	case *syntax.TestClause:
+		return "test clause [[ ]]"
+	case *syntax.DeclClause:
+		return "declaration (" + c.Variant.Value + ")"
+	case *syntax.LetClause:
+		return "let"
+	case *syntax.TimeClause:
+		return "time"
+	case *syntax.CoprocClause:
+		return "coprocess"
+	}
+	return fmt.Sprintf("unsupported construct %T", c)
+}
+
+// inside analyses the statements and substitutions nested anywhere in n, so
+// that a denied command inside an opaque construct is still denied.
+func (a *analyzer) inside(n syntax.Node) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			a.stmt(n)
+			return false
+		case *syntax.CmdSubst:
+			a.opaque(partName(n), a.text(n))
+			a.stmts(n.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			a.opaque(partName(n), a.text(n))
+			a.stmts(n.Stmts)
+			return false
+		}
+		return true
+	})
+}
+
+// wordInfo reads w, records an opaque fact when needed and analyses the
+// commands nested in it.
+func (a *analyzer) word(w *syntax.Word) word {
+	info := readWord(w)
+	if info.opaque != "" {
+		a.opaque(info.opaque, a.text(w))
+		a.inside(w)
+	}
+	return word{value: info.value, exact: info.exact, src: a.text(w)}
+}
+
+func (a *analyzer) call(c *syntax.CallExpr) {
+	if len(c.Assigns) > 0 {
+		a.opaque("variable assignment", a.text(c.Assigns[0]))
+		for _, as := range c.Assigns {
+			a.inside(as)
+		}
+	}
+	if len(c.Args) == 0 {
+		return
+	}
+	a.commands++
+	argv := make([]word, len(c.Args))
+	exact := true
+	for i, w := range c.Args {
+		argv[i] = a.word(w)
+		exact = exact && argv[i].exact
+	}
+	if !argv[0].exact && readWord(c.Args[0]).opaque == "" {
+		a.opaque("glob, brace or tilde expansion in a command name", argv[0].src)
+	}
+	if argv[0].exact && (argv[0].value == "alias" || argv[0].value == "unalias") {
+		a.opaque("alias definition", a.text(c))
+	}
+	a.facts = append(a.facts, rawFact{
+		kind:  FactCommand,
+		value: renderArgv(argv),
+		argv:  argv,
+		inner: a.unwrap(argv, a.depth+1),
+		exact: exact,
+	})
+}
+
+// isFD reports whether s names a file descriptor in a dup redirect: digits,
+// "-" (close), or digits followed by "-" (move).
+func isFD(s string) bool {
+	s = strings.TrimSuffix(s, "-")
+	if s == "" {
+		return true
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// harmlessTargets are redirect targets that are never files of the
+// workspace: the bit bucket and the process's own output streams.
+var harmlessTargets = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true}
+
+func (a *analyzer) redirect(r *syntax.Redirect) {
+	if r.N != nil && !isFD(r.N.Value) {
+		a.opaque("redirect to a named file descriptor", a.text(r))
+	}
+	var read, write bool
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		if r.Hdoc != nil {
+			for _, p := range r.Hdoc.Parts {
+				if _, ok := p.(*syntax.Lit); !ok {
+					a.opaque("here-document whose body expands", a.text(r.Hdoc))
+					a.inside(r.Hdoc)
+					break
+				}
+			}
+		}
+		return
+	case syntax.WordHdoc:
+		a.word(r.Word)
+		return
+	case syntax.DplIn, syntax.DplOut:
+		if info := readWord(r.Word); info.exact && isFD(info.value) {
+			return
+		}
+		read, write = r.Op == syntax.DplIn, r.Op == syntax.DplOut
+	case syntax.RdrIn:
+		read = true
+	case syntax.RdrInOut:
+		read, write = true, true
+	default: // >, >>, >|, &>, &>>, and the zsh clobber forms
+		write = true
+	}
+	w := a.word(r.Word)
+	if !w.exact {
+		if readWord(r.Word).opaque == "" {
+			a.opaque("glob, brace or tilde expansion in a redirect target", w.src)
+		}
+		return
+	}
+	if harmlessTargets[w.value] && !(read && write) {
+		return
+	}
+	p := w.value
+	if !strings.HasPrefix(p, "/") {
+		p = path.Join(a.dir, p)
+	}
+	if read {
+		a.facts = append(a.facts, rawFact{kind: FactRead, path: p, value: w.value, redirect: true, exact: true})
+	}
+	if write {
+		a.facts = append(a.facts, rawFact{kind: FactWrite, path: p, value: w.value, redirect: true, exact: true})
+	}
+}

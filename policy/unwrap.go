@@ -1,0 +1,120 @@
+package policy
+
+import (
+	"path"
+	"strings"
+)
+
+// Wrappers are never unwrapped to allow anything: `env rm` needs a rule for
+// `env` itself. They are unwrapped to deny: a deny rule for `rm *` also
+// refuses `env rm -rf /`, `xargs rm`, `find . -exec rm {} ;` and
+// `sh -c 'rm -rf /'`, so a wrapper allowed too broadly cannot smuggle a
+// denied command through.
+
+// wrappers run the command line that follows their options.
+var wrappers = map[string]bool{
+	"env": true, "command": true, "builtin": true, "exec": true, "nohup": true,
+	"nice": true, "ionice": true, "chrt": true, "taskset": true, "time": true,
+	"timeout": true, "stdbuf": true, "unbuffer": true, "setsid": true,
+	"sudo": true, "doas": true, "su": true, "runuser": true, "chroot": true,
+	"xargs": true, "parallel": true, "find": true, "flock": true,
+	"strace": true, "ltrace": true, "watch": true, "busybox": true,
+	"fakeroot": true, "firejail": true, "unshare": true, "nsenter": true,
+}
+
+// shells run a script given with -c.
+var shells = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true,
+	"mksh": true, "ash": true, "fish": true, "csh": true, "tcsh": true,
+}
+
+// unwrap returns the command lines a wrapper argv would run, for deny
+// checks only.
+func (a *analyzer) unwrap(argv []word, depth int) [][]word {
+	if depth > maxUnwrap || len(argv) < 2 || !argv[0].exact {
+		return nil
+	}
+	name := path.Base(argv[0].value)
+	var out [][]word
+	switch {
+	case shells[name]:
+		for _, s := range scripts(argv) {
+			out = append(out, a.script(s, depth)...)
+		}
+	case name == "eval":
+		var b strings.Builder
+		for i, w := range argv[1:] {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(w.value)
+		}
+		out = a.script(b.String(), depth)
+	case wrappers[name]:
+		for i := 1; i < len(argv); i++ {
+			w := argv[i]
+			if w.exact && strings.HasPrefix(w.value, "-") {
+				continue
+			}
+			if !a.spend() {
+				return out
+			}
+			out = append(out, argv[i:])
+			out = append(out, a.unwrap(argv[i:], depth+1)...)
+			if w.exact && strings.ContainsAny(w.value, " \t\n;&|") {
+				// su -c 'cmd', watch 'cmd', parallel ::: 'cmd': a script
+				out = append(out, a.script(w.value, depth)...)
+			}
+		}
+	}
+	return out
+}
+
+// spend takes one unit of the unwrapping budget. Once it runs out the
+// budget stays above maxCandidates and the command becomes opaque.
+func (a *analyzer) spend() bool {
+	if *a.candidates >= maxCandidates {
+		*a.candidates = maxCandidates + 1
+		return false
+	}
+	*a.candidates++
+	return true
+}
+
+// scripts returns the -c scripts of a shell argv: the word after -c or
+// after a cluster of short options that holds c (-ec, -lc).
+func scripts(argv []word) []string {
+	var out []string
+	for i := 1; i+1 < len(argv); i++ {
+		v := argv[i].value
+		if argv[i].exact && len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.Contains(v, "c") {
+			out = append(out, argv[i+1].value)
+		}
+	}
+	return out
+}
+
+// script analyses a script that a shell or eval would run and returns every
+// command line in it, wrapped ones included.
+func (a *analyzer) script(src string, depth int) [][]word {
+	if depth > maxUnwrap || len(src) > MaxCommandBytes || checkText(src) != nil {
+		return nil
+	}
+	var out [][]word
+	for _, l := range []lang{langBash, langPOSIX} {
+		f, err := parseShell(src, l)
+		if err != nil {
+			continue
+		}
+		sub := &analyzer{src: src, dir: a.dir, depth: depth, candidates: a.candidates}
+		sub.stmts(f.Stmts)
+		for _, rf := range sub.facts {
+			if rf.kind != FactCommand || !a.spend() {
+				continue
+			}
+			out = append(out, rf.argv)
+			out = append(out, rf.inner...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,99 @@
+package run
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/toolkit"
+)
+
+// runnerGrant is the rule name shown for reads the runner itself grants:
+// its own spilled stdin file.
+const runnerGrant = "runner (spilled stdin)"
+
+// approver turns a tool call's effects into a policy action and the
+// policy's result into a [verdict]. It also grants reads inside the
+// runner's spill directory, which no rule names (policy issue: the runner
+// grants its own file, not a rule).
+type approver struct {
+	pol       *policy.Policy
+	ws        *toolkit.Workspace
+	spillDirs []string // slash-separated absolute directories; empty without a spill
+}
+
+func newApprover(pol *policy.Policy, ws *toolkit.Workspace, spillDir string) *approver {
+	a := &approver{pol: pol, ws: ws}
+	if spillDir != "" {
+		a.spillDirs = append(a.spillDirs, filepath.ToSlash(filepath.Clean(spillDir)))
+		if real, err := filepath.EvalSymlinks(spillDir); err == nil {
+			a.spillDirs = append(a.spillDirs, filepath.ToSlash(real))
+		}
+	}
+	return a
+}
+
+// inSpill reports whether p, as the workspace reports paths, lies in the
+// spill directory.
+func (a *approver) inSpill(p string) bool {
+	if !path.IsAbs(p) {
+		return false
+	}
+	p = path.Clean(p)
+	for _, d := range a.spillDirs {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// readFilter is the grep and glob filter: the policy's read rules, plus
+// the spill file.
+func (a *approver) readFilter() func(string) bool {
+	rules := a.pol.ReadFilter()
+	return func(p string) bool { return a.inSpill(p) || rules(p) }
+}
+
+// judge decides one call. It fails closed: an effect kind it does not know
+// is denied.
+func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
+	act := policy.Action{Command: eff.Command, Dir: eff.Dir}
+	switch eff.Kind {
+	case toolkit.EffectRead:
+		act.Class = policy.ClassRead
+	case toolkit.EffectWrite:
+		act.Class = policy.ClassWrite
+	case toolkit.EffectExecute:
+		act.Class = policy.ClassShell
+		act.Resolve = func(p string) (string, error) {
+			ref, err := a.ws.Resolve(p)
+			return ref.Resolved, err
+		}
+	default:
+		return verdict{Kind: verdictDeny, Rule: policy.RuleGuard, Fact: tool, Reason: "unknown kind of effect",
+			Message: "Policy denied this call: the runner cannot tell what it would do. Use another tool."}
+	}
+	spillOnly := act.Class == policy.ClassRead && len(eff.Paths) > 0
+	for _, p := range eff.Paths {
+		act.Paths = append(act.Paths, policy.Path{Requested: p.Requested, Resolved: p.Resolved})
+		if !a.inSpill(p.Requested) || (p.Resolved != "" && !a.inSpill(p.Resolved)) {
+			spillOnly = false
+		}
+	}
+	if spillOnly {
+		return verdict{Kind: verdictAllow, Rule: runnerGrant}
+	}
+	r := a.pol.Decide(act)
+	v := verdict{Rule: r.Rule, Fact: r.Fact, Reason: r.Reason, Message: r.Message()}
+	switch r.Decision {
+	case policy.Allow:
+		v.Kind = verdictAllow
+	case policy.Ask:
+		v.Kind = verdictAsk
+	default:
+		v.Kind = verdictDeny
+	}
+	return v
+}

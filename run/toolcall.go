@@ -1,0 +1,231 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/toolkit"
+)
+
+// verdictKind is the policy's answer for one call, as the loop sees it.
+type verdictKind uint8
+
+const (
+	verdictAllow verdictKind = iota + 1
+	verdictDeny
+	verdictAsk // approval needed: denied or aborted in a headless run
+)
+
+// verdict is the policy's decision on one call.
+type verdict struct {
+	Kind    verdictKind
+	Rule    string // the rule that decided
+	Fact    string // what it matched
+	Reason  string
+	Message string // what the model is told on a denial
+}
+
+// judge decides one tool call from its effects. It never fails: a judge
+// that cannot decide denies (fail closed).
+type judge func(tool string, eff toolkit.Effects) verdict
+
+// Messages the model gets instead of a result.
+const (
+	notRunCut = "Not run: your response was cut off at the output token limit before this tool call was complete, " +
+		"so its arguments may be incomplete. Send the call again, with smaller arguments if needed (for example, write a large file in parts)."
+	notRunStopped = "Not run: the run stopped before this call (%s)."
+)
+
+// runCalls answers every tool call of one assistant message, in order, with
+// exactly one result each. A call that cannot run (cut off, unknown tool,
+// malformed arguments, denied) gets an error result the model can act on.
+// The returned error, if any, ends the run; the results are complete even
+// then, so the conversation stays valid.
+func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm.Block, error) {
+	results := make([]llm.Block, 0, len(calls))
+	var stop error
+	for _, call := range calls {
+		if stop == nil {
+			stop = l.stopped(ctx)
+		}
+		if stop == nil && l.cfg.MaxToolCalls > 0 && l.toolCalls >= l.cfg.MaxToolCalls {
+			stop = l.limit("reached --max-tool-calls %d", l.cfg.MaxToolCalls)
+		}
+		if stop != nil {
+			results = append(results, llm.ToolResultBlock(call.ID, fmt.Sprintf(notRunStopped, stopReason(stop)), true))
+			continue
+		}
+		l.toolCalls++
+		info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: callSummary(call.Input)}
+		l.emit(Event{Kind: EventToolCall, Turn: l.turns, Tool: info})
+		var res toolkit.Result
+		var dur timeSpan
+		res, dur, stop = l.runCall(ctx, call, info, cut)
+		if res.Content == "" && !res.IsError {
+			res.Content = "(no output)"
+		}
+		results = append(results, llm.ToolResultBlock(call.ID, res.Content, res.IsError))
+		if dur.ran {
+			l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{
+				IsError: res.IsError, ExitCode: res.Meta.ExitCode, Duration: dur.d, Content: res.Content, Changed: res.Meta.Changed,
+			}})
+		}
+	}
+	return results, stop
+}
+
+// runCall judges and runs one call. The span says whether the tool ran
+// and for how long; a non-nil error ends the run after this call.
+func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, cut bool) (toolkit.Result, timeSpan, error) {
+	failed := func(msg string) (toolkit.Result, timeSpan, error) {
+		r := toolkit.Result{Content: msg, IsError: true}
+		l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{IsError: true, Content: msg}})
+		return r, timeSpan{}, nil
+	}
+	if cut {
+		return failed(notRunCut)
+	}
+	tool := l.tools[call.Name]
+	if tool == nil {
+		return failed(fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(l.toolNames(), ", ")))
+	}
+	if err := checkArgs(call.Input); err != nil {
+		return failed(fmt.Sprintf("Invalid arguments for %s: %v. Send the arguments as one JSON object that matches the tool's schema.", call.Name, err))
+	}
+	eff, err := tool.Effects(call.Input)
+	if err != nil {
+		return failed(err.Error())
+	}
+	v := l.judge(call.Name, eff)
+	switch v.Kind {
+	case verdictAllow:
+	case verdictAsk:
+		if l.cfg.AbortOnAsk {
+			l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: "needs approval; nobody can give it in a headless run"}})
+			return toolkit.Result{Content: fmt.Sprintf(notRunStopped, "approval needed"), IsError: true}, timeSpan{},
+				l.policyStop("%s needs approval (%s: %s) and --on-ask is abort", call.Name, v.Rule, oneLine(v.Fact, 200))
+		}
+		return l.deny(call, info, v)
+	default:
+		return l.deny(call, info, v)
+	}
+	start := l.now()
+	res, err := toolkit.SafeRun(ctx, tool, call.Input)
+	span := timeSpan{ran: true, d: l.now().Sub(start)}
+	if err != nil {
+		if ctx.Err() != nil {
+			return toolkit.Result{Content: "Interrupted: the run was stopped while this call ran.", IsError: true}, span, l.contextError(ctx)
+		}
+		return toolkit.Result{Content: "The tool failed: " + err.Error(), IsError: true}, span,
+			exitError{code: ExitFailure, err: fmt.Errorf("tool %s: %w", call.Name, err)}
+	}
+	if ctx.Err() != nil {
+		return res, span, l.contextError(ctx)
+	}
+	return res, span, nil
+}
+
+// deny makes the denial result, counts it, and ends the run when the
+// policy's max_denials is reached.
+func (l *loop) deny(call llm.Block, info *ToolCallInfo, v verdict) (toolkit.Result, timeSpan, error) {
+	l.denials++
+	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: v.Reason}})
+	msg := v.Message
+	if msg == "" {
+		msg = fmt.Sprintf("Denied by policy rule %s: %s (%s). Do not retry variants of this command; use another approach or stop.", v.Rule, v.Fact, v.Reason)
+	}
+	res := toolkit.Result{Content: msg, IsError: true}
+	if l.cfg.MaxDenials > 0 && l.denials >= l.cfg.MaxDenials {
+		return res, timeSpan{}, l.policyStop("the policy refused %d calls (max_denials %d)", l.denials, l.cfg.MaxDenials)
+	}
+	return res, timeSpan{}, nil
+}
+
+type timeSpan struct {
+	ran bool
+	d   time.Duration
+}
+
+func (l *loop) toolNames() []string {
+	names := make([]string, 0, len(l.tools))
+	for n := range l.tools {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// checkArgs accepts a JSON object and explains anything else.
+func checkArgs(raw json.RawMessage) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || !json.Valid(raw) {
+			return fmt.Errorf("not valid JSON (%v)", err)
+		}
+		return errors.New("not a JSON object")
+	}
+	if obj == nil {
+		return errors.New("not a JSON object")
+	}
+	return nil
+}
+
+// sanitize returns the assistant message as it goes back into the
+// conversation: a tool call whose arguments are not a JSON object (cut off
+// or malformed) keeps its id and name but gets {} as input, because the
+// providers refuse invalid JSON in the history. The model learns what went
+// wrong from the call's error result.
+func sanitize(m llm.Message) llm.Message {
+	out := llm.Message{Role: m.Role, Content: make([]llm.Block, len(m.Content))}
+	copy(out.Content, m.Content)
+	for i, b := range out.Content {
+		if b.Kind == llm.BlockToolUse && checkArgs(b.Input) != nil {
+			out.Content[i].Input = json.RawMessage(`{}`)
+		}
+	}
+	return out
+}
+
+// callSummary is the gist of a call's arguments for the activity line: the
+// command, else the pattern and path, else the compact arguments.
+func callSummary(raw json.RawMessage) string {
+	var args map[string]any
+	if json.Unmarshal(raw, &args) != nil {
+		return oneLine(string(raw), 120)
+	}
+	if c, ok := args["command"].(string); ok {
+		return c
+	}
+	var parts []string
+	for _, k := range []string{"pattern", "path", "file_path"} {
+		if v, ok := args[k].(string); ok && v != "" {
+			parts = append(parts, v)
+		}
+	}
+	if len(parts) > 0 {
+		return strings.Join(parts, "  ")
+	}
+	if len(args) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(args)
+	return string(b)
+}
+
+// stopReason is a short phrase for why the run stopped, for "not run" results.
+func stopReason(err error) string {
+	var sig SignalError
+	switch {
+	case errors.As(err, &sig):
+		return "interrupted by " + sig.Signal.String()
+	default:
+		return err.Error()
+	}
+}

@@ -1,0 +1,90 @@
+package toolkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// decodeArgs decodes a call's JSON arguments into dst, a pointer to the
+// tool's params struct, checking them against the tool's schema: every
+// property listed as required must be present, unknown properties are
+// refused, and a value of the wrong type is named. The error is meant for
+// the model.
+func decodeArgs(schema, args json.RawMessage, dst any) error {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+		args = []byte("{}")
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(args, &present); err != nil {
+		return fmt.Errorf("arguments are not a JSON object: %v", err)
+	}
+	var s struct {
+		Required   []string                   `json:"required"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return fmt.Errorf("tool schema is invalid: %v", err)
+	}
+	var unknown []string
+	for name := range present {
+		if _, ok := s.Properties[name]; !ok {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return fmt.Errorf("unknown argument %q (accepted: %s)", unknown[0], strings.Join(sortedKeys(s.Properties), ", "))
+	}
+	for _, name := range s.Required {
+		v, ok := present[name]
+		if !ok || bytes.Equal(bytes.TrimSpace(v), []byte("null")) {
+			return fmt.Errorf("missing required argument %q", name)
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("argument %q must be of type %s, got %s", te.Field, jsonType(te.Type.Kind().String()), te.Value)
+		}
+		return fmt.Errorf("arguments: %v", err)
+	}
+	return nil
+}
+
+// jsonType maps a Go kind to the JSON schema type the model knows.
+func jsonType(kind string) string {
+	switch kind {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "integer"
+	case "float32", "float64":
+		return "number"
+	case "bool":
+		return "boolean"
+	case "slice", "array":
+		return "array"
+	case "map", "struct":
+		return "object"
+	}
+	return kind
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// errorResult is an error the model can fix.
+func errorResult(format string, a ...any) Result {
+	return Result{Content: fmt.Sprintf(format, a...), IsError: true}
+}

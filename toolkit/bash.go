@@ -1,0 +1,388 @@
+package toolkit
+
+import (
+	"bytes"
+	"context"
+	_ "embed" // the tool description
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+//go:embed bash.md
+var bashDescription string
+
+// Defaults of [BashConfig].
+const (
+	BashDefaultTimeout = 120 * time.Second // a command's timeout when the call gives none
+	BashMaxTimeout     = 600 * time.Second // the longest timeout a call may ask for
+	// BashGracePeriod is how long a process group has between SIGTERM and
+	// SIGKILL: long enough for a test runner or a build to flush its
+	// output and remove its temporary files, short enough not to matter
+	// next to a timeout.
+	BashGracePeriod = 3 * time.Second
+)
+
+// BashConfig configures [NewBash]. Zero durations take the Bash* defaults.
+type BashConfig struct {
+	// Dir is the workspace root, the working directory of every command.
+	// A relative Dir is made absolute once, by NewBash.
+	Dir string
+	// Env is the base environment ("NAME=value"), handed in by the caller;
+	// the tool never reads the process environment itself. Secret-looking
+	// names are removed from it; see [BashConfig.EnvAllow].
+	Env []string
+	// EnvAllow lists names passed through although they look secret
+	// (they contain KEY, TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIAL).
+	EnvAllow []string
+	// DropEnv lists further names to remove, such as the provider key
+	// variables the runner knows of. DropEnv wins over EnvAllow.
+	DropEnv []string
+	// DefaultTimeout applies when a call gives no timeout; it is capped
+	// at MaxTimeout.
+	DefaultTimeout time.Duration
+	// MaxTimeout is the longest timeout a call may ask for; longer ones
+	// are reduced to it.
+	MaxTimeout time.Duration
+	// GracePeriod is the time between SIGTERM and SIGKILL to the command's
+	// process group when it times out or is cancelled. After SIGKILL the
+	// tool waits one more GracePeriod for the output pipe to close before
+	// it stops reading.
+	GracePeriod time.Duration
+	// Shell is the shell to run as `Shell -c command`. Empty: bash from
+	// Env's PATH, else sh from it, else /bin/sh. Relative PATH entries are
+	// never searched, so a workspace cannot plant its own shell.
+	Shell string
+}
+
+// Bash is the bash tool: it runs one shell command per call in the
+// workspace root, in its own process group, with stdin from /dev/null, a
+// scrubbed environment and hardened git, and returns the combined output
+// capped to the first and last bytes.
+//
+// A Bash is immutable after [NewBash] and safe for concurrent use; each
+// call runs its own process group.
+type Bash struct {
+	dir   string
+	shell string
+	env   []string
+	defTO time.Duration
+	maxTO time.Duration
+	grace time.Duration
+	spec  Spec
+}
+
+// NewBash returns the bash tool configured by cfg.
+func NewBash(cfg BashConfig) *Bash {
+	b := &Bash{
+		dir:   cfg.Dir,
+		shell: cfg.Shell,
+		maxTO: cfg.MaxTimeout,
+		defTO: cfg.DefaultTimeout,
+		grace: cfg.GracePeriod,
+	}
+	if abs, err := filepath.Abs(b.dir); err == nil {
+		b.dir = abs
+	}
+	if b.maxTO <= 0 {
+		b.maxTO = BashMaxTimeout
+	}
+	if b.defTO <= 0 {
+		b.defTO = BashDefaultTimeout
+	}
+	b.defTO = min(b.defTO, b.maxTO)
+	if b.grace <= 0 {
+		b.grace = BashGracePeriod
+	}
+	if b.shell == "" {
+		b.shell = findShell(cfg.Env)
+	}
+	b.env = commandEnv(cfg.Env, cfg.EnvAllow, cfg.DropEnv, b.dir)
+	b.spec = Spec{
+		Name:        "bash",
+		Description: b.describe(),
+		Schema:      b.schema(),
+	}
+	return b
+}
+
+// Spec describes the tool to the model.
+func (b *Bash) Spec() Spec { return b.spec }
+
+// Effects reports that the call executes its command in the workspace
+// root: Kind [EffectExecute], Command exactly as given, Dir the absolute
+// workspace root.
+func (b *Bash) Effects(args json.RawMessage) (Effects, error) {
+	p, _, err := b.decode(args)
+	if err != nil {
+		return Effects{}, err
+	}
+	return Effects{Kind: EffectExecute, Command: p.Command, Dir: b.dir}, nil
+}
+
+// Run runs the command and waits for it, its timeout or ctx.
+//
+// The result's content is the combined output, exactly, when the command
+// exits 0. Otherwise the result is an error whose content ends in notes
+// such as "[exit code 2]" or "[timed out after 2m0s; ...]". Meta.ExitCode
+// is set when the shell exited (nil when a signal ended it) and
+// Meta.Truncated when output was cut. A cancelled ctx stops the process
+// group like a timeout and is reported as an error result, not an error;
+// the caller can see ctx.Err() itself. A Go error means the shell could
+// not be started or its output not read.
+func (b *Bash) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	p, timeout, err := b.decode(args)
+	if err != nil {
+		return Result{Content: err.Error(), IsError: true}, nil
+	}
+	if ctx.Err() != nil {
+		return Result{Content: "[not started: " + context.Cause(ctx).Error() + "]", IsError: true}, nil
+	}
+	return b.run(ctx, p.Command, timeout)
+}
+
+// stopStage is how far the tool had to go to stop a command.
+type stopStage uint8
+
+const (
+	stopNone    stopStage = iota // the command ended by itself
+	stopTerm                     // its group got SIGTERM
+	stopKill                     // and SIGKILL after the grace period
+	stopAbandon                  // and the output pipe was still open a grace period later
+)
+
+func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (Result, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Result{}, fmt.Errorf("bash: output pipe: %w", err)
+	}
+	// Stdin stays nil: os/exec connects it to /dev/null. One pipe serves
+	// stdout and stderr, so the output keeps the order it was written in.
+	cmd := &exec.Cmd{
+		Path:   b.shell,
+		Args:   []string{b.shell, "-c", command},
+		Dir:    b.dir,
+		Env:    b.env,
+		Stdout: pw,
+		Stderr: pw,
+	}
+	g, err := startGroup(cmd)
+	pw.Close() // the child has its copy; EOF comes when every holder is gone
+	if err != nil {
+		pr.Close()
+		return Result{}, fmt.Errorf("bash: start %s: %w", b.shell, err)
+	}
+
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	done := make(chan struct{})
+	stopped := make(chan stopStage, 1)
+	go func() { stopped <- b.watch(runCtx, g, pr, done) }()
+
+	// Read to EOF first, then wait: Wait before the reads finish loses
+	// output (os/exec documents this for StdoutPipe).
+	out := newHeadTail(bashOutputMax)
+	readErr := drain(out, pr)
+	if readErr != nil {
+		cancel() // nobody reads the pipe any more: stop the command
+	}
+	waitErr := g.finish()
+	close(done)
+	stage := <-stopped
+	pr.Close()
+
+	if readErr != nil && stage != stopAbandon {
+		return Result{}, fmt.Errorf("bash: read output: %w", readErr)
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return Result{}, fmt.Errorf("bash: wait: %w", waitErr)
+	}
+	return b.result(ctx, cmd.ProcessState, out, stage, timeout), nil
+}
+
+// drain copies r into w until EOF.
+func drain(w io.Writer, r io.Reader) error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			_, _ = w.Write(buf[:n]) // headTail never fails
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// watch stops the group once ctx is done: SIGTERM, SIGKILL a grace period
+// later, and a grace period after that it closes the output pipe, which a
+// process that left the group may still hold. It returns when done is
+// closed, reporting how far it went.
+func (b *Bash) watch(ctx context.Context, g *procGroup, pr *os.File, done <-chan struct{}) stopStage {
+	select {
+	case <-done:
+		return stopNone
+	case <-ctx.Done():
+	}
+	select {
+	case <-done: // finished just as time ran out
+		return stopNone
+	default:
+	}
+	g.terminate()
+	t := time.NewTimer(b.grace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return stopTerm
+	case <-t.C:
+	}
+	g.kill()
+	t.Reset(b.grace)
+	select {
+	case <-done:
+		return stopKill
+	case <-t.C:
+	}
+	_ = pr.Close()
+	return stopAbandon
+}
+
+// result turns the finished command into what the model sees.
+func (b *Bash) result(ctx context.Context, st *os.ProcessState, out *headTail, stage stopStage, timeout time.Duration) Result {
+	res := Result{Meta: Meta{Truncated: out.Truncated()}}
+	var notes []string
+	if stage != stopNone {
+		var why string
+		if ctx.Err() != nil {
+			why = "cancelled (" + context.Cause(ctx).Error() + ")"
+		} else {
+			why = "timed out after " + timeout.String()
+		}
+		s := "[" + why + "; the process group got SIGTERM"
+		if stage >= stopKill {
+			s += ", then SIGKILL after " + b.grace.String()
+		}
+		if stage >= stopAbandon {
+			s += "; output still held open by a process outside the group was abandoned"
+		}
+		notes = append(notes, s+"]")
+		res.IsError = true
+	}
+	if st.Exited() {
+		code := st.ExitCode()
+		res.Meta.ExitCode = &code
+		if code != 0 {
+			notes = append(notes, "[exit code "+strconv.Itoa(code)+"]")
+			res.IsError = true
+		}
+	} else {
+		notes = append(notes, "["+st.String()+"]") // "signal: killed"
+		res.IsError = true
+	}
+	text := out.String()
+	if len(notes) == 0 {
+		res.Content = text
+		return res
+	}
+	var sb strings.Builder
+	sb.WriteString(text)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		sb.WriteByte('\n')
+	}
+	sb.WriteString(strings.Join(notes, "\n"))
+	res.Content = sb.String()
+	return res
+}
+
+// bashParams are the tool's arguments.
+type bashParams struct {
+	Command string   `json:"command"`
+	Timeout *float64 `json:"timeout,omitempty"` // seconds
+}
+
+// decode parses args and resolves the timeout. Its errors are meant for
+// the model.
+func (b *Bash) decode(args json.RawMessage) (bashParams, time.Duration, error) {
+	var p bashParams
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if err := dec.Decode(&p); err != nil {
+		return p, 0, fmt.Errorf("bash: invalid arguments: %w", err)
+	}
+	if dec.More() {
+		return p, 0, errors.New("bash: invalid arguments: more than one JSON value")
+	}
+	if strings.TrimSpace(p.Command) == "" {
+		return p, 0, errors.New("bash: command is required and must not be empty")
+	}
+	if p.Timeout == nil || *p.Timeout == 0 {
+		return p, b.defTO, nil
+	}
+	sec := *p.Timeout
+	if sec < 0 {
+		return p, 0, fmt.Errorf("bash: timeout must be a positive number of seconds, got %v", sec)
+	}
+	if sec >= b.maxTO.Seconds() {
+		return p, b.maxTO, nil
+	}
+	return p, time.Duration(sec * float64(time.Second)), nil
+}
+
+// describe fills the embedded description with this tool's limits.
+func (b *Bash) describe() string {
+	return strings.NewReplacer(
+		"{{DEFAULT}}", seconds(b.defTO),
+		"{{MAX}}", seconds(b.maxTO),
+		"{{GRACE}}", seconds(b.grace)+" seconds",
+		"{{OUTMAX}}", strconv.Itoa(bashOutputMax>>10)+" KB",
+	).Replace(bashDescription)
+}
+
+// schema is the JSON schema of [bashParams], with this tool's limits.
+func (b *Bash) schema() json.RawMessage {
+	desc, _ := json.Marshal(fmt.Sprintf("Seconds before the command is stopped; default %s, at most %s.",
+		seconds(b.defTO), seconds(b.maxTO)))
+	return json.RawMessage(`{"type":"object","properties":{` +
+		`"command":{"type":"string","description":"The shell command to run in the workspace root."},` +
+		`"timeout":{"type":"number","description":` + string(desc) + `}},` +
+		`"required":["command"],"additionalProperties":false}`)
+}
+
+// seconds formats d as a number of seconds, without trailing zeros.
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+}
+
+// findShell looks bash, then sh, up in env's PATH, skipping relative
+// entries; it falls back to /bin/sh.
+func findShell(env []string) string {
+	var path string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v // the last one wins, as in a shell
+		}
+	}
+	for _, name := range []string{"bash", "sh"} {
+		for _, dir := range filepath.SplitList(path) {
+			if !filepath.IsAbs(dir) {
+				continue
+			}
+			f := filepath.Join(dir, name)
+			if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+				return f
+			}
+		}
+	}
+	return "/bin/sh"
+}

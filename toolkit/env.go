@@ -1,0 +1,102 @@
+package toolkit
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// gitHooksPath is where core.hooksPath points in the bash tool's
+// environment. Git looks a hook up as <hooksPath>/<name>; under /dev/null
+// that path can never exist (ENOTDIR), nothing in a workspace can create
+// it, and there is no directory to create, clean up or leak.
+const gitHooksPath = "/dev/null"
+
+// gitHardening is the git configuration the bash tool forces, passed as
+// GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n. Git gives that
+// command-line scope, above a repository's own .git/config, so a
+// repository cannot run code through these settings.
+func gitHardening() [][2]string {
+	return [][2]string{
+		{"core.fsmonitor", "false"},
+		{"core.hooksPath", gitHooksPath},
+		{"core.pager", "cat"},
+	}
+}
+
+// noPromptEnv is set in the bash tool's environment so that nothing waits
+// for a person: editors exit at once, pagers print, git and Git Credential
+// Manager never prompt for credentials.
+func noPromptEnv() [][2]string {
+	return [][2]string{
+		{"GIT_EDITOR", "true"},
+		{"EDITOR", "true"},
+		{"VISUAL", "true"},
+		{"GIT_PAGER", "cat"},
+		{"PAGER", "cat"},
+		{"GIT_TERMINAL_PROMPT", "0"},
+		{"GCM_INTERACTIVE", "never"},
+	}
+}
+
+// looksSecret reports whether an environment variable's name suggests it
+// holds a credential: it contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
+// CREDENTIAL, in any case.
+func looksSecret(name string) bool {
+	u := strings.ToUpper(name)
+	return strings.Contains(u, "KEY") ||
+		strings.Contains(u, "TOKEN") ||
+		strings.Contains(u, "SECRET") ||
+		strings.Contains(u, "PASSWORD") ||
+		strings.Contains(u, "PASSWD") ||
+		strings.Contains(u, "CREDENTIAL")
+}
+
+// isGitConfigEnv reports whether name passes git configuration through
+// the environment. Inherited ones are dropped: the bash tool sets its own
+// GIT_CONFIG_COUNT list, and an inherited GIT_CONFIG_PARAMETERS could
+// override it.
+func isGitConfigEnv(name string) bool {
+	return name == "GIT_CONFIG_COUNT" || name == "GIT_CONFIG_PARAMETERS" ||
+		strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_")
+}
+
+// commandEnv builds the environment of a bash tool command from base
+// ("NAME=value" entries, in order). It removes:
+//   - entries without a name;
+//   - every name in drop (exact match; the runner's provider key variables);
+//   - names that look secret ([looksSecret]) unless listed in allow (exact);
+//   - inherited git configuration variables ([isGitConfigEnv]);
+//   - names it sets itself.
+//
+// It then appends PWD=dir, the no-prompt variables ([noPromptEnv]) and
+// the git hardening ([gitHardening]). drop wins over allow, and what this
+// function sets wins over both.
+func commandEnv(base, allow, drop []string, dir string) []string {
+	set := noPromptEnv()
+	set = append(set, [2]string{"PWD", dir})
+	hard := gitHardening()
+	set = append(set, [2]string{"GIT_CONFIG_COUNT", strconv.Itoa(len(hard))})
+	for i, kv := range hard {
+		n := strconv.Itoa(i)
+		set = append(set, [2]string{"GIT_CONFIG_KEY_" + n, kv[0]}, [2]string{"GIT_CONFIG_VALUE_" + n, kv[1]})
+	}
+
+	out := make([]string, 0, len(base)+len(set))
+	for _, kv := range base {
+		name, _, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok || name == "":
+		case slices.Contains(drop, name):
+		case looksSecret(name) && !slices.Contains(allow, name):
+		case isGitConfigEnv(name):
+		case slices.ContainsFunc(set, func(s [2]string) bool { return s[0] == name }):
+		default:
+			out = append(out, kv)
+		}
+	}
+	for _, kv := range set {
+		out = append(out, kv[0]+"="+kv[1])
+	}
+	return out
+}

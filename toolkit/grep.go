@@ -1,0 +1,441 @@
+package toolkit
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+//go:embed grep.md
+var grepDescription string
+
+var grepSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "pattern":          {"type": "string", "description": "RE2 regular expression (or literal string with fixed_string)."},
+    "path":             {"type": "string", "description": "Directory or file to search. Default: the workspace root."},
+    "include":          {"type": "string", "description": "Only search files matching this glob, e.g. *.go or src/**/*.ts."},
+    "case_insensitive": {"type": "boolean", "description": "Ignore case. Default false."},
+    "fixed_string":     {"type": "boolean", "description": "Treat pattern as a literal string. Default false."},
+    "context":          {"type": "integer", "minimum": 0, "maximum": 20, "description": "Lines of context around each match. Default 0."},
+    "max_results":      {"type": "integer", "minimum": 1, "description": "Most matching lines to return. Default 200."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`)
+
+// grepParams are the arguments of the grep tool.
+type grepParams struct {
+	Pattern         string `json:"pattern"`
+	Path            string `json:"path"`
+	Include         string `json:"include"`
+	CaseInsensitive bool   `json:"case_insensitive"`
+	FixedString     bool   `json:"fixed_string"`
+	Context         int    `json:"context"`
+	MaxResults      int    `json:"max_results"`
+}
+
+func (p *grepParams) path() string {
+	if p.Path == "" {
+		return "."
+	}
+	return p.Path
+}
+
+// Grep is the grep tool: a parallel regular-expression search over the
+// workspace. It is safe for concurrent use.
+type Grep struct {
+	ws     *Workspace
+	filter func(string) bool
+}
+
+// NewGrep returns the grep tool over ws. filter, when not nil, is asked
+// about every file met while walking a directory (see [Options]).
+func NewGrep(ws *Workspace, filter func(string) bool) *Grep {
+	return &Grep{ws: ws, filter: filter}
+}
+
+// Spec implements [Tool].
+func (t *Grep) Spec() Spec {
+	return Spec{Name: "grep", Description: grepDescription, Schema: grepSchema}
+}
+
+// Effects implements [Tool]: a read of the resolved path; the files inside
+// a directory are checked one by one with the filter while walking.
+func (t *Grep) Effects(args json.RawMessage) (Effects, error) {
+	var p grepParams
+	if err := decodeArgs(grepSchema, args, &p); err != nil {
+		return Effects{}, err
+	}
+	return t.ws.effectsFor(EffectRead, p.path())
+}
+
+// grepJob is one opened file to search; idx is its place in walk order.
+type grepJob struct {
+	idx  int
+	path string
+	f    *os.File
+}
+
+// grepFile is what searching one file found.
+type grepFile struct {
+	path    string
+	hits    []grepHit
+	matches int
+	binary  bool
+	large   bool
+}
+
+// grepHit is one output line: a match or a context line.
+type grepHit struct {
+	num   int
+	text  string
+	match bool
+}
+
+// Run implements [Tool].
+func (t *Grep) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	var p grepParams
+	if err := decodeArgs(grepSchema, args, &p); err != nil {
+		return errorResult("grep: %v", err), nil
+	}
+	if p.Context < 0 || p.Context > grepMaxContext {
+		return errorResult("grep: context must be between 0 and %d", grepMaxContext), nil
+	}
+	if p.MaxResults < 0 {
+		return errorResult("grep: max_results must be positive"), nil
+	}
+	if p.MaxResults == 0 {
+		p.MaxResults = grepDefaultMax
+	}
+	if p.Include != "" && !doublestar.ValidatePattern(p.Include) {
+		return errorResult("grep: include %q is not a valid glob", p.Include), nil
+	}
+	m, err := newLineMatcher(p.Pattern, p.FixedString, p.CaseInsensitive)
+	if err != nil {
+		return errorResult("grep: %v", err), nil
+	}
+	loc, err := t.ws.resolve(p.path())
+	if err != nil {
+		return errorResult("grep: %v", err), nil
+	}
+	if !loc.exists() {
+		return errorResult("grep: no such file or directory: %s", loc.ref.Requested), nil
+	}
+
+	s := grepSearch{m: m, context: p.Context, max: p.MaxResults, results: map[int]*grepFile{}}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.cancel = cancel
+	jobs := make(chan grepJob, 64)
+	var wg sync.WaitGroup
+	for range max(2, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() { s.worker(jobs) })
+	}
+
+	var walkErr error
+	skipped, files := 0, 0
+	if loc.info.IsDir() {
+		skipped, walkErr = walk(wctx, loc, t.filter, func(e walkEntry) error {
+			if p.Include != "" && !includeMatch(p.Include, e.rel) {
+				return nil
+			}
+			f, err := e.dir.OpenFile(e.name, readFlags, 0)
+			if err != nil {
+				return nil // vanished or unreadable: not searchable
+			}
+			select {
+			case jobs <- grepJob{idx: files, path: e.path, f: f}:
+				files++
+				return nil
+			case <-wctx.Done():
+				f.Close()
+				return wctx.Err()
+			}
+		})
+	} else if f, _, err := loc.openRegular(); err != nil {
+		walkErr = err
+	} else {
+		jobs <- grepJob{idx: 0, path: loc.ref.Resolved, f: f}
+		files = 1
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if walkErr != nil && !errors.Is(walkErr, context.Canceled) {
+		return errorResult("grep: %v", walkErr), nil
+	}
+	return s.result(p, loc.ref.Requested, files, skipped), nil
+}
+
+// includeMatch applies grep's include glob: by base name when it has no
+// "/", else to the path relative to the search directory.
+func includeMatch(glob, rel string) bool {
+	target := rel
+	if !strings.Contains(glob, "/") {
+		target = path.Base(rel)
+	}
+	ok, _ := doublestar.Match(glob, target)
+	return ok
+}
+
+// grepSearch is the state one grep call shares between its workers.
+type grepSearch struct {
+	m       *lineMatcher
+	context int
+	max     int
+	cancel  context.CancelFunc
+
+	mu      sync.Mutex
+	results map[int]*grepFile
+	next    int // results[:next] are all in
+	total   int // matches in results[:next]
+}
+
+// worker searches the files it receives until jobs is closed.
+func (s *grepSearch) worker(jobs <-chan grepJob) {
+	var buf []byte
+	for job := range jobs {
+		var r *grepFile
+		r, buf = s.searchFile(job, buf)
+		s.add(job.idx, r)
+	}
+}
+
+// add stores a file's result and stops the walk once the matches of the
+// files before every unfinished one exceed the maximum: what follows in
+// walk order could not be shown.
+func (s *grepSearch) add(idx int, r *grepFile) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.results[idx] = r
+	for {
+		done, ok := s.results[s.next]
+		if !ok {
+			break
+		}
+		s.total += done.matches
+		s.next++
+	}
+	if s.total > s.max {
+		s.cancel()
+	}
+}
+
+// searchFile reads and searches one file, reusing buf.
+func (s *grepSearch) searchFile(job grepJob, buf []byte) (*grepFile, []byte) {
+	defer job.f.Close()
+	r := &grepFile{path: job.path}
+	fi, err := job.f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return r, buf
+	}
+	if fi.Size() > grepMaxFileSize {
+		r.large = true
+		return r, buf
+	}
+	buf, err = readInto(job.f, buf[:0], grepMaxFileSize+1)
+	if err != nil {
+		return r, buf
+	}
+	if len(buf) > grepMaxFileSize {
+		r.large = true
+		return r, buf
+	}
+	if containsNUL(buf[:min(len(buf), binarySniffBytes)]) {
+		r.binary = true
+		return r, buf
+	}
+	r.hits, r.matches = s.m.search(buf, s.context, s.max+1)
+	return r, buf
+}
+
+// readInto reads f into buf, up to limit bytes.
+func readInto(f io.Reader, buf []byte, limit int) ([]byte, error) {
+	for len(buf) < limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):min(cap(buf), limit)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+// result formats the matches of the files in walk order.
+func (s *grepSearch) result(p grepParams, where string, files, skipped int) Result {
+	var b strings.Builder
+	shown, withMatch, binary, large := 0, 0, 0, 0
+	capped, cut := false, false
+	for idx := range files {
+		r := s.results[idx]
+		if r == nil {
+			continue
+		}
+		if r.binary {
+			binary++
+		}
+		if r.large {
+			large++
+		}
+		if r.matches == 0 || capped || cut {
+			if r.matches > 0 {
+				capped = true
+			}
+			continue
+		}
+		withMatch++
+		if s.context > 0 && b.Len() > 0 {
+			b.WriteString("--\n")
+		}
+		lastMatch, prev := 0, 0
+		for _, h := range r.hits {
+			if h.match && shown == s.max {
+				capped = true
+				break
+			}
+			if !h.match && shown == s.max && h.num > lastMatch+s.context {
+				break
+			}
+			if prev != 0 && h.num > prev+1 {
+				b.WriteString("--\n")
+			}
+			sep := "-"
+			if h.match {
+				sep = ":"
+				shown++
+				lastMatch = h.num
+			}
+			line := fmt.Sprintf("%s%s%d%s%s\n", r.path, sep, h.num, sep, h.text)
+			if b.Len()+len(line) > grepMaxBytes {
+				cut = true
+				break
+			}
+			b.WriteString(line)
+			prev = h.num
+		}
+	}
+	res := Result{Meta: Meta{Skipped: skipped}}
+	var notes []string
+	switch {
+	case cut:
+		res.Meta.Truncated = true
+		notes = append(notes, fmt.Sprintf("output capped at %d KB after %d matches; narrow the pattern, path or include", grepMaxBytes>>10, shown))
+	case capped:
+		res.Meta.Truncated = true
+		notes = append(notes, fmt.Sprintf("showing the first %d matches; narrow the pattern, path or include, or raise max_results", shown))
+	default:
+		notes = append(notes, fmt.Sprintf("%d %s in %d %s", shown, plural(shown, "match", "matches"), withMatch, plural(withMatch, "file", "files")))
+	}
+	if skipped > 0 {
+		notes = append(notes, fmt.Sprintf("%d %s skipped by policy", skipped, plural(skipped, "file", "files")))
+	}
+	if binary > 0 {
+		notes = append(notes, fmt.Sprintf("%d binary %s not searched", binary, plural(binary, "file", "files")))
+	}
+	if large > 0 {
+		notes = append(notes, fmt.Sprintf("%d %s over %d MB not searched", large, plural(large, "file", "files"), grepMaxFileSize>>20))
+	}
+	if shown == 0 {
+		res.IsError = true
+		res.Content = fmt.Sprintf("grep: no match for %q in %s (%d %s searched; %s)\n", p.Pattern, where, files, plural(files, "file", "files"), strings.Join(notes[1:], "; "))
+		res.Content = strings.Replace(res.Content, "; )", ")", 1)
+		return res
+	}
+	b.WriteString("[" + strings.Join(notes, "; ") + "]\n")
+	res.Content = b.String()
+	return res
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// lineMatcher finds the lines of a buffer that match a pattern.
+type lineMatcher struct {
+	re *regexp.Regexp
+	// whole: the pattern has a literal prefix, so searching the whole
+	// buffer at once skips quickly to candidates; otherwise lines are
+	// matched one by one, which keeps Go's regexp on its fast paths.
+	whole bool
+}
+
+func newLineMatcher(pattern string, fixed, fold bool) (*lineMatcher, error) {
+	if strings.ContainsAny(pattern, "\n") {
+		return nil, errors.New("pattern contains a newline; grep matches within single lines")
+	}
+	expr := pattern
+	if fixed {
+		expr = regexp.QuoteMeta(pattern)
+	}
+	flags := "(?m)"
+	if fold {
+		flags = "(?mi)"
+	}
+	re, err := regexp.Compile(flags + expr)
+	if err != nil {
+		return nil, fmt.Errorf("invalid pattern: %v", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	prefix, _ := re.LiteralPrefix()
+	return &lineMatcher{re: re, whole: prefix != ""}, nil
+}
+
+// search returns the matching lines of buf with ctx lines of context,
+// stopping after limit matches, and the number of matches found.
+func (m *lineMatcher) search(buf []byte, ctx, limit int) ([]grepHit, int) {
+	var starts []int // line start offsets, built on demand for context
+	var hits []grepHit
+	matches := 0
+	num, counted := 1, 0        // line number at offset counted
+	lastEmitted, after := 0, 0  // last line emitted; context runs through line after
+	context := func(upTo int) { // emit the context lines before line upTo
+		for n := lastEmitted + 1; n < upTo && n <= len(starts); n++ {
+			if n <= after || n >= upTo-ctx {
+				s := starts[n-1]
+				hits = append(hits, grepHit{num: n, text: lineText(buf[s:lineEnd(buf, s)])})
+				lastEmitted = n
+			}
+		}
+	}
+	m.each(buf, func(ls, le int) bool {
+		num += countNL(buf[counted:ls])
+		counted = ls
+		if ctx > 0 {
+			if starts == nil {
+				starts = lineStarts(buf)
+			}
+			context(num)
+			after = num + ctx
+		}
+		hits = append(hits, grepHit{num: num, text: lineText(buf[ls:le]), match: true})
+		lastEmitted = num
+		matches++
+		return matches < limit
+	})
+	if ctx > 0 {
+		context(after + 1)
+	}
+	return hits, matches
+}

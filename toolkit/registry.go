@@ -1,0 +1,60 @@
+package toolkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Options carries what the runner decides about the tools beyond the
+// workspace.
+type Options struct {
+	// ReadFilter, when set, is asked about every file grep and glob meet
+	// while walking a directory, with the file's path as reported in
+	// [PathRef] (workspace-relative, or absolute in an extra root). Files
+	// it rejects are skipped, their content and names never reach the
+	// model, and the result counts them in [Meta.Skipped]. The runner
+	// builds it from the policy's read rules. It must be safe for
+	// concurrent use.
+	ReadFilter func(path string) bool
+}
+
+// Tools returns the file tools, in the order the model sees them, built
+// over ws. read, write and edit share one [ReadTracker], so a run's stale-
+// edit detection covers all three: call Tools once per run.
+func Tools(ws *Workspace, opts Options) []Tool {
+	rt := NewReadTracker()
+	return []Tool{
+		NewRead(ws, rt),
+		NewWrite(ws, rt),
+		NewEdit(ws, rt),
+		// The bash tool (NewBash) joins here; it takes the workspace root
+		// as a plain directory: NewBash(BashConfig{Dir: ws.Root(), ...}).
+		NewGrep(ws, opts.ReadFilter),
+		NewGlob(ws, opts.ReadFilter),
+		NewLs(ws),
+	}
+}
+
+// SafeRun runs tool with args and turns a panic inside the tool into an
+// error result, so one broken call cannot end the run; a Go error from the
+// tool is passed through. The runner uses it for every call.
+func SafeRun(ctx context.Context, tool Tool, args json.RawMessage) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = Result{Content: fmt.Sprintf("the %s tool failed internally (panic: %v); this is a bug in the tool, not in your call", safeName(tool), p), IsError: true}
+			err = nil
+		}
+	}()
+	return tool.Run(ctx, args)
+}
+
+// safeName returns the tool's name, or "?" when Spec itself panics.
+func safeName(tool Tool) (name string) {
+	defer func() {
+		if recover() != nil {
+			name = "?"
+		}
+	}()
+	return tool.Spec().Name
+}

@@ -1,0 +1,167 @@
+package toolkit
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	mkTree(t, outside, map[string]string{"secret.txt": "s", "d/f": "x"})
+	ws := newWS(t, map[string]string{
+		"a.txt":       "a",
+		"src/main.go": "package main",
+		".git/config": "[core]",
+		"src/cfg":     "->../.git/config",
+		"abs_in":      "", // replaced below by an absolute link into the root
+		"passwd":      "->/etc/passwd",
+		"out":         "->" + outside,
+		"srclink":     "->src",
+		"loop1":       "->loop2",
+		"loop2":       "->loop1",
+		"dangling":    "->src/new.go",
+		"pipe":        fifoMark,
+		"empty/":      "",
+		"chain":       "->srclink/cfg",
+		"sub/up":      "->../a.txt",
+		"sub/escape":  "->../../x",
+	})
+	root := ws.Root()
+	if err := os.Remove(filepath.Join(root, "abs_in")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "src", "main.go"), filepath.Join(root, "abs_in")); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name, path          string
+		requested, resolved string
+		errHas              string // non-empty: Resolve must fail with this in the message
+	}{
+		{"relative file", "a.txt", "a.txt", "a.txt", ""},
+		{"dot", ".", ".", ".", ""},
+		{"cleaned", "src/../a.txt", "a.txt", "a.txt", ""},
+		{"trailing slash dir", "src/", "src", "src", ""},
+		{"absolute inside", filepath.Join(root, "src", "main.go"), "src/main.go", "src/main.go", ""},
+		{"absolute root", root, ".", ".", ""},
+		{"dotdot escape", "../x", "", "", "leaves the workspace"},
+		{"dotdot deep escape", "src/../../x", "", "", "leaves the workspace"},
+		{"etc passwd", "/etc/passwd", "", "", "outside the workspace"},
+		{"symlink to etc passwd", "passwd", "", "", "outside the workspace through the symlink passwd -> /etc/passwd"},
+		{"symlinked dir leading outside", "out/secret.txt", "", "", "outside the workspace through the symlink out"},
+		{"symlinked dir outside, missing file", "out/nope", "", "", "outside the workspace"},
+		{"symlink to git config", "src/cfg", "src/cfg", ".git/config", ""},
+		{"symlinked dir", "srclink/main.go", "srclink/main.go", "src/main.go", ""},
+		{"chain of links", "chain", "chain", ".git/config", ""},
+		{"absolute link inside root", "abs_in", "abs_in", "src/main.go", ""},
+		{"relative link up", "sub/up", "sub/up", "a.txt", ""},
+		{"relative link escaping", "sub/escape", "", "", "outside the workspace through the symlink sub/escape -> ../../x"},
+		{"missing file", "src/new/file.go", "src/new/file.go", "src/new/file.go", ""},
+		{"missing under symlinked dir", "srclink/x/y.go", "srclink/x/y.go", "src/x/y.go", ""},
+		{"dangling link", "dangling", "dangling", "src/new.go", ""},
+		{"loop", "loop1", "", "", "too many levels of symbolic links"},
+		{"NUL byte", "a.txt\x00.png", "", "", "NUL byte"},
+		{"control char", "a\nb", "", "", "control character"},
+		{"escape char", "a\x1b[31m", "", "", "control character"},
+		{"invalid utf8", "a\xffb", "", "", "not valid UTF-8"},
+		{"empty", "", "", "", "path is empty"},
+		{"fifo", "pipe", "", "", "named pipe"},
+		{"file as directory", "a.txt/x", "", "", "a.txt is not a directory"},
+		{"empty dir", "empty", "empty", "empty", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ref, err := ws.Resolve(tc.path)
+			if tc.errHas != "" {
+				if err == nil {
+					t.Fatalf("Resolve(%q) = %+v, want error containing %q", tc.path, ref, tc.errHas)
+				}
+				if !strings.Contains(err.Error(), tc.errHas) {
+					t.Fatalf("Resolve(%q) error %q, want it to contain %q", tc.path, err, tc.errHas)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Resolve(%q): %v", tc.path, err)
+			}
+			want := PathRef{Requested: tc.requested, Resolved: tc.resolved}
+			if ref != want {
+				t.Fatalf("Resolve(%q) = %+v, want %+v", tc.path, ref, want)
+			}
+		})
+	}
+}
+
+func TestAddRoot(t *testing.T) {
+	t.Parallel()
+	extra := t.TempDir()
+	mkTree(t, extra, map[string]string{"stdin.txt": "big", "link": "->stdin.txt"})
+	ws := newWS(t, map[string]string{"a": "a", "toextra": "->" + filepath.Join(extra, "stdin.txt")})
+
+	if _, err := ws.Resolve(filepath.Join(extra, "stdin.txt")); err == nil {
+		t.Fatal("extra directory reachable before AddRoot")
+	}
+	if err := ws.AddRoot(extra, false); err != nil {
+		t.Fatal(err)
+	}
+	realExtra, err := filepath.EvalSymlinks(extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.ToSlash(filepath.Join(realExtra, "stdin.txt"))
+	tests := []struct {
+		path string
+		want PathRef
+	}{
+		{filepath.Join(extra, "stdin.txt"), PathRef{abs, abs}},
+		{filepath.Join(extra, "link"), PathRef{filepath.ToSlash(filepath.Join(realExtra, "link")), abs}},
+		{"toextra", PathRef{"toextra", abs}},
+	}
+	for _, tc := range tests {
+		got, err := ws.Resolve(tc.path)
+		if err != nil {
+			t.Fatalf("Resolve(%q): %v", tc.path, err)
+		}
+		if got != tc.want {
+			t.Errorf("Resolve(%q) = %+v, want %+v", tc.path, got, tc.want)
+		}
+	}
+	loc, err := ws.resolve(filepath.Join(extra, "stdin.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loc.root.writable {
+		t.Error("read-only extra root reported writable")
+	}
+	if err := ws.AddRoot(extra, true); err != nil {
+		t.Fatal(err)
+	}
+	if loc, _ := ws.resolve(filepath.Join(extra, "stdin.txt")); !loc.root.writable {
+		t.Error("adding the root again as writable did not make it writable")
+	}
+	if err := ws.AddRoot(filepath.Join(extra, "stdin.txt"), false); err == nil {
+		t.Error("AddRoot of a file succeeded")
+	}
+	if err := ws.AddRoot(filepath.Join(extra, "missing"), false); err == nil {
+		t.Error("AddRoot of a missing directory succeeded")
+	}
+}
+
+func TestOpenWorkspaceErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mkTree(t, dir, map[string]string{"f": "x"})
+	for _, p := range []string{"", filepath.Join(dir, "f"), filepath.Join(dir, "missing"), "a\x00b"} {
+		if ws, err := OpenWorkspace(p); err == nil {
+			ws.Close()
+			t.Errorf("OpenWorkspace(%q) succeeded", p)
+		} else if !strings.HasPrefix(err.Error(), "toolkit: ") {
+			t.Errorf("OpenWorkspace(%q) error %q lacks the package prefix", p, err)
+		}
+	}
+}
