@@ -73,9 +73,10 @@ func (e *BudgetError) Error() string {
 // BeforeRequest returns an error (exit 4) when the next request would pass a
 // cap. The next request is estimated to cost what the last one did: it
 // sends at least everything the last one sent and received, so this errs on
-// the side of stopping. The first request is always allowed.
+// the side of stopping. The first request is always allowed. A nil Budget
+// has no caps.
 func (b *Budget) BeforeRequest() error {
-	if b.requests == 0 {
+	if b == nil || b.requests == 0 {
 		return nil
 	}
 	return b.check(b.last)
@@ -84,6 +85,9 @@ func (b *Budget) BeforeRequest() error {
 // AfterRequest adds the usage of a finished request and returns an error
 // (exit 4) when the run has passed a cap.
 func (b *Budget) AfterRequest(u llm.Usage) error {
+	if b == nil {
+		return nil
+	}
 	b.spent = b.spent.Add(u)
 	b.last = u
 	b.requests++
@@ -128,7 +132,7 @@ func (b *Budget) Requests() int { return b.requests }
 // Cost returns the USD cost so far, and false when the model's price is not
 // known.
 func (b *Budget) Cost() (float64, bool) {
-	if !b.priced {
+	if b == nil || !b.priced {
 		return 0, false
 	}
 	return b.price.Cost(b.spent), true

@@ -17,18 +17,22 @@ import (
 // variables itself, so that a variable ranks below flags and above the
 // workspace file, and `config show` can say which one set a value.
 func configFlags() []cli.Flag {
-	const cat = "Configuration"
+	const (
+		model  = "Model"
+		limits = "Limits"
+		input  = "Input"
+	)
 	return []cli.Flag{
-		&cli.StringFlag{Name: "config", Usage: "read this config `FILE` after the user file ($RUBICHAN_CONFIG)", Category: cat, TakesFile: true},
-		&cli.StringFlag{Name: "provider", Usage: "anthropic, openai, openrouter, groq, deepseek, ollama or a [providers.NAME] entry (default: the configured one, else the first whose key variable is set) ($RUBICHAN_PROVIDER)", Category: cat},
-		&cli.StringFlag{Name: "model", Usage: "model name (default: the provider's default model) ($RUBICHAN_MODEL)", Category: cat},
-		&cli.StringFlag{Name: "base-url", Usage: "API base URL, replacing the provider's ($RUBICHAN_BASE_URL)", Category: cat},
-		&cli.StringFlag{Name: "max-cost", Usage: "stop (exit 4) before the spend in `USD` would pass this; 0 for none ($RUBICHAN_MAX_COST)", Category: cat},
-		&cli.StringFlag{Name: "max-tokens-total", Usage: "stop (exit 4) before the tokens used would pass `N`; 0 for none ($RUBICHAN_MAX_TOKENS_TOTAL)", Category: cat},
-		&cli.StringFlag{Name: "max-turns", Usage: "stop (exit 4) after `N` model requests (default 50) ($RUBICHAN_MAX_TURNS)", Category: cat},
-		&cli.StringFlag{Name: "timeout", Usage: "stop (exit 4) after this wall-clock `DURATION`, 0 for none (default 30m) ($RUBICHAN_TIMEOUT)", Category: cat},
-		&cli.StringFlag{Name: "max-tool-calls", Usage: "stop (exit 4) after `N` tool calls; 0 for none ($RUBICHAN_MAX_TOOL_CALLS)", Category: cat},
-		&cli.StringFlag{Name: "stdin-inline-max", Usage: "largest stdin put into the prompt; more is spilled to a file (default 256KB) ($RUBICHAN_STDIN_INLINE_MAX)", Category: cat},
+		&cli.StringFlag{Name: "config", Usage: "read this config `FILE` after the user file ($RUBICHAN_CONFIG)", Category: model, TakesFile: true},
+		&cli.StringFlag{Name: "provider", Usage: "anthropic, openai, openrouter, groq, deepseek, ollama or a [providers.NAME] entry (default: the configured one, else the first whose key variable is set) ($RUBICHAN_PROVIDER)", Category: model},
+		&cli.StringFlag{Name: "model", Usage: "model name (default: the provider's default model) ($RUBICHAN_MODEL)", Category: model},
+		&cli.StringFlag{Name: "base-url", Usage: "API base URL, replacing the provider's ($RUBICHAN_BASE_URL)", Category: model},
+		&cli.StringFlag{Name: "max-cost", Usage: "stop (exit 4) before the spend in `USD` would pass this; 0 for none ($RUBICHAN_MAX_COST)", Category: limits},
+		&cli.StringFlag{Name: "max-tokens-total", Usage: "stop (exit 4) before the tokens used would pass `N`; 0 for none ($RUBICHAN_MAX_TOKENS_TOTAL)", Category: limits},
+		&cli.StringFlag{Name: "max-turns", Usage: "stop (exit 4) after `N` model requests (default 50) ($RUBICHAN_MAX_TURNS)", Category: limits},
+		&cli.StringFlag{Name: "timeout", Usage: "stop (exit 4) after this wall-clock `DURATION`, 0 for none (default 30m) ($RUBICHAN_TIMEOUT)", Category: limits},
+		&cli.StringFlag{Name: "max-tool-calls", Usage: "stop (exit 4) after `N` tool calls; 0 for none ($RUBICHAN_MAX_TOOL_CALLS)", Category: limits},
+		&cli.StringFlag{Name: "stdin-inline-max", Usage: "largest stdin put into the prompt; more is spilled to a file (default 256KB) ($RUBICHAN_STDIN_INLINE_MAX)", Category: input},
 	}
 }
 
