@@ -86,7 +86,8 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 		return verdict{Kind: verdictAllow, Rule: runnerGrant}
 	}
 	r := a.pol.Decide(act)
-	v := verdict{Rule: r.Rule, Fact: r.Fact, Reason: r.Reason, Message: r.Message()}
+	// The activity line shows a command as itself: "curl x", not "command: curl x".
+	v := verdict{Rule: r.Rule, Fact: strings.TrimPrefix(r.Fact, "command: "), Reason: r.Reason, Message: r.Message()}
 	switch r.Decision {
 	case policy.Allow:
 		v.Kind = verdictAllow

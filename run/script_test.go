@@ -302,7 +302,7 @@ type scriptServer struct {
 	spill string
 }
 
-var spillPathRE = regexp.MustCompile(`<stdin path=\\"([^"\\]+)\\"`)
+var spillPathRE = regexp.MustCompile(`(?:<|\\u003c)stdin path=\\"([^"\\]+)\\"`)
 
 func newScriptServer(script llmtest.Script) *scriptServer {
 	s := &scriptServer{Server: llmtest.NewServer(script)}

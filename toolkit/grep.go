@@ -83,9 +83,10 @@ func (t *Grep) Effects(args json.RawMessage) (Effects, error) {
 
 // grepJob is one opened file to search; idx is its place in walk order.
 type grepJob struct {
-	idx  int
-	path string
-	f    *os.File
+	idx   int
+	path  string
+	f     *os.File
+	named bool // the call named this file itself: no size cap (see searchLarge)
 }
 
 // grepFile is what searching one file found.
@@ -167,7 +168,7 @@ func (t *Grep) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	} else if f, _, err := loc.openRegular(); err != nil {
 		walkErr = err
 	} else {
-		jobs <- grepJob{idx: 0, path: loc.ref.Resolved, f: f}
+		jobs <- grepJob{idx: 0, path: loc.ref.Resolved, f: f, named: true}
 		files = 1
 	}
 	close(jobs)
@@ -244,6 +245,9 @@ func (s *grepSearch) searchFile(job grepJob, buf []byte) (*grepFile, []byte) {
 		return r, buf
 	}
 	if fi.Size() > grepMaxFileSize {
+		if job.named {
+			return r, s.searchLarge(job.f, r, buf)
+		}
 		r.large = true
 		return r, buf
 	}
