@@ -31,15 +31,14 @@ func NewBudget(limits Limits, model string, prices map[string]Price) (*Budget, e
 	b := &Budget{maxTokens: limits.MaxTokensTotal, maxCost: limits.MaxCost, model: model}
 	b.price, _, b.priced = LookupPrice(prices, model)
 	if b.maxCost > 0 && !b.priced {
-		return nil, usagef("--max-cost %s: the price of model %q is not known, so the cap cannot be enforced; "+
-			"add [prices.%q] with input and output in USD per million tokens to a config file",
-			formatUSD(b.maxCost), model, model)
+		return nil, usageError{&BudgetError{Limit: "max_cost", Max: b.maxCost, Model: model}}
 	}
 	return b, nil
 }
 
-// BudgetError says a run reached its token or cost cap. It is wrapped so that
-// it ends the run with exit code 4 ([ExitLimit]).
+// BudgetError says a run reached its token or cost cap (wrapped so that it
+// ends the run with exit code 4, [ExitLimit]), or that a cost cap was set
+// for a model without a price (a usage error, exit 2).
 type BudgetError struct {
 	// Limit is "max_cost" or "max_tokens_total".
 	Limit string
@@ -50,9 +49,17 @@ type BudgetError struct {
 	Projected float64
 	// Max is the cap.
 	Max float64
+	// Model is set, and the rest zero, when the cap cannot be enforced
+	// because the model's price is unknown.
+	Model string
 }
 
 func (e *BudgetError) Error() string {
+	if e.Model != "" {
+		return fmt.Sprintf("--max-cost %s: the price of model %q is not known, so the cap cannot be enforced; "+
+			"add [prices.%q] with input and output in USD per million tokens to a config file",
+			formatUSD(e.Max), e.Model, e.Model)
+	}
 	f := func(v float64) string {
 		if e.Limit == "max_cost" {
 			return formatUSD(v)
@@ -64,10 +71,10 @@ func (e *BudgetError) Error() string {
 		flag = "--max-tokens-total"
 	}
 	if e.Projected > 0 {
-		return fmt.Sprintf("limit: %s %s reached: spent %s, and the next request would bring it to about %s",
+		return fmt.Sprintf("reached %s %s: spent %s, and the next request would bring it to about %s",
 			flag, f(e.Max), f(e.Spent), f(e.Projected))
 	}
-	return fmt.Sprintf("limit: %s %s passed: spent %s", flag, f(e.Max), f(e.Spent))
+	return fmt.Sprintf("passed %s %s: spent %s", flag, f(e.Max), f(e.Spent))
 }
 
 // BeforeRequest returns an error (exit 4) when the next request would pass a

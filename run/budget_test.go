@@ -94,7 +94,7 @@ func TestBudgetErrorText(t *testing.T) {
 	}
 	req := llm.Usage{InputTokens: 1000, OutputTokens: 100}
 	_, err = runBudget(t, b, []llm.Usage{req, req, req})
-	const want = "limit: --max-cost $0.0070 reached: spent $0.0060, and the next request would bring it to about $0.0090"
+	const want = "reached --max-cost $0.0070: spent $0.0060, and the next request would bring it to about $0.0090"
 	if err == nil || err.Error() != want {
 		t.Errorf("error\n%v\nwant\n%s", err, want)
 	}

@@ -90,7 +90,7 @@ func configCommand(env environment) *cli.Command {
 					return err
 				}
 				for _, n := range lc.Notes {
-					fmt.Fprintf(c.App.ErrWriter, "rubichan: note: %s\n", n)
+					fmt.Fprintf(c.App.ErrWriter, "rubichan: %s\n", n)
 				}
 				rp, perr := lc.ResolveProvider(env.lookupEnv)
 				show := newConfigShow(lc, rp, perr, c.Bool("all"))

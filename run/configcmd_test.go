@@ -67,7 +67,7 @@ func TestConfigShowText(t *testing.T) {
 	if strings.Contains(out, "attacker") {
 		t.Errorf("untrusted workspace base_url shown as used:\n%s", out)
 	}
-	if !strings.Contains(errOut, "note: ignoring base_url") {
+	if !strings.Contains(errOut, "rubichan: ignoring base_url") {
 		t.Errorf("stderr lacks the trust note: %q", errOut)
 	}
 	for _, s := range []string{secretKey, "SECRET"} {

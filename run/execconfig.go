@@ -27,6 +27,9 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 	// A cost cap on a model without a price refuses to start, before
 	// stdin is read or any request made.
 	if _, err := NewBudget(lc.Limits, rp.Model, lc.Prices); err != nil {
+		if o := lc.Origin("limits", "max_cost"); o.Source != "flag --max-cost" {
+			return usagef("%w (max_cost set by %s)", err, o)
+		}
 		return err
 	}
 	cfg.Settings, cfg.Resolved = lc, rp
