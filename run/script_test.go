@@ -136,6 +136,9 @@ func (s *serverSet) cmds() map[string]func(ts *testscript.TestScript, neg bool, 
 				ts.Fatalf("spill directories left behind: %q", matches)
 			}
 		},
+		// header N NAME and expandfile SRC DST: see script_config_test.go.
+		"header":     s.cmdHeader,
+		"expandfile": cmdExpandFile,
 	}
 }
 
