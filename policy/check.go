@@ -57,11 +57,13 @@ func (p *Policy) selfTest() error {
 	return nil
 }
 
-// coverageWarnings reports allow patterns that a deny rule fully covers:
-// they can never take effect, which usually means the author expected an
-// exception that deny-wins semantics do not give.
+// coverageWarnings reports rules that do not do what their author likely
+// meant: allow patterns that a deny rule fully covers (deny wins, so they
+// never take effect), absolute deny patterns that can only match outside
+// the workspace, command names with spaces in them, allow rules that let
+// a wrapper or shell run anything, and writes allowed into .git/.
 func coverageWarnings(rules []*rule) []string {
-	var out []string
+	out := lintRules(rules)
 	for _, a := range rules {
 		if a.decision != Allow {
 			continue
@@ -83,6 +85,50 @@ func coverageWarnings(rules []*rule) []string {
 						out = append(out, fmt.Sprintf("rule %s: allow %q can never take effect: rule %s denies %q", a.id, ap, d.id, dp))
 					}
 				}
+			}
+		}
+	}
+	return out
+}
+
+// gitConfig is a file whose contents git runs (core.fsmonitor, hooks, aliases).
+const gitConfig = ".git/config"
+
+func lintRules(rules []*rule) []string {
+	var out []string
+	absAllow := map[Class]bool{}
+	for _, r := range rules {
+		for _, pat := range r.paths {
+			if r.decision == Allow && strings.HasPrefix(pat, "/") {
+				absAllow[r.class] = true
+			}
+		}
+	}
+	gitDenied := false
+	for _, r := range rules {
+		for _, pat := range r.paths {
+			if r.class == ClassWrite && r.decision == Deny && matchPath(pat, gitConfig, Deny) {
+				gitDenied = true
+			}
+		}
+	}
+	for _, r := range rules {
+		for _, pat := range r.paths {
+			switch {
+			case r.decision == Deny && strings.HasPrefix(pat, "/") && !absAllow[r.class]:
+				out = append(out, fmt.Sprintf("rule %s: %q is absolute, so it only names paths outside the workspace, which are denied anyway; for a workspace path write %q",
+					r.id, pat, strings.TrimPrefix(pat, "/")))
+			case r.decision == Allow && r.class == ClassWrite && !gitDenied && matchPath(pat, gitConfig, Allow):
+				out = append(out, fmt.Sprintf("rule %s: %q lets the model write .git/, whose config and hooks git runs as code; add a write deny for \".git/**\"", r.id, pat))
+			}
+		}
+		for _, cp := range r.commands {
+			name := cp.words[0]
+			switch {
+			case strings.ContainsAny(name, " \t"):
+				out = append(out, fmt.Sprintf("rule %s: the command name %q holds a space, so it matches no command; quote each word separately", r.id, name))
+			case r.decision == Allow && cp.rest && len(cp.words) == 1 && (wrappers[name] || shells[name] || name == "eval"):
+				out = append(out, fmt.Sprintf("rule %s: allow %q lets the model run any command through %s", r.id, cp.text, name))
 			}
 		}
 	}

@@ -145,22 +145,43 @@ func (p *Policy) Decide(a Action) Result {
 	return summarize(facts)
 }
 
-// summarize picks the strictest fact.
+// summarize picks the strictest fact. Among facts equally strict, the
+// first that a guard decided wins, else the first a rule decided, else the
+// first: "denied by rule X" explains more than "denied by the default".
 func summarize(facts []Fact) Result {
-	r := Result{Facts: facts}
-	for _, f := range facts {
-		if r.Decision == 0 || f.Decision > r.Decision || f.Decision == 0 {
-			d := f.Decision
-			if d == 0 {
-				d = Deny
-			}
-			r.Decision, r.Rule, r.Fact, r.Reason = d, f.Rule, f.String(), f.Reason
+	r := Result{Facts: facts, Decision: Deny, Rule: RuleGuard, Reason: "nothing to decide"}
+	best, bestRank := -1, -1
+	for i, f := range facts {
+		d := f.Decision
+		if d == 0 {
+			d = Deny
+		}
+		rank := int(d)*4 + sourceRank(f.Rule)
+		if rank > bestRank {
+			best, bestRank = i, rank
 		}
 	}
-	if r.Decision == 0 {
-		r.Decision, r.Rule, r.Reason = Deny, RuleGuard, "nothing to decide"
+	if best >= 0 {
+		f := facts[best]
+		r.Decision, r.Rule, r.Fact, r.Reason = max(f.Decision, Allow), f.Rule, f.String(), f.Reason
+		if f.Decision == 0 {
+			r.Decision = Deny
+		}
 	}
 	return r
+}
+
+// sourceRank orders the makers of equally strict decisions.
+func sourceRank(rule string) int {
+	switch {
+	case rule == RuleGuard:
+		return 3
+	case rule == RuleOpaque, rule == RuleSession, rule == RuleDefault, strings.HasPrefix(rule, "tools."):
+		return 0
+	case strings.HasPrefix(rule, "shell."):
+		return 1
+	}
+	return 2
 }
 
 func guard(kind FactKind, value, reason string) Fact {

@@ -98,8 +98,13 @@ func Load(file string) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Remember the file as the file tools will see it (absolute, links
+	// evaluated), so a write to it can be refused.
 	if abs, err := filepath.Abs(file); err == nil {
 		p.file = abs
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			p.file = real
+		}
 	}
 	return p, nil
 }
@@ -265,11 +270,28 @@ func (b *builder) build(doc *document) (*Policy, error) {
 	return p, nil
 }
 
+// reservedID reports whether id could be mistaken for a decision that no
+// rule made (a guard, the fallback, a command-line rule).
+func reservedID(id string) bool {
+	switch id {
+	case RuleDefault, RuleOpaque, RuleGuard, RuleSession:
+		return true
+	}
+	for _, p := range []string{"tools.", "shell.", "defaults.", "--"} {
+		if strings.HasPrefix(id, p) {
+			return true
+		}
+	}
+	return false
+}
+
 func (b *builder) rule(i int, rd ruleDoc) (*rule, error) {
 	key := fmt.Sprintf("rule[%d]", i)
 	r := &rule{id: rd.ID, reason: rd.Reason}
 	if r.id == "" {
 		r.id = fmt.Sprintf("%s rule %d", b.name, i+1)
+	} else if reservedID(r.id) {
+		return nil, b.errf(key+".id", "id %q is reserved for decisions no rule makes", r.id)
 	}
 	var err error
 	if rd.Tool == "" {

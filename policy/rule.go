@@ -73,9 +73,11 @@ func parseCommandPattern(s string) (cmdPattern, error) {
 
 // matchCommand reports whether argv matches the pattern under a rule of
 // decision d. Allow and ask rules need argv[0] to equal the first word;
-// deny rules also match the basename of either side. A word the analysis
-// could not read exactly never matches an allow rule's literal word and
-// always matches a deny or ask rule's.
+// deny rules also match the basename of either side, regardless of case (a
+// case-insensitive file system runs `RM` as rm), and a globbed command name
+// that could expand to it. An argument the analysis could not read
+// exactly never matches an allow rule's literal word and always matches a
+// deny or ask rule's.
 func (p cmdPattern) matchCommand(argv []word, d Decision) bool {
 	if len(argv) < len(p.words) || (!p.rest && len(argv) != len(p.words)) {
 		return false
@@ -83,7 +85,7 @@ func (p cmdPattern) matchCommand(argv []word, d Decision) bool {
 	for i, pw := range p.words {
 		w := argv[i]
 		if !w.exact {
-			if d == Allow || (i == 0 && d == Ask) {
+			if d == Allow || (i == 0 && (d == Ask || !globMatches(w.glob, pw))) {
 				return false
 			}
 			continue
@@ -91,7 +93,7 @@ func (p cmdPattern) matchCommand(argv []word, d Decision) bool {
 		if w.value == pw {
 			continue
 		}
-		if i == 0 && d == Deny && path.Base(w.value) == path.Base(pw) {
+		if i == 0 && d == Deny && strings.EqualFold(path.Base(w.value), path.Base(pw)) {
 			continue
 		}
 		return false
@@ -99,7 +101,20 @@ func (p cmdPattern) matchCommand(argv []word, d Decision) bool {
 	return true
 }
 
-// covers reports whether every argv this (allow) pattern matches is also
+// globMatches reports whether a globbed command name could expand to the
+// command name, by path or by basename.
+func globMatches(glob, name string) bool {
+	if glob == "" {
+		return false
+	}
+	if ok, err := doublestar.Match(glob, name); ok && err == nil {
+		return true
+	}
+	ok, err := doublestar.Match(path.Base(glob), path.Base(name))
+	return ok && err == nil
+}
+
+// coveredBy reports whether every argv this (allow) pattern matches is also
 // matched by the deny pattern d.
 func (p cmdPattern) coveredBy(d cmdPattern) bool {
 	if path.Base(p.words[0]) != path.Base(d.words[0]) {

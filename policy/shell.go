@@ -17,8 +17,9 @@ const (
 	// maxUnwrap bounds how deep wrappers and `sh -c` scripts are unwrapped
 	// when looking for denied commands.
 	maxUnwrap = 3
-	// maxCandidates bounds the unwrapped command lines one call may produce.
-	maxCandidates = 1024
+	// maxCandidates bounds the unwrapped command lines one call may
+	// produce; a 16 KB command has fewer words than this.
+	maxCandidates = 8192
 )
 
 type lang uint8
@@ -62,6 +63,7 @@ type analyzer struct {
 	facts      []rawFact
 	commands   int
 	depth      int
+	moved      bool // a cd, pushd or popd ran: relative targets are unknown
 	candidates *int // shared budget of unwrapped command lines
 }
 
@@ -226,11 +228,14 @@ func (a *analyzer) inside(n syntax.Node) {
 // commands nested in it.
 func (a *analyzer) word(w *syntax.Word) word {
 	info := readWord(w)
+	wd := word{value: info.value, exact: info.exact, src: a.text(w)}
 	if info.opaque != "" {
 		a.opaque(info.opaque, a.text(w))
 		a.inside(w)
+	} else if !info.exact {
+		wd.glob = info.glob
 	}
-	return word{value: info.value, exact: info.exact, src: a.text(w)}
+	return wd
 }
 
 func (a *analyzer) call(c *syntax.CallExpr) {
@@ -256,6 +261,9 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 	if argv[0].exact && (argv[0].value == "alias" || argv[0].value == "unalias") {
 		a.opaque("alias definition", a.text(c))
 	}
+	if !argv[0].exact || dirChangers[path.Base(argv[0].value)] {
+		a.moved = true
+	}
 	a.facts = append(a.facts, rawFact{
 		kind:  FactCommand,
 		value: renderArgv(argv),
@@ -279,6 +287,9 @@ func isFD(s string) bool {
 	}
 	return true
 }
+
+// dirChangers change the working directory for the rest of the command.
+var dirChangers = map[string]bool{"cd": true, "pushd": true, "popd": true}
 
 // harmlessTargets are redirect targets that are never files of the
 // workspace: the bit bucket and the process's own output streams.
@@ -328,6 +339,10 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 	}
 	p := w.value
 	if !strings.HasPrefix(p, "/") {
+		if a.moved {
+			a.opaque("relative redirect after a change of directory", a.text(r))
+			return
+		}
 		p = path.Join(a.dir, p)
 	}
 	if read {

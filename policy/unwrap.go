@@ -51,6 +51,8 @@ func (a *analyzer) unwrap(argv []word, depth int) [][]word {
 		}
 		out = a.script(b.String(), depth)
 	case wrappers[name]:
+		// Every suffix of argv is a candidate, which covers wrappers of
+		// wrappers without recursion; only scripts need parsing.
 		for i := 1; i < len(argv); i++ {
 			w := argv[i]
 			if w.exact && strings.HasPrefix(w.value, "-") {
@@ -60,10 +62,12 @@ func (a *analyzer) unwrap(argv []word, depth int) [][]word {
 				return out
 			}
 			out = append(out, argv[i:])
-			out = append(out, a.unwrap(argv[i:], depth+1)...)
+			if w.exact && (shells[path.Base(w.value)] || w.value == "eval") {
+				out = append(out, a.unwrap(argv[i:], depth+1)...)
+			}
 			if w.exact && strings.ContainsAny(w.value, " \t\n;&|") {
 				// su -c 'cmd', watch 'cmd', parallel ::: 'cmd': a script
-				out = append(out, a.script(w.value, depth)...)
+				out = append(out, a.script(w.value, depth+1)...)
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 type word struct {
 	value string // after quote removal; meaningful only when exact
 	exact bool   // the shell will pass exactly value
+	glob  string // inexact only through globbing: a doublestar pattern of what it may expand to
 	src   string // the source text, for display
 }
 
@@ -21,6 +22,7 @@ type wordInfo struct {
 	value  string
 	exact  bool   // no expansion of any kind
 	opaque string // non-empty: an expansion the analysis cannot read
+	glob   string // the word as a doublestar pattern (quoted parts escaped)
 }
 
 // readWord performs quote removal on w. A word with a parameter, command,
@@ -28,7 +30,7 @@ type wordInfo struct {
 // unquoted glob, brace expansion or leading tilde makes it inexact (the
 // shell may pass something else) without being opaque.
 func readWord(w *syntax.Word) wordInfo {
-	var b strings.Builder
+	var b, pat strings.Builder
 	info := wordInfo{exact: true}
 	unquoted := ""
 	for i, part := range w.Parts {
@@ -40,11 +42,13 @@ func readWord(w *syntax.Word) wordInfo {
 			}
 			unquoted += p.Value
 			b.WriteString(v)
+			pat.WriteString(p.Value)
 		case *syntax.SglQuoted:
 			if p.Dollar {
 				info.opaque = "ANSI-C quoting"
 			}
 			b.WriteString(p.Value)
+			pat.WriteString(escapeGlob(p.Value))
 		case *syntax.DblQuoted:
 			if p.Dollar {
 				info.opaque = "locale quoting"
@@ -55,7 +59,9 @@ func readWord(w *syntax.Word) wordInfo {
 					info.opaque = partName(dp)
 					continue
 				}
-				b.WriteString(unescapeDouble(lit.Value))
+				v := unescapeDouble(lit.Value)
+				b.WriteString(v)
+				pat.WriteString(escapeGlob(v))
 			}
 		default:
 			info.opaque = partName(part)
@@ -68,7 +74,23 @@ func readWord(w *syntax.Word) wordInfo {
 		info.exact = false
 	}
 	info.value = b.String()
+	info.glob = pat.String()
 	return info
+}
+
+// escapeGlob escapes the characters doublestar treats as special.
+func escapeGlob(s string) string {
+	if !strings.ContainsAny(s, "\\*?[]{},") {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\*?[]{},", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // partName names a word part that makes a word opaque.

@@ -106,13 +106,13 @@ func (s *activitySink) handle(ev Event) {
 		if t.Summary == "" {
 			s.line("%s %s", p.tool.Sprint("▸"), p.tool.Sprint(t.Name))
 		} else {
-			s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint(t.Name), oneLine(t.Summary, 120))
+			s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint(t.Name), clip(t.Summary, 120))
 		}
 	case EventToolDenied:
 		d := ev.Denial
-		msg := fmt.Sprintf("⊘ denied by %s: %s", d.Rule, oneLine(d.Fact, 100))
+		msg := fmt.Sprintf("⊘ denied by %s: %s", d.Rule, clip(d.Fact, 100))
 		if d.Reason != "" {
-			msg += " (" + oneLine(d.Reason, 100) + ")"
+			msg += " (" + clip(d.Reason, 100) + ")"
 		}
 		s.line("%s", p.deny.Sprint(msg))
 	case EventToolResult:
@@ -129,7 +129,7 @@ func (s *activitySink) toolResult(r *ToolResultInfo) {
 	case r.ExitCode != nil:
 		what = fmt.Sprintf("exit %d", *r.ExitCode)
 	case r.IsError:
-		what = oneLine(firstLine(r.Content), 100)
+		what = clip(firstLine(r.Content), 100)
 	case len(r.Changed) > 0:
 		what = "changed " + strings.Join(r.Changed, ", ")
 	default:
@@ -196,8 +196,8 @@ func formatDuration(d time.Duration) string {
 	}
 }
 
-// oneLine flattens s to one line of at most max runes, ending in … when cut.
-func oneLine(s string, max int) string {
+// clip flattens s to one line of at most max runes, ending in … when cut.
+func clip(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	r := []rune(s)
 	if len(r) <= max {

@@ -78,6 +78,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 			execCommand(stdin, env),
 			configCommand(env),
 			versionCommand(),
+			policyCommand(),
 		},
 	}
 	for _, c := range app.Commands {

@@ -17,7 +17,7 @@ func fakeEnv(vars map[string]string) environment {
 
 // runApp runs rubichan in-process on buffers and returns the exit code and
 // both outputs.
-func runApp(t *testing.T, env environment, stdin string, args ...string) (int, string, string) {
+func runCLI(t *testing.T, env environment, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	var in *strings.Reader
@@ -65,7 +65,7 @@ func TestAppUsage(t *testing.T) {
 			if env.lookupEnv == nil {
 				env = fakeEnv(nil)
 			}
-			code, stdout, stderr := runApp(t, env, "", tc.args...)
+			code, stdout, stderr := runCLI(t, env, "", tc.args...)
 			if code != tc.wantCode {
 				t.Errorf("exit code = %d, want %d; stderr:\n%s", code, tc.wantCode, stderr)
 			}
@@ -86,12 +86,12 @@ func TestAppUsage(t *testing.T) {
 
 func TestHelpGoesToStdout(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"exec", "--help"}} {
-		code, stdout, stderr := runApp(t, fakeEnv(nil), "", args...)
+		code, stdout, stderr := runCLI(t, fakeEnv(nil), "", args...)
 		if code != ExitOK || !strings.Contains(stdout, "rubichan") || stderr != "" {
 			t.Errorf("%q: code %d, stdout %q, stderr %q", args, code, stdout, stderr)
 		}
 	}
-	_, stdout, _ := runApp(t, fakeEnv(nil), "", "exec", "--help")
+	_, stdout, _ := runCLI(t, fakeEnv(nil), "", "exec", "--help")
 	for _, f := range []string{"--max-turns", "--on-ask", "--prompt-file", "RUBICHAN_MAX_TURNS"} {
 		if !strings.Contains(stdout, f) {
 			t.Errorf("exec --help does not mention %s", f)
@@ -102,7 +102,7 @@ func TestHelpGoesToStdout(t *testing.T) {
 func TestFlagsReadEnvironment(t *testing.T) {
 	// The configuration's variables are read through the environment the
 	// runner is given (LoadConfig), not by urfave/cli.
-	code, _, stderr := runApp(t, fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "k", "RUBICHAN_MAX_TURNS": "0"}), "", "exec", "fix")
+	code, _, stderr := runCLI(t, fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "k", "RUBICHAN_MAX_TURNS": "0"}), "", "exec", "fix")
 	if code != ExitUsage || !strings.Contains(stderr, "max_turns must be at least 1, not 0 (set by env RUBICHAN_MAX_TURNS)") {
 		t.Fatalf("RUBICHAN_MAX_TURNS=0: code %d, stderr %q", code, stderr)
 	}

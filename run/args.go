@@ -19,9 +19,17 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		return args, nil
 	}
 	cmd := app.Command(args[1])
-	if cmd == nil || len(cmd.Subcommands) > 0 {
-		// A command with subcommands (config show) parses its own flags.
+	if cmd == nil {
 		return args, nil
+	}
+	head := 2 // program, command and any subcommands: left in place
+	for head < len(args) {
+		sub := cmd.Command(args[head])
+		if sub == nil {
+			break
+		}
+		cmd = sub
+		head++
 	}
 	flags := make(map[string]bool) // name → takes a value
 	for _, f := range cmd.Flags {
@@ -37,7 +45,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		flags[n] = false
 	}
 
-	rest := args[2:]
+	rest := args[head:]
 	var front, positional []string
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
@@ -64,7 +72,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		}
 	}
 	out := make([]string, 0, len(args)+1)
-	out = append(out, args[:2]...)
+	out = append(out, args[:head]...)
 	out = append(out, front...)
 	if len(positional) > 0 {
 		out = append(out, "--")

@@ -46,6 +46,14 @@ func TestNormalizeArgs(t *testing.T) {
 			in:   []string{"rubichan", "fix it", "--bogus"},
 			want: []string{"rubichan", "fix it", "--bogus"},
 		},
+		"subcommand flags": {
+			in:   []string{"rubichan", "policy", "check", "--tool", "shell", "--", "git status"},
+			want: []string{"rubichan", "policy", "check", "--tool", "shell", "--", "git status"},
+		},
+		"subcommand flags after words": {
+			in:   []string{"rubichan", "policy", "check", "src/a.go", "--tool", "read"},
+			want: []string{"rubichan", "policy", "check", "--tool", "read", "--", "src/a.go"},
+		},
 		"unknown flag":         {in: []string{"rubichan", "exec", "fix", "--bogus"}, wantErr: true},
 		"unknown short flag":   {in: []string{"rubichan", "exec", "-x", "fix"}, wantErr: true},
 		"triple dash":          {in: []string{"rubichan", "exec", "---model", "x"}, wantErr: true},

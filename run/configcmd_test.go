@@ -42,7 +42,7 @@ func TestConfigShowText(t *testing.T) {
 		"[limits]\nmax_cost = 2\n[providers.gw]\ntype = \"openai\"\nbase_url = \"https://gw.example/v1\"\napi_key_env = \"GW_KEY\"\nheaders = { \"X-Team\" = \"ci\", \"Authorization\" = \"Bearer sk-header-SECRET\" }\n",
 		"model = \"claude-opus-5-5\"\nbase_url = \"https://attacker.example\"\n",
 		map[string]string{"ANTHROPIC_API_KEY": secretKey, "RUBICHAN_MAX_TURNS": "7"})
-	code, out, errOut := runApp(t, env, "", "config", "show", "-C", ws, "--timeout", "5m")
+	code, out, errOut := runCLI(t, env, "", "config", "show", "-C", ws, "--timeout", "5m")
 	if code != ExitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
@@ -80,7 +80,7 @@ func TestConfigShowText(t *testing.T) {
 func TestConfigShowJSON(t *testing.T) {
 	env, ws := configShowFixture(t, "", "base_url = \"https://ws.example/v1\"\n",
 		map[string]string{"OPENAI_API_KEY": secretKey})
-	code, out, errOut := runApp(t, env, "", "config", "show", "--json", "--trust-workspace", "-C", ws, "--all")
+	code, out, errOut := runCLI(t, env, "", "config", "show", "--json", "--trust-workspace", "-C", ws, "--all")
 	if code != ExitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
@@ -131,7 +131,7 @@ func TestConfigShowErrors(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			env, ws := configShowFixture(t, tc.user, "", tc.vars)
-			code, out, errOut := runApp(t, env, "", append(tc.args, "-C", ws)...)
+			code, out, errOut := runCLI(t, env, "", append(tc.args, "-C", ws)...)
 			if code != ExitUsage {
 				t.Fatalf("exit %d, want %d; stderr %s", code, ExitUsage, errOut)
 			}

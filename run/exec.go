@@ -69,19 +69,22 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		defer cancel()
 	}
 
-	pol, err := resolvePolicyPending(cfg, notice)
+	notes := stderr
+	if cfg.Quiet {
+		notes = io.Discard
+	}
+	pol, err := loadPolicy(policySource{
+		Dir: cfg.Dir, File: cfg.PolicyFile, Allow: cfg.Allow, Deny: cfg.Deny,
+		TrustWorkspace: cfg.TrustWorkspace, Headless: true,
+	}, notes)
 	if err != nil {
 		return err
-	}
-	for _, w := range pol.Warnings() {
-		notice("policy: " + w)
 	}
 	ws, err := toolkit.OpenWorkspace(cfg.Dir)
 	if err != nil {
 		return usagef("workspace: %v", err)
 	}
 	defer ws.Close()
-	pol = pol.InWorkspace(ws.Root())
 	for _, r := range pol.ExtraRoots() {
 		if err := ws.AddRoot(r.Dir, r.Write); err != nil {
 			notice(fmt.Sprintf("policy names %s, which cannot be opened: %v", r.Dir, err))

@@ -1,11 +1,13 @@
 package run
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -151,4 +153,63 @@ func TestNoNoticeWhenStdinIsQuick(t *testing.T) {
 	if err != nil || in.Text == "" || len(notices) != 0 {
 		t.Fatalf("input %+v, err %v, notices %q", in, err, notices)
 	}
+}
+
+func TestReadInputContextGivesUp(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := readInputContext(ctx, pr, inputOptions{Args: []string{"x"}})
+		done <- err
+	}()
+	cancel(SignalError{Signal: syscall.SIGINT})
+	select {
+	case err := <-done:
+		var sig SignalError
+		if !errors.As(err, &sig) {
+			t.Fatalf("err = %v, want the signal", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("readInputContext kept waiting for stdin after the context ended")
+	}
+}
+
+func TestReadInputContextRemovesAbandonedSpill(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	spilling := make(chan struct{})
+	go func() {
+		// More than the inline limit, then silence: the spill has started.
+		pw.Write(make([]byte, 20))
+		close(spilling)
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, err := readInputContext(ctx, pr, inputOptions{Args: []string{"x"}, InlineMax: 10, TempDir: tmp})
+		done <- err
+	}()
+	<-spilling
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m, _ := filepath.Glob(filepath.Join(tmp, "rubichan-stdin-*")); len(m) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the spill directory never appeared")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(tmp, "rubichan-stdin-*")); len(m) != 0 {
+		t.Errorf("abandoned spill left behind: %q", m)
+	}
+	pw.Close()
 }

@@ -1,9 +1,12 @@
 package run
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
@@ -60,9 +63,19 @@ func newLoop(cfg loopConfig, client streamer, j judge, emit func(Event)) *loop {
 	for _, t := range cfg.Tools {
 		s := t.Spec()
 		l.tools[s.Name] = t
-		l.specs = append(l.specs, llm.ToolSpec{Name: s.Name, Description: s.Description, Schema: s.Schema})
+		l.specs = append(l.specs, llm.ToolSpec{Name: s.Name, Description: strings.TrimSpace(s.Description), Schema: compactJSON(s.Schema)})
 	}
 	return l
+}
+
+// compactJSON drops the insignificant white space of a schema: it is sent
+// on every turn.
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
 }
 
 // run takes the first user message to the end of the run. It returns nil

@@ -125,10 +125,10 @@ func (s *serverSet) cmds() map[string]func(ts *testscript.TestScript, neg bool, 
 			}
 			ts.Check(renderRequest(ts.Stdout(), reqs[n-1]))
 		},
-		"rc":        cmdRC,
-		"genlines":  cmdGenLines,
-		"termafter": cmdTermAfter,
-		"pidgone":   cmdPidGone,
+		"rc":          cmdRC,
+		"genlines":    cmdGenLines,
+		"signalafter": cmdSignalAfter,
+		"pidgone":     cmdPidGone,
 		"nostdinspill": func(ts *testscript.TestScript, neg bool, args []string) {
 			matches, err := filepath.Glob(filepath.Join(ts.Getenv("TMPDIR"), "rubichan-stdin-*"))
 			ts.Check(err)
@@ -188,21 +188,24 @@ func cmdGenLines(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(f.Close())
 }
 
-// cmdTermAfter starts PROGRAM, waits until FILE exists, sends SIGTERM and
-// checks the exit code: termafter FILE CODE PROGRAM [ARGS...]. The
-// program's output becomes the script's stdout and stderr.
-func cmdTermAfter(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 3 {
-		ts.Fatalf("usage: termafter FILE CODE PROGRAM [ARGS...]")
+// cmdSignalAfter starts PROGRAM, waits until FILE exists and is not
+// empty, sends the signal (INT or TERM) and checks the exit code:
+// signalafter SIGNAL FILE CODE PROGRAM [ARGS...]. The program's output
+// becomes the script's stdout and stderr.
+func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 4 {
+		ts.Fatalf("usage: signalafter INT|TERM FILE CODE PROGRAM [ARGS...]")
 	}
+	sig, ok := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[args[0]]
+	if !ok {
+		ts.Fatalf("unknown signal %s", args[0])
+	}
+	args = args[1:]
 	want, err := strconv.Atoi(args[1])
 	ts.Check(err)
-	prog, err := exec.LookPath(args[2])
-	if err != nil {
-		// The registered commands live in the script's PATH, not the test's.
-		prog, err = lookPathIn(args[2], ts.Getenv("PATH"))
-		ts.Check(err)
-	}
+	// The registered commands live in the script's PATH, not the test's.
+	prog, err := lookPathIn(args[2], ts.Getenv("PATH"))
+	ts.Check(err)
 	cmd := exec.Command(prog, args[3:]...)
 	cmd.Dir = ts.MkAbs(".")
 	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"} {
@@ -229,12 +232,12 @@ func cmdTermAfter(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s did not appear within 30s", args[0])
 		}
 	}
-	ts.Check(cmd.Process.Signal(syscall.SIGTERM))
+	ts.Check(cmd.Process.Signal(sig))
 	select {
 	case err = <-done:
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
-		ts.Fatalf("program did not exit within 30s of SIGTERM")
+		ts.Fatalf("program did not exit within 30s of %v", sig)
 	}
 	io.Copy(ts.Stdout(), &stdout)
 	io.Copy(ts.Stderr(), &stderr)
@@ -244,7 +247,7 @@ func cmdTermAfter(ts *testscript.TestScript, neg bool, args []string) {
 		got = ee.ExitCode()
 	}
 	if got != want {
-		ts.Fatalf("exit code %d after SIGTERM, want %d\n%s", got, want, stderr.String())
+		ts.Fatalf("exit code %d after %v, want %d\n%s", got, sig, want, stderr.String())
 	}
 }
 

@@ -194,10 +194,10 @@ func TestFormats(t *testing.T) {
 	if got := formatSummary(&Summary{Turns: 1, InputTokens: 5, OutputTokens: 7, Elapsed: time.Second}); got != "1 turn · 5 in / 7 out tokens · 1.0s" {
 		t.Errorf("summary = %q", got)
 	}
-	if got := oneLine("a\n  b\tc", 10); got != "a b c" {
-		t.Errorf("oneLine = %q", got)
+	if got := clip("a\n  b\tc", 10); got != "a b c" {
+		t.Errorf("clip = %q", got)
 	}
-	if got := oneLine("abcdefghijkl", 5); got != "abcd…" {
-		t.Errorf("oneLine cut = %q", got)
+	if got := clip("abcdefghijkl", 5); got != "abcd…" {
+		t.Errorf("clip cut = %q", got)
 	}
 }

@@ -109,7 +109,7 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 		if l.cfg.AbortOnAsk {
 			l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: "needs approval; nobody can give it in a headless run"}})
 			return toolkit.Result{Content: fmt.Sprintf(notRunStopped, "approval needed"), IsError: true}, timeSpan{},
-				l.policyStop("%s needs approval (%s: %s) and --on-ask is abort", call.Name, v.Rule, oneLine(v.Fact, 200))
+				l.policyStop("%s needs approval (%s: %s) and --on-ask is abort", call.Name, v.Rule, clip(v.Fact, 200))
 		}
 		return l.deny(call, info, v)
 	default:
@@ -198,7 +198,7 @@ func sanitize(m llm.Message) llm.Message {
 func callSummary(raw json.RawMessage) string {
 	var args map[string]any
 	if json.Unmarshal(raw, &args) != nil {
-		return oneLine(string(raw), 120)
+		return clip(string(raw), 120)
 	}
 	if c, ok := args["command"].(string); ok {
 		return c

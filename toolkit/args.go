@@ -24,8 +24,8 @@ func decodeArgs(schema, args json.RawMessage, dst any) error {
 		return fmt.Errorf("arguments are not a JSON object: %v", err)
 	}
 	var s struct {
-		Required   []string                   `json:"required"`
-		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                `json:"required"`
+		Properties map[string]propertySpec `json:"properties"`
 	}
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return fmt.Errorf("tool schema is invalid: %v", err)
@@ -46,6 +46,11 @@ func decodeArgs(schema, args json.RawMessage, dst any) error {
 			return fmt.Errorf("missing required argument %q", name)
 		}
 	}
+	for name, v := range present {
+		if err := s.Properties[name].checkRange(name, v); err != nil {
+			return err
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
@@ -54,6 +59,29 @@ func decodeArgs(schema, args json.RawMessage, dst any) error {
 			return fmt.Errorf("argument %q must be of type %s, got %s", te.Field, jsonType(te.Type.Kind().String()), te.Value)
 		}
 		return fmt.Errorf("arguments: %v", err)
+	}
+	return nil
+}
+
+// propertySpec is the part of a schema property decodeArgs enforces beyond
+// the Go type.
+type propertySpec struct {
+	Minimum *float64 `json:"minimum"`
+	Maximum *float64 `json:"maximum"`
+}
+
+// checkRange enforces minimum and maximum on a numeric argument; other
+// values are left to the type check.
+func (p propertySpec) checkRange(name string, v json.RawMessage) error {
+	var n float64
+	if json.Unmarshal(v, &n) != nil {
+		return nil
+	}
+	if p.Minimum != nil && n < *p.Minimum {
+		return fmt.Errorf("argument %q must be at least %v, got %v", name, *p.Minimum, n)
+	}
+	if p.Maximum != nil && n > *p.Maximum {
+		return fmt.Errorf("argument %q must be at most %v, got %v", name, *p.Maximum, n)
 	}
 	return nil
 }

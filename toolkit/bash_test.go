@@ -1,10 +1,8 @@
 package toolkit
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -38,7 +35,7 @@ func newTestBash(t *testing.T, edit func(*BashConfig)) (*Bash, string) {
 }
 
 // call runs command with the given timeout in seconds (0: the default).
-func call(t *testing.T, ctx context.Context, b *Bash, command string, timeout float64) Result {
+func runBash(t *testing.T, ctx context.Context, b *Bash, command string, timeout float64) Result {
 	t.Helper()
 	args := map[string]any{"command": command}
 	if timeout != 0 {
@@ -55,162 +52,12 @@ func call(t *testing.T, ctx context.Context, b *Bash, command string, timeout fl
 	return res
 }
 
-// processGone reports whether pid no longer runs. A zombie counts as gone:
-// it is dead and only waits for its parent (often init, which in some
-// containers never reaps) to collect it.
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return os.IsNotExist(err)
-	}
-	i := bytes.LastIndexByte(stat, ')') // the command name may hold spaces and parentheses
-	return i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
-}
-
-// waitGone fails the test unless every pid is gone within five seconds.
-func waitGone(t *testing.T, pids ...int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for _, pid := range pids {
-		for !processGone(pid) {
-			if time.Now().After(deadline) {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-				t.Fatalf("process %d still running after the call returned", pid)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-}
-
-// waitFile polls for path to exist, for at most ten seconds.
-func waitFile(t *testing.T, path string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not appear", path)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// pids parses the whitespace-separated process ids in s.
-func pids(t *testing.T, s string) []int {
-	t.Helper()
-	var out []int
-	for _, f := range strings.Fields(s) {
-		pid, err := strconv.Atoi(f)
-		if err != nil {
-			t.Fatalf("no pid in %q: %v", s, err)
-		}
-		out = append(out, pid)
-	}
-	if len(out) == 0 {
-		t.Fatalf("no pids in %q", s)
-	}
-	return out
-}
-
-func TestBashTimeoutKillsBackgroundChild(t *testing.T) {
-	t.Parallel()
-	b, _ := newTestBash(t, nil)
-	start := time.Now()
-	// The shell exits at once, but sleep holds the output pipe open.
-	res := call(t, t.Context(), b, "sleep 100 & echo $!", 0.5)
-	elapsed := time.Since(start)
-	if elapsed < 500*time.Millisecond || elapsed > 500*time.Millisecond+testGrace+2*time.Second {
-		t.Errorf("call took %v, want about its 500ms timeout", elapsed)
-	}
-	if !res.IsError || !strings.Contains(res.Content, "[timed out after 500ms; the process group got SIGTERM]") {
-		t.Errorf("result %+v, want a timed-out error", res)
-	}
-	line, _, _ := strings.Cut(res.Content, "\n")
-	waitGone(t, pids(t, line)...)
-}
-
-func TestBashKillsLeftoversWhenCommandEnds(t *testing.T) {
-	t.Parallel()
-	b, _ := newTestBash(t, nil)
-	start := time.Now()
-	res := call(t, t.Context(), b, "sleep 100 >/dev/null 2>&1 & echo $!", 30)
-	if elapsed := time.Since(start); elapsed > 10*time.Second {
-		t.Errorf("call took %v; a background child without the output pipe must not hold it", elapsed)
-	}
-	if res.IsError || res.Meta.ExitCode == nil || *res.Meta.ExitCode != 0 {
-		t.Errorf("result %+v, want success", res)
-	}
-	waitGone(t, pids(t, res.Content)...)
-}
-
-func TestBashKillsGroupIgnoringSIGTERM(t *testing.T) {
-	t.Parallel()
-	b, _ := newTestBash(t, nil)
-	start := time.Now()
-	res := call(t, t.Context(), b, "trap '' TERM; sleep 100 & echo $$ $!; wait", 0.3)
-	elapsed := time.Since(start)
-	if elapsed < 300*time.Millisecond+testGrace {
-		t.Errorf("call took %v; the shell ignores SIGTERM, so it must last the timeout and the %v grace period", elapsed, testGrace)
-	}
-	if elapsed > 300*time.Millisecond+testGrace+3*time.Second {
-		t.Errorf("call took %v, far past its timeout and grace period", elapsed)
-	}
-	want := "[timed out after 300ms; the process group got SIGTERM, then SIGKILL after 300ms]\n[signal: killed]"
-	if !res.IsError || !strings.HasSuffix(res.Content, want) || res.Meta.ExitCode != nil {
-		t.Errorf("result %+v, want content ending %q and no exit code", res, want)
-	}
-	line, _, _ := strings.Cut(res.Content, "\n")
-	waitGone(t, pids(t, line)...)
-}
-
-func TestBashCancelStopsGroupWithinGrace(t *testing.T) {
-	t.Parallel()
-	const grace = 3 * time.Second // SIGKILL would come this late; SIGTERM must do
-	b, dir := newTestBash(t, func(c *BashConfig) { c.GracePeriod = grace })
-	ctx, cancel := context.WithCancelCause(t.Context())
-	defer cancel(nil)
-	type outcome struct {
-		res Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := b.Run(ctx, json.RawMessage(`{"command":"echo $$ > pids; sleep 100 & echo $! >> pids; touch started; wait"}`))
-		done <- outcome{res, err}
-	}()
-	waitFile(t, filepath.Join(dir, "started"))
-	canceled := time.Now()
-	cancel(errors.New("interrupted"))
-	var got outcome
-	select {
-	case got = <-done:
-	case <-time.After(grace + 5*time.Second):
-		t.Fatal("Run did not return after its context was cancelled")
-	}
-	if elapsed := time.Since(canceled); elapsed >= grace {
-		t.Errorf("Run returned %v after cancel, want within the %v grace period", elapsed, grace)
-	}
-	if got.err != nil || !got.res.IsError || !strings.Contains(got.res.Content, "[cancelled (interrupted); the process group got SIGTERM]") {
-		t.Errorf("Run = %+v, %v; want a cancelled error result", got.res, got.err)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "pids"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitGone(t, pids(t, string(data))...)
-}
-
 func TestBashNotStartedWhenAlreadyCancelled(t *testing.T) {
 	t.Parallel()
 	b, dir := newTestBash(t, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	res := call(t, ctx, b, "touch ran", 0)
+	res := runBash(t, ctx, b, "touch ran", 0)
 	if !res.IsError || res.Content != "[not started: context canceled]" {
 		t.Errorf("result %+v, want not started", res)
 	}
@@ -267,7 +114,7 @@ func TestHelperProcessBashStdin(t *testing.T) {
 		return
 	}
 	b, _ := newTestBash(t, nil)
-	res := call(t, t.Context(), b, "cat; echo EOF; readlink /proc/self/fd/0", 5)
+	res := runBash(t, t.Context(), b, "cat; echo EOF; readlink /proc/self/fd/0", 5)
 	js, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +126,7 @@ func TestBashManyCallsKeepAllOutput(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
 	for i := range 500 {
-		res := call(t, t.Context(), b, "echo "+strconv.Itoa(i), 0)
+		res := runBash(t, t.Context(), b, "echo "+strconv.Itoa(i), 0)
 		if want := strconv.Itoa(i) + "\n"; res.Content != want || res.IsError {
 			t.Fatalf("call %d: %+v, want exactly %q", i, res, want)
 		}
@@ -312,7 +159,7 @@ func TestBashConcurrentCalls(t *testing.T) {
 func TestBashInterleavesStdoutAndStderr(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
-	res := call(t, t.Context(), b, `i=1; while [ $i -le 300 ]; do echo out$i; echo err$i >&2; i=$((i+1)); done`, 0)
+	res := runBash(t, t.Context(), b, `i=1; while [ $i -le 300 ]; do echo out$i; echo err$i >&2; i=$((i+1)); done`, 0)
 	var want strings.Builder
 	for i := 1; i <= 300; i++ {
 		fmt.Fprintf(&want, "out%d\nerr%d\n", i, i)
@@ -326,7 +173,7 @@ func TestBashCapsLargeOutput(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
 	const body = 10 << 20
-	res := call(t, t.Context(), b, fmt.Sprintf(`echo BEGIN; head -c %d /dev/zero | tr '\0' x; echo; echo END`, body), 0)
+	res := runBash(t, t.Context(), b, fmt.Sprintf(`echo BEGIN; head -c %d /dev/zero | tr '\0' x; echo; echo END`, body), 0)
 	total := len("BEGIN\n") + body + len("\nEND\n")
 	half := bashOutputMax / 2
 	note := fmt.Sprintf("\n\n[output cut: %d bytes (0 lines) omitted from the middle; showing the first %d and the last %d of %d bytes]\n\n",
@@ -343,106 +190,20 @@ func TestBashCapsLargeOutput(t *testing.T) {
 func TestBashReplacesInvalidUTF8(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
-	res := call(t, t.Context(), b, `printf 'a\377b \303\251\n'`, 0)
+	res := runBash(t, t.Context(), b, `printf 'a\377b \303\251\n'`, 0)
 	if want := "a\uFFFDb é\n"; res.Content != want || res.IsError {
 		t.Errorf("result %+v, want content %q", res, want)
-	}
-}
-
-func TestBashScrubsEnvironment(t *testing.T) {
-	t.Parallel()
-	b, dir := newTestBash(t, func(c *BashConfig) {
-		c.Env = append(c.Env,
-			"ANTHROPIC_API_KEY=sk-ant-secret", "GITHUB_TOKEN=ghp_secret", "db_password=hunter2",
-			"AWS_SECRET_ACCESS_KEY=aws", "LLM_GATEWAY_AUTH=gw", "CI_JOB_TOKEN=job-token", "PLAIN=visible",
-			"PAGER=less", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=/evil")
-		c.EnvAllow = []string{"CI_JOB_TOKEN"}
-		c.DropEnv = []string{"LLM_GATEWAY_AUTH"}
-	})
-	res := call(t, t.Context(), b, "env", 0)
-	env := map[string]string{}
-	for _, line := range strings.Split(res.Content, "\n") {
-		if k, v, ok := strings.Cut(line, "="); ok {
-			env[k] = v
-		}
-	}
-	for _, name := range []string{"ANTHROPIC_API_KEY", "GITHUB_TOKEN", "db_password", "AWS_SECRET_ACCESS_KEY", "LLM_GATEWAY_AUTH"} {
-		if v, ok := env[name]; ok {
-			t.Errorf("%s=%s reached the command", name, v)
-		}
-	}
-	for _, s := range []string{"sk-ant-secret", "ghp_secret", "hunter2", "gw"} {
-		if strings.Contains(res.Content, "="+s) {
-			t.Errorf("secret value %q reached the command", s)
-		}
-	}
-	for name, want := range map[string]string{
-		"CI_JOB_TOKEN": "job-token", "PLAIN": "visible", "PWD": dir,
-		"GIT_EDITOR": "true", "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat",
-		"GIT_CONFIG_COUNT": "3", "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null",
-	} {
-		if got, ok := env[name]; !ok || got != want {
-			t.Errorf("%s = %q (set %v), want %q", name, got, ok, want)
-		}
-	}
-}
-
-func TestBashHardensGit(t *testing.T) {
-	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	b, dir := newTestBash(t, nil)
-	marks := t.TempDir()
-	fsmon, hook := filepath.Join(marks, "fsmonitor-ran"), filepath.Join(marks, "hook-ran")
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %q: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q", ".")
-	git("config", "user.email", "ci@example.invalid")
-	git("config", "user.name", "ci")
-	git("config", "core.fsmonitor", "touch "+fsmon+"; false")
-	git("config", "core.pager", "touch "+marks+"/pager-ran; cat")
-	if err := os.WriteFile(filepath.Join(dir, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\ntouch "+hook+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	// Unhardened, this repository runs code: the test is only worth
-	// something if these marks appear.
-	git("status")
-	git("commit", "-q", "--allow-empty", "-m", "one")
-	for _, m := range []string{fsmon, hook} {
-		if err := os.Remove(m); err != nil {
-			t.Fatalf("plain git did not run %s: %v", filepath.Base(m), err)
-		}
-	}
-
-	res := call(t, t.Context(), b, "git status --short && git commit -q --allow-empty -m two && git rev-list --count HEAD && "+
-		"git var GIT_PAGER && git config core.pager && git config core.hooksPath && git config core.fsmonitor", 0)
-	if want := "2\ncat\ncat\n/dev/null\nfalse\n"; res.IsError || res.Content != want {
-		t.Errorf("result %+v, want content %q", res, want)
-	}
-	for _, m := range []string{fsmon, hook, filepath.Join(marks, "pager-ran")} {
-		if _, err := os.Stat(m); !os.IsNotExist(err) {
-			t.Errorf("%s exists: the repository ran code through git (stat %v)", filepath.Base(m), err)
-		}
 	}
 }
 
 func TestBashNonZeroExit(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
-	res := call(t, t.Context(), b, "echo oops; exit 3", 0)
+	res := runBash(t, t.Context(), b, "echo oops; exit 3", 0)
 	if !res.IsError || res.Meta.ExitCode == nil || *res.Meta.ExitCode != 3 || res.Content != "oops\n[exit code 3]" {
 		t.Errorf("result %+v, want an error result with exit code 3", res)
 	}
-	res = call(t, t.Context(), b, "printf partial; exit 1", 0)
+	res = runBash(t, t.Context(), b, "printf partial; exit 1", 0)
 	if res.Content != "partial\n[exit code 1]" {
 		t.Errorf("content %q, want the note on its own line", res.Content)
 	}
@@ -451,7 +212,7 @@ func TestBashNonZeroExit(t *testing.T) {
 func TestBashKilledBySignal(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
-	res := call(t, t.Context(), b, "echo before; kill -9 $$", 0)
+	res := runBash(t, t.Context(), b, "echo before; kill -9 $$", 0)
 	if !res.IsError || res.Meta.ExitCode != nil || res.Content != "before\n[signal: killed]" {
 		t.Errorf("result %+v, want an error result with no exit code", res)
 	}
@@ -464,32 +225,9 @@ func TestBashWorkingDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := call(t, t.Context(), b, `pwd -P; echo "$PWD"`, 0)
+	res := runBash(t, t.Context(), b, `pwd -P; echo "$PWD"`, 0)
 	if want := real + "\n" + dir + "\n"; res.Content != want {
 		t.Errorf("content %q, want %q", res.Content, want)
-	}
-}
-
-// TestBashAbandonsPipeHeldOutsideGroup checks that a process which left the
-// group (setsid) while holding the output pipe cannot hang the call.
-func TestBashAbandonsPipeHeldOutsideGroup(t *testing.T) {
-	t.Parallel()
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid is not installed")
-	}
-	b, _ := newTestBash(t, nil)
-	start := time.Now()
-	res := call(t, t.Context(), b, "setsid sleep 100 & echo $!", 0.2)
-	elapsed := time.Since(start)
-	line, _, _ := strings.Cut(res.Content, "\n")
-	for _, pid := range pids(t, line) {
-		_ = syscall.Kill(pid, syscall.SIGKILL) // it escaped the group on purpose
-	}
-	if elapsed > 200*time.Millisecond+2*testGrace+3*time.Second {
-		t.Errorf("call took %v", elapsed)
-	}
-	if !res.IsError || !strings.Contains(res.Content, "SIGKILL after 300ms; output still held open by a process outside the group was abandoned]") {
-		t.Errorf("result %+v, want the pipe abandoned", res)
 	}
 }
 
@@ -654,6 +392,19 @@ func BenchmarkBashTrue(b *testing.B) {
 		res, err := tool.Run(b.Context(), args)
 		if err != nil || res.IsError {
 			b.Fatalf("Run = %+v, %v", res, err)
+		}
+	}
+}
+
+// BenchmarkBashTrueBaseline runs the same shell with plain os/exec, for
+// comparison: the difference is the tool's own cost (environment, process
+// group, pipe, waitid, result).
+func BenchmarkBashTrueBaseline(b *testing.B) {
+	shell := findShell([]string{"PATH=" + os.Getenv("PATH")})
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := exec.Command(shell, "-c", "true").Run(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

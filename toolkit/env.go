@@ -13,9 +13,12 @@ import (
 const gitHooksPath = "/dev/null"
 
 // gitHardening is the git configuration the bash tool forces, passed as
-// GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n. Git gives that
+// GIT_CONFIG_COUNT/GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n and again as
+// GIT_CONFIG_PARAMETERS, the variable `git -c` uses, which git before 2.31
+// (still in Debian 10 and Ubuntu 20.04 images) reads instead. Both have
 // command-line scope, above a repository's own .git/config, so a
-// repository cannot run code through these settings.
+// repository cannot run code through these settings. No key or value may
+// hold a single quote (GIT_CONFIG_PARAMETERS quoting).
 func gitHardening() [][2]string {
 	return [][2]string{
 		{"core.fsmonitor", "false"},
@@ -63,13 +66,14 @@ func isGitConfigEnv(name string) bool {
 
 // commandEnv builds the environment of a bash tool command from base
 // ("NAME=value" entries, in order). It removes:
-//   - entries without a name;
+//   - entries without a name, and entries holding a NUL byte (which
+//     os/exec would refuse, failing every call);
 //   - every name in drop (exact match; the runner's provider key variables);
 //   - names that look secret ([looksSecret]) unless listed in allow (exact);
 //   - inherited git configuration variables ([isGitConfigEnv]);
 //   - names it sets itself.
 //
-// It then appends PWD=dir, the no-prompt variables ([noPromptEnv]) and
+// It then appends the no-prompt variables ([noPromptEnv]), PWD=dir and
 // the git hardening ([gitHardening]). drop wins over allow, and what this
 // function sets wins over both.
 func commandEnv(base, allow, drop []string, dir string) []string {
@@ -77,16 +81,19 @@ func commandEnv(base, allow, drop []string, dir string) []string {
 	set = append(set, [2]string{"PWD", dir})
 	hard := gitHardening()
 	set = append(set, [2]string{"GIT_CONFIG_COUNT", strconv.Itoa(len(hard))})
+	params := make([]string, len(hard))
 	for i, kv := range hard {
 		n := strconv.Itoa(i)
 		set = append(set, [2]string{"GIT_CONFIG_KEY_" + n, kv[0]}, [2]string{"GIT_CONFIG_VALUE_" + n, kv[1]})
+		params[i] = "'" + kv[0] + "=" + kv[1] + "'"
 	}
+	set = append(set, [2]string{"GIT_CONFIG_PARAMETERS", strings.Join(params, " ")})
 
 	out := make([]string, 0, len(base)+len(set))
 	for _, kv := range base {
 		name, _, ok := strings.Cut(kv, "=")
 		switch {
-		case !ok || name == "":
+		case !ok || name == "" || strings.IndexByte(kv, 0) >= 0:
 		case slices.Contains(drop, name):
 		case looksSecret(name) && !slices.Contains(allow, name):
 		case isGitConfigEnv(name):

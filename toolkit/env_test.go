@@ -1,7 +1,11 @@
 package toolkit
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +41,7 @@ func TestCommandEnv(t *testing.T) {
 		"GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=false",
 		"GIT_CONFIG_KEY_1=core.hooksPath", "GIT_CONFIG_VALUE_1=/dev/null",
 		"GIT_CONFIG_KEY_2=core.pager", "GIT_CONFIG_VALUE_2=cat",
+		"GIT_CONFIG_PARAMETERS='core.fsmonitor=false' 'core.hooksPath=/dev/null' 'core.pager=cat'",
 	}
 	tests := map[string]struct {
 		base, allow, drop []string
@@ -81,7 +86,7 @@ func TestCommandEnv(t *testing.T) {
 			allow: []string{"PAGER"},
 		},
 		"malformed entries dropped": {
-			base: []string{"NOEQUALS", "=nameless", "OK=1"},
+			base: []string{"NOEQUALS", "=nameless", "NUL=a\x00b", "OK=1"},
 			keep: []string{"OK=1"},
 		},
 		"duplicates kept in order": {
@@ -98,5 +103,112 @@ func TestCommandEnv(t *testing.T) {
 				t.Errorf("commandEnv(%q, allow %q, drop %q) =\n%q\nwant\n%q", tc.base, tc.allow, tc.drop, got, want)
 			}
 		})
+	}
+}
+
+func TestBashScrubsEnvironment(t *testing.T) {
+	t.Parallel()
+	b, dir := newTestBash(t, func(c *BashConfig) {
+		c.Env = append(c.Env,
+			"ANTHROPIC_API_KEY=sk-ant-secret", "GITHUB_TOKEN=ghp_secret", "db_password=hunter2",
+			"AWS_SECRET_ACCESS_KEY=aws", "LLM_GATEWAY_AUTH=gw", "CI_JOB_TOKEN=job-token", "PLAIN=visible",
+			"PAGER=less", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=/evil")
+		c.EnvAllow = []string{"CI_JOB_TOKEN"}
+		c.DropEnv = []string{"LLM_GATEWAY_AUTH"}
+	})
+	res := runBash(t, t.Context(), b, "env", 0)
+	env := map[string]string{}
+	for _, line := range strings.Split(res.Content, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			env[k] = v
+		}
+	}
+	for _, name := range []string{"ANTHROPIC_API_KEY", "GITHUB_TOKEN", "db_password", "AWS_SECRET_ACCESS_KEY", "LLM_GATEWAY_AUTH"} {
+		if v, ok := env[name]; ok {
+			t.Errorf("%s=%s reached the command", name, v)
+		}
+	}
+	for _, s := range []string{"sk-ant-secret", "ghp_secret", "hunter2", "gw"} {
+		if strings.Contains(res.Content, "="+s) {
+			t.Errorf("secret value %q reached the command", s)
+		}
+	}
+	for name, want := range map[string]string{
+		"CI_JOB_TOKEN": "job-token", "PLAIN": "visible", "PWD": dir,
+		"GIT_EDITOR": "true", "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat",
+		"GIT_CONFIG_COUNT": "3", "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null",
+	} {
+		if got, ok := env[name]; !ok || got != want {
+			t.Errorf("%s = %q (set %v), want %q", name, got, ok, want)
+		}
+	}
+}
+
+func TestBashHardensGit(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	b, dir := newTestBash(t, nil)
+	marks := t.TempDir()
+	fsmon, hook := filepath.Join(marks, "fsmonitor-ran"), filepath.Join(marks, "hook-ran")
+	plain := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"}
+	gitEnv := func(env []string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+	}
+	git := func(args ...string) { t.Helper(); gitEnv(plain, args...) }
+	git("init", "-q", ".")
+	git("config", "user.email", "ci@example.invalid")
+	git("config", "user.name", "ci")
+	git("config", "core.fsmonitor", "touch "+fsmon+"; false")
+	git("config", "core.pager", "touch "+marks+"/pager-ran; cat")
+	if err := os.WriteFile(filepath.Join(dir, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\ntouch "+hook+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// Unhardened, this repository runs code: the test is only worth
+	// something if these marks appear.
+	git("status")
+	git("commit", "-q", "--allow-empty", "-m", "one")
+	for _, m := range []string{fsmon, hook} {
+		if err := os.Remove(m); err != nil {
+			t.Fatalf("plain git did not run %s: %v", filepath.Base(m), err)
+		}
+	}
+
+	res := runBash(t, t.Context(), b, "git status --short && git commit -q --allow-empty -m two && git rev-list --count HEAD && "+
+		"git var GIT_PAGER && git config core.pager && git config core.hooksPath && git config core.fsmonitor", 0)
+	if want := "2\ncat\ncat\n/dev/null\nfalse\n"; res.IsError || res.Content != want {
+		t.Errorf("result %+v, want content %q", res, want)
+	}
+	noMarks := func(how string) {
+		t.Helper()
+		for _, m := range []string{fsmon, hook, filepath.Join(marks, "pager-ran")} {
+			if _, err := os.Stat(m); !os.IsNotExist(err) {
+				t.Errorf("%s: %s exists: the repository ran code through git (stat %v)", how, filepath.Base(m), err)
+			}
+		}
+	}
+	noMarks("bash tool")
+
+	// Each way of passing the hardening works alone, for the git versions
+	// that read only one of them.
+	for how, leaveOut := range map[string]func(string) bool{
+		"GIT_CONFIG_COUNT alone": func(kv string) bool { return strings.HasPrefix(kv, "GIT_CONFIG_PARAMETERS=") },
+		"GIT_CONFIG_PARAMETERS alone": func(kv string) bool {
+			name, _, _ := strings.Cut(kv, "=")
+			return name != "GIT_CONFIG_PARAMETERS" && isGitConfigEnv(name)
+		},
+	} {
+		env := slices.DeleteFunc(slices.Clone(b.env), leaveOut)
+		gitEnv(env, "status")
+		gitEnv(env, "commit", "-q", "--allow-empty", "-m", how)
+		noMarks(how)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"path"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -312,15 +313,16 @@ func (s *grepSearch) result(p grepParams, where string, files, skipped int) Resu
 			b.WriteString("--\n")
 		}
 		lastMatch, prev := 0, 0
-		for _, h := range r.hits {
+		for i, h := range r.hits {
 			if h.match && shown == s.max {
 				capped = true
 				break
 			}
 			if !h.match && shown == s.max && h.num > lastMatch+s.context {
+				capped = slices.ContainsFunc(r.hits[i:], func(h grepHit) bool { return h.match })
 				break
 			}
-			if prev != 0 && h.num > prev+1 {
+			if s.context > 0 && prev != 0 && h.num > prev+1 {
 				b.WriteString("--\n")
 			}
 			sep := "-"
@@ -361,7 +363,8 @@ func (s *grepSearch) result(p grepParams, where string, files, skipped int) Resu
 	}
 	if shown == 0 {
 		res.IsError = true
-		res.Content = fmt.Sprintf("grep: no match for %q in %s (%d %s searched; %s)\n", p.Pattern, where, files, plural(files, "file", "files"), strings.Join(notes[1:], "; "))
+		searched := files - binary - large
+		res.Content = fmt.Sprintf("grep: no match for %q in %s (%d %s searched; %s)\n", p.Pattern, where, searched, plural(searched, "file", "files"), strings.Join(notes[1:], "; "))
 		res.Content = strings.Replace(res.Content, "; )", ")", 1)
 		return res
 	}
@@ -398,9 +401,12 @@ func newLineMatcher(pattern string, fixed, fold bool) (*lineMatcher, error) {
 	if fold {
 		flags = "(?mi)"
 	}
+	if _, err := regexp.Compile(expr); err != nil {
+		return nil, fmt.Errorf("invalid pattern: %v", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
 	re, err := regexp.Compile(flags + expr)
 	if err != nil {
-		return nil, fmt.Errorf("invalid pattern: %v", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil, fmt.Errorf("invalid pattern: %v", err)
 	}
 	prefix, _ := re.LiteralPrefix()
 	return &lineMatcher{re: re, whole: prefix != ""}, nil

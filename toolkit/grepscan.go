@@ -30,6 +30,9 @@ func (m *lineMatcher) each(buf []byte, fn func(start, end int) bool) {
 			return
 		}
 		ms := pos + loc[0]
+		if ms == len(buf) && (ms == 0 || buf[ms-1] == '\n') {
+			return // an empty match after the last newline is not a line
+		}
 		start := bytes.LastIndexByte(buf[:ms], '\n') + 1
 		end := lineEnd(buf, ms)
 		if pos+loc[1] <= end || m.re.Match(buf[start:end]) {

@@ -87,7 +87,7 @@ func (t *Ls) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return cmp.Compare(a.Name(), b.Name()) })
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "Directory: %s (%d entries)\n", loc.ref.Resolved, len(entries))
+	fmt.Fprintf(&b, "Directory: %s (%d %s)\n", loc.ref.Resolved, len(entries), plural(len(entries), "entry", "entries"))
 	shown := entries[:min(len(entries), lsMaxEntries)]
 	for _, e := range shown {
 		name := strings.ToValidUTF8(e.Name(), "\uFFFD")

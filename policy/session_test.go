@@ -1,0 +1,107 @@
+package policy
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestSessionApprovals(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("s.toml", []byte(`
+[defaults]
+decision = "ask"
+[[rule]]
+id = "no-rm"
+tool = "shell"
+decision = "deny"
+commands = ["rm *"]
+[[rule]]
+id = "no-secrets"
+tool = "write"
+decision = "deny"
+paths = ["secrets/**"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.NewSession()
+	shell := func(cmd string) Action { return Action{Class: ClassShell, Command: cmd} }
+	write := func(path string) Action { return Action{Class: ClassWrite, Paths: []Path{{Requested: path}}} }
+
+	r := s.Decide(shell("make test"))
+	if r.Decision != Ask {
+		t.Fatalf("before approval: %s", r.Decision)
+	}
+	if err := s.Approve(r); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Decide(shell("make  'test'")); r.Decision != Allow || r.Rule != RuleSession {
+		t.Errorf("same argv after approval: %s by %s", r.Decision, r.Rule)
+	}
+	for _, cmd := range []string{"make test2", "make test x", "make", "make test; ls", "make test > out"} {
+		if r := s.Decide(shell(cmd)); r.Decision == Allow {
+			t.Errorf("%q allowed by an approval of `make test`", cmd)
+		}
+	}
+	if r := p.Decide(shell("make test")); r.Decision != Ask {
+		t.Errorf("the approval leaked into the policy: %s", r.Decision)
+	}
+
+	if r := s.Decide(write("src/a.go")); r.Decision != Ask {
+		t.Fatalf("write before approval: %s", r.Decision)
+	} else if err := s.Approve(r); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Decide(write("src/a.go")); r.Decision != Allow {
+		t.Errorf("approved write: %s", r.Decision)
+	}
+	if r := s.Decide(write("src/b.go")); r.Decision != Ask {
+		t.Errorf("other write: %s", r.Decision)
+	}
+
+	for name, cmd := range map[string]string{
+		"deny":    "make; rm -rf /",
+		"opaque":  "make $(id)",
+		"inexact": "make *.o",
+	} {
+		r := s.Decide(shell(cmd))
+		if err := s.Approve(r); !errors.Is(err, ErrNotApprovable) {
+			t.Errorf("%s: Approve(%q) = %v, want ErrNotApprovable", name, cmd, err)
+		}
+		if r := s.Decide(shell(cmd)); r.Decision == Allow {
+			t.Errorf("%s: %q allowed after a refused approval", name, cmd)
+		}
+	}
+	// an approval of `make` does not reach the same argv next to a deny
+	if err := s.Approve(s.Decide(shell("make"))); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Decide(shell("make; rm x")); r.Decision != Deny {
+		t.Errorf("approval overrode a deny: %s", r.Decision)
+	}
+	if r := s.Decide(write("secrets/a")); r.Decision != Deny {
+		t.Errorf("secrets write: %s", r.Decision)
+	}
+}
+
+func TestSessionConcurrent(t *testing.T) {
+	t.Parallel()
+	s := Default().NewSession()
+	done := make(chan struct{})
+	for i := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for j := range 50 {
+				a := Action{Class: ClassWrite, Paths: []Path{{Requested: string(rune('a'+i)) + "/" + string(rune('a'+j%26))}}}
+				_ = s.Approve(s.Decide(a))
+				if r := s.Decide(a); r.Decision != Allow {
+					t.Errorf("%v: %s", a.Paths, r.Decision)
+					return
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+}

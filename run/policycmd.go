@@ -1,0 +1,213 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/toolkit"
+)
+
+// policyCommand is `rubichan policy`, with its one subcommand `check`.
+func policyCommand() *cli.Command {
+	return &cli.Command{
+		Name:            "policy",
+		Usage:           "work with policy files",
+		HideHelpCommand: true,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
+		Subcommands: []*cli.Command{policyCheckCommand()},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("policy: missing subcommand; try: rubichan policy check --tool shell -- 'git status'")
+			}
+			return usagef("policy: unknown subcommand %q", c.Args().First())
+		},
+	}
+}
+
+func policyCheckCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "check",
+		Usage:     "show how the policy judges one tool call, without running it",
+		UsageText: "rubichan policy check [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [--json] [-C DIR] --tool shell|read|write -- ARG",
+		Description: `Resolves the policy exactly as exec would in the same directory (--policy,
+else a trusted .rubichan/policy.toml, else the built-in default, plus --allow
+and --deny), then prints the facts of the call, the rule that decided each,
+and the decision. With --tool read or write, ARG is a path resolved against
+the workspace as the file tools resolve it.
+
+Exit codes: 0 when it decided (whatever the decision), 2 when the policy or
+the arguments are invalid.`,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "policy", Usage: "policy file (TOML)", EnvVars: envVars("policy"), TakesFile: true},
+			&cli.StringSliceFlag{Name: "allow", Usage: "add an allow rule, CLASS:PATTERN (e.g. 'shell:go test ./...', 'write:src/**')", EnvVars: envVars("allow")},
+			&cli.StringSliceFlag{Name: "deny", Usage: "add a deny rule, CLASS:PATTERN", EnvVars: envVars("deny")},
+			&cli.BoolFlag{Name: "trust-workspace", Usage: "load .rubichan/policy.toml from the workspace", EnvVars: envVars("trust-workspace")},
+			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root (default: the current directory)", EnvVars: envVars("cwd"), TakesFile: true},
+			&cli.StringFlag{Name: "tool", Usage: "tool class of the call: shell, read or write (required)"},
+			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
+		},
+		Action: runPolicyCheck,
+	}
+}
+
+// envVars names the environment variable a flag also reads, as exec's
+// flags do: RUBICHAN_ + the name in upper snake case.
+func envVars(flag string) []string {
+	return []string{"RUBICHAN_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))}
+}
+
+func runPolicyCheck(c *cli.Context) error {
+	if !c.IsSet("tool") {
+		return usagef("policy check: --tool shell|read|write is required")
+	}
+	class, err := policy.ParseClass(c.String("tool"))
+	if err != nil {
+		return usagef("policy check: --tool: %v", err)
+	}
+	if c.NArg() != 1 {
+		what := "the command, quoted as one argument"
+		if class != policy.ClassShell {
+			what = "one path"
+		}
+		return usagef("policy check: want %s after --, got %d arguments", what, c.NArg())
+	}
+	arg := c.Args().First()
+	stderr := c.App.ErrWriter
+	pol, err := loadPolicy(policySource{
+		Dir:            c.String("cwd"),
+		File:           c.String("policy"),
+		Allow:          c.StringSlice("allow"),
+		Deny:           c.StringSlice("deny"),
+		TrustWorkspace: c.Bool("trust-workspace"),
+		Headless:       true,
+	}, stderr)
+	if err != nil {
+		return err
+	}
+	dir := c.String("cwd")
+	if dir == "" {
+		dir = "."
+	}
+	ws, err := toolkit.OpenWorkspace(dir)
+	if err != nil {
+		return usagef("policy check: %v", err)
+	}
+	defer ws.Close()
+	for _, r := range pol.ExtraRoots() {
+		if err := ws.AddRoot(r.Dir, r.Write); err != nil {
+			fmt.Fprintf(stderr, "rubichan: note: the policy names %s, which cannot be opened: %v\n", r.Dir, err)
+		}
+	}
+	r := checkAction(pol, ws, class, arg)
+	if c.Bool("json") {
+		return writeCheckJSON(c.App.Writer, r)
+	}
+	return writeCheckText(c.App.Writer, pol, class, arg, r)
+}
+
+// resolver is the part of the workspace `policy check` needs: resolving a
+// path exactly as the file tools do.
+type resolver interface {
+	Resolve(path string) (toolkit.PathRef, error)
+}
+
+// checkAction judges one call as the runner would: a path is resolved by
+// the workspace first, and a path the file tools refuse is a denial.
+func checkAction(pol *policy.Policy, ws resolver, class policy.Class, arg string) policy.Result {
+	a := policy.Action{Class: class}
+	if class == policy.ClassShell {
+		a.Command = arg
+		a.Resolve = func(p string) (string, error) {
+			ref, err := ws.Resolve(p)
+			return ref.Resolved, err
+		}
+		return pol.Decide(a)
+	}
+	ref, err := ws.Resolve(arg)
+	if err != nil {
+		kind := policy.FactRead
+		if class == policy.ClassWrite {
+			kind = policy.FactWrite
+		}
+		f := policy.Fact{Kind: kind, Value: arg, Decision: policy.Deny, Rule: policy.RuleGuard,
+			Reason: "the file tools refuse it: " + err.Error()}
+		return policy.Result{Decision: policy.Deny, Rule: f.Rule, Fact: f.String(), Reason: f.Reason, Facts: []policy.Fact{f}}
+	}
+	a.Paths = []policy.Path{{Requested: ref.Requested, Resolved: ref.Resolved}}
+	return pol.Decide(a)
+}
+
+// checkJSON is the --json output.
+type checkJSON struct {
+	Decision string          `json:"decision"`
+	Rule     string          `json:"rule"`
+	Fact     string          `json:"fact"`
+	Reason   string          `json:"reason"`
+	Facts    []checkFactJSON `json:"facts"`
+}
+
+type checkFactJSON struct {
+	Kind     string `json:"kind"`
+	Value    string `json:"value"`
+	Decision string `json:"decision"`
+	Rule     string `json:"rule"`
+	Reason   string `json:"reason"`
+}
+
+func writeCheckJSON(w io.Writer, r policy.Result) error {
+	out := checkJSON{Decision: r.Decision.String(), Rule: r.Rule, Fact: r.Fact, Reason: r.Reason, Facts: []checkFactJSON{}}
+	for _, f := range r.Facts {
+		out.Facts = append(out.Facts, checkFactJSON{Kind: f.Kind.String(), Value: f.Value,
+			Decision: f.Decision.String(), Rule: f.Rule, Reason: f.Reason})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+func writeCheckText(w io.Writer, pol *policy.Policy, class policy.Class, arg string, r policy.Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "policy:   %s\n", pol.Name())
+	what := "path"
+	if class == policy.ClassShell {
+		what = "command"
+	}
+	fmt.Fprintf(&b, "call:     %s %s %s\n", class, what, quoteIfNeeded(arg))
+	b.WriteString("facts:\n")
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, f := range r.Facts {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\trule %s: %s\n", f.Decision, f.Kind, oneLine(f.Value), f.Rule, f.Reason)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(&b, "decision: %s\n", r.Decision)
+	fmt.Fprintf(&b, "rule:     %s\n", r.Rule)
+	fmt.Fprintf(&b, "fact:     %s\n", oneLine(r.Fact))
+	fmt.Fprintf(&b, "reason:   %s\n", r.Reason)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// oneLine keeps a multi-line value on one line of the report.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(s)
+}
+
+func quoteIfNeeded(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t\n\r'\"\\") {
+		return fmt.Sprintf("%q", s)
+	}
+	return s
+}

@@ -1,0 +1,107 @@
+package toolkit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestTools(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t, map[string]string{"a.txt": "x\n"})
+	var names []string
+	for _, tool := range Tools(ws, Options{}) {
+		spec := tool.Spec()
+		names = append(names, spec.Name)
+		if len(spec.Description) < 100 {
+			t.Errorf("%s: description too short: %q", spec.Name, spec.Description)
+		}
+		var schema struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		}
+		if err := json.Unmarshal(spec.Schema, &schema); err != nil {
+			t.Errorf("%s: schema is not JSON: %v", spec.Name, err)
+			continue
+		}
+		if schema.Type != "object" {
+			t.Errorf("%s: schema type %q", spec.Name, schema.Type)
+		}
+		for _, r := range schema.Required {
+			if _, ok := schema.Properties[r]; !ok {
+				t.Errorf("%s: required %q is not a property", spec.Name, r)
+			}
+		}
+		for name := range schema.Properties {
+			if !strings.Contains(spec.Description, "`"+name+"`") {
+				t.Errorf("%s: description does not explain %q", spec.Name, name)
+			}
+		}
+	}
+	if got := strings.Join(names, ","); got != "read,write,edit,grep,glob,ls" {
+		t.Errorf("tools %s", got)
+	}
+}
+
+// TestToolsShareTracker checks that the registry wires one tracker through
+// read, write and edit.
+func TestToolsShareTracker(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t, map[string]string{"f.txt": "one\n"})
+	tools := Tools(ws, Options{})
+	call(t, tools[0], obj{"path": "f.txt"})
+	mkTree(t, ws.Root(), map[string]string{"f.txt": "changed by someone\n"})
+	if res := call(t, tools[2], obj{"path": "f.txt", "old_string": "someone", "new_string": "me"}); !res.IsError {
+		t.Errorf("edit through the registry missed the stale file: %q", res.Content)
+	}
+}
+
+func TestToolsFilter(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t, map[string]string{"ok.txt": "needle\n", "deny/x.txt": "needle\n"})
+	var asked []string
+	filter := func(p string) bool { asked = append(asked, p); return !strings.HasPrefix(p, "deny/") }
+	res := call(t, Tools(ws, Options{ReadFilter: filter})[3], obj{"pattern": "needle"})
+	if res.Meta.Skipped != 1 || strings.Contains(res.Content, "deny/") {
+		t.Errorf("grep with filter: %+v", res)
+	}
+	if strings.Join(asked, ",") != "deny/x.txt,ok.txt" {
+		t.Errorf("filter asked about %v", asked)
+	}
+}
+
+type panicky struct{ Tool }
+
+func (panicky) Spec() Spec { return Spec{Name: "boom"} }
+func (panicky) Run(context.Context, json.RawMessage) (Result, error) {
+	var m map[string]int
+	m["x"] = 1 // nil map write
+	return Result{}, nil
+}
+
+type failing struct{ panicky }
+
+func (failing) Run(context.Context, json.RawMessage) (Result, error) {
+	return Result{}, errors.New("infrastructure down")
+}
+
+func TestSafeRun(t *testing.T) {
+	t.Parallel()
+	res, err := SafeRun(context.Background(), panicky{}, nil)
+	if err != nil {
+		t.Fatalf("panic became a Go error: %v", err)
+	}
+	if !res.IsError || !strings.Contains(res.Content, "the boom tool failed internally (panic: assignment to entry in nil map)") {
+		t.Errorf("result %+v", res)
+	}
+	if _, err := SafeRun(context.Background(), failing{}, nil); err == nil || err.Error() != "infrastructure down" {
+		t.Errorf("Go error not passed through: %v", err)
+	}
+	ws := newWS(t, map[string]string{"a": "a\n"})
+	if res, err := SafeRun(context.Background(), NewRead(ws, NewReadTracker()), json.RawMessage(`{"path":"a"}`)); err != nil || res.IsError {
+		t.Errorf("normal call through SafeRun: %+v %v", res, err)
+	}
+}
