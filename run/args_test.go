@@ -105,9 +105,8 @@ func TestEveryExecFlagReadsItsEnvVar(t *testing.T) {
 		}
 		want := envName(f.Names()[0])
 		if fromConfig[f.Names()[0]] {
-			if len(ev.GetEnvVars()) != 0 || EnvName(f.Names()[0]) != want {
-				t.Errorf("config flag --%s: urfave reads %v, LoadConfig reads %s; want none and %s",
-					f.Names()[0], ev.GetEnvVars(), EnvName(f.Names()[0]), want)
+			if len(ev.GetEnvVars()) != 0 {
+				t.Errorf("config flag --%s: urfave reads %v; LoadConfig reads %s itself", f.Names()[0], ev.GetEnvVars(), want)
 			}
 			continue
 		}

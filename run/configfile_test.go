@@ -97,6 +97,8 @@ func TestParseConfigErrors(t *testing.T) {
 		"timeout bad":           {"[limits]\ntimeout = \"soon\"\n", "limits.timeout", 2, "want a duration"},
 		"timeout negative":      {"[limits]\ntimeout = \"-5m\"\n", "limits.timeout", 2, "must not be negative"},
 		"size bad":              {"[input]\nstdin_inline_max = \"big\"\n", "input.stdin_inline_max", 2, "size"},
+		"size zero":             {"[input]\nstdin_inline_max = \"0KB\"\n", "input.stdin_inline_max", 2, "at least 1B"},
+		"size negative":         {"[input]\nstdin_inline_max = -4\n", "input.stdin_inline_max", 2, "at least 1B"},
 		"limits not a table":    {"limits = 3\n", "limits", 1, "want a table"},
 		"model empty":           {"model = \"\"\n", "model", 1, "must not be empty"},
 		"model number":          {"model = 4\n", "model", 1, "want a string"},

@@ -108,12 +108,6 @@ func ConfigFlagNames() []string {
 	return names
 }
 
-// EnvName returns the environment variable for a flag: RUBICHAN_ and the
-// flag's name in upper snake case ("max-turns" → "RUBICHAN_MAX_TURNS").
-func EnvName(flag string) string {
-	return "RUBICHAN_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
-}
-
 // UserConfigPath returns $XDG_CONFIG_HOME/rubichan/config.toml, with
 // XDG_CONFIG_HOME defaulting to home/.config (a relative XDG_CONFIG_HOME is
 // ignored, as the XDG spec says). It returns "" when neither is known.
@@ -184,7 +178,7 @@ func loadConfig(opts ConfigOptions) (*LoadedConfig, error) {
 
 	explicit := opts.ConfigFile
 	if explicit == "" {
-		explicit, _ = env(EnvName("config"))
+		explicit, _ = env(envName("config"))
 	}
 	if explicit != "" {
 		l, _, err := addFile(explicit, true)
@@ -216,7 +210,7 @@ func loadConfig(opts ConfigOptions) (*LoadedConfig, error) {
 	}
 
 	for _, set := range configSettings() {
-		name := EnvName(set.flag)
+		name := envName(set.flag)
 		v, ok := env(name)
 		if !ok || v == "" {
 			continue

@@ -206,16 +206,22 @@ func normalizeLeaf(k valueKind, v any) (any, error) {
 		}
 		return nil, fmt.Errorf("want a duration such as \"30m\", got %s", tomlType(v))
 	case kindSize:
+		var b ByteSize
 		switch x := v.(type) {
 		case int64:
-			if x < 0 {
-				return nil, fmt.Errorf("must not be negative, got %d", x)
-			}
-			return ByteSize(x), nil
+			b = ByteSize(x)
 		case string:
-			return ParseByteSize(x)
+			var err error
+			if b, err = ParseByteSize(x); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("want a size such as \"256KB\", got %s", tomlType(v))
 		}
-		return nil, fmt.Errorf("want a size such as \"256KB\", got %s", tomlType(v))
+		if b < 1 {
+			return nil, fmt.Errorf("want a size of at least 1B, got %d", int64(b))
+		}
+		return b, nil
 	}
 	s, ok := v.(string)
 	if !ok {

@@ -196,7 +196,7 @@ func (l *LoadedConfig) ResolveProvider(lookupEnv func(string) (string, bool)) (R
 		}
 		if l.Model == "" {
 			return ResolvedProvider{}, usagef("provider %q has no default model: set model in a config file, %s or --model",
-				name, EnvName("model"))
+				name, envName("model"))
 		}
 	} else if p, ok := presetByName(name); ok {
 		rp.Type, rp.BaseURL, rp.KeyEnv = p.Type, p.BaseURL, p.KeyEnv
