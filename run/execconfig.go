@@ -94,3 +94,6 @@ func (cfg execConfig) inlineMax() int64 {
 	}
 	return int64(cfg.Settings.Input.StdinInlineMax)
 }
+
+// GoString is String, so that %#v of an execConfig cannot print its key.
+func (cfg execConfig) GoString() string { return cfg.String() }

@@ -206,3 +206,13 @@ func TestPresetsAreComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestExecConfigHidesKey(t *testing.T) {
+	t.Parallel()
+	cfg := execConfig{Provider: "anthropic", APIKey: secretKey, Resolved: ResolvedProvider{Name: "anthropic", apiKey: secretKey}}
+	for _, out := range []string{fmt.Sprintf("%v", cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), fmt.Sprint(cfg)} {
+		if strings.Contains(out, secretKey) {
+			t.Errorf("execConfig prints its key: %s", out)
+		}
+	}
+}
