@@ -2,7 +2,7 @@ GO      ?= go
 BIN     ?= bin/rubichan
 PKGS    ?= ./...
 
-.PHONY: build test vet race bench install fmt clean
+.PHONY: build test vet race bench install demo fmt clean
 
 build:
 	$(GO) build -o $(BIN) .
@@ -19,6 +19,11 @@ bench:
 
 install:
 	$(GO) install .
+
+# An offline run against a scripted model server: no API key, no network.
+demo: build
+	$(GO) build -o bin/llmserve ./run/internal/llmserve
+	testdata/demo/demo.sh $(BIN) bin/llmserve
 
 fmt:
 	gofmt -w .
