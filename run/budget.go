@@ -54,6 +54,8 @@ type BudgetError struct {
 	Model string
 }
 
+// Error says which cap was reached and what was spent, in the words of the
+// flag that sets it.
 func (e *BudgetError) Error() string {
 	if e.Model != "" {
 		return fmt.Sprintf("--max-cost %s: the price of model %q is not known, so the cap cannot be enforced; "+

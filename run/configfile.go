@@ -93,6 +93,7 @@ type ConfigError struct {
 	Err  error
 }
 
+// Error writes "config: FILE:LINE: KEY: problem", leaving out what is unknown.
 func (e *ConfigError) Error() string {
 	var b strings.Builder
 	b.WriteString("config: ")
@@ -110,6 +111,7 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the underlying problem, such as [ErrUnknownKey].
 func (e *ConfigError) Unwrap() error { return e.Err }
 
 // ErrUnknownKey is the cause of a [ConfigError] for a key rubichan does not

@@ -63,6 +63,7 @@ type Origin struct {
 	Line int
 }
 
+// String writes "FILE:LINE", "FILE", "env NAME", "flag --name" or "default".
 func (o Origin) String() string {
 	if o.Line > 0 {
 		return o.Source + ":" + strconv.Itoa(o.Line)
