@@ -30,13 +30,17 @@ func (p Price) Cost(u llm.Usage) float64 {
 // DefaultPrices returns the built-in prices of current Anthropic and OpenAI
 // models, keyed by API model name (without date suffix; see [LookupPrice]).
 //
-// Sources, read in November 2026: Anthropic's pricing page and model
+// Sources, read in November 2026. Anthropic: the pricing page and the model
 // overviews at platform.claude.com/docs (base input, 5-minute cache write,
-// cache hit, output); OpenAI's pricing page at
-// developers.openai.com/api/docs/pricing (input, cached input, output).
-// Claude Haiku 5.5 is priced by prompt length; the table holds its higher
-// band (prompts over 100K tokens), so a cap may stop early but never late.
-// Override any of them with [prices."model"] in a config file.
+// cache hit, output). Claude Haiku 5.5 is priced by prompt length; the table
+// holds its higher band (prompts over 100K tokens), so a cap may stop early
+// but never late. Claude Sonnet 5.5's cache hit is the $0.20 of its overview
+// page; later reports of a cut to $0.10 are not applied (the higher price
+// errs on the side of stopping). OpenAI: the rates of its pricing page
+// (developers.openai.com/api/docs/pricing) as quoted by several price
+// tables; the page itself could not be read here, so check gpt-5.5 and
+// gpt-5.4 against it. Override any of them with [prices."model"] in a config
+// file.
 func DefaultPrices() map[string]Price {
 	anthropic := func(in, out, read, write float64) Price {
 		return Price{Input: in, Output: out, CacheRead: read, CacheWrite: write}
