@@ -14,12 +14,14 @@ type anthropicDecoder struct {
 	ev antEvent
 }
 
+// antEvent is the union of all event payloads. Fields are values, not
+// pointers, to save allocations; Index is preset to -1 to tell "absent".
 type antEvent struct {
 	Type         string          `json:"type"`
-	Index        *int            `json:"index"`
-	Message      *antStartMsg    `json:"message"`
-	ContentBlock *antStartBlock  `json:"content_block"`
-	Delta        *antDelta       `json:"delta"`
+	Index        int             `json:"index"`
+	Message      antStartMsg     `json:"message"`
+	ContentBlock antStartBlock   `json:"content_block"`
+	Delta        antDelta        `json:"delta"`
 	Usage        *antUsage       `json:"usage"`
 	Error        json.RawMessage `json:"error"`
 }
@@ -75,7 +77,7 @@ func (d *anthropicDecoder) handle(ev sse.Event, acc *accumulator) (bool, error) 
 		return false, nil
 	}
 	e := &d.ev
-	*e = antEvent{}
+	*e = antEvent{Index: -1}
 	if err := json.Unmarshal([]byte(ev.Data), e); err != nil {
 		return false, protoErr(err, "decode %q event", typ)
 	}
@@ -84,28 +86,26 @@ func (d *anthropicDecoder) handle(ev sse.Event, acc *accumulator) (bool, error) 
 	}
 	switch typ {
 	case "message_start":
-		if e.Message != nil {
-			acc.setUsage(e.Message.Usage.merge(acc.usage))
-		}
+		acc.setUsage(e.Message.Usage.merge(acc.usage))
 	case "content_block_start":
-		if e.Index == nil || e.ContentBlock == nil {
+		if e.Index < 0 || e.ContentBlock.Type == "" {
 			return false, protoErr(nil, "content_block_start without index or content_block")
 		}
-		return false, d.start(*e.Index, e.ContentBlock, acc)
+		return false, d.start(e.Index, &e.ContentBlock, acc)
 	case "content_block_delta":
-		if e.Index == nil || e.Delta == nil {
+		if e.Index < 0 || e.Delta.Type == "" {
 			return false, protoErr(nil, "content_block_delta without index or delta")
 		}
-		return false, d.delta(*e.Index, e.Delta, acc)
+		return false, d.delta(e.Index, &e.Delta, acc)
 	case "content_block_stop":
-		if e.Index == nil {
+		if e.Index < 0 {
 			return false, protoErr(nil, "content_block_stop without index")
 		}
-		if err := acc.stopBlock(*e.Index); err != nil {
+		if err := acc.stopBlock(e.Index); err != nil {
 			return false, protoErr(nil, "%s", err)
 		}
 	case "message_delta":
-		if e.Delta != nil && e.Delta.StopReason != "" {
+		if e.Delta.StopReason != "" {
 			acc.stop = StopReason(e.Delta.StopReason)
 		}
 		if e.Usage != nil {

@@ -31,12 +31,31 @@ func post(ctx context.Context, hc *http.Client, provider, url string, header htt
 		}
 		return nil, &APIError{Provider: provider, Kind: KindNetwork, Message: redact(err.Error()), Retryable: true, Err: err}
 	}
-	if resp.StatusCode/100 == 2 {
-		return resp, nil
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return nil, statusError(provider, resp, raw, redact)
 	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	return nil, statusError(provider, resp, raw, redact)
+	if ct := resp.Header.Get("content-type"); strings.HasPrefix(ct, "application/json") {
+		// Some gateways answer an error, or a server that ignores
+		// "stream": true answers the whole completion, as plain JSON.
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return nil, jsonInsteadOfStream(provider, resp, raw, redact)
+	}
+	return resp, nil
+}
+
+// jsonInsteadOfStream builds the error for a 2xx answer that is JSON
+// rather than an event stream: the error it carries, or a protocol error.
+func jsonInsteadOfStream(provider string, resp *http.Response, raw []byte, redact func(string) string) *APIError {
+	if typ, msg := parseErrorBody(raw); msg != "" {
+		kind, retry := classifyStatus(0, typ, msg)
+		return &APIError{Provider: provider, Kind: kind, Type: typ, Message: redact(msg), Retryable: retry,
+			RequestID: firstHeader(resp.Header, "request-id", "x-request-id")}
+	}
+	return &APIError{Provider: provider, Kind: KindProtocol, Retryable: false,
+		Message: "expected an event stream, got application/json (does the endpoint support streaming?)"}
 }
 
 // statusError builds the error for a non-2xx response with body raw.

@@ -177,20 +177,19 @@ func (d *openaiDecoder) delta(dl *oaiDelta, acc *accumulator) error {
 	return nil
 }
 
-// toolCall adds one tool-call piece. A piece without an index (some
-// servers send every call whole) continues the last call unless it brings a
-// new id.
+// toolCall adds one tool-call piece. Pieces belong to the latest call with
+// the same index, unless they bring a different id: some servers number
+// every call 0. A piece without an index (some servers send each call
+// whole) continues the last call unless it brings a new id.
 func (d *openaiDecoder) toolCall(tc *oaiToolCallDelta, acc *accumulator) error {
 	var call *oaiCall
-	if tc.Index != nil {
-		for i := range d.calls {
-			if d.calls[i].index == *tc.Index {
+	for i := len(d.calls) - 1; i >= 0; i-- {
+		if tc.Index == nil || d.calls[i].index == *tc.Index {
+			if id := acc.blocks[d.calls[i].block].id; tc.ID == "" || id == "" || id == tc.ID {
 				call = &d.calls[i]
-				break
 			}
+			break
 		}
-	} else if n := len(d.calls); n > 0 && (tc.ID == "" || acc.blocks[d.calls[n-1].block].id == tc.ID) {
-		call = &d.calls[n-1]
 	}
 	if call == nil {
 		if err := d.closeText(acc); err != nil {

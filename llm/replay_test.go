@@ -177,7 +177,24 @@ func TestReplayRecordings(t *testing.T) {
 				defer s.Close()
 				res := replayResult(t, s)
 				checkGolden(t, strings.TrimSuffix(file, ".sse")+".golden.json", marshalGolden(t, res))
-				<-reqs
+				got := <-reqs
+				var body struct {
+					Model    string `json:"model"`
+					Stream   bool   `json:"stream"`
+					Messages []struct {
+						Role string `json:"role"`
+					} `json:"messages"`
+				}
+				if err := json.Unmarshal(got.body, &body); err != nil || body.Model != "m" || !body.Stream || len(body.Messages) != 1 {
+					t.Errorf("request body = %s (%v)", got.body, err)
+				}
+				wantPath, keyHeader, key := "/v1/messages", "x-api-key", "sk-ant-test-0123456789"
+				if proto == "openai" {
+					wantPath, keyHeader, key = "/v1/chat/completions", "authorization", "Bearer sk-test-0123456789"
+				}
+				if got.path != wantPath || got.header.Get(keyHeader) != key || got.header.Get("accept") != "text/event-stream" {
+					t.Errorf("request %s with headers %v", got.path, got.header)
+				}
 			})
 		}
 	}

@@ -225,7 +225,7 @@ func TestScriptedExtraRequest(t *testing.T) {
 	defer srv.Close()
 	_, err := clients(srv)["anthropic"].Stream(context.Background(), simpleRequest())
 	var ae *APIError
-	if !errors.As(err, &ae) || ae.StatusCode != 500 || !strings.Contains(ae.Message, "no scripted turn") {
+	if !errors.As(err, &ae) || ae.StatusCode != 500 || !strings.Contains(ae.Message, "request 1 asks for turn 1 but the script has 0") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -249,5 +249,25 @@ func TestStreamCancel(t *testing.T) {
 				t.Fatalf("Err = %v, want context.Canceled, not retryable", err)
 			}
 		})
+	}
+}
+
+// TestRichRequestAccepted checks that both encodings of a history with
+// thinking, malformed and empty tool inputs and several tool results pass
+// the protocol rules the scripted server enforces like the real APIs.
+func TestRichRequestAccepted(t *testing.T) {
+	t.Parallel()
+	turn := llmtest.Turn{Text: []string{"ok"}}
+	srv := llmtest.NewServer(llmtest.Script{Turns: []llmtest.Turn{turn, turn}})
+	defer srv.Close()
+	for _, name := range protocols {
+		s, err := clients(srv)[name].Stream(context.Background(), richRequest())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		drain(t, s)
+		if err := s.Err(); err != nil || s.Message().Text() != "ok" {
+			t.Fatalf("%s: err %v, text %q", name, err, s.Message().Text())
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -39,11 +40,14 @@ type decoder interface {
 // Anthropic; [DONE] or a finish_reason for OpenAI) fails with an
 // [*APIError] of kind [KindStreamCut]; an error event inside the stream, or
 // malformed data, fails with the matching kind. In both cases
-// [APIError.Partial] says whether content events had been delivered.
+// [APIError.Partial] says whether content events had been delivered. After
+// a failure the turn is incomplete: Message holds what arrived, for display
+// or logging, but its tool calls must not be run.
 //
-// A Stream is not safe for concurrent use. Close releases the connection; it
-// is safe to call at any time and more than once, and the stream closes
-// itself when it ends.
+// A Stream is not safe for concurrent use; to abandon it from elsewhere,
+// cancel the context given to Stream. Close releases the connection; it may
+// be called more than once and before the end (Next then returns false and
+// Err stays nil), and the stream closes itself when it ends.
 type Stream struct {
 	provider string
 	body     io.Closer
@@ -79,6 +83,8 @@ func (s *Stream) Next() bool {
 		switch {
 		case !ok:
 			s.end(s.dec.eof(&s.acc))
+		case errors.Is(err, bufio.ErrTooLong):
+			s.end(protoErr(err, "event larger than %d bytes", maxEventSize))
 		case err != nil:
 			s.end(err)
 		default:

@@ -69,9 +69,10 @@ type Action struct {
 	Paths []Path
 	// Command is the shell command line of a shell call.
 	Command string
-	// Dir is the shell call's working directory, workspace-relative in
-	// slash form; "" means the workspace root. Relative redirect targets
-	// are joined to it.
+	// Dir is the shell call's working directory: workspace-relative in
+	// slash form, or absolute (inside the workspace the policy is bound to
+	// with [Policy.InWorkspace], or named by an absolute rule); "" means the
+	// workspace root. Relative redirect targets are joined to it.
 	Dir string
 	// Resolve, when set, resolves a redirect target (workspace-relative or
 	// absolute, as above) through symlinks the way the file tools do, so a
@@ -192,10 +193,11 @@ func guard(kind FactKind, value, reason string) Fact {
 func (p *Policy) shellFacts(a Action) []Fact {
 	dir := "."
 	if a.Dir != "" {
-		if f := p.pathFact(ClassRead, FactRead, a.Dir); f.Rule == RuleGuard {
+		f := p.pathFact(ClassRead, FactRead, a.Dir)
+		if f.Rule == RuleGuard {
 			return []Fact{guard(FactOpaque, a.Dir, "working directory: "+f.Reason)}
 		}
-		dir = path.Clean(a.Dir)
+		dir = f.Value // cleaned, workspace-relative when inside
 	}
 	var facts []Fact
 	for _, rf := range analyzeCommand(a.Command, dir) {
@@ -337,19 +339,19 @@ func (p *Policy) pathFact(c Class, kind FactKind, name string) Fact {
 func (p *Policy) normalize(name string) (clean string, outside bool) {
 	clean = path.Clean(name)
 	if strings.HasPrefix(clean, "/") {
-		if p.root != "" {
-			if clean == p.root {
+		for _, root := range p.roots {
+			if clean == root {
 				return ".", false
 			}
-			if rel, ok := strings.CutPrefix(clean, strings.TrimSuffix(p.root, "/")+"/"); ok {
+			if rel, ok := strings.CutPrefix(clean, strings.TrimSuffix(root, "/")+"/"); ok {
 				return rel, false
 			}
 		}
 		return clean, true
 	}
 	if clean == ".." || strings.HasPrefix(clean, "../") {
-		if p.root != "" {
-			return path.Join(p.root, clean), true
+		if len(p.roots) > 0 {
+			return path.Join(p.roots[len(p.roots)-1], clean), true
 		}
 		return clean, true
 	}

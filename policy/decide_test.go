@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -422,5 +424,34 @@ func TestDecideWrapperChains(t *testing.T) {
 		if r.Decision != tc.want || r.Rule != tc.rule {
 			t.Errorf("Decide(%.60q) = %s by %q (%s), want %s by %q", tc.cmd, r.Decision, r.Rule, r.Reason, tc.want, tc.rule)
 		}
+	}
+}
+
+func TestInWorkspaceAliases(t *testing.T) {
+	t.Parallel()
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "ws")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	base := loadStrict(t)
+	for name, p := range map[string]*Policy{
+		"link":           base.InWorkspace(link),
+		"link then real": base.InWorkspace(link).InWorkspace(real),
+		"real then link": base.InWorkspace(real).InWorkspace(link),
+	} {
+		for _, dir := range []string{link, real} {
+			r := p.Decide(Action{Class: ClassShell, Command: "git status > src/a", Dir: dir})
+			if r.Decision != Allow {
+				t.Errorf("%s: dir %s: %s (%s: %s)", name, dir, r.Decision, r.Fact, r.Reason)
+			}
+			r = p.Decide(Action{Class: ClassWrite, Paths: []Path{{Requested: filepath.ToSlash(filepath.Join(dir, "src/a"))}}})
+			if r.Decision != Allow {
+				t.Errorf("%s: absolute write under %s: %s (%s)", name, dir, r.Decision, r.Reason)
+			}
+		}
+	}
+	if r := base.InWorkspace(real).Decide(Action{Class: ClassShell, Command: "git status", Dir: "/elsewhere"}); r.Decision != Deny || r.Rule != RuleGuard {
+		t.Errorf("dir outside: %s by %s", r.Decision, r.Rule)
 	}
 }

@@ -5,18 +5,70 @@
 // ([Default]) and rules given on the command line ([Policy.WithRules]). A tool
 // call reaches the package as an [Action]: a tool class (read, write, shell)
 // plus the paths it touches or the command it runs. [Policy.Decide] turns the
-// action into facts — every path, every simple command of a shell command
-// (parsed with mvdan.cc/sh under both the POSIX and the bash dialect), every
-// redirect target, background job and construct the analysis cannot read —
-// and gives each fact the strictest decision of the rules that match it
-// (deny > ask > allow), else the tool class fallback, else the default. The
-// call's decision is its strictest fact.
+// action into facts and gives each the strictest decision of the rules that
+// match it (deny > ask > allow, whatever their order), else the tool class
+// fallback, else the default. The call's decision is its strictest fact.
 //
-// The package fails closed: anything it cannot fully read (a parse failure,
-// an expansion, control flow, an unknown class) is never allowed. Some guards
-// hold whatever the file says: paths outside the workspace need an absolute
-// allow rule, paths with control characters are denied, and the policy file
-// itself cannot be written.
+// # Facts
+//
+// A read or write call gives one fact per path, requested and resolved. A
+// shell command is parsed with mvdan.cc/sh under both the bash and the POSIX
+// dialect, and the facts of both readings are kept: every simple command's
+// argv (in pipelines, lists, subshells, blocks, and inside substitutions and
+// compound commands too, so a denied command is found wherever it hides),
+// every redirect target as a read or write fact, every background job, and
+// every construct the analysis cannot fully read.
+//
+// # Matching
+//
+// Command patterns are parsed like commands and compared with the argv after
+// quote removal, word by word; a final bare `*` matches zero or more further
+// words. Allow and ask rules need argv[0] to equal the pattern's first word;
+// deny rules also match its basename, without regard to case, and a globbed
+// command name that could expand to it. An argument the analysis cannot read
+// exactly (a glob, a brace or tilde expansion, an expansion) never matches an
+// allow rule's literal word and always matches a deny rule's. Wrappers
+// (env, xargs, timeout, nohup, sudo, find -exec, sh -c, eval, …) are never
+// unwrapped to allow anything; they are unwrapped to deny, so `env rm -rf /`
+// meets the deny rule for `rm *`.
+//
+// Path patterns are bmatcuk/doublestar globs over the cleaned, slash-separated,
+// workspace-relative path; a pattern starting with `/` names an absolute path
+// outside the workspace. Deny path patterns match without regard to case.
+//
+// # Opaque constructs
+//
+// These make a command opaque: its decision is at least ask, never allow,
+// and a session approval cannot cover it. Denied commands inside them are
+// still denied.
+//
+//   - a parse failure under either dialect (so bash-only syntax such as
+//     `[[ ]]`, `&>`, `|&`, `<(…)`, `$'…'` is opaque whichever way it reads)
+//   - command substitution `$(…)` and backticks, process substitution
+//   - parameter expansion `$x`, `${x}`, arithmetic expansion `$((…))`
+//   - ANSI-C quoting `$'…'` and locale quoting `$"…"`
+//   - variable assignments before or between commands (`FOO=1 cmd`, `FOO=1`),
+//     and declarations (export, declare, local, readonly, typeset)
+//   - globs, brace or tilde expansion in a command name; extended globs
+//   - function definitions, alias and unalias
+//   - control flow: if, for, while, until, case, select; arithmetic commands
+//     `((…))` and let; `[[ … ]]`; time; coproc
+//   - here-documents whose body expands; here-strings and redirect targets
+//     with an expansion or a glob; redirects to a named descriptor `{fd}>`
+//   - a relative redirect after cd, pushd or popd
+//   - more than [MaxCommands] simple commands, a command longer than
+//     [MaxCommandBytes], wrappers nested beyond the unwrapping budget
+//   - NUL, CR, other control characters, invalid UTF-8, and invisible
+//     Unicode characters (format characters, non-ASCII spaces, fillers)
+//   - an empty command
+//
+// # Guards
+//
+// Some decisions no file can loosen: a path outside the workspace needs an
+// absolute allow rule; a path with control or invisible characters is denied;
+// the policy file and .rubichan/policy.toml cannot be written; a call with an
+// unknown class or no path is denied. Writes through a symlink are judged by
+// both the link and its target, which the runner resolves.
 //
 // A [Policy] is immutable once built and safe for concurrent use. A [Session]
 // adds the line-mode runner's approvals on top of it.

@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -97,5 +99,33 @@ paths = ["**"]
 				return true
 			})
 		}
+	})
+}
+
+// FuzzParse checks that any policy file either loads or fails with a
+// *LoadError naming the file, and that a loaded policy decides without
+// panicking.
+func FuzzParse(f *testing.F) {
+	for _, name := range []string{"../testdata/policy/ci.toml", "../testdata/policy/strict.toml", "default.toml"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("[[rule]]\ntool = \"shell\"\ndecision = \"allow\"\ncommands = [\"git *\"]\n"))
+	f.Add([]byte("[[test]]\ntool = \"read\"\npath = \"a\"\nexpect = \"ask\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse("f.toml", data)
+		if err != nil {
+			var le *LoadError
+			if !errors.As(err, &le) || le.File != "f.toml" {
+				t.Fatalf("error %v is not a LoadError naming the file", err)
+			}
+			return
+		}
+		p.Decide(Action{Class: ClassShell, Command: "git status; rm -rf /"})
+		p.Decide(Action{Class: ClassWrite, Paths: []Path{{Requested: "src/a.go", Resolved: ".git/config"}}})
+		_ = p.ExtraRoots()
 	})
 }

@@ -150,9 +150,9 @@ type Root struct {
 // Policy is a loaded, validated policy. It is immutable and safe for
 // concurrent use.
 type Policy struct {
-	name       string // where the policy came from, for messages
-	file       string // absolute path of the policy file; "" when none
-	root       string // absolute slash workspace root; "" when unknown
+	name       string   // where the policy came from, for messages
+	file       string   // absolute path of the policy file; "" when none
+	roots      []string // the workspace root's absolute slash names: [0] as given, then with links evaluated; empty when unknown
 	defaults   Decision
 	headless   HeadlessAsk
 	maxDenials int
@@ -195,15 +195,51 @@ func (p *Policy) Fallback(c Class) Decision {
 	return p.defaults
 }
 
-// InWorkspace returns a copy of the policy bound to the absolute workspace
-// root dir. A bound policy turns absolute paths inside the workspace into
-// workspace-relative ones before matching, resolves relative paths that
-// leave the workspace against absolute rules, and guards the policy file
-// itself when it lies in the workspace.
+// InWorkspace returns a copy of the policy bound to the workspace root dir
+// (made absolute). A bound policy turns absolute paths inside the workspace
+// into workspace-relative ones before matching, resolves relative paths
+// that leave the workspace against absolute rules, and guards the policy
+// file itself when it lies in the workspace.
+//
+// The root is known by its name as given and by its name with symlinks
+// evaluated (the form the file tools report). Binding again to another
+// name of the same directory adds that name rather than replacing the
+// first, so the loader and the runner may each bind the form they hold.
 func (p *Policy) InWorkspace(dir string) *Policy {
 	q := *p
-	q.root = path.Clean(filepath.ToSlash(dir))
+	names := rootNames(dir)
+	if len(names) == 0 {
+		return &q
+	}
+	if len(p.roots) > 0 && p.roots[len(p.roots)-1] == names[len(names)-1] {
+		names = append(slices.Clone(p.roots), names...)
+	}
+	q.roots = nil
+	for _, n := range names {
+		if !slices.Contains(q.roots, n) {
+			q.roots = append(q.roots, n)
+		}
+	}
 	return &q
+}
+
+// rootNames returns dir absolute, then with links evaluated when that
+// differs; the last name is always the evaluated one when it can be had.
+func rootNames(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	names := []string{path.Clean(filepath.ToSlash(abs))}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		if r := path.Clean(filepath.ToSlash(real)); r != names[0] {
+			names = append(names, r)
+		}
+	}
+	return names
 }
 
 // ExtraRoots returns the directories outside the workspace that absolute

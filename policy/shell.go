@@ -305,7 +305,7 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 		if r.Hdoc != nil {
 			for _, p := range r.Hdoc.Parts {
 				if _, ok := p.(*syntax.Lit); !ok {
-					a.opaque("here-document whose body expands", a.text(r.Hdoc))
+					a.opaque("here-document whose body expands", a.text(p))
 					a.inside(r.Hdoc)
 					break
 				}

@@ -160,7 +160,8 @@ func interrupted(ctx context.Context, err error, emit func(Event)) error {
 		emit(Event{Kind: EventLimit, Text: "reached --timeout while reading standard input"})
 		return reportedError{exitError{code: ExitLimit, err: cause}}
 	}
-	return cause
+	emit(Event{Kind: EventError, Err: cause})
+	return reportedError{cause}
 }
 
 // readInputContext is readInput that gives up when ctx ends: a read from a

@@ -41,7 +41,9 @@ type policySource struct {
 //  3. else the built-in default policy;
 //
 // then the --allow and --deny rules are added. The policy comes back bound
-// to the workspace root (symlinks evaluated, as the file tools see it).
+// to the workspace root ([policy.Policy.InWorkspace] with the directory as
+// given, which also learns its name with symlinks evaluated, the form the
+// file tools report).
 // Its warnings are written on notes, each line prefixed "rubichan: policy:".
 //
 // Every failure is a usage error (exit 2): an unreadable or invalid policy
@@ -54,10 +56,11 @@ func loadPolicy(src policySource, notes io.Writer) (*policy.Policy, error) {
 	if dir == "" {
 		dir = "."
 	}
-	root, err := filepath.Abs(dir)
-	if err == nil {
-		root, err = filepath.EvalSymlinks(root)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, usagef("workspace %s: %v", dir, err)
 	}
+	root, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return nil, usagef("workspace %s: %v", dir, err)
 	}
@@ -87,5 +90,5 @@ func loadPolicy(src policySource, notes io.Writer) (*policy.Policy, error) {
 	for _, w := range p.Warnings() {
 		fmt.Fprintf(notes, "rubichan: policy: warning: %s\n", w)
 	}
-	return p.InWorkspace(root), nil
+	return p.InWorkspace(abs), nil
 }

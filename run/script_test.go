@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -84,6 +85,12 @@ func (s *serverSet) get(ts *testscript.TestScript) *scriptServer {
 }
 
 func (s *serverSet) cmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := s.serverCmds()
+	maps.Copy(cmds, ptyScriptCmds())
+	return cmds
+}
+
+func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		// llmserver SCRIPT.json: serve the scripted model; sets
 		// ANTHROPIC_BASE_URL and OPENAI_BASE_URL.
@@ -128,6 +135,7 @@ func (s *serverSet) cmds() map[string]func(ts *testscript.TestScript, neg bool, 
 		"rc":          cmdRC,
 		"genlines":    cmdGenLines,
 		"signalafter": cmdSignalAfter,
+		"stdinlate":   cmdStdinLate,
 		"pidgone":     cmdPidGone,
 		"nostdinspill": func(ts *testscript.TestScript, neg bool, args []string) {
 			matches, err := filepath.Glob(filepath.Join(ts.Getenv("TMPDIR"), "rubichan-stdin-*"))
@@ -249,6 +257,68 @@ func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("exit code %d after %v, want %d\n%s", got, sig, want, stderr.String())
 	}
+}
+
+// cmdStdinLate runs PROGRAM with a pipe on stdin that stays silent until
+// the program says on stderr that it waits for it, then writes TEXT and
+// closes the pipe: stdinlate TEXT PROGRAM [ARGS...]. The exit code must be
+// 0; the program's output becomes the script's stdout and stderr.
+func cmdStdinLate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: stdinlate TEXT PROGRAM [ARGS...]")
+	}
+	prog, err := lookPathIn(args[1], ts.Getenv("PATH"))
+	ts.Check(err)
+	cmd := exec.Command(prog, args[2:]...)
+	cmd.Dir = ts.MkAbs(".")
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"} {
+		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
+	}
+	stdin, err := cmd.StdinPipe()
+	ts.Check(err)
+	var stdout bytes.Buffer
+	stderr := &notifyingBuffer{want: "waiting for standard input", seen: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	ts.Check(cmd.Start())
+	select {
+	case <-stderr.seen:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		ts.Fatalf("no waiting notice within 20s:\n%s", stderr.String())
+	}
+	io.WriteString(stdin, args[0])
+	stdin.Close()
+	err = cmd.Wait()
+	fmt.Fprint(ts.Stdout(), stdout.String())
+	fmt.Fprint(ts.Stderr(), stderr.String())
+	ts.Check(err)
+}
+
+// notifyingBuffer collects output and closes seen once it holds want.
+type notifyingBuffer struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	done bool
+}
+
+func (b *notifyingBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	if !b.done && strings.Contains(b.buf.String(), b.want) {
+		b.done = true
+		close(b.seen)
+	}
+	return len(p), nil
+}
+
+func (b *notifyingBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func lookPathIn(name, path string) (string, error) {

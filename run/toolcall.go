@@ -98,7 +98,7 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 	if err := checkArgs(call.Input); err != nil {
 		return failed(fmt.Sprintf("Invalid arguments for %s: %v. Send the arguments as one JSON object that matches the tool's schema.", call.Name, err))
 	}
-	eff, err := tool.Effects(call.Input)
+	eff, err := toolkit.SafeEffects(tool, call.Input)
 	if err != nil {
 		return failed(err.Error())
 	}

@@ -68,7 +68,7 @@ type BashConfig struct {
 // capped to the first and last bytes.
 //
 // A Bash is immutable after [NewBash] and safe for concurrent use; each
-// call runs its own process group.
+// callBash runs its own process group.
 type Bash struct {
 	dir   string
 	shell string
@@ -189,7 +189,7 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 	// Read to EOF first, then wait: Wait before the reads finish loses
 	// output (os/exec documents this for StdoutPipe).
 	out := newHeadTail(bashOutputMax)
-	readErr := drain(out, pr)
+	readErr := drainOutput(out, pr)
 	if readErr != nil {
 		cancel() // nobody reads the pipe any more: stop the command
 	}
@@ -208,8 +208,8 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 	return b.result(ctx, cmd.ProcessState, out, stage, timeout), nil
 }
 
-// drain copies r into w until EOF.
-func drain(w io.Writer, r io.Reader) error {
+// drainOutput copies r into w until EOF.
+func drainOutput(w io.Writer, r io.Reader) error {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(buf)
@@ -336,15 +336,19 @@ func (b *Bash) decode(args json.RawMessage) (bashParams, time.Duration, error) {
 	if sec >= b.maxTO.Seconds() {
 		return p, b.maxTO, nil
 	}
-	return p, time.Duration(sec * float64(time.Second)), nil
+	d := time.Duration(sec * float64(time.Second))
+	if d <= 0 { // below a nanosecond
+		return p, 0, fmt.Errorf("bash: timeout must be a positive number of seconds, got %v", sec)
+	}
+	return p, d, nil
 }
 
 // describe fills the embedded description with this tool's limits.
 func (b *Bash) describe() string {
 	return strings.NewReplacer(
-		"{{DEFAULT}}", seconds(b.defTO),
-		"{{MAX}}", seconds(b.maxTO),
-		"{{GRACE}}", seconds(b.grace)+" seconds",
+		"{{DEFAULT}}", bashSeconds(b.defTO),
+		"{{MAX}}", bashSeconds(b.maxTO),
+		"{{GRACE}}", bashSeconds(b.grace)+" seconds",
 		"{{OUTMAX}}", strconv.Itoa(bashOutputMax>>10)+" KB",
 	).Replace(bashDescription)
 }
@@ -352,15 +356,15 @@ func (b *Bash) describe() string {
 // schema is the JSON schema of [bashParams], with this tool's limits.
 func (b *Bash) schema() json.RawMessage {
 	desc, _ := json.Marshal(fmt.Sprintf("Seconds before the command is stopped; default %s, at most %s.",
-		seconds(b.defTO), seconds(b.maxTO)))
+		bashSeconds(b.defTO), bashSeconds(b.maxTO)))
 	return json.RawMessage(`{"type":"object","properties":{` +
 		`"command":{"type":"string","description":"The shell command to run in the workspace root."},` +
 		`"timeout":{"type":"number","description":` + string(desc) + `}},` +
 		`"required":["command"],"additionalProperties":false}`)
 }
 
-// seconds formats d as a number of seconds, without trailing zeros.
-func seconds(d time.Duration) string {
+// bashSeconds formats d as a number of seconds, without trailing zeros.
+func bashSeconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 }
 

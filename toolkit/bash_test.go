@@ -34,8 +34,8 @@ func newTestBash(t *testing.T, edit func(*BashConfig)) (*Bash, string) {
 	return NewBash(cfg), dir
 }
 
-// call runs command with the given timeout in seconds (0: the default).
-func runBash(t *testing.T, ctx context.Context, b *Bash, command string, timeout float64) Result {
+// callBash runs command with the given timeout in seconds (0: the default).
+func callBash(t *testing.T, ctx context.Context, b *Bash, command string, timeout float64) Result {
 	t.Helper()
 	args := map[string]any{"command": command}
 	if timeout != 0 {
@@ -57,7 +57,7 @@ func TestBashNotStartedWhenAlreadyCancelled(t *testing.T) {
 	b, dir := newTestBash(t, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	res := runBash(t, ctx, b, "touch ran", 0)
+	res := callBash(t, ctx, b, "touch ran", 0)
 	if !res.IsError || res.Content != "[not started: context canceled]" {
 		t.Errorf("result %+v, want not started", res)
 	}
@@ -114,7 +114,7 @@ func TestHelperProcessBashStdin(t *testing.T) {
 		return
 	}
 	b, _ := newTestBash(t, nil)
-	res := runBash(t, t.Context(), b, "cat; echo EOF; readlink /proc/self/fd/0", 5)
+	res := callBash(t, t.Context(), b, "cat; echo EOF; readlink /proc/self/fd/0", 5)
 	js, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestBashManyCallsKeepAllOutput(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
 	for i := range 500 {
-		res := runBash(t, t.Context(), b, "echo "+strconv.Itoa(i), 0)
+		res := callBash(t, t.Context(), b, "echo "+strconv.Itoa(i), 0)
 		if want := strconv.Itoa(i) + "\n"; res.Content != want || res.IsError {
 			t.Fatalf("call %d: %+v, want exactly %q", i, res, want)
 		}
@@ -159,7 +159,7 @@ func TestBashConcurrentCalls(t *testing.T) {
 func TestBashInterleavesStdoutAndStderr(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
-	res := runBash(t, t.Context(), b, `i=1; while [ $i -le 300 ]; do echo out$i; echo err$i >&2; i=$((i+1)); done`, 0)
+	res := callBash(t, t.Context(), b, `i=1; while [ $i -le 300 ]; do echo out$i; echo err$i >&2; i=$((i+1)); done`, 0)
 	var want strings.Builder
 	for i := 1; i <= 300; i++ {
 		fmt.Fprintf(&want, "out%d\nerr%d\n", i, i)
@@ -173,7 +173,7 @@ func TestBashCapsLargeOutput(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
 	const body = 10 << 20
-	res := runBash(t, t.Context(), b, fmt.Sprintf(`echo BEGIN; head -c %d /dev/zero | tr '\0' x; echo; echo END`, body), 0)
+	res := callBash(t, t.Context(), b, fmt.Sprintf(`echo BEGIN; head -c %d /dev/zero | tr '\0' x; echo; echo END`, body), 0)
 	total := len("BEGIN\n") + body + len("\nEND\n")
 	half := bashOutputMax / 2
 	note := fmt.Sprintf("\n\n[output cut: %d bytes (0 lines) omitted from the middle; showing the first %d and the last %d of %d bytes]\n\n",
@@ -190,7 +190,7 @@ func TestBashCapsLargeOutput(t *testing.T) {
 func TestBashReplacesInvalidUTF8(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
-	res := runBash(t, t.Context(), b, `printf 'a\377b \303\251\n'`, 0)
+	res := callBash(t, t.Context(), b, `printf 'a\377b \303\251\n'`, 0)
 	if want := "a\uFFFDb é\n"; res.Content != want || res.IsError {
 		t.Errorf("result %+v, want content %q", res, want)
 	}
@@ -199,11 +199,11 @@ func TestBashReplacesInvalidUTF8(t *testing.T) {
 func TestBashNonZeroExit(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
-	res := runBash(t, t.Context(), b, "echo oops; exit 3", 0)
+	res := callBash(t, t.Context(), b, "echo oops; exit 3", 0)
 	if !res.IsError || res.Meta.ExitCode == nil || *res.Meta.ExitCode != 3 || res.Content != "oops\n[exit code 3]" {
 		t.Errorf("result %+v, want an error result with exit code 3", res)
 	}
-	res = runBash(t, t.Context(), b, "printf partial; exit 1", 0)
+	res = callBash(t, t.Context(), b, "printf partial; exit 1", 0)
 	if res.Content != "partial\n[exit code 1]" {
 		t.Errorf("content %q, want the note on its own line", res.Content)
 	}
@@ -212,7 +212,7 @@ func TestBashNonZeroExit(t *testing.T) {
 func TestBashKilledBySignal(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
-	res := runBash(t, t.Context(), b, "echo before; kill -9 $$", 0)
+	res := callBash(t, t.Context(), b, "echo before; kill -9 $$", 0)
 	if !res.IsError || res.Meta.ExitCode != nil || res.Content != "before\n[signal: killed]" {
 		t.Errorf("result %+v, want an error result with no exit code", res)
 	}
@@ -225,7 +225,7 @@ func TestBashWorkingDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := runBash(t, t.Context(), b, `pwd -P; echo "$PWD"`, 0)
+	res := callBash(t, t.Context(), b, `pwd -P; echo "$PWD"`, 0)
 	if want := real + "\n" + dir + "\n"; res.Content != want {
 		t.Errorf("content %q, want %q", res.Content, want)
 	}
@@ -267,6 +267,7 @@ func TestBashArguments(t *testing.T) {
 		"blank command":     {args: `{"command":" \n"}`, err: "bash: command is required"},
 		"negative timeout":  {args: `{"command":"ls -la","timeout":-1}`, err: "bash: timeout must be a positive number of seconds, got -1"},
 		"timeout as string": {args: `{"command":"ls -la","timeout":"5"}`, err: "bash: invalid arguments: "},
+		"timeout below 1ns": {args: `{"command":"ls -la","timeout":1e-12}`, err: "bash: timeout must be a positive number of seconds, got 1e-12"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -407,4 +408,30 @@ func BenchmarkBashTrueBaseline(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzBashArguments checks that any arguments either decode to a non-empty
+// command with a timeout in (0, max], agreeing with Effects, or are
+// refused by both with the same message.
+func FuzzBashArguments(f *testing.F) {
+	for _, s := range []string{`{"command":"ls"}`, `{"command":"x","timeout":1e-9}`, `{"command":"","timeout":5}`, `[1]`, `{"timeout":-0}`} {
+		f.Add([]byte(s))
+	}
+	b := NewBash(BashConfig{Dir: "/", MaxTimeout: time.Minute})
+	f.Fuzz(func(t *testing.T, args []byte) {
+		p, timeout, err := b.decode(args)
+		eff, effErr := b.Effects(args)
+		if err != nil {
+			if effErr == nil || effErr.Error() != err.Error() {
+				t.Fatalf("decode error %v, Effects error %v", err, effErr)
+			}
+			return
+		}
+		if effErr != nil || eff.Command != p.Command || eff.Kind != EffectExecute || eff.Dir != "/" {
+			t.Fatalf("Effects = %+v, %v for %+v", eff, effErr, p)
+		}
+		if strings.TrimSpace(p.Command) == "" || timeout <= 0 || timeout > time.Minute {
+			t.Fatalf("accepted command %q with timeout %v", p.Command, timeout)
+		}
+	})
 }

@@ -14,5 +14,8 @@ const (
 	grepMaxContext   = 20       // context lines grep accepts around a match
 	globMaxResults   = 1000     // paths glob returns at most
 	lsMaxEntries     = 500      // entries ls returns at most
+	editHintLines    = 3        // closest lines a failed edit shows
+	editHintRun      = 10       // lines a failed edit shows of a whitespace-insensitive match
+	editMatchLines   = 20       // line numbers a refused ambiguous edit lists
 	bashOutputMax    = 30 << 10 // bytes of combined output bash keeps (head + tail)
 )

@@ -13,7 +13,7 @@ const diffContext = 3
 
 // diffTimeout bounds the diff search; past it the diff stays correct but may
 // not be minimal.
-const diffTimeout = 2 * time.Second
+const diffTimeout = time.Second
 
 // UnifiedDiff returns a line-based unified diff (the `diff -u` format, three
 // lines of context) turning oldText into newText, headed by oldName and

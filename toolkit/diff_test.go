@@ -186,7 +186,7 @@ func normalizeHunk(h string) string {
 
 func TestUnifiedDiffCapped(t *testing.T) {
 	t.Parallel()
-	old := lines(1, 5000)
+	old := lines(1, 1500)
 	new := strings.ReplaceAll(old, "\n", " changed\n")
 	d := UnifiedDiff("o", "n", old, new)
 	body, notice, ok := strings.Cut(d, "... diff truncated: ")

@@ -91,13 +91,16 @@ func (t *Edit) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 
 	oldS, newS := p.OldString, p.NewString
 	count := strings.Count(content, oldS)
-	if count == 0 {
+	crlf := isCRLF(content)
+	if count == 0 && crlf {
 		// The model usually writes "\n"; match the file's line endings.
-		if o, n := toEOL(oldS, content), toEOL(newS, content); o != oldS {
-			if c := strings.Count(content, o); c > 0 {
-				oldS, newS, count = o, n, c
-			}
+		if o := toCRLF(oldS); o != oldS {
+			count = strings.Count(content, o)
+			oldS = o
 		}
+	}
+	if crlf {
+		newS = toCRLF(newS) // new lines follow the file's style
 	}
 	if count == 0 {
 		return errorResult("edit: old_string not found in %s.%s", loc.ref.Requested, noMatchHint(content, p.OldString)), nil
@@ -124,14 +127,14 @@ func (t *Edit) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	}, nil
 }
 
-// toEOL rewrites the line endings of s in the style of content: CRLF when
-// content uses CRLF, LF otherwise.
-func toEOL(s, content string) string {
-	lf := strings.ReplaceAll(s, "\r\n", "\n")
-	if strings.Contains(content, "\r\n") {
-		return strings.ReplaceAll(lf, "\n", "\r\n")
-	}
-	return lf
+// isCRLF reports whether most line endings of content are CRLF.
+func isCRLF(content string) bool {
+	return 2*strings.Count(content, "\r\n") > strings.Count(content, "\n")
+}
+
+// toCRLF turns every bare "\n" of s into "\r\n".
+func toCRLF(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
 }
 
 // matchLines lists the 1-based line numbers where sub starts in s.
@@ -147,7 +150,7 @@ func matchLines(s, sub string) string {
 		nums = append(nums, fmt.Sprint(line))
 		line += strings.Count(sub, "\n")
 		pos += i + len(sub)
-		if len(nums) == 20 {
+		if len(nums) == editMatchLines {
 			nums = append(nums, "…")
 			break
 		}

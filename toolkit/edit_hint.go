@@ -8,13 +8,12 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// Bounds on the work noMatchHint does for a failed edit.
+// Bounds on the work noMatchHint does for a failed edit; what it shows is
+// capped in caps.go.
 const (
-	hintMaxLines    = 5000 // file lines compared with old_string's first line
-	hintLineBytes   = 200  // bytes of each line compared
-	hintShownLines  = 3    // closest lines shown
-	hintMinSimilar  = 0.5  // similarity below which a line is not shown
-	hintMaxExactRun = 10   // lines shown of a whitespace-insensitive match
+	hintMaxLines   = 5000 // file lines compared with old_string's first line
+	hintLineBytes  = 200  // bytes of each line compared
+	hintMinSimilar = 0.5  // similarity below which a line is not shown
 )
 
 // noMatchHint explains why old matched nothing in content: a
@@ -31,7 +30,7 @@ func noMatchHint(content, old string) string {
 	if at := findTrimmed(fileLines, want); at >= 0 {
 		var b strings.Builder
 		fmt.Fprintf(&b, " It matches lines %d-%d if whitespace is ignored: indentation (tabs or spaces) or trailing spaces differ. The file has exactly:\n", at+1, at+len(want))
-		for i := at; i < at+len(want) && i < at+hintMaxExactRun; i++ {
+		for i := at; i < at+len(want) && i < at+editHintRun; i++ {
 			fmt.Fprintf(&b, "%6d\t%s\n", i+1, fileLines[i])
 		}
 		return b.String()
@@ -69,7 +68,7 @@ func noMatchHint(content, old string) string {
 	})
 	var b strings.Builder
 	b.WriteString(" The closest lines to its first line are:\n")
-	for _, s := range best[:min(len(best), hintShownLines)] {
+	for _, s := range best[:min(len(best), editHintLines)] {
 		fmt.Fprintf(&b, "%6d\t%s\n", s.line+1, fileLines[s.line])
 	}
 	b.WriteString("Copy the text exactly as read shows it (without the line numbers).")

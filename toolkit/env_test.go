@@ -116,7 +116,7 @@ func TestBashScrubsEnvironment(t *testing.T) {
 		c.EnvAllow = []string{"CI_JOB_TOKEN"}
 		c.DropEnv = []string{"LLM_GATEWAY_AUTH"}
 	})
-	res := runBash(t, t.Context(), b, "env", 0)
+	res := callBash(t, t.Context(), b, "env", 0)
 	env := map[string]string{}
 	for _, line := range strings.Split(res.Content, "\n") {
 		if k, v, ok := strings.Cut(line, "="); ok {
@@ -182,7 +182,7 @@ func TestBashHardensGit(t *testing.T) {
 		}
 	}
 
-	res := runBash(t, t.Context(), b, "git status --short && git commit -q --allow-empty -m two && git rev-list --count HEAD && "+
+	res := callBash(t, t.Context(), b, "git status --short && git commit -q --allow-empty -m two && git rev-list --count HEAD && "+
 		"git var GIT_PAGER && git config core.pager && git config core.hooksPath && git config core.fsmonitor", 0)
 	if want := "2\ncat\ncat\n/dev/null\nfalse\n"; res.IsError || res.Content != want {
 		t.Errorf("result %+v, want content %q", res, want)

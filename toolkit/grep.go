@@ -384,9 +384,15 @@ func plural(n int, one, many string) string {
 type lineMatcher struct {
 	re *regexp.Regexp
 	// whole: the pattern has a literal prefix, so searching the whole
-	// buffer at once skips quickly to candidates; otherwise lines are
-	// matched one by one, which keeps Go's regexp on its fast paths.
+	// buffer at once skips quickly to candidates.
 	whole bool
+	// lit, when set, is a literal every match contains (lower-case ASCII
+	// when fold is set): only lines holding it are matched. Without
+	// either, lines are matched one by one, which keeps Go's regexp on its
+	// fast paths for short inputs.
+	lit     []byte
+	fold    bool
+	scratch sync.Pool // *[]byte for the lower-cased copy of a buffer
 }
 
 func newLineMatcher(pattern string, fixed, fold bool) (*lineMatcher, error) {
@@ -408,8 +414,13 @@ func newLineMatcher(pattern string, fixed, fold bool) (*lineMatcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid pattern: %v", err)
 	}
-	prefix, _ := re.LiteralPrefix()
-	return &lineMatcher{re: re, whole: prefix != ""}, nil
+	m := &lineMatcher{re: re}
+	if prefix, _ := re.LiteralPrefix(); prefix != "" {
+		m.whole = true
+		return m, nil
+	}
+	m.lit, m.fold = requiredLiteral(flags + expr)
+	return m, nil
 }
 
 // search returns the matching lines of buf with ctx lines of context,

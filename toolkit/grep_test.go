@@ -132,24 +132,31 @@ func TestGrepCapDeterministic(t *testing.T) {
 	}
 }
 
-// TestLineMatcherAgreesWithLineByLine compares both scanning strategies
-// with matching each line alone, on random texts and patterns.
+// TestLineMatcherAgreesWithLineByLine compares the scanning strategies
+// (whole buffer, line by line, required literal first) with matching each
+// line alone, on random texts and patterns.
 func TestLineMatcherAgreesWithLineByLine(t *testing.T) {
 	t.Parallel()
-	patterns := []string{`ab`, `a\s+b`, `^b`, `a$`, `\bab\b`, `b\n?a`, `a[^x]b`, `^$`, `x*`, `(?s)a.b`, `ba|ab\s`}
-	rng := rand.New(rand.NewPCG(3, 4))
-	alphabet := []byte("ab \n\n x\r")
-	for iter := range 2000 {
-		buf := make([]byte, rng.IntN(40))
-		for i := range buf {
-			buf[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		pat := patterns[iter%len(patterns)]
+	patterns := []string{`ab`, `a\s+b`, `^b`, `a$`, `\bab\b`, `b\n?a`, `a[^x]b`, `^$`, `x*`, `(?s)a.b`, `ba|ab\s`,
+		`ab a`, `(?i)AB A`, `b\s+aba`, `(ab )+x`, `[ab]b ab`, `(?i)x?BAB`, `\w+bab$`, `(?s)ab.ab`}
+	matchers := map[string]*lineMatcher{}
+	lineRes := map[string]*regexp.Regexp{}
+	for _, pat := range patterns {
 		m, err := newLineMatcher(pat, false, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lineRe := regexp.MustCompile("(?m)" + pat)
+		matchers[pat], lineRes[pat] = m, regexp.MustCompile("(?m)"+pat)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("abAB \n\n x\r")
+	for iter := range 2500 {
+		buf := make([]byte, rng.IntN(60))
+		for i := range buf {
+			buf[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		pat := patterns[iter%len(patterns)]
+		m, lineRe := matchers[pat], lineRes[pat]
 		var want []int
 		for start := 0; start < len(buf); {
 			end := lineEnd(buf, start)
@@ -158,13 +165,45 @@ func TestLineMatcherAgreesWithLineByLine(t *testing.T) {
 			}
 			start = end + 1
 		}
-		for _, whole := range []bool{true, false} {
-			m.whole = whole
+		modes := []*lineMatcher{{re: m.re, whole: true}, {re: m.re}}
+		if lit, fold := requiredLiteral("(?m)" + pat); lit != nil {
+			modes = append(modes, &lineMatcher{re: m.re, lit: lit, fold: fold})
+		}
+		for _, mode := range modes {
 			var got []int
-			m.each(buf, func(s, e int) bool { got = append(got, s); return true })
+			mode.each(buf, func(s, e int) bool { got = append(got, s); return true })
 			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Fatalf("pattern %q whole=%v on %q: lines at %v, want %v", pat, whole, buf, got, want)
+				t.Fatalf("pattern %q (whole=%v lit=%q) on %q: lines at %v, want %v", pat, mode.whole, mode.lit, buf, got, want)
 			}
+		}
+	}
+}
+
+func TestRequiredLiteral(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		expr string
+		lit  string
+		fold bool
+	}{
+		{`\w+Handler\(`, "Handler(", false},
+		{`(?i)PROCESSREQUEST`, "proce", true},
+		{`(?i)Kelvin`, "elvin", true},
+		{`(?i)héllo`, "", false},
+		{`héllo\d`, "héllo", false},
+		{`a|bcd`, "", false},
+		{`(abc)+`, "abc", false},
+		{`x*abcd?`, "abc", false},
+		{`(abc)*`, "", false},
+		{`(abcd){2,3}`, "abcd", false},
+		{`ab`, "ab", false},
+		{`a\s`, "a", false},
+		{`foo\s+barbaz`, "barbaz", false},
+	}
+	for _, tc := range tests {
+		lit, fold := requiredLiteral(tc.expr)
+		if string(lit) != tc.lit || fold != tc.fold {
+			t.Errorf("requiredLiteral(%q) = %q, %v; want %q, %v", tc.expr, lit, fold, tc.lit, tc.fold)
 		}
 	}
 }

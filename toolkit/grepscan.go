@@ -14,6 +14,10 @@ import (
 // buffer exactly as in the line alone. A match that runs into the next line
 // is checked against its first line alone.
 func (m *lineMatcher) each(buf []byte, fn func(start, end int) bool) {
+	if m.lit != nil {
+		m.eachWithLiteral(buf, fn)
+		return
+	}
 	if !m.whole {
 		for start := 0; start < len(buf); {
 			end := lineEnd(buf, start)
@@ -79,4 +83,31 @@ func lineText(line []byte) string {
 		return cutUTF8(s, grepMaxLineBytes) + " … [line cut]"
 	}
 	return s
+}
+
+// eachWithLiteral is each for a pattern every match of which contains
+// m.lit: only the lines holding it are matched.
+func (m *lineMatcher) eachWithLiteral(buf []byte, fn func(start, end int) bool) {
+	hay := buf
+	if m.fold {
+		scratch, _ := m.scratch.Get().(*[]byte)
+		if scratch == nil {
+			scratch = new([]byte)
+		}
+		*scratch = lowerASCII(*scratch, buf)
+		hay = *scratch
+		defer m.scratch.Put(scratch)
+	}
+	for pos := 0; pos < len(buf); {
+		i := bytes.Index(hay[pos:], m.lit)
+		if i < 0 {
+			return
+		}
+		start := bytes.LastIndexByte(buf[:pos+i], '\n') + 1
+		end := lineEnd(buf, pos+i)
+		if m.re.Match(buf[start:end]) && !fn(start, end) {
+			return
+		}
+		pos = end + 1
+	}
 }

@@ -48,8 +48,8 @@ func waitGone(t *testing.T, pids ...int) {
 	}
 }
 
-// waitFile polls for path to exist, for at most ten seconds.
-func waitFile(t *testing.T, path string) {
+// waitForFile polls for path to exist, for at most ten seconds.
+func waitForFile(t *testing.T, path string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -63,8 +63,8 @@ func waitFile(t *testing.T, path string) {
 	}
 }
 
-// pids parses the whitespace-separated process ids in s.
-func pids(t *testing.T, s string) []int {
+// parsePIDs parses the whitespace-separated process ids in s.
+func parsePIDs(t *testing.T, s string) []int {
 	t.Helper()
 	var out []int
 	for _, f := range strings.Fields(s) {
@@ -85,7 +85,7 @@ func TestBashTimeoutKillsBackgroundChild(t *testing.T) {
 	b, _ := newTestBash(t, nil)
 	start := time.Now()
 	// The shell exits at once, but sleep holds the output pipe open.
-	res := runBash(t, t.Context(), b, "sleep 100 & echo $!", 0.5)
+	res := callBash(t, t.Context(), b, "sleep 100 & echo $!", 0.5)
 	elapsed := time.Since(start)
 	if elapsed < 500*time.Millisecond || elapsed > 500*time.Millisecond+testGrace+2*time.Second {
 		t.Errorf("call took %v, want about its 500ms timeout", elapsed)
@@ -94,28 +94,28 @@ func TestBashTimeoutKillsBackgroundChild(t *testing.T) {
 		t.Errorf("result %+v, want a timed-out error", res)
 	}
 	line, _, _ := strings.Cut(res.Content, "\n")
-	waitGone(t, pids(t, line)...)
+	waitGone(t, parsePIDs(t, line)...)
 }
 
 func TestBashKillsLeftoversWhenCommandEnds(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
 	start := time.Now()
-	res := runBash(t, t.Context(), b, "sleep 100 >/dev/null 2>&1 & echo $!", 30)
+	res := callBash(t, t.Context(), b, "sleep 100 >/dev/null 2>&1 & echo $!", 30)
 	if elapsed := time.Since(start); elapsed > 10*time.Second {
 		t.Errorf("call took %v; a background child without the output pipe must not hold it", elapsed)
 	}
 	if res.IsError || res.Meta.ExitCode == nil || *res.Meta.ExitCode != 0 {
 		t.Errorf("result %+v, want success", res)
 	}
-	waitGone(t, pids(t, res.Content)...)
+	waitGone(t, parsePIDs(t, res.Content)...)
 }
 
 func TestBashKillsGroupIgnoringSIGTERM(t *testing.T) {
 	t.Parallel()
 	b, _ := newTestBash(t, nil)
 	start := time.Now()
-	res := runBash(t, t.Context(), b, "trap '' TERM; sleep 100 & echo $$ $!; wait", 0.3)
+	res := callBash(t, t.Context(), b, "trap '' TERM; sleep 100 & echo $$ $!; wait", 0.3)
 	elapsed := time.Since(start)
 	if elapsed < 300*time.Millisecond+testGrace {
 		t.Errorf("call took %v; the shell ignores SIGTERM, so it must last the timeout and the %v grace period", elapsed, testGrace)
@@ -128,7 +128,7 @@ func TestBashKillsGroupIgnoringSIGTERM(t *testing.T) {
 		t.Errorf("result %+v, want content ending %q and no exit code", res, want)
 	}
 	line, _, _ := strings.Cut(res.Content, "\n")
-	waitGone(t, pids(t, line)...)
+	waitGone(t, parsePIDs(t, line)...)
 }
 
 func TestBashCancelStopsGroupWithinGrace(t *testing.T) {
@@ -146,7 +146,7 @@ func TestBashCancelStopsGroupWithinGrace(t *testing.T) {
 		res, err := b.Run(ctx, json.RawMessage(`{"command":"echo $$ > pids; sleep 100 & echo $! >> pids; touch started; wait"}`))
 		done <- outcome{res, err}
 	}()
-	waitFile(t, filepath.Join(dir, "started"))
+	waitForFile(t, filepath.Join(dir, "started"))
 	canceled := time.Now()
 	cancel(errors.New("interrupted"))
 	var got outcome
@@ -165,7 +165,7 @@ func TestBashCancelStopsGroupWithinGrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, pids(t, string(data))...)
+	waitGone(t, parsePIDs(t, string(data))...)
 }
 
 // TestBashAbandonsPipeHeldOutsideGroup checks that a process which left the
@@ -177,10 +177,10 @@ func TestBashAbandonsPipeHeldOutsideGroup(t *testing.T) {
 	}
 	b, _ := newTestBash(t, nil)
 	start := time.Now()
-	res := runBash(t, t.Context(), b, "setsid sh -c 'echo $$; exec sleep 100' &", 0.2)
+	res := callBash(t, t.Context(), b, "setsid sh -c 'echo $$; exec sleep 100' &", 0.2)
 	elapsed := time.Since(start)
 	line, _, _ := strings.Cut(res.Content, "\n")
-	for _, pid := range pids(t, line) {
+	for _, pid := range parsePIDs(t, line) {
 		_ = syscall.Kill(pid, syscall.SIGKILL) // it escaped the group on purpose
 	}
 	if elapsed > 200*time.Millisecond+2*testGrace+3*time.Second {

@@ -58,3 +58,14 @@ func safeName(tool Tool) (name string) {
 	}()
 	return tool.Spec().Name
 }
+
+// SafeEffects is [Tool.Effects] with a panic turned into an error, which
+// the runner treats like any other refusal to describe a call.
+func SafeEffects(tool Tool, args json.RawMessage) (eff Effects, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			eff, err = Effects{}, fmt.Errorf("the %s tool failed internally describing this call (panic: %v)", safeName(tool), p)
+		}
+	}()
+	return tool.Effects(args)
+}

@@ -105,3 +105,15 @@ func TestSafeRun(t *testing.T) {
 		t.Errorf("normal call through SafeRun: %+v %v", res, err)
 	}
 }
+
+func TestSafeEffects(t *testing.T) {
+	t.Parallel()
+	if _, err := SafeEffects(panicky{}, nil); err == nil || !strings.Contains(err.Error(), "the boom tool failed internally") {
+		t.Errorf("SafeEffects on a panicking tool: %v", err)
+	}
+	ws := newWS(t, map[string]string{"a": "a"})
+	eff, err := SafeEffects(NewRead(ws, NewReadTracker()), json.RawMessage(`{"path":"a"}`))
+	if err != nil || eff.Kind != EffectRead || eff.Paths[0] != (PathRef{"a", "a"}) {
+		t.Errorf("SafeEffects(read a) = %+v, %v", eff, err)
+	}
+}

@@ -53,7 +53,7 @@ func walk(ctx context.Context, start location, filter func(string) bool, visit f
 // directories above the directory base (slash, relative to r).
 func ancestorIgnores(r *os.Root, base string) ignoreStack {
 	var stack ignoreStack
-	if data, err := r.ReadFile(filepath.Join(".git", "info", "exclude")); err == nil {
+	if data, err := readIgnoreFile(r, filepath.Join(".git", "info", "exclude")); err == nil {
 		stack = append(stack, parseGitignore("", data))
 	}
 	if base == "" {
@@ -61,7 +61,7 @@ func ancestorIgnores(r *os.Root, base string) ignoreStack {
 	}
 	dir := "" // the root, then each directory strictly above base
 	for _, elem := range splitRel(filepath.FromSlash(base)) {
-		if data, err := r.ReadFile(filepath.Join(filepath.FromSlash(dir), ".gitignore")); err == nil {
+		if data, err := readIgnoreFile(r, filepath.Join(filepath.FromSlash(dir), ".gitignore")); err == nil {
 			stack = append(stack, parseGitignore(dir, data))
 		}
 		dir = path.Join(dir, elem)
@@ -83,7 +83,7 @@ func (w *walker) dir(d *os.Root, rootRel, startRel string, stack ignoreStack) er
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	if data, err := d.ReadFile(".gitignore"); err == nil {
+	if data, err := readIgnoreFile(d, ".gitignore"); err == nil {
 		stack = append(stack, parseGitignore(rootRel, data))
 	}
 	f, err := d.Open(".")
@@ -129,4 +129,26 @@ func (w *walker) dir(d *os.Root, rootRel, startRel string, stack ignoreStack) er
 		}
 	}
 	return nil
+}
+
+// maxIgnoreFile bounds the size of a .gitignore file read during a walk.
+const maxIgnoreFile = 1 << 20
+
+// readIgnoreFile reads an ignore file if it is a regular file (not a
+// symlink, as git ≥ 2.32 does not follow them, nor a FIFO that would block
+// the walk) of reasonable size.
+func readIgnoreFile(r *os.Root, name string) ([]byte, error) {
+	f, err := r.OpenFile(name, readFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxIgnoreFile {
+		return nil, errors.New("not a regular file of reasonable size")
+	}
+	return readInto(f, nil, maxIgnoreFile)
 }

@@ -41,6 +41,9 @@ type location struct {
 	root *wsRoot
 	rel  string      // resolved, relative to root.dir in OS form; "." for the root
 	info fs.FileInfo // Lstat of the resolved path; nil when it does not exist
+	// writable is root.writable when the path was resolved (root.writable
+	// itself may change under the workspace's lock).
+	writable bool
 }
 
 // exists reports whether the resolved path exists.
@@ -247,7 +250,7 @@ func (w *Workspace) resolve(path string) (location, error) {
 	if loc.info != nil && !loc.info.Mode().IsRegular() && !loc.info.IsDir() {
 		return location{}, fmt.Errorf("path %s is a %s, not a regular file or directory", path, fileKind(loc.info.Mode()))
 	}
-	loc.root, loc.rel = root, done
+	loc.root, loc.rel, loc.writable = root, done, root.writable
 	loc.ref.Resolved = root.display(done)
 	return loc, nil
 }

@@ -135,13 +135,13 @@ func TestAddRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loc.root.writable {
+	if loc.writable {
 		t.Error("read-only extra root reported writable")
 	}
 	if err := ws.AddRoot(extra, true); err != nil {
 		t.Fatal(err)
 	}
-	if loc, _ := ws.resolve(filepath.Join(extra, "stdin.txt")); !loc.root.writable {
+	if loc, _ := ws.resolve(filepath.Join(extra, "stdin.txt")); !loc.writable {
 		t.Error("adding the root again as writable did not make it writable")
 	}
 	if err := ws.AddRoot(filepath.Join(extra, "stdin.txt"), false); err == nil {
@@ -164,4 +164,30 @@ func TestOpenWorkspaceErrors(t *testing.T) {
 			t.Errorf("OpenWorkspace(%q) error %q lacks the package prefix", p, err)
 		}
 	}
+}
+
+// TestWorkspaceConcurrent runs tool calls while roots are added, for the
+// race detector.
+func TestWorkspaceConcurrent(t *testing.T) {
+	t.Parallel()
+	extra := t.TempDir()
+	mkTree(t, extra, map[string]string{"x.txt": "x\n"})
+	ws := newWS(t, map[string]string{"a.txt": "a\n"})
+	tools := Tools(ws, Options{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 50 {
+			if err := ws.AddRoot(extra, i%2 == 0); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for i := range 50 {
+		call(t, tools[0], obj{"path": "a.txt"})
+		call(t, tools[1], obj{"path": filepath.Join(extra, "y.txt"), "content": strings.Repeat("y", i)})
+		call(t, tools[3], obj{"pattern": "a"})
+	}
+	<-done
 }

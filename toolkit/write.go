@@ -112,7 +112,7 @@ func (t *Write) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 // not a directory, and it did not change since the agent last saw it. ok is
 // false when the call must stop with res. A missing file loads as "".
 func loadForChange(tool string, loc location, rt *ReadTracker) (old string, perm fs.FileMode, res Result, ok bool) {
-	if !loc.root.writable {
+	if !loc.writable {
 		return "", 0, errorResult("%s: %s is in a read-only directory", tool, loc.ref.Requested), false
 	}
 	if !loc.exists() {

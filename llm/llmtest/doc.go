@@ -6,7 +6,11 @@
 //
 // The Nth request gets the Nth [Turn] of the script, whatever its protocol.
 // A request beyond the script gets a 500 error naming the problem (and is
-// recorded). A turn streams thinking, text and tool calls in that order,
+// recorded). Like the real APIs, the server answers 400 invalid_request_error
+// without using up a turn when a request breaks the protocol: not streaming,
+// no messages, or a tool call not answered by exactly one tool result right
+// after it (for Anthropic also a non-object tool input or an empty text
+// block). A turn streams thinking, text and tool calls in that order,
 // each piece of them as one event, then the stop reason and usage; or it
 // fails with a [Fault]: an HTTP error status with any headers and body, or
 // a fault inside the stream (a cut connection, a body that ends without the

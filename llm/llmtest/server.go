@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -44,9 +45,10 @@ type Server struct {
 	srv    *httptest.Server
 	script Script
 
-	mu   sync.Mutex
-	reqs []Request
-	dir  string
+	mu    sync.Mutex
+	reqs  []Request
+	turns int // turns handed out
+	dir   string
 }
 
 // NewServer starts a server on 127.0.0.1 answering from script. The
@@ -102,6 +104,14 @@ func (s *Server) record(r Request) (int, string) {
 	return len(s.reqs), s.dir
 }
 
+// nextTurn hands out the next turn number, from 1.
+func (s *Server) nextTurn() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.turns++
+	return s.turns
+}
+
 func writeRequest(dir string, n int, r Request) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -150,12 +160,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, proto, http.StatusMethodNotAllowed, "invalid_request_error", "llmtest: want POST, got "+r.Method)
 		return
 	}
-	if n > len(s.script.Turns) {
-		writeError(w, proto, http.StatusInternalServerError, "api_error",
-			fmt.Sprintf("llmtest: request %d has no scripted turn (the script has %d)", n, len(s.script.Turns)))
+	if msg := checkRequest(proto, body); msg != "" {
+		writeError(w, proto, http.StatusBadRequest, "invalid_request_error", "llmtest: request "+strconv.Itoa(n)+": "+msg)
 		return
 	}
-	turn := s.script.Turns[n-1]
+	ti := s.nextTurn()
+	if ti > len(s.script.Turns) {
+		writeError(w, proto, http.StatusInternalServerError, "api_error",
+			fmt.Sprintf("llmtest: request %d asks for turn %d but the script has %d", n, ti, len(s.script.Turns)))
+		return
+	}
+	turn := s.script.Turns[ti-1]
 	if f := turn.Fault; f != nil && f.Status != 0 {
 		for k, v := range f.Headers {
 			w.Header().Set(k, v)
@@ -185,7 +200,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		} `json:"stream_options"`
 	}
 	_ = json.Unmarshal(body, &req)
-	st := &streamer{w: w, rc: http.NewResponseController(w), turn: turn, n: n, model: req.Model, done: r.Context().Done()}
+	st := &streamer{w: w, rc: http.NewResponseController(w), turn: turn, n: ti, model: req.Model, done: r.Context().Done()}
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("cache-control", "no-cache")
 	w.WriteHeader(http.StatusOK)

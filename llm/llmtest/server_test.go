@@ -11,6 +11,13 @@ import (
 	"testing"
 )
 
+// Valid minimal requests of each protocol.
+const (
+	antReq     = `{"model":"claude","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	oaiReq     = `{"model":"gpt","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`
+	oaiNoUsage = `{"model":"gpt","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+)
+
 func post(t *testing.T, url, body string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
@@ -49,7 +56,7 @@ func TestServerProtocolsAndRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	resp, body := post(t, srv.URL()+"/v1/messages", `{"model":"claude"}`)
+	resp, body := post(t, srv.URL()+"/v1/messages", antReq)
 	if resp.StatusCode != 200 || resp.Header.Get("content-type") != "text/event-stream" {
 		t.Fatalf("anthropic: %d %s", resp.StatusCode, resp.Header.Get("content-type"))
 	}
@@ -60,7 +67,7 @@ func TestServerProtocolsAndRecording(t *testing.T) {
 		}
 	}
 
-	_, body = post(t, srv.URL()+"/v1/chat/completions", `{"model":"gpt","stream_options":{"include_usage":true}}`)
+	_, body = post(t, srv.URL()+"/v1/chat/completions", oaiReq)
 	lines := dataLines(body)
 	if len(lines) == 0 || lines[len(lines)-1] != "[DONE]" {
 		t.Fatalf("openai stream does not end in [DONE]:\n%s", body)
@@ -71,19 +78,19 @@ func TestServerProtocolsAndRecording(t *testing.T) {
 		}
 	}
 
-	_, body = post(t, srv.URL()+"/chat/completions", `{}`)
+	_, body = post(t, srv.URL()+"/chat/completions", oaiNoUsage)
 	if strings.Contains(body, `"usage"`) {
 		t.Errorf("usage sent though not asked for:\n%s", body)
 	}
 
-	resp, body = post(t, srv.URL()+"/v1/messages", `{}`)
-	if resp.StatusCode != 500 || !strings.Contains(body, "request 4 has no scripted turn (the script has 3)") {
+	resp, body = post(t, srv.URL()+"/v1/messages", antReq)
+	if resp.StatusCode != 500 || !strings.Contains(body, "request 4 asks for turn 4 but the script has 3") {
 		t.Errorf("extra request: %d %s", resp.StatusCode, body)
 	}
 
 	reqs := srv.Requests()
 	if len(reqs) != 4 || reqs[0].Path != "/v1/messages" || reqs[1].Path != "/v1/chat/completions" ||
-		reqs[0].Header.Get("x-api-key") != "k1" || string(reqs[0].Body) != `{"model":"claude"}` {
+		reqs[0].Header.Get("x-api-key") != "k1" || string(reqs[0].Body) != antReq {
 		t.Fatalf("requests = %+v", reqs)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, "request-002.json"))
@@ -116,16 +123,16 @@ func TestServerStatusFault(t *testing.T) {
 		{Fault: &Fault{Status: 503, Body: "down"}},
 	}})
 	defer srv.Close()
-	resp, body := post(t, srv.URL()+"/v1/messages", `{}`)
+	resp, body := post(t, srv.URL()+"/v1/messages", antReq)
 	if resp.StatusCode != 429 || resp.Header.Get("retry-after") != "2" ||
 		body != `{"error":{"message":"Too Many Requests","type":"rate_limit_error"},"type":"error"}`+"\n" {
 		t.Errorf("429: %d %q", resp.StatusCode, body)
 	}
-	resp, body = post(t, srv.URL()+"/chat/completions", `{}`)
+	resp, body = post(t, srv.URL()+"/chat/completions", oaiReq)
 	if resp.StatusCode != 503 || body != "down" {
 		t.Errorf("503: %d %q", resp.StatusCode, body)
 	}
-	resp, _ = post(t, srv.URL()+"/v2/other", `{}`)
+	resp, _ = post(t, srv.URL()+"/v2/other", antReq)
 	if resp.StatusCode != 404 {
 		t.Errorf("unknown path: %d", resp.StatusCode)
 	}
@@ -154,7 +161,11 @@ func TestServerStreamFaults(t *testing.T) {
 			f := tc.fault
 			srv := NewServer(Script{Turns: []Turn{{Text: []string{"a", "b"}, Fault: &f}}})
 			defer srv.Close()
-			_, body := post(t, srv.URL()+tc.path, `{}`)
+			req := antReq
+			if tc.path != "/v1/messages" {
+				req = oaiReq
+			}
+			_, body := post(t, srv.URL()+tc.path, req)
 			for _, w := range tc.want {
 				if !strings.Contains(body, w) {
 					t.Errorf("body lacks %q:\n%s", w, body)

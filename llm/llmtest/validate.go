@@ -1,0 +1,151 @@
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// checkRequest returns the first rule of the protocol that body breaks, or
+// "". It enforces what the real APIs reject with a 400, so that a test
+// fails the way production would: a streaming request, and every tool call
+// of an assistant message answered by exactly one tool result right after
+// it (Anthropic also: tool inputs are objects, text blocks are not empty).
+func checkRequest(proto protocol, body []byte) string {
+	var req struct {
+		Stream   bool              `json:"stream"`
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return "body is not a JSON object: " + err.Error()
+	}
+	if !req.Stream {
+		return `"stream" is not true`
+	}
+	if len(req.Messages) == 0 {
+		return "messages: empty"
+	}
+	if proto == anthropic {
+		return checkAnthropic(req.Messages)
+	}
+	return checkOpenAI(req.Messages)
+}
+
+type antMsg struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type antBlock struct {
+	Type      string          `json:"type"`
+	Text      *string         `json:"text"`
+	ID        string          `json:"id"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+}
+
+func checkAnthropic(raw []json.RawMessage) string {
+	var pending []string // tool_use ids awaiting results in the next message
+	for i, r := range raw {
+		var m antMsg
+		if err := json.Unmarshal(r, &m); err != nil {
+			return fmt.Sprintf("messages.%d: %v", i, err)
+		}
+		var blocks []antBlock
+		if len(m.Content) > 0 && m.Content[0] == '[' {
+			if err := json.Unmarshal(m.Content, &blocks); err != nil {
+				return fmt.Sprintf("messages.%d.content: %v", i, err)
+			}
+		}
+		answered := map[string]bool{}
+		var uses []string
+		for j, b := range blocks {
+			switch b.Type {
+			case "text":
+				if b.Text == nil || *b.Text == "" {
+					return fmt.Sprintf("messages.%d.content.%d: text content blocks must be non-empty", i, j)
+				}
+			case "tool_use":
+				if m.Role != "assistant" {
+					return fmt.Sprintf("messages.%d.content.%d: tool_use in a %s message", i, j, m.Role)
+				}
+				if t := bytes.TrimSpace(b.Input); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+					return fmt.Sprintf("messages.%d.content.%d.input: input must be a JSON object", i, j)
+				}
+				uses = append(uses, b.ID)
+			case "tool_result":
+				if !contains(pending, b.ToolUseID) || answered[b.ToolUseID] {
+					return fmt.Sprintf("messages.%d.content.%d: unexpected tool_use_id %q in tool_result blocks: each tool_result block must have a corresponding tool_use block in the previous message", i, j, b.ToolUseID)
+				}
+				answered[b.ToolUseID] = true
+			}
+		}
+		if missing := unanswered(pending, answered); missing != "" {
+			return fmt.Sprintf("messages.%d: tool_use ids were found without tool_result blocks immediately after: %s", i-1, missing)
+		}
+		pending = uses
+	}
+	if len(pending) > 0 {
+		return "messages: the last assistant message's tool_use blocks have no tool_result blocks: " + strings.Join(pending, ", ")
+	}
+	return ""
+}
+
+func checkOpenAI(raw []json.RawMessage) string {
+	var pending []string
+	answered := map[string]bool{}
+	for i, r := range raw {
+		var m struct {
+			Role       string `json:"role"`
+			ToolCallID string `json:"tool_call_id"`
+			ToolCalls  []struct {
+				ID string `json:"id"`
+			} `json:"tool_calls"`
+		}
+		if err := json.Unmarshal(r, &m); err != nil {
+			return fmt.Sprintf("messages[%d]: %v", i, err)
+		}
+		if m.Role == "tool" {
+			if !contains(pending, m.ToolCallID) || answered[m.ToolCallID] {
+				return fmt.Sprintf("messages[%d]: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id %q)", i, m.ToolCallID)
+			}
+			answered[m.ToolCallID] = true
+			continue
+		}
+		if missing := unanswered(pending, answered); missing != "" {
+			return fmt.Sprintf("messages[%d]: an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'; missing: %s", i, missing)
+		}
+		pending, answered = nil, map[string]bool{}
+		if m.Role == "assistant" {
+			for _, c := range m.ToolCalls {
+				pending = append(pending, c.ID)
+			}
+		}
+	}
+	// Tool calls left unanswered at the end would be answered by the model
+	// itself; the API rejects that too.
+	if missing := unanswered(pending, answered); missing != "" {
+		return "messages: the last assistant message's tool calls have no tool messages: " + missing
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func unanswered(pending []string, answered map[string]bool) string {
+	var missing []string
+	for _, id := range pending {
+		if !answered[id] {
+			missing = append(missing, id)
+		}
+	}
+	return strings.Join(missing, ", ")
+}

@@ -1,0 +1,80 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestRequestValidation(t *testing.T) {
+	t.Parallel()
+	const (
+		antUse    = `{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"a","name":"ls","input":{}},{"type":"tool_use","id":"b","name":"ls","input":{}}]}`
+		oaiCalls  = `{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"ls","arguments":"{}"}},{"id":"b","type":"function","function":{"name":"ls","arguments":"{}"}}]}`
+		userHi    = `{"role":"user","content":"hi"}`
+		antResult = `{"type":"tool_result","tool_use_id":"%s","content":"ok"}`
+	)
+	res := func(ids ...string) string {
+		var parts []string
+		for _, id := range ids {
+			parts = append(parts, strings.Replace(antResult, "%s", id, 1))
+		}
+		return `{"role":"user","content":[` + strings.Join(parts, ",") + `]}`
+	}
+	tool := func(id string) string { return `{"role":"tool","tool_call_id":"` + id + `","content":"ok"}` }
+	msgs := func(m ...string) string {
+		return `{"model":"x","stream":true,"messages":[` + strings.Join(m, ",") + `]}`
+	}
+	tests := map[string]struct {
+		path, body string
+		want       string // "" means valid
+	}{
+		"anthropic ok":                  {"/v1/messages", msgs(userHi, antUse, res("a", "b")), ""},
+		"anthropic results reordered":   {"/v1/messages", msgs(userHi, antUse, res("b", "a")), ""},
+		"anthropic missing result":      {"/v1/messages", msgs(userHi, antUse, res("a")), "without tool_result blocks immediately after: b"},
+		"anthropic result twice":        {"/v1/messages", msgs(userHi, antUse, res("a", "a", "b")), `unexpected tool_use_id "a"`},
+		"anthropic unknown result":      {"/v1/messages", msgs(userHi, antUse, res("a", "b", "c")), `unexpected tool_use_id "c"`},
+		"anthropic results too late":    {"/v1/messages", msgs(userHi, antUse, userHi, res("a", "b")), "without tool_result"},
+		"anthropic ends with tool_use":  {"/v1/messages", msgs(userHi, antUse), "have no tool_result blocks: a, b"},
+		"anthropic non-object input":    {"/v1/messages", msgs(userHi, `{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"ls","input":"{\"x"}]}`, res("a")), "input must be a JSON object"},
+		"anthropic empty text":          {"/v1/messages", msgs(`{"role":"user","content":[{"type":"text","text":""}]}`), "must be non-empty"},
+		"anthropic not streaming":       {"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`, `"stream" is not true`},
+		"no messages":                   {"/v1/messages", `{"stream":true,"messages":[]}`, "messages: empty"},
+		"not json":                      {"/chat/completions", `{"stream":`, "not a JSON object"},
+		"openai ok":                     {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), tool("b"), userHi), ""},
+		"openai missing tool message":   {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), userHi), "missing: b"},
+		"openai stray tool message":     {"/chat/completions", msgs(userHi, tool("a")), "must be a response to a preceding"},
+		"openai ends with tool calls":   {"/chat/completions", msgs(userHi, oaiCalls), "have no tool messages: a, b"},
+		"openai tool after user":        {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), userHi, tool("b")), "missing: b"},
+		"openai duplicate tool message": {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), tool("a"), tool("b")), `tool_call_id "a"`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := NewServer(Script{Turns: []Turn{{Text: []string{"ok"}}}})
+			defer srv.Close()
+			resp, body := post(t, srv.URL()+tc.path, tc.body)
+			if tc.want == "" {
+				if resp.StatusCode != 200 {
+					t.Fatalf("valid request rejected: %d %s", resp.StatusCode, body)
+				}
+				return
+			}
+			var e struct {
+				Error struct{ Type, Message string }
+			}
+			_ = json.Unmarshal([]byte(body), &e)
+			if resp.StatusCode != 400 || !strings.Contains(e.Error.Message, tc.want) || e.Error.Type != "invalid_request_error" {
+				t.Fatalf("got %d %s, want 400 with %q", resp.StatusCode, body, tc.want)
+			}
+			// The rejected request used up no turn: a valid one still gets it.
+			req := antReq
+			if tc.path != "/v1/messages" {
+				req = oaiReq
+			}
+			if resp, body := post(t, srv.URL()+tc.path, req); resp.StatusCode != 200 || !strings.Contains(body, `"ok"`) {
+				t.Errorf("turn used up by the invalid request: %d %s", resp.StatusCode, body)
+			}
+		})
+	}
+}

@@ -1,0 +1,94 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/toolkit"
+)
+
+func TestApprover(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"src/a.go": "package a\n", ".env": "KEY=1\n"})
+	spillDir := t.TempDir()
+	spillFile := filepath.Join(spillDir, "stdin.txt")
+	if err := os.WriteFile(spillFile, []byte("big\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := toolkit.OpenWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := ws.AddRoot(spillDir, false); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Parse("test.toml", []byte(`version = 1
+[defaults]
+decision = "ask"
+[tools]
+read = "allow"
+[[rule]]
+id = "checks"
+tool = "shell"
+decision = "allow"
+commands = ["go test ./..."]
+[[rule]]
+id = "no-net"
+tool = "shell"
+decision = "deny"
+commands = ["curl *"]
+reason = "offline"
+[[rule]]
+id = "secrets"
+tool = "read"
+decision = "deny"
+paths = [".env"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ap := newApprover(pol.InWorkspace(ws.Root()), ws, spillDir)
+	spill := filepath.ToSlash(spillFile)
+	outside := filepath.ToSlash(filepath.Join(t.TempDir(), "x"))
+	tests := []struct {
+		name string
+		eff  toolkit.Effects
+		want verdictKind
+		rule string
+	}{
+		{"allowed command", toolkit.Effects{Kind: toolkit.EffectExecute, Command: "go test ./..."}, verdictAllow, "checks"},
+		{"denied command", toolkit.Effects{Kind: toolkit.EffectExecute, Command: "go test ./... && curl x"}, verdictDeny, "no-net"},
+		{"unmatched command asks", toolkit.Effects{Kind: toolkit.EffectExecute, Command: "make"}, verdictAsk, "defaults.decision"},
+		{"read allowed", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: "src/a.go", Resolved: "src/a.go"}}}, verdictAllow, "tools.read"},
+		{"secret denied", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: ".env", Resolved: ".env"}}}, verdictDeny, "secrets"},
+		{"write asks", toolkit.Effects{Kind: toolkit.EffectWrite, Paths: []toolkit.PathRef{{Requested: "src/a.go", Resolved: "src/a.go"}}}, verdictAsk, "defaults.decision"},
+		{"spill read granted", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: spill, Resolved: spill}}}, verdictAllow, runnerGrant},
+		{"spill write not granted", toolkit.Effects{Kind: toolkit.EffectWrite, Paths: []toolkit.PathRef{{Requested: spill, Resolved: spill}}}, verdictDeny, ""},
+		{"outside read denied", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: outside, Resolved: outside}}}, verdictDeny, ""},
+		{"unknown effect fails closed", toolkit.Effects{Kind: 0}, verdictDeny, policy.RuleGuard},
+	}
+	for _, tc := range tests {
+		v := ap.judge("tool", tc.eff)
+		if v.Kind != tc.want || (tc.rule != "" && v.Rule != tc.rule) {
+			t.Errorf("%s: verdict %d by %q (%s), want %d by %q", tc.name, v.Kind, v.Rule, v.Reason, tc.want, tc.rule)
+		}
+		if v.Kind != verdictAllow && v.Message == "" {
+			t.Errorf("%s: a refusal without a message for the model", tc.name)
+		}
+		if strings.HasPrefix(v.Fact, "command: ") {
+			t.Errorf("%s: fact %q keeps its kind prefix", tc.name, v.Fact)
+		}
+	}
+
+	filter := ap.readFilter()
+	for p, want := range map[string]bool{"src/a.go": true, ".env": false, spill: true, outside: false} {
+		if got := filter(p); got != want {
+			t.Errorf("readFilter(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
