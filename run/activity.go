@@ -156,14 +156,19 @@ func (s *activitySink) toolResult(r *ToolResultInfo) {
 	}
 }
 
-// formatSummary renders "4 turns · 12.3k in / 1.1k out tokens · 18.2s".
+// formatSummary renders "4 turns · 12.3k in / 1.1k out tokens · 18.2s",
+// followed by " · $0.0123" when the model's price is known.
 func formatSummary(sum *Summary) string {
 	turns := "turns"
 	if sum.Turns == 1 {
 		turns = "turn"
 	}
-	return fmt.Sprintf("%d %s · %s in / %s out tokens · %s",
+	line := fmt.Sprintf("%d %s · %s in / %s out tokens · %s",
 		sum.Turns, turns, formatTokens(sum.InputTokens), formatTokens(sum.OutputTokens), formatDuration(sum.Elapsed))
+	if sum.CostKnown {
+		line += " · " + formatUSD(sum.CostUSD)
+	}
+	return line
 }
 
 // formatTokens renders 812, 12.3k or 1.2M.

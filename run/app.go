@@ -76,6 +76,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		Action:               rootAction,
 		Commands: []*cli.Command{
 			execCommand(stdin, env),
+			configCommand(env),
 			versionCommand(),
 			policyCommand(),
 		},

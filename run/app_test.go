@@ -100,10 +100,10 @@ func TestHelpGoesToStdout(t *testing.T) {
 }
 
 func TestFlagsReadEnvironment(t *testing.T) {
-	// t.Setenv: urfave/cli reads flag variables from the process environment.
-	t.Setenv("RUBICHAN_MAX_TURNS", "0")
-	code, _, stderr := runCLI(t, fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "k"}), "", "exec", "fix")
-	if code != ExitUsage || !strings.Contains(stderr, "--max-turns must be at least 1, not 0") {
+	// The configuration's variables are read through the environment the
+	// runner is given (LoadConfig), not by urfave/cli.
+	code, _, stderr := runCLI(t, fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "k", "RUBICHAN_MAX_TURNS": "0"}), "", "exec", "fix")
+	if code != ExitUsage || !strings.Contains(stderr, "max_turns must be at least 1, not 0 (set by env RUBICHAN_MAX_TURNS)") {
 		t.Fatalf("RUBICHAN_MAX_TURNS=0: code %d, stderr %q", code, stderr)
 	}
 }

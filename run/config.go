@@ -12,11 +12,17 @@ import (
 // execConfig is everything one exec run needs, resolved from flags and
 // environment variables.
 type execConfig struct {
-	Provider string // "anthropic" or "openai"
+	Provider string // the preset or [providers] name
 	Model    string
 	BaseURL  string
 	APIKey   string // never printed
 	KeyVar   string // the environment variable the key came from
+
+	// Resolved and Settings come from the configuration files, RUBICHAN_*
+	// variables and flags (see loadSettings); the fields above and the
+	// limits below are copied from them.
+	Resolved ResolvedProvider
+	Settings *LoadedConfig
 
 	PolicyFile     string
 	Allow, Deny    []string
@@ -41,23 +47,10 @@ type execConfig struct {
 	Color   string // "auto", "always" or "never"
 }
 
-// providerDefaults are the built-in settings of a provider.
-type providerDefaults struct {
-	keyVar, baseURLVar, baseURL, model string
-}
-
-var providers = map[string]providerDefaults{
-	"anthropic": {keyVar: "ANTHROPIC_API_KEY", baseURLVar: "ANTHROPIC_BASE_URL", baseURL: "https://api.anthropic.com", model: "claude-sonnet-4-5"},
-	"openai":    {keyVar: "OPENAI_API_KEY", baseURLVar: "OPENAI_BASE_URL", baseURL: "https://api.openai.com/v1", model: "gpt-4.1"},
-}
-
 // configFromContext reads the exec flags and validates them. Every problem
 // is a usage error (exit 2).
 func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	cfg := execConfig{
-		Provider:       c.String("provider"),
-		Model:          c.String("model"),
-		BaseURL:        c.String("base-url"),
 		PolicyFile:     c.String("policy"),
 		Allow:          c.StringSlice("allow"),
 		Deny:           c.StringSlice("deny"),
@@ -70,9 +63,6 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		SystemPrompt:   c.String("system-prompt"),
 		AppendSystem:   c.String("append-system-prompt"),
 		NoContextFiles: c.Bool("no-context-files"),
-		MaxTurns:       c.Int("max-turns"),
-		Timeout:        c.Duration("timeout"),
-		MaxToolCalls:   c.Int("max-tool-calls"),
 		Output:         c.String("output"),
 		Quiet:          c.Bool("quiet"),
 		Verbose:        c.Bool("verbose"),
@@ -81,10 +71,10 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	if err := cfg.validate(); err != nil {
 		return cfg, err
 	}
-	if err := cfg.resolveProvider(env); err != nil {
+	if err := cfg.resolveDir(); err != nil {
 		return cfg, err
 	}
-	if err := cfg.resolveDir(); err != nil {
+	if err := cfg.loadSettings(c, env); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
@@ -94,12 +84,6 @@ func (cfg *execConfig) validate() error {
 	switch {
 	case cfg.OnAsk != "" && cfg.OnAsk != "deny" && cfg.OnAsk != "abort":
 		return usagef("--on-ask must be deny or abort, not %q", cfg.OnAsk)
-	case cfg.MaxTurns < 1:
-		return usagef("--max-turns must be at least 1, not %d", cfg.MaxTurns)
-	case cfg.Timeout < 0:
-		return usagef("--timeout must not be negative")
-	case cfg.MaxToolCalls < 0:
-		return usagef("--max-tool-calls must not be negative")
 	case cfg.Output != "text" && cfg.Output != "final":
 		return usagef("--output must be text or final, not %q", cfg.Output)
 	case cfg.Color != "auto" && cfg.Color != "always" && cfg.Color != "never":
@@ -107,32 +91,6 @@ func (cfg *execConfig) validate() error {
 	case cfg.Quiet && cfg.Verbose:
 		return usagef("--quiet and --verbose cannot be used together")
 	}
-	return nil
-}
-
-// resolveProvider fills the model, base URL and key from the provider's
-// defaults and environment variables. A missing key names its variable.
-func (cfg *execConfig) resolveProvider(env environment) error {
-	p, ok := providers[cfg.Provider]
-	if !ok {
-		return usagef("--provider must be anthropic or openai, not %q", cfg.Provider)
-	}
-	if cfg.Model == "" {
-		cfg.Model = p.model
-	}
-	if cfg.BaseURL == "" {
-		if v, ok := env.lookupEnv(p.baseURLVar); ok && v != "" {
-			cfg.BaseURL = v
-		} else {
-			cfg.BaseURL = p.baseURL
-		}
-	}
-	cfg.KeyVar = p.keyVar
-	key, ok := env.lookupEnv(p.keyVar)
-	if !ok || key == "" {
-		return usagef("no API key: set %s for provider %s", p.keyVar, cfg.Provider)
-	}
-	cfg.APIKey = key
 	return nil
 }
 

@@ -88,4 +88,6 @@ type Summary struct {
 	OutputTokens int64
 	Elapsed      time.Duration
 	ExitCode     int
+	CostUSD      float64 // the spend, when CostKnown
+	CostKnown    bool    // false when the model's price is unknown
 }

@@ -58,6 +58,10 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		act.handle(ev)
 	}
 	notice := func(s string) { act.handle(Event{Kind: EventNotice, Text: s}) }
+	budget, err := cfg.startSettings(notice)
+	if err != nil {
+		return err
+	}
 
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -89,6 +93,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 
 	in, err := readInputContext(ctx, stdin, inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
+		InlineMax: cfg.inlineMax(),
 	})
 	if err != nil {
 		return interrupted(ctx, err, emit)
@@ -120,6 +125,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		MaxDenials:   pol.MaxDenials(),
 		AbortOnAsk:   cfg.OnAsk == "abort" || (cfg.OnAsk == "" && pol.HeadlessAsk() == policy.AskAbort),
 		Timeout:      cfg.Timeout,
+		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
 	}, newClient(cfg), ap.judge, emit)
 	runErr := l.run(ctx, in.Text)
@@ -199,10 +205,7 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 // environment minus secrets and the provider keys.
 func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment) []toolkit.Tool {
 	tools := toolkit.Tools(ws, toolkit.Options{ReadFilter: ap.readFilter()})
-	drop := []string{cfg.KeyVar}
-	for _, p := range providers {
-		drop = append(drop, p.keyVar)
-	}
+	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
 	bash := toolkit.NewBash(toolkit.BashConfig{Dir: ws.Root(), Env: env.environ(), DropEnv: drop})
 	// bash after the file tools that change things, as the registry suggests.
 	i := slices.IndexFunc(tools, func(t toolkit.Tool) bool { return t.Spec().Name == "edit" })
@@ -211,8 +214,5 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 
 // newClient returns the model client of the configured provider.
 func newClient(cfg execConfig) streamer {
-	if cfg.Provider == "openai" {
-		return llm.NewOpenAI(llm.OpenAIConfig{Provider: "openai", BaseURL: cfg.BaseURL, APIKey: cfg.APIKey})
-	}
-	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, PromptCaching: true})
+	return newProviderClient(cfg.Resolved)
 }

@@ -2,7 +2,6 @@ package run
 
 import (
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -16,27 +15,16 @@ func envName(flag string) string {
 
 func envs(flag string) []string { return []string{envName(flag)} }
 
-// Defaults of the exec flags.
-const (
-	defaultMaxTurns = 50
-	defaultTimeout  = 30 * time.Minute
-)
-
 // execFlags are the flags of `rubichan exec`, each also read from its
-// RUBICHAN_* environment variable.
+// RUBICHAN_* environment variable. The flags that set configuration keys
+// come from [configFlags]; LoadConfig reads their variables.
 func execFlags() []cli.Flag {
 	const (
-		catModel  = "Model"
 		catPolicy = "Policy"
-		catLimits = "Limits"
 		catInput  = "Input"
 		catOutput = "Output"
 	)
-	return []cli.Flag{
-		&cli.StringFlag{Name: "provider", Value: "anthropic", Usage: "model provider: anthropic or openai", EnvVars: envs("provider"), Category: catModel},
-		&cli.StringFlag{Name: "model", Usage: "model name (default: the provider's default model)", EnvVars: envs("model"), Category: catModel},
-		&cli.StringFlag{Name: "base-url", Usage: "API base URL (default: $ANTHROPIC_BASE_URL or $OPENAI_BASE_URL, else the provider's)", EnvVars: envs("base-url"), Category: catModel},
-
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "policy", Usage: "policy file (TOML)", EnvVars: envs("policy"), Category: catPolicy, TakesFile: true},
 		&cli.StringSliceFlag{Name: "allow", Usage: "add an allow rule, CLASS:PATTERN (e.g. 'shell:go test ./...', 'write:src/**')", EnvVars: envs("allow"), Category: catPolicy},
 		&cli.StringSliceFlag{Name: "deny", Usage: "add a deny rule, CLASS:PATTERN", EnvVars: envs("deny"), Category: catPolicy},
@@ -50,13 +38,9 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "append-system-prompt", Usage: "add text to the system prompt", EnvVars: envs("append-system-prompt"), Category: catInput},
 		&cli.BoolFlag{Name: "no-context-files", Usage: "do not add AGENTS.md, AGENT.md or CLAUDE.md to the system prompt", EnvVars: envs("no-context-files"), Category: catInput},
 
-		&cli.IntFlag{Name: "max-turns", Value: defaultMaxTurns, Usage: "stop after this many model requests (exit 4)", EnvVars: envs("max-turns"), Category: catLimits},
-		&cli.DurationFlag{Name: "timeout", Value: defaultTimeout, Usage: "stop after this much wall-clock time, 0 for none (exit 4)", EnvVars: envs("timeout"), Category: catLimits},
-		&cli.IntFlag{Name: "max-tool-calls", Usage: "stop after this many tool calls, 0 for none (exit 4)", EnvVars: envs("max-tool-calls"), Category: catLimits},
-
 		&cli.StringFlag{Name: "output", Value: "text", Usage: "stdout format: text (streamed) or final (the last message only)", EnvVars: envs("output"), Category: catOutput},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "stderr: errors only", EnvVars: envs("quiet"), Category: catOutput},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stderr: tool output too", EnvVars: envs("verbose"), Category: catOutput},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colors on stderr: auto, always or never (auto: a terminal and NO_COLOR unset)", EnvVars: envs("color"), Category: catOutput},
-	}
+	}, configFlags()...)
 }

@@ -28,6 +28,7 @@ type loopConfig struct {
 	MaxDenials   int // 0: none
 	AbortOnAsk   bool
 	Timeout      time.Duration // for the limit message; the caller sets the deadline
+	Budget       *Budget       // token and cost caps; nil: none
 	Retry        llm.RetryPolicy
 	Clock        llm.Clock // nil: the system clock
 }
@@ -87,8 +88,12 @@ func (l *loop) run(ctx context.Context, first string) error {
 		if l.turns >= l.cfg.MaxTurns {
 			return l.limit("reached --max-turns %d before the model finished", l.cfg.MaxTurns)
 		}
+		if err := l.cfg.Budget.BeforeRequest(); err != nil {
+			return l.budgetStop(err)
+		}
 		l.turns++
 		l.emit(Event{Kind: EventTurnStart, Turn: l.turns})
+		spent := l.usage
 		msg, stop, err := l.request(ctx)
 		if err != nil {
 			return l.requestError(ctx, err)
@@ -96,6 +101,10 @@ func (l *loop) run(ctx context.Context, first string) error {
 		calls := msg.ToolUses()
 		l.messages = append(l.messages, sanitize(msg))
 		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text()})
+		// Past a cap, a run that would go on stops; a finished answer stands.
+		if err := l.cfg.Budget.AfterRequest(usageSince(l.usage, spent)); err != nil && (len(calls) > 0 || stop == llm.StopMaxTokens) {
+			return l.budgetStop(err)
+		}
 		if len(calls) == 0 {
 			if stop == llm.StopMaxTokens {
 				l.emit(Event{Kind: EventNotice, Text: "the answer was cut at the output token limit; asking the model to continue"})
@@ -223,6 +232,7 @@ func (l *loop) requestError(ctx context.Context, err error) error {
 
 // summary is the closing tally of the run.
 func (l *loop) summary(start time.Time, code int) *Summary {
+	cost, known := l.cfg.Budget.Cost()
 	return &Summary{
 		Turns:        l.turns,
 		ToolCalls:    l.toolCalls,
@@ -230,5 +240,7 @@ func (l *loop) summary(start time.Time, code int) *Summary {
 		OutputTokens: int64(l.usage.OutputTokens),
 		Elapsed:      l.now().Sub(start),
 		ExitCode:     code,
+		CostUSD:      cost,
+		CostKnown:    known,
 	}
 }

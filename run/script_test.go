@@ -148,6 +148,9 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 				ts.Fatalf("spill directories left behind: %q", matches)
 			}
 		},
+		// header N NAME and expandfile SRC DST: see script_config_test.go.
+		"header":     s.cmdHeader,
+		"expandfile": cmdExpandFile,
 	}
 }
 

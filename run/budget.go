@@ -1,0 +1,166 @@
+package run
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/rubichan/rubichan/llm"
+)
+
+// Budget tracks what one run has spent against its token and cost caps
+// (--max-tokens-total, --max-cost). The loop calls [Budget.BeforeRequest]
+// before each model request and [Budget.AfterRequest] with the request's
+// final usage after it. A Budget is not safe for concurrent use.
+type Budget struct {
+	maxTokens int64
+	maxCost   float64
+	model     string
+	price     Price
+	priced    bool
+
+	spent    llm.Usage
+	last     llm.Usage
+	requests int
+}
+
+// NewBudget returns the budget of a run of model under limits, priced from
+// prices (see [LookupPrice]). A cost cap on a model without a known price
+// is a usage error (exit 2): a cap that cannot be enforced must not look
+// like one.
+func NewBudget(limits Limits, model string, prices map[string]Price) (*Budget, error) {
+	b := &Budget{maxTokens: limits.MaxTokensTotal, maxCost: limits.MaxCost, model: model}
+	b.price, _, b.priced = LookupPrice(prices, model)
+	if b.maxCost > 0 && !b.priced {
+		return nil, usageError{&BudgetError{Limit: "max_cost", Max: b.maxCost, Model: model}}
+	}
+	return b, nil
+}
+
+// BudgetError says a run reached its token or cost cap (wrapped so that it
+// ends the run with exit code 4, [ExitLimit]), or that a cost cap was set
+// for a model without a price (a usage error, exit 2).
+type BudgetError struct {
+	// Limit is "max_cost" or "max_tokens_total".
+	Limit string
+	// Spent is what the run had spent when it stopped (USD or tokens).
+	Spent float64
+	// Projected is Spent plus the estimate of the next request; zero when
+	// the cap was passed by a request already made.
+	Projected float64
+	// Max is the cap.
+	Max float64
+	// Model is set, and the rest zero, when the cap cannot be enforced
+	// because the model's price is unknown.
+	Model string
+}
+
+// Error says which cap was reached and what was spent, in the words of the
+// flag that sets it.
+func (e *BudgetError) Error() string {
+	if e.Model != "" {
+		return fmt.Sprintf("--max-cost %s: the price of model %q is not known, so the cap cannot be enforced; "+
+			"add [prices.%q] with input and output in USD per million tokens to a config file",
+			formatUSD(e.Max), e.Model, e.Model)
+	}
+	f := func(v float64) string {
+		if e.Limit == "max_cost" {
+			return formatUSD(v)
+		}
+		return strconv.FormatFloat(v, 'f', 0, 64) + " tokens"
+	}
+	flag := "--max-cost"
+	if e.Limit == "max_tokens_total" {
+		flag = "--max-tokens-total"
+	}
+	if e.Projected > 0 {
+		return fmt.Sprintf("reached %s %s: spent %s, and the next request would bring it to about %s",
+			flag, f(e.Max), f(e.Spent), f(e.Projected))
+	}
+	return fmt.Sprintf("passed %s %s: spent %s", flag, f(e.Max), f(e.Spent))
+}
+
+// BeforeRequest returns an error (exit 4) when the next request would pass a
+// cap. The next request is estimated to cost what the last one did: it
+// sends at least everything the last one sent and received, so this errs on
+// the side of stopping. The first request is always allowed. A nil Budget
+// has no caps.
+func (b *Budget) BeforeRequest() error {
+	if b == nil || b.requests == 0 {
+		return nil
+	}
+	return b.check(b.last)
+}
+
+// AfterRequest adds the usage of a finished request and returns an error
+// (exit 4) when the run has passed a cap.
+func (b *Budget) AfterRequest(u llm.Usage) error {
+	if b == nil {
+		return nil
+	}
+	b.spent = b.spent.Add(u)
+	b.last = u
+	b.requests++
+	return b.check(llm.Usage{})
+}
+
+// check compares spent plus next against the caps.
+func (b *Budget) check(next llm.Usage) error {
+	if b.maxTokens > 0 {
+		spent := float64(b.spent.Total())
+		total := spent + float64(next.Total())
+		if total > float64(b.maxTokens) {
+			return b.limitErr("max_tokens_total", spent, total, float64(b.maxTokens), next)
+		}
+	}
+	if b.maxCost > 0 && b.priced {
+		spent := b.price.Cost(b.spent)
+		total := spent + b.price.Cost(next)
+		// A relative epsilon keeps float rounding from stopping a run that
+		// lands exactly on its cap.
+		if total > b.maxCost*(1+1e-9) {
+			return b.limitErr("max_cost", spent, total, b.maxCost, next)
+		}
+	}
+	return nil
+}
+
+func (b *Budget) limitErr(limit string, spent, total, max float64, next llm.Usage) error {
+	e := &BudgetError{Limit: limit, Spent: spent, Max: max}
+	if next != (llm.Usage{}) {
+		e.Projected = total
+	}
+	return exitError{code: ExitLimit, err: e}
+}
+
+// Spent returns the usage counted so far.
+func (b *Budget) Spent() llm.Usage { return b.spent }
+
+// Requests returns the number of requests counted so far.
+func (b *Budget) Requests() int { return b.requests }
+
+// Cost returns the USD cost so far, and false when the model's price is not
+// known.
+func (b *Budget) Cost() (float64, bool) {
+	if b == nil || !b.priced {
+		return 0, false
+	}
+	return b.price.Cost(b.spent), true
+}
+
+// CostSummary formats the cost for the closing summary line: "$0.0123", or
+// "cost unknown" when the model has no price.
+func (b *Budget) CostSummary() string {
+	c, ok := b.Cost()
+	if !ok {
+		return "cost unknown (no price for " + b.model + ")"
+	}
+	return formatUSD(c)
+}
+
+// formatUSD writes an amount in dollars with enough digits for small runs.
+func formatUSD(v float64) string {
+	if v != 0 && v < 0.01 {
+		return "$" + strconv.FormatFloat(v, 'f', 4, 64)
+	}
+	return "$" + strconv.FormatFloat(v, 'f', 2, 64)
+}

@@ -1,0 +1,160 @@
+package run
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rubichan/rubichan/llm"
+)
+
+// testPrices prices "m" at $2 input and $10 output per million tokens, so a
+// request of 1000 input and 100 output tokens costs $0.003.
+func testPrices() map[string]Price {
+	return map[string]Price{"m": {Input: 2, Output: 10, CacheRead: 0.2, CacheWrite: 2.5}}
+}
+
+// runBudget plays requests of the given usage through a budget the way the
+// loop does and returns how many requests were made and the error that
+// stopped it (nil if all were made).
+func runBudget(t *testing.T, b *Budget, usages []llm.Usage) (int, error) {
+	t.Helper()
+	for i, u := range usages {
+		if err := b.BeforeRequest(); err != nil {
+			return i, err
+		}
+		if err := b.AfterRequest(u); err != nil {
+			return i + 1, err
+		}
+	}
+	return len(usages), nil
+}
+
+func TestBudgetStopsAtTheRightRequest(t *testing.T) {
+	t.Parallel()
+	req := llm.Usage{InputTokens: 1000, OutputTokens: 100} // $0.003, 1100 tokens
+	five := []llm.Usage{req, req, req, req, req}
+	for _, tc := range []struct {
+		name      string
+		limits    Limits
+		usages    []llm.Usage
+		wantReqs  int
+		wantLimit string
+		projected bool
+	}{
+		{"no caps", Limits{}, five, 5, "", false},
+		// After 2 requests $0.006 is spent; a third would bring it to $0.009.
+		{"cost stops before the third", Limits{MaxCost: 0.007}, five, 2, "max_cost", true},
+		{"cost exactly reachable", Limits{MaxCost: 0.009}, five, 3, "max_cost", true},
+		{"cost roomy", Limits{MaxCost: 1}, five, 5, "", false},
+		// After 3 requests 3300 tokens; a fourth would make 4400.
+		{"tokens stop before the fourth", Limits{MaxTokensTotal: 4000}, five, 3, "max_tokens_total", true},
+		{"tokens exactly", Limits{MaxTokensTotal: 5500}, five, 5, "", false},
+		// One request larger than the cap: stopped after it, not before.
+		{"first request passes the cap", Limits{MaxTokensTotal: 500}, five, 1, "max_tokens_total", false},
+		// A sudden big request passes the cap after it is made.
+		{"jump after", Limits{MaxCost: 0.05}, []llm.Usage{req, {InputTokens: 30000}, req}, 2, "max_cost", false},
+		{"both caps, tokens first", Limits{MaxCost: 1, MaxTokensTotal: 2000}, five, 1, "max_tokens_total", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b, err := NewBudget(tc.limits, "m", testPrices())
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := runBudget(t, b, tc.usages)
+			if n != tc.wantReqs {
+				t.Errorf("made %d requests, want %d (err %v)", n, tc.wantReqs, err)
+			}
+			if tc.wantLimit == "" {
+				if err != nil {
+					t.Errorf("unexpected stop: %v", err)
+				}
+				return
+			}
+			if exitCode(err) != ExitLimit {
+				t.Errorf("exit code %d, want %d", exitCode(err), ExitLimit)
+			}
+			var be *BudgetError
+			if !errors.As(err, &be) || be.Limit != tc.wantLimit || (be.Projected > 0) != tc.projected {
+				t.Fatalf("error = %#v, want limit %s projected %v", err, tc.wantLimit, tc.projected)
+			}
+			if b.Requests() != n {
+				t.Errorf("Requests() = %d, want %d", b.Requests(), n)
+			}
+		})
+	}
+}
+
+func TestBudgetErrorText(t *testing.T) {
+	t.Parallel()
+	b, err := NewBudget(Limits{MaxCost: 0.007}, "m", testPrices())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := llm.Usage{InputTokens: 1000, OutputTokens: 100}
+	_, err = runBudget(t, b, []llm.Usage{req, req, req})
+	const want = "reached --max-cost $0.0070: spent $0.0060, and the next request would bring it to about $0.0090"
+	if err == nil || err.Error() != want {
+		t.Errorf("error\n%v\nwant\n%s", err, want)
+	}
+	if got := b.CostSummary(); got != "$0.0060" {
+		t.Errorf("CostSummary = %q", got)
+	}
+	if got := b.Spent(); got != (llm.Usage{InputTokens: 2000, OutputTokens: 200}) {
+		t.Errorf("Spent = %+v", got)
+	}
+}
+
+func TestBudgetUnknownPrice(t *testing.T) {
+	t.Parallel()
+	_, err := NewBudget(Limits{MaxCost: 1}, "mystery-model", testPrices())
+	if exitCode(err) != ExitUsage {
+		t.Fatalf("exit code %d (%v), want %d", exitCode(err), err, ExitUsage)
+	}
+	for _, s := range []string{"--max-cost $1.00", `"mystery-model"`, `[prices."mystery-model"]`} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not mention %s", err, s)
+		}
+	}
+	// Without a cost cap an unknown price is fine; the cost is just unknown.
+	b, err := NewBudget(Limits{MaxTokensTotal: 10}, "mystery-model", testPrices())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := b.Cost(); ok {
+		t.Error("Cost() claims to know the price")
+	}
+	if got := b.CostSummary(); !strings.Contains(got, "unknown") {
+		t.Errorf("CostSummary = %q", got)
+	}
+}
+
+func TestFormatUSD(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{{0, "$0.00"}, {0.0042, "$0.0042"}, {0.5, "$0.50"}, {12.345, "$12.35"}} {
+		if got := formatUSD(tc.v); got != tc.want {
+			t.Errorf("formatUSD(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+func BenchmarkBudget(b *testing.B) {
+	bud, err := NewBudget(Limits{MaxCost: 1e9, MaxTokensTotal: 1 << 62}, "claude-sonnet-5-5", DefaultPrices())
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := llm.Usage{InputTokens: 1000, OutputTokens: 100, CacheReadTokens: 5000}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := bud.BeforeRequest(); err != nil {
+			b.Fatal(err)
+		}
+		if err := bud.AfterRequest(u); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,282 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// configFlags are the flags that set configuration keys, shared by exec and
+// `config show`. They carry no EnvVars: [LoadConfig] reads the RUBICHAN_*
+// variables itself, so that a variable ranks below flags and above the
+// workspace file, and `config show` can say which one set a value.
+func configFlags() []cli.Flag {
+	const (
+		model  = "Model"
+		limits = "Limits"
+		input  = "Input"
+	)
+	return []cli.Flag{
+		&cli.StringFlag{Name: "config", Usage: "read this config `FILE` after the user file ($RUBICHAN_CONFIG)", Category: model, TakesFile: true},
+		&cli.StringFlag{Name: "provider", Usage: "anthropic, openai, openrouter, groq, deepseek, ollama or a [providers.NAME] entry (default: the configured one, else the first whose key variable is set) ($RUBICHAN_PROVIDER)", Category: model},
+		&cli.StringFlag{Name: "model", Usage: "model name (default: the provider's default model) ($RUBICHAN_MODEL)", Category: model},
+		&cli.StringFlag{Name: "base-url", Usage: "API base URL, replacing the provider's ($RUBICHAN_BASE_URL)", Category: model},
+		&cli.StringFlag{Name: "max-cost", Usage: "stop (exit 4) before the spend in `USD` would pass this; 0 for none ($RUBICHAN_MAX_COST)", Category: limits},
+		&cli.StringFlag{Name: "max-tokens-total", Usage: "stop (exit 4) before the tokens used would pass `N`; 0 for none ($RUBICHAN_MAX_TOKENS_TOTAL)", Category: limits},
+		&cli.StringFlag{Name: "max-turns", Usage: "stop (exit 4) after `N` model requests (default 50) ($RUBICHAN_MAX_TURNS)", Category: limits},
+		&cli.StringFlag{Name: "timeout", Usage: "stop (exit 4) after this wall-clock `DURATION`, 0 for none (default 30m) ($RUBICHAN_TIMEOUT)", Category: limits},
+		&cli.StringFlag{Name: "max-tool-calls", Usage: "stop (exit 4) after `N` tool calls; 0 for none ($RUBICHAN_MAX_TOOL_CALLS)", Category: limits},
+		&cli.StringFlag{Name: "stdin-inline-max", Usage: "largest stdin put into the prompt; more is spilled to a file (default 256KB) ($RUBICHAN_STDIN_INLINE_MAX)", Category: input},
+	}
+}
+
+// configOptionsFromCLI collects the configuration flags set on the command
+// line of c. workspace is the absolute workspace root; trusted says whether
+// the workspace file may redirect the provider (line mode or
+// --trust-workspace).
+func configOptionsFromCLI(c *cli.Context, env environment, workspace string, trusted bool) ConfigOptions {
+	flags := map[string]string{}
+	for _, name := range ConfigFlagNames() {
+		if c.IsSet(name) {
+			flags[name] = fmt.Sprint(c.Value(name))
+		}
+	}
+	home, _ := env.lookupEnv("HOME")
+	return ConfigOptions{
+		LookupEnv:      env.lookupEnv,
+		Home:           home,
+		Workspace:      workspace,
+		ConfigFile:     c.String("config"),
+		Flags:          flags,
+		TrustWorkspace: trusted,
+	}
+}
+
+// configCommand is `rubichan config show`.
+func configCommand(env environment) *cli.Command {
+	return &cli.Command{
+		Name:            "config",
+		Usage:           "inspect the configuration",
+		HideHelpCommand: true,
+		Subcommands: []*cli.Command{{
+			Name:  "show",
+			Usage: "print the effective configuration and where each value came from (API keys redacted)",
+			Flags: append(configFlags(),
+				&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+				&cli.BoolFlag{Name: "all", Usage: "also list the built-in prices of models not in use"},
+				&cli.BoolFlag{Name: "trust-workspace", Usage: "show what a run with --trust-workspace would use", EnvVars: envs("trust-workspace")},
+				&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root (default: the current directory)", TakesFile: true},
+			),
+			Action: func(c *cli.Context) error {
+				if c.NArg() > 0 {
+					return usagef("config show takes no arguments")
+				}
+				dir := c.String("cwd")
+				if dir == "" {
+					dir = "."
+				}
+				ws, err := filepath.Abs(dir)
+				if err != nil {
+					return usagef("workspace %s: %v", dir, err)
+				}
+				lc, err := LoadConfig(configOptionsFromCLI(c, env, ws, c.Bool("trust-workspace")))
+				if err != nil {
+					return err
+				}
+				for _, n := range lc.Notes {
+					fmt.Fprintf(c.App.ErrWriter, "rubichan: %s\n", n)
+				}
+				rp, perr := lc.ResolveProvider(env.lookupEnv)
+				show := newConfigShow(lc, rp, perr, c.Bool("all"))
+				if c.Bool("json") {
+					err = show.writeJSON(c.App.Writer)
+				} else {
+					err = show.writeText(c.App.Writer)
+				}
+				if err != nil {
+					return err
+				}
+				return perr
+			},
+		}},
+	}
+}
+
+// configShow is the printable effective configuration.
+type configShow struct {
+	Provider      *publicProvider `json:"provider"`
+	ProviderError string          `json:"provider_error,omitempty"`
+	Values        []shownValue    `json:"values"`
+	Files         []string        `json:"files"`
+	Notes         []string        `json:"notes,omitempty"`
+	Hidden        int             `json:"hidden_prices,omitempty"`
+}
+
+// shownValue is one key with its value and origin.
+type shownValue struct {
+	Key    string `json:"key"`
+	Value  any    `json:"value"`
+	Origin string `json:"origin"`
+}
+
+func newConfigShow(lc *LoadedConfig, rp ResolvedProvider, perr error, all bool) configShow {
+	s := configShow{Files: lc.Files, Notes: lc.Notes}
+	if s.Files == nil {
+		s.Files = []string{}
+	}
+	if perr == nil {
+		pub := rp.public()
+		s.Provider = &pub
+	} else {
+		s.ProviderError = perr.Error()
+	}
+	add := func(path []string, v any) {
+		s.Values = append(s.Values, shownValue{Key: displayKey(path), Value: v, Origin: lc.Origin(path...).String()})
+	}
+	for _, k := range []struct {
+		key string
+		v   string
+	}{{"provider", lc.Provider}, {"model", lc.Model}, {"base_url", lc.BaseURL}} {
+		if k.v != "" {
+			add([]string{k.key}, k.v)
+		}
+	}
+	l := lc.Limits
+	add([]string{"limits", "max_turns"}, l.MaxTurns)
+	add([]string{"limits", "timeout"}, shortDuration(l.Timeout))
+	add([]string{"limits", "max_tokens_total"}, l.MaxTokensTotal)
+	add([]string{"limits", "max_cost"}, l.MaxCost)
+	add([]string{"limits", "max_tool_calls"}, l.MaxToolCalls)
+	add([]string{"input", "stdin_inline_max"}, lc.Input.StdinInlineMax)
+	for _, name := range sortedKeys(lc.Providers) {
+		p := lc.Providers[name]
+		add([]string{"providers", name, "type"}, p.Type)
+		add([]string{"providers", name, "base_url"}, p.BaseURL)
+		if p.APIKeyEnv != "" {
+			add([]string{"providers", name, "api_key_env"}, p.APIKeyEnv)
+		}
+		for _, h := range sortedKeys(p.Headers) {
+			add([]string{"providers", name, "headers", h}, redactHeader(h, p.Headers[h]))
+		}
+	}
+	var inUse string
+	if perr == nil {
+		_, inUse, _ = LookupPrice(lc.Prices, rp.Model)
+	}
+	for _, model := range sortedKeys(lc.Prices) {
+		if !all && model != inUse && lc.Origin("prices", model, "input").Source == "default" {
+			s.Hidden++
+			continue
+		}
+		p := lc.Prices[model]
+		add([]string{"prices", model, "input"}, p.Input)
+		add([]string{"prices", model, "output"}, p.Output)
+		add([]string{"prices", model, "cache_read"}, p.CacheRead)
+		add([]string{"prices", model, "cache_write"}, p.CacheWrite)
+	}
+	return s
+}
+
+// redactHeader hides the values of headers that usually carry credentials.
+func redactHeader(name, value string) string {
+	n := strings.ToLower(name)
+	for _, s := range []string{"auth", "key", "token", "secret", "cookie", "password", "signature", "credential"} {
+		if strings.Contains(n, s) {
+			return redacted
+		}
+	}
+	return value
+}
+
+func (s configShow) writeJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return fmt.Errorf("config show: %w", err)
+	}
+	return nil
+}
+
+func (s configShow) writeText(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("# rubichan configuration; later sources win:\n")
+	b.WriteString("# default < user file < --config < workspace file < RUBICHAN_* < flags\n")
+	for _, f := range s.Files {
+		fmt.Fprintf(&b, "# read %s\n", f)
+	}
+	b.WriteString("\n# provider in use\n")
+	if p := s.Provider; p != nil {
+		line(&b, "name", strconv.Quote(p.Name), p.Chosen)
+		line(&b, "type", strconv.Quote(p.Type), "")
+		line(&b, "base_url", strconv.Quote(p.BaseURL), p.BaseURLFrom)
+		line(&b, "model", strconv.Quote(p.Model), p.ModelFrom)
+		keyFrom := ""
+		if p.APIKeyEnv != "" {
+			keyFrom = "env " + p.APIKeyEnv
+		}
+		line(&b, "api_key", strconv.Quote(p.APIKey), keyFrom)
+		if len(p.Headers) > 0 {
+			line(&b, "headers", strings.Join(p.Headers, ", "), "")
+		}
+	} else {
+		fmt.Fprintf(&b, "# none: %s\n", s.ProviderError)
+	}
+	b.WriteString("\n# values\n")
+	for _, v := range s.Values {
+		line(&b, v.Key, textValue(v.Value), v.Origin)
+	}
+	if s.Hidden > 0 {
+		fmt.Fprintf(&b, "# %d built-in model prices not shown (--all shows them)\n", s.Hidden)
+	}
+	_, err := io.WriteString(w, b.String())
+	if err != nil {
+		return fmt.Errorf("config show: %w", err)
+	}
+	return nil
+}
+
+// line writes "key = value  # origin" with the comments aligned.
+func line(b *strings.Builder, key, value, origin string) {
+	s := key + " = " + value
+	if origin != "" {
+		if pad := 48 - len(s); pad > 0 {
+			s += strings.Repeat(" ", pad)
+		}
+		s += "  # " + origin
+	}
+	b.WriteString(s + "\n")
+}
+
+// textValue writes a value the way TOML would.
+func textValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case time.Duration:
+		return strconv.Quote(shortDuration(x))
+	case ByteSize:
+		return strconv.Quote(x.String())
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// shortDuration drops the zero units time.Duration.String adds ("30m0s" →
+// "30m").
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

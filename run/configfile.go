@@ -1,0 +1,177 @@
+package run
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Config is rubichan's effective configuration: built-in defaults with the
+// user file, the --config file, the workspace file, RUBICHAN_* variables
+// and flags applied in that order (see [LoadConfig]). The TOML keys are in
+// the koanf tags.
+type Config struct {
+	// Provider names a preset (see [Presets]) or a [Config.Providers] entry.
+	// Empty means: detect it from the API key variables that are set.
+	Provider string `koanf:"provider"`
+	// Model is the model to ask; empty means the provider's default model.
+	Model string `koanf:"model"`
+	// BaseURL, when set, replaces the chosen provider's base URL.
+	BaseURL string `koanf:"base_url"`
+	// Providers are custom endpoints, by name.
+	Providers map[string]ProviderConfig `koanf:"providers"`
+	Limits    Limits                    `koanf:"limits"`
+	Input     InputConfig               `koanf:"input"`
+	// Prices are USD per million tokens by model name: the built-in table
+	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
+	Prices map[string]Price `koanf:"prices"`
+}
+
+// ProviderConfig is a [providers.NAME] entry: any endpoint that speaks the
+// OpenAI Chat Completions or the Anthropic Messages protocol.
+type ProviderConfig struct {
+	// Type is "openai" or "anthropic".
+	Type    string `koanf:"type"`
+	BaseURL string `koanf:"base_url"`
+	// APIKeyEnv names the environment variable holding the key; empty means
+	// the endpoint needs no key.
+	APIKeyEnv string `koanf:"api_key_env"`
+	// Headers are sent with every request.
+	Headers map[string]string `koanf:"headers"`
+}
+
+// Limits bound one run. Zero means no limit.
+type Limits struct {
+	// MaxTurns caps the number of model requests.
+	MaxTurns int `koanf:"max_turns"`
+	// Timeout caps the run's wall-clock time.
+	Timeout time.Duration `koanf:"timeout"`
+	// MaxTokensTotal caps all tokens counted (input, output and cache).
+	MaxTokensTotal int64 `koanf:"max_tokens_total"`
+	// MaxCost caps the spend in USD.
+	MaxCost float64 `koanf:"max_cost"`
+	// MaxToolCalls caps the number of tool calls the model may make.
+	MaxToolCalls int `koanf:"max_tool_calls"`
+}
+
+// InputConfig controls how standard input is handed to the model.
+type InputConfig struct {
+	// StdinInlineMax is the largest stdin put into the prompt as a <stdin>
+	// block; bigger input is spilled to a file.
+	StdinInlineMax ByteSize `koanf:"stdin_inline_max"`
+}
+
+// DefaultConfig returns the built-in defaults: 50 turns, a 30 minute
+// timeout, no token or cost budget, 256KB of inline stdin and the built-in
+// price table. The provider and model are left empty: they are resolved
+// from the environment (see [ResolveProvider]).
+func DefaultConfig() Config {
+	return Config{
+		Providers: map[string]ProviderConfig{},
+		Limits: Limits{
+			MaxTurns: 50,
+			Timeout:  30 * time.Minute,
+		},
+		Input:  InputConfig{StdinInlineMax: 256 << 10},
+		Prices: DefaultPrices(),
+	}
+}
+
+// ConfigError is a bad configuration value or key. File is the file it was
+// found in, or "environment" or "command line"; Key is the dotted key (or the
+// variable or flag name); Line is the 1-based line in File when known.
+type ConfigError struct {
+	File string
+	Key  string
+	Line int
+	Err  error
+}
+
+// Error writes "config: FILE:LINE: KEY: problem", leaving out what is unknown.
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString("config: ")
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			b.WriteString(":" + strconv.Itoa(e.Line))
+		}
+		b.WriteString(": ")
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key + ": ")
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns the underlying problem, such as [ErrUnknownKey].
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// ErrUnknownKey is the cause of a [ConfigError] for a key rubichan does not
+// know.
+var ErrUnknownKey = errors.New("unknown key")
+
+// ParseConfig reads one TOML configuration file from r and returns the
+// defaults with it applied. name is used in errors. Unknown keys and bad
+// values are [*ConfigError]s naming the key and line. ParseConfig applies no
+// trust rule and reads no environment: that is [LoadConfig]'s job.
+func ParseConfig(r io.Reader, name string) (Config, error) {
+	l, err := parseConfigLayer(r, name)
+	if err != nil {
+		return Config{}, err
+	}
+	s := newConfigStack()
+	if err := s.add(l.values, layerOrigin(l)); err != nil {
+		return Config{}, err
+	}
+	return s.finish()
+}
+
+// configLayer is one parsed source: normalized values (nested maps of
+// string, int64, float64, time.Duration and ByteSize) and where they came
+// from.
+type configLayer struct {
+	file   string
+	lines  keyLines
+	values map[string]any
+}
+
+// parseConfigLayer decodes and validates one TOML file.
+func parseConfigLayer(r io.Reader, file string) (configLayer, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxConfigSize+1))
+	if err != nil {
+		return configLayer{}, &ConfigError{File: file, Err: err}
+	}
+	if len(data) > maxConfigSize {
+		return configLayer{}, &ConfigError{File: file, Err: fmt.Errorf("file is larger than %s", ByteSize(maxConfigSize))}
+	}
+	raw := map[string]any{}
+	if err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
+		ce := &ConfigError{File: file, Err: err}
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			ce.Line, _ = de.Position()
+			ce.Key = strings.Join(de.Key(), ".")
+		}
+		return configLayer{}, ce
+	}
+	l := configLayer{file: file, lines: indexKeyLines(data)}
+	n := normalizer{file: file, lines: l.lines}
+	v, err := n.value(nil, raw, configSchema())
+	if err != nil {
+		return configLayer{}, err
+	}
+	l.values = v.(map[string]any)
+	return l, nil
+}
+
+// maxConfigSize bounds how much of a config file is read: a config file
+// is a few hundred bytes; anything near this is a mistake.
+const maxConfigSize = 1 << 20

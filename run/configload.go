@@ -1,0 +1,488 @@
+package run
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/knadh/koanf/providers/confmap"
+	"github.com/knadh/koanf/v2"
+)
+
+// ConfigOptions says where [LoadConfig] finds configuration. LoadConfig reads
+// files but never the process environment: the caller hands it in.
+type ConfigOptions struct {
+	// LookupEnv looks up an environment variable (os.LookupEnv in main).
+	// Nil means an empty environment.
+	LookupEnv func(string) (string, bool)
+	// Home is the user's home directory; with $XDG_CONFIG_HOME unset the
+	// user file is Home/.config/rubichan/config.toml. Empty skips it.
+	Home string
+	// Workspace is the workspace root; its .rubichan/config.toml is read.
+	// Empty skips it.
+	Workspace string
+	// ConfigFile is --config FILE, read after the user file. Empty falls
+	// back to $RUBICHAN_CONFIG, then to none.
+	ConfigFile string
+	// Flags holds the configuration flags the user set, by flag name
+	// without dashes ("max-cost" → "0.50"); see [ConfigFlagNames].
+	Flags map[string]string
+	// TrustWorkspace loads the workspace file's provider, base_url,
+	// [providers] and [prices] and lets its [limits] loosen earlier ones.
+	// Set it in line mode (a person at a terminal) or with
+	// --trust-workspace; leave it false in headless runs.
+	TrustWorkspace bool
+}
+
+// LoadedConfig is the effective configuration with where each value came
+// from.
+type LoadedConfig struct {
+	Config
+	// Notes are messages for stderr, such as workspace keys ignored under
+	// the trust rule. The caller prints them.
+	Notes []string
+	// Files are the configuration files read, in order.
+	Files []string
+
+	origins map[string]Origin
+}
+
+// Origin says where a configuration value came from: a file (and line), an
+// environment variable, a flag, or the built-in defaults.
+type Origin struct {
+	// Source is a file path, "env NAME", "flag --name" or "default".
+	Source string
+	// Line is the line in the file, or 0.
+	Line int
+}
+
+// String writes "FILE:LINE", "FILE", "env NAME", "flag --name" or "default".
+func (o Origin) String() string {
+	if o.Line > 0 {
+		return o.Source + ":" + strconv.Itoa(o.Line)
+	}
+	return o.Source
+}
+
+// Origin returns where the value at path (such as "limits", "max_cost")
+// came from, or the zero Origin if nothing set it.
+func (l *LoadedConfig) Origin(path ...string) Origin {
+	return l.origins[strings.Join(path, pathSep)]
+}
+
+// configSetting ties a configuration key to its flag and environment
+// variable.
+type configSetting struct {
+	path []string
+	flag string
+}
+
+// configSettings lists the keys that have a flag and a RUBICHAN_ variable.
+func configSettings() []configSetting {
+	return []configSetting{
+		{[]string{"provider"}, "provider"},
+		{[]string{"model"}, "model"},
+		{[]string{"base_url"}, "base-url"},
+		{[]string{"limits", "max_turns"}, "max-turns"},
+		{[]string{"limits", "timeout"}, "timeout"},
+		{[]string{"limits", "max_tokens_total"}, "max-tokens-total"},
+		{[]string{"limits", "max_cost"}, "max-cost"},
+		{[]string{"limits", "max_tool_calls"}, "max-tool-calls"},
+		{[]string{"input", "stdin_inline_max"}, "stdin-inline-max"},
+	}
+}
+
+// ConfigFlagNames returns the names of the flags that set configuration
+// keys (the keys of [ConfigOptions.Flags]), "config" excluded.
+func ConfigFlagNames() []string {
+	var names []string
+	for _, s := range configSettings() {
+		names = append(names, s.flag)
+	}
+	return names
+}
+
+// UserConfigPath returns $XDG_CONFIG_HOME/rubichan/config.toml, with
+// XDG_CONFIG_HOME defaulting to home/.config (a relative XDG_CONFIG_HOME is
+// ignored, as the XDG spec says). It returns "" when neither is known.
+func UserConfigPath(lookupEnv func(string) (string, bool), home string) string {
+	if dir, ok := lookupEnv("XDG_CONFIG_HOME"); ok && filepath.IsAbs(dir) {
+		return filepath.Join(dir, "rubichan", "config.toml")
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".config", "rubichan", "config.toml")
+}
+
+// WorkspaceConfigPath returns the workspace's .rubichan/config.toml.
+func WorkspaceConfigPath(workspace string) string {
+	return filepath.Join(workspace, ".rubichan", "config.toml")
+}
+
+// LoadConfig builds the effective configuration, later sources winning:
+// built-in defaults, the user file, the --config file, the workspace file
+// (under the trust rule), RUBICHAN_* variables, then flags. A missing user
+// or workspace file is skipped; a missing --config file is an error. Every
+// error is a usage error (exit 2) wrapping a [*ConfigError] that names the
+// file or variable, the key and, for files, the line.
+func LoadConfig(opts ConfigOptions) (*LoadedConfig, error) {
+	lc, err := loadConfig(opts)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return lc, nil
+}
+
+func loadConfig(opts ConfigOptions) (*LoadedConfig, error) {
+	env := opts.LookupEnv
+	if env == nil {
+		env = func(string) (string, bool) { return "", false }
+	}
+	lc := &LoadedConfig{}
+	s := newConfigStack()
+
+	addFile := func(path string, required bool) (configLayer, bool, error) {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) && !required {
+			return configLayer{}, false, nil
+		}
+		if err != nil {
+			return configLayer{}, false, &ConfigError{File: path, Err: unwrapPathError(err)}
+		}
+		l, err := parseConfigLayer(bytes.NewReader(data), path)
+		if err != nil {
+			return configLayer{}, false, err
+		}
+		lc.Files = append(lc.Files, path)
+		return l, true, nil
+	}
+
+	if p := UserConfigPath(env, opts.Home); p != "" {
+		l, ok, err := addFile(p, false)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if err := s.add(l.values, layerOrigin(l)); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	explicit := opts.ConfigFile
+	if explicit == "" {
+		explicit, _ = env(envName("config"))
+	}
+	if explicit != "" {
+		l, _, err := addFile(explicit, true)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.add(l.values, layerOrigin(l)); err != nil {
+			return nil, err
+		}
+	}
+
+	if opts.Workspace != "" {
+		l, ok, err := addFile(WorkspaceConfigPath(opts.Workspace), false)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if !opts.TrustWorkspace {
+				if dropped := s.untrusted(l.values); len(dropped) > 0 {
+					lc.Notes = append(lc.Notes, fmt.Sprintf(
+						"ignoring %s in %s: workspace files are not trusted in a headless run (pass --trust-workspace to use them)",
+						strings.Join(dropped, ", "), l.file))
+				}
+			}
+			if err := s.add(l.values, layerOrigin(l)); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	for _, set := range configSettings() {
+		name := envName(set.flag)
+		v, ok := env(name)
+		if !ok || v == "" {
+			continue
+		}
+		if err := s.addText(set.path, v, "environment", name, Origin{Source: "env " + name}); err != nil {
+			return nil, err
+		}
+	}
+
+	known := map[string]bool{}
+	for _, set := range configSettings() {
+		known[set.flag] = true
+		v, ok := opts.Flags[set.flag]
+		if !ok {
+			continue
+		}
+		if err := s.addText(set.path, v, "command line", "--"+set.flag, Origin{Source: "flag --" + set.flag}); err != nil {
+			return nil, err
+		}
+	}
+	for name := range opts.Flags {
+		if !known[name] {
+			return nil, fmt.Errorf("config: --%s is not a configuration flag", name)
+		}
+	}
+
+	cfg, err := s.finish()
+	if err != nil {
+		return nil, err
+	}
+	lc.Config = cfg
+	lc.origins = s.origins
+	return lc, nil
+}
+
+// unwrapPathError drops the path from an *fs.PathError, since ConfigError
+// already names the file.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
+}
+
+// layerOrigin returns the origin of each path in a file layer.
+func layerOrigin(l configLayer) func([]string) Origin {
+	return func(path []string) Origin {
+		return Origin{Source: l.file, Line: l.lines.line(path)}
+	}
+}
+
+// configStack merges layers with koanf and remembers the origin of every
+// leaf value.
+type configStack struct {
+	ko      *koanf.Koanf
+	origins map[string]Origin
+}
+
+// koanfDelim is koanf's key delimiter. Model names contain dots and
+// slashes, so neither can be the delimiter.
+const koanfDelim = pathSep
+
+func newConfigStack() *configStack {
+	s := &configStack{ko: koanf.New(koanfDelim), origins: map[string]Origin{}}
+	// Loading a confmap cannot fail.
+	_ = s.add(configValues(DefaultConfig()), func([]string) Origin { return Origin{Source: "default"} })
+	return s
+}
+
+// add merges normalized values over the stack.
+func (s *configStack) add(values map[string]any, origin func([]string) Origin) error {
+	walkValues(nil, values, func(path []string, _ any) {
+		s.origins[strings.Join(path, pathSep)] = origin(path)
+	})
+	if err := s.ko.Load(confmap.Provider(values, ""), nil); err != nil {
+		return fmt.Errorf("config: merge: %w", err)
+	}
+	return nil
+}
+
+// addText parses the text of a variable or flag for the key at path and
+// merges it.
+func (s *configStack) addText(path []string, text, file, name string, o Origin) error {
+	f := configSchema().lookup(path)
+	v, err := parseText(f.kind, text)
+	if err != nil {
+		return &ConfigError{File: file, Key: name, Err: err}
+	}
+	values := map[string]any{}
+	m := values
+	for _, k := range path[:len(path)-1] {
+		sub := map[string]any{}
+		m[k] = sub
+		m = sub
+	}
+	m[path[len(path)-1]] = v
+	return s.add(values, func([]string) Origin { return o })
+}
+
+// untrusted removes from an untrusted workspace layer what could redirect
+// keys and traffic (provider, base_url, [providers]) or defeat a spending
+// cap ([prices], and [limits] looser than those already set). It returns
+// the display names of what it removed.
+func (s *configStack) untrusted(values map[string]any) []string {
+	var dropped []string
+	for _, k := range []string{"provider", "base_url", "providers", "prices"} {
+		if _, ok := values[k]; ok {
+			delete(values, k)
+			name := k
+			if k == "providers" || k == "prices" {
+				name = "[" + k + "]"
+			}
+			dropped = append(dropped, name)
+		}
+	}
+	limits, _ := values["limits"].(map[string]any)
+	for _, k := range sortedKeys(limits) {
+		cur := s.ko.Get("limits" + koanfDelim + k)
+		if !tighter(limits[k], cur) {
+			delete(limits, k)
+			dropped = append(dropped, "limits."+k+" (looser than the value already set)")
+		}
+	}
+	return dropped
+}
+
+// tighter reports whether limit v is at least as strict as cur, where zero
+// means no limit.
+func tighter(v, cur any) bool {
+	f := func(x any) float64 {
+		switch n := x.(type) {
+		case int64:
+			return float64(n)
+		case float64:
+			return n
+		case time.Duration:
+			return float64(n)
+		}
+		return 0
+	}
+	a, b := f(v), f(cur)
+	if a == 0 {
+		return b == 0
+	}
+	return b == 0 || a <= b
+}
+
+// finish completes price entries, checks custom providers and decodes the
+// merged values into a Config.
+func (s *configStack) finish() (Config, error) {
+	raw := s.ko.Raw()
+	fill := map[string]any{}
+	prices, _ := raw["prices"].(map[string]any)
+	for _, model := range sortedKeys(prices) {
+		p, _ := prices[model].(map[string]any)
+		for _, k := range []string{"input", "output"} {
+			if _, ok := p[k]; !ok {
+				return Config{}, s.missing([]string{"prices", model}, k,
+					"a model without a built-in price needs both input and output")
+			}
+		}
+		add := map[string]any{}
+		for _, k := range []string{"cache_read", "cache_write"} {
+			if _, ok := p[k]; !ok {
+				// Unknown cache prices are charged as full input: a cap
+				// may stop early, never late.
+				add[k] = p["input"]
+			}
+		}
+		if len(add) > 0 {
+			fill[model] = add
+		}
+	}
+	if len(fill) > 0 {
+		if err := s.ko.Load(confmap.Provider(map[string]any{"prices": fill}, ""), nil); err != nil {
+			return Config{}, fmt.Errorf("config: merge: %w", err)
+		}
+	}
+	providers, _ := raw["providers"].(map[string]any)
+	for _, name := range sortedKeys(providers) {
+		p, _ := providers[name].(map[string]any)
+		for _, k := range []string{"type", "base_url"} {
+			if _, ok := p[k]; !ok {
+				return Config{}, s.missing([]string{"providers", name}, k, "a custom provider needs type and base_url")
+			}
+		}
+	}
+
+	cfg := Config{}
+	err := s.ko.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{
+		DecoderConfig: &mapstructure.DecoderConfig{
+			TagName:     "koanf",
+			ErrorUnused: true,
+			Result:      &cfg,
+		},
+	})
+	if err != nil {
+		return Config{}, fmt.Errorf("config: decode: %w", err)
+	}
+	if cfg.Providers == nil {
+		cfg.Providers = map[string]ProviderConfig{}
+	}
+	return cfg, nil
+}
+
+// missing reports a required key absent from the table at path, naming the
+// file that defined the table.
+func (s *configStack) missing(path []string, key, why string) error {
+	o := s.origins[strings.Join(path, pathSep)]
+	return &ConfigError{File: o.Source, Line: o.Line, Key: displayKey(append(path, key)), Err: fmt.Errorf("missing: %s", why)}
+}
+
+// walkValues calls fn for every value under m, tables before their
+// members, in key order.
+func walkValues(path []string, m map[string]any, fn func([]string, any)) {
+	for _, k := range sortedKeys(m) {
+		p := append(path[:len(path):len(path)], k)
+		fn(p, m[k])
+		if sub, ok := m[k].(map[string]any); ok {
+			walkValues(p, sub, fn)
+		}
+	}
+}
+
+// configValues turns a Config into the nested map koanf merges, with the
+// same value types as a parsed file. Empty strings and maps are left out.
+func configValues(c Config) map[string]any {
+	m := map[string]any{
+		"limits": map[string]any{
+			"max_turns":        int64(c.Limits.MaxTurns),
+			"timeout":          c.Limits.Timeout,
+			"max_tokens_total": c.Limits.MaxTokensTotal,
+			"max_cost":         c.Limits.MaxCost,
+			"max_tool_calls":   int64(c.Limits.MaxToolCalls),
+		},
+		"input": map[string]any{
+			"stdin_inline_max": c.Input.StdinInlineMax,
+		},
+	}
+	for k, v := range map[string]string{"provider": c.Provider, "model": c.Model, "base_url": c.BaseURL} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	if len(c.Prices) > 0 {
+		prices := map[string]any{}
+		for model, p := range c.Prices {
+			prices[model] = map[string]any{
+				"input": p.Input, "output": p.Output, "cache_read": p.CacheRead, "cache_write": p.CacheWrite,
+			}
+		}
+		m["prices"] = prices
+	}
+	if len(c.Providers) > 0 {
+		providers := map[string]any{}
+		for name, p := range c.Providers {
+			e := map[string]any{"type": p.Type, "base_url": p.BaseURL}
+			if p.APIKeyEnv != "" {
+				e["api_key_env"] = p.APIKeyEnv
+			}
+			if len(p.Headers) > 0 {
+				h := map[string]any{}
+				for k, v := range p.Headers {
+					h[k] = v
+				}
+				e["headers"] = h
+			}
+			providers[name] = e
+		}
+		m["providers"] = providers
+	}
+	return m
+}

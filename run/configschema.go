@@ -1,0 +1,412 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// valueKind is the type of one configuration value.
+type valueKind uint8
+
+const (
+	kindTable        valueKind = iota // fixed set of keys (field.fields)
+	kindMap                           // any names (checked by field.name), values field.elem
+	kindString                        // non-empty string
+	kindProviderName                  // a preset or [providers] name
+	kindURL                           // http(s) URL without credentials
+	kindEnvName                       // environment variable name
+	kindProviderType                  // "openai" or "anthropic"
+	kindHeaderValue                   // HTTP header value
+	kindCount                         // whole number >= 0
+	kindUSD                           // number >= 0
+	kindDuration                      // "30m", "1h30m", or 0
+	kindSize                          // "256KB" or a whole number of bytes
+)
+
+// field describes one key of the configuration schema.
+type field struct {
+	kind   valueKind
+	order  []string          // kindTable: keys in display order
+	fields map[string]*field // kindTable
+	elem   *field            // kindMap
+	name   func(string) error
+}
+
+func table(keys ...any) *field {
+	f := &field{kind: kindTable, fields: map[string]*field{}}
+	for i := 0; i < len(keys); i += 2 {
+		k := keys[i].(string)
+		f.order = append(f.order, k)
+		f.fields[k] = keys[i+1].(*field)
+	}
+	return f
+}
+
+func leaf(k valueKind) *field { return &field{kind: k} }
+
+// configSchema returns the schema of a configuration file, as documented in
+// DESIGN.md "Files and formats".
+func configSchema() *field {
+	price := table(
+		"input", leaf(kindUSD),
+		"output", leaf(kindUSD),
+		"cache_read", leaf(kindUSD),
+		"cache_write", leaf(kindUSD),
+	)
+	provider := table(
+		"type", leaf(kindProviderType),
+		"base_url", leaf(kindURL),
+		"api_key_env", leaf(kindEnvName),
+		"headers", &field{kind: kindMap, elem: leaf(kindHeaderValue), name: checkHeaderName},
+	)
+	return table(
+		"provider", leaf(kindProviderName),
+		"model", leaf(kindString),
+		"base_url", leaf(kindURL),
+		"limits", table(
+			"max_turns", leaf(kindCount),
+			"timeout", leaf(kindDuration),
+			"max_tokens_total", leaf(kindCount),
+			"max_cost", leaf(kindUSD),
+			"max_tool_calls", leaf(kindCount),
+		),
+		"input", table(
+			"stdin_inline_max", leaf(kindSize),
+		),
+		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
+		"prices", &field{kind: kindMap, elem: price, name: checkModelName},
+	)
+}
+
+// lookup returns the schema field at path, or nil.
+func (f *field) lookup(path []string) *field {
+	for _, k := range path {
+		switch {
+		case f == nil:
+			return nil
+		case f.kind == kindTable:
+			f = f.fields[k]
+		case f.kind == kindMap:
+			f = f.elem
+		default:
+			return nil
+		}
+	}
+	return f
+}
+
+// normalizer checks values against the schema and converts them to the
+// types the Config struct holds.
+type normalizer struct {
+	file  string
+	lines keyLines
+	// keyName, when set, names the offending key in errors instead of the
+	// dotted path (an environment variable or a flag).
+	keyName string
+}
+
+func (n normalizer) errorf(path []string, format string, args ...any) error {
+	return n.wrap(path, fmt.Errorf(format, args...))
+}
+
+func (n normalizer) wrap(path []string, err error) error {
+	e := &ConfigError{File: n.file, Key: displayKey(path), Err: err}
+	if n.keyName != "" {
+		e.Key = n.keyName
+	}
+	if n.lines != nil {
+		e.Line = n.lines.line(path)
+	}
+	return e
+}
+
+// value normalizes v found at path against f.
+func (n normalizer) value(path []string, v any, f *field) (any, error) {
+	switch f.kind {
+	case kindTable, kindMap:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, n.errorf(path, "want a table, got %s", tomlType(v))
+		}
+		out := make(map[string]any, len(m))
+		for k, sub := range m {
+			p := append(path[:len(path):len(path)], k)
+			sf := f.elem
+			if f.kind == kindTable {
+				sf = f.fields[k]
+				if sf == nil {
+					return nil, n.wrap(p, fmt.Errorf("%w (known keys here: %s)", ErrUnknownKey, strings.Join(f.order, ", ")))
+				}
+			} else if err := f.name(k); err != nil {
+				return nil, n.wrap(p, err)
+			}
+			nv, err := n.value(p, sub, sf)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = nv
+		}
+		return out, nil
+	}
+	nv, err := normalizeLeaf(f.kind, v)
+	if err != nil {
+		return nil, n.wrap(path, err)
+	}
+	return nv, nil
+}
+
+// normalizeLeaf checks one scalar.
+func normalizeLeaf(k valueKind, v any) (any, error) {
+	switch k {
+	case kindCount:
+		i, ok := v.(int64)
+		if !ok {
+			return nil, fmt.Errorf("want a whole number, got %s", tomlType(v))
+		}
+		if i < 0 {
+			return nil, fmt.Errorf("must not be negative (0 means no limit), got %d", i)
+		}
+		return i, nil
+	case kindUSD:
+		var f float64
+		switch x := v.(type) {
+		case int64:
+			f = float64(x)
+		case float64:
+			f = x
+		default:
+			return nil, fmt.Errorf("want a number, got %s", tomlType(v))
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+			return nil, fmt.Errorf("want a number of US dollars >= 0, got %v", f)
+		}
+		return f, nil
+	case kindDuration:
+		switch x := v.(type) {
+		case int64:
+			if x != 0 {
+				return nil, fmt.Errorf("want a duration with a unit such as \"30m\" or \"90s\" (0 means none), got %d", x)
+			}
+			return time.Duration(0), nil
+		case string:
+			d, err := time.ParseDuration(x)
+			if err != nil {
+				return nil, fmt.Errorf("want a duration such as \"30m\" or \"1h30m\", got %q", x)
+			}
+			if d < 0 {
+				return nil, fmt.Errorf("must not be negative, got %q", x)
+			}
+			return d, nil
+		}
+		return nil, fmt.Errorf("want a duration such as \"30m\", got %s", tomlType(v))
+	case kindSize:
+		var b ByteSize
+		switch x := v.(type) {
+		case int64:
+			b = ByteSize(x)
+		case string:
+			var err error
+			if b, err = ParseByteSize(x); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("want a size such as \"256KB\", got %s", tomlType(v))
+		}
+		if b < 1 {
+			return nil, fmt.Errorf("want a size of at least 1B, got %d", int64(b))
+		}
+		return b, nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("want a string, got %s", tomlType(v))
+	}
+	var err error
+	switch k {
+	case kindString:
+		if strings.TrimSpace(s) == "" {
+			err = errors.New("must not be empty")
+		}
+	case kindProviderName:
+		err = checkName(s)
+	case kindURL:
+		err = checkBaseURL(s)
+	case kindEnvName:
+		err = checkEnvName(s)
+	case kindProviderType:
+		if s != ProviderOpenAI && s != ProviderAnthropic {
+			err = fmt.Errorf("want %q or %q, got %q", ProviderOpenAI, ProviderAnthropic, s)
+		}
+	case kindHeaderValue:
+		if strings.ContainsAny(s, "\r\n\x00") {
+			err = errors.New("header value must not contain line breaks or NUL")
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// parseText converts the text of an environment variable or flag to the
+// type a TOML file would give, then normalizes it.
+func parseText(k valueKind, s string) (any, error) {
+	switch k {
+	case kindCount:
+		i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("want a whole number, got %q", s)
+		}
+		return normalizeLeaf(k, i)
+	case kindUSD:
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return nil, fmt.Errorf("want a number, got %q", s)
+		}
+		return normalizeLeaf(k, f)
+	case kindDuration:
+		if strings.TrimSpace(s) == "0" {
+			return time.Duration(0), nil
+		}
+	}
+	return normalizeLeaf(k, s)
+}
+
+// tomlType names the TOML type of a decoded value for error messages.
+func tomlType(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("string %q", x)
+	case int64:
+		return "integer " + strconv.FormatInt(x, 10)
+	case float64:
+		return "float " + strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return "boolean " + strconv.FormatBool(x)
+	case []any:
+		return "array"
+	case map[string]any:
+		return "table"
+	case nil:
+		return "nothing"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// checkName accepts provider names: letters, digits, '-', '_' and '.'.
+func checkName(s string) error {
+	if s == "" {
+		return errors.New("must not be empty")
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return fmt.Errorf("provider name %q may only hold letters, digits, '-', '_' and '.'", s)
+		}
+	}
+	return nil
+}
+
+// checkCustomProviderName accepts a [providers.NAME] name that does not
+// shadow a preset: a preset is pointed elsewhere with base_url instead.
+func checkCustomProviderName(s string) error {
+	if err := checkName(s); err != nil {
+		return err
+	}
+	if _, ok := presetByName(s); ok {
+		return fmt.Errorf("%q is a built-in preset; pick another name, or set base_url to point the preset elsewhere", s)
+	}
+	return nil
+}
+
+// checkModelName accepts any non-empty model name without control characters.
+func checkModelName(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("model name must not be empty")
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("model name %q holds a control character", s)
+		}
+	}
+	return nil
+}
+
+// checkBaseURL accepts absolute http and https URLs. Credentials in the URL
+// are refused: they would show in `config show` and in error messages; a key
+// belongs in the variable api_key_env names.
+func checkBaseURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("not a URL: %q", s)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("want an http:// or https:// URL, got %q", s)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("URL %q has no host", s)
+	}
+	if u.User != nil {
+		return errors.New("URL must not hold credentials; name the key's variable in api_key_env")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("base URL %q must not have a query or fragment", s)
+	}
+	return nil
+}
+
+// checkEnvName accepts POSIX-style variable names.
+func checkEnvName(s string) error {
+	for i, r := range s {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return fmt.Errorf("%q is not an environment variable name", s)
+		}
+	}
+	if s == "" {
+		return errors.New("must not be empty")
+	}
+	return nil
+}
+
+// checkHeaderName accepts RFC 9110 token characters.
+func checkHeaderName(s string) error {
+	if s == "" {
+		return errors.New("header name must not be empty")
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
+			return fmt.Errorf("%q is not a valid HTTP header name", s)
+		}
+	}
+	return nil
+}
+
+// displayKey writes a key path the way TOML would: dotted, with parts that
+// are not bare keys quoted (prices."gpt-4.1".input).
+func displayKey(path []string) string {
+	parts := make([]string, len(path))
+	for i, p := range path {
+		parts[i] = p
+		if p == "" || strings.IndexFunc(p, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+		}) >= 0 {
+			parts[i] = strconv.Quote(p)
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,99 @@
+package run
+
+import (
+	"github.com/rubichan/rubichan/llm"
+	"github.com/urfave/cli/v2"
+)
+
+// loadSettings loads the layered configuration for an exec run in cfg.Dir
+// and resolves its provider. A headless run trusts the workspace file only
+// with --trust-workspace. Every problem is a usage error (exit 2).
+func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
+	lc, err := LoadConfig(configOptionsFromCLI(c, env, cfg.Dir, cfg.TrustWorkspace))
+	if err != nil {
+		return err
+	}
+	if lc.Limits.MaxTurns < 1 {
+		o := lc.Origin("limits", "max_turns")
+		if o.Source == "flag --max-turns" {
+			return usagef("--max-turns must be at least 1, not %d", lc.Limits.MaxTurns)
+		}
+		return usagef("max_turns must be at least 1, not %d (set by %s)", lc.Limits.MaxTurns, o)
+	}
+	rp, err := lc.ResolveProvider(env.lookupEnv)
+	if err != nil {
+		return err
+	}
+	// A cost cap on a model without a price refuses to start, before
+	// stdin is read or any request made.
+	if _, err := NewBudget(lc.Limits, rp.Model, lc.Prices); err != nil {
+		if o := lc.Origin("limits", "max_cost"); o.Source != "flag --max-cost" {
+			return usagef("%w (max_cost set by %s)", err, o)
+		}
+		return err
+	}
+	cfg.Settings, cfg.Resolved = lc, rp
+	cfg.Provider, cfg.Model, cfg.BaseURL = rp.Name, rp.Model, rp.BaseURL
+	cfg.APIKey, cfg.KeyVar = rp.APIKey(), rp.KeyEnv
+	cfg.MaxTurns, cfg.Timeout, cfg.MaxToolCalls = lc.Limits.MaxTurns, lc.Limits.Timeout, lc.Limits.MaxToolCalls
+	return nil
+}
+
+// providerKeyVars lists every variable that may hold a provider key: the
+// presets' and the configured [providers]' (kept out of the bash tool's
+// environment).
+func providerKeyVars(lc *LoadedConfig) []string {
+	var vars []string
+	for _, p := range Presets() {
+		if p.KeyEnv != "" {
+			vars = append(vars, p.KeyEnv)
+		}
+	}
+	if lc != nil {
+		for _, name := range sortedKeys(lc.Providers) {
+			if v := lc.Providers[name].APIKeyEnv; v != "" {
+				vars = append(vars, v)
+			}
+		}
+	}
+	return vars
+}
+
+// newProviderClient builds the llm client for a resolved provider.
+func newProviderClient(rp ResolvedProvider) streamer {
+	if rp.Type == ProviderOpenAI {
+		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers}
+		if rp.Name == "openai" {
+			// OpenAI's own API wants max_completion_tokens from its
+			// reasoning models on; compatible servers know max_tokens.
+			c.MaxTokensField = "max_completion_tokens"
+		}
+		return llm.NewOpenAI(c)
+	}
+	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, PromptCaching: true})
+}
+
+// startSettings shows the configuration notes (workspace keys ignored under
+// the trust rule) and returns the run's budget. Without loaded settings
+// there is no budget.
+func (cfg execConfig) startSettings(notice func(string)) (*Budget, error) {
+	if cfg.Settings == nil {
+		return nil, nil
+	}
+	for _, n := range cfg.Settings.Notes {
+		notice(n)
+	}
+	return NewBudget(cfg.Settings.Limits, cfg.Model, cfg.Settings.Prices)
+}
+
+// inlineMax is the stdin size above which stdin is spilled; 0 means the
+// input default.
+func (cfg execConfig) inlineMax() int64 {
+	if cfg.Settings == nil {
+		return 0
+	}
+	return int64(cfg.Settings.Input.StdinInlineMax)
+}
+
+// GoString is String, so that %#v of an execConfig cannot print its key.
+func (cfg execConfig) GoString() string { return cfg.String() }

@@ -1,0 +1,236 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+)
+
+// The two wire protocols a provider can speak.
+const (
+	ProviderOpenAI    = "openai"    // OpenAI Chat Completions
+	ProviderAnthropic = "anthropic" // Anthropic Messages
+)
+
+// Preset is a built-in provider: a newcomer sets its key variable and runs.
+type Preset struct {
+	Name string
+	// Type is [ProviderOpenAI] or [ProviderAnthropic].
+	Type    string
+	BaseURL string
+	// BaseURLEnv names a variable that overrides BaseURL (the vendor SDKs'
+	// convention), or is empty.
+	BaseURLEnv string
+	// KeyEnv names the variable holding the API key; empty means no key.
+	KeyEnv string
+	// Model is the default model.
+	Model   string
+	Headers map[string]string
+}
+
+// Presets returns the built-in providers in auto-detection order: without
+// --provider or a configured provider, the first preset whose key variable
+// is set is used. ollama has no key and is never auto-detected.
+func Presets() []Preset {
+	return []Preset{
+		{Name: "anthropic", Type: ProviderAnthropic, BaseURL: "https://api.anthropic.com",
+			BaseURLEnv: "ANTHROPIC_BASE_URL", KeyEnv: "ANTHROPIC_API_KEY", Model: "claude-sonnet-5-5"},
+		{Name: "openai", Type: ProviderOpenAI, BaseURL: "https://api.openai.com/v1",
+			BaseURLEnv: "OPENAI_BASE_URL", KeyEnv: "OPENAI_API_KEY", Model: "gpt-5.5"},
+		{Name: "openrouter", Type: ProviderOpenAI, BaseURL: "https://openrouter.ai/api/v1",
+			KeyEnv: "OPENROUTER_API_KEY", Model: "anthropic/claude-sonnet-5.5",
+			Headers: map[string]string{"X-Title": "rubichan"}},
+		{Name: "groq", Type: ProviderOpenAI, BaseURL: "https://api.groq.com/openai/v1",
+			KeyEnv: "GROQ_API_KEY", Model: "openai/gpt-oss-120b"},
+		{Name: "deepseek", Type: ProviderOpenAI, BaseURL: "https://api.deepseek.com",
+			KeyEnv: "DEEPSEEK_API_KEY", Model: "deepseek-chat"},
+		{Name: "ollama", Type: ProviderOpenAI, BaseURL: "http://localhost:11434/v1",
+			Model: "gpt-oss:20b"},
+	}
+}
+
+// presetByName returns the preset called name.
+func presetByName(name string) (Preset, bool) {
+	for _, p := range Presets() {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Preset{}, false
+}
+
+// ResolvedProvider is the provider a run talks to, with everything needed
+// to build an llm client. The API key is kept out of every printed form:
+// String, GoString, fmt verbs, JSON and slog all show it redacted.
+type ResolvedProvider struct {
+	// Name is the preset or [providers] entry name.
+	Name string
+	// Type is [ProviderOpenAI] or [ProviderAnthropic].
+	Type    string
+	BaseURL string
+	Model   string
+	Headers map[string]string
+	// KeyEnv is the variable the key was read from, or empty.
+	KeyEnv string
+	// Chosen says how the provider was picked ("flag --provider",
+	// "auto-detected from ANTHROPIC_API_KEY", a file and line, ...).
+	Chosen string
+	// ModelFrom says where the model came from.
+	ModelFrom string
+	// BaseURLFrom says where the base URL came from.
+	BaseURLFrom string
+
+	apiKey string
+}
+
+// APIKey returns the key to send. Never print it.
+func (p ResolvedProvider) APIKey() string { return p.apiKey }
+
+const redacted = "[redacted]"
+
+// keyState describes the key without revealing it.
+func (p ResolvedProvider) keyState() string {
+	switch {
+	case p.apiKey != "":
+		return redacted
+	case p.KeyEnv == "":
+		return "none needed"
+	}
+	return "missing"
+}
+
+// String describes the provider with the key redacted and header values
+// left out (they may carry credentials too).
+func (p ResolvedProvider) String() string {
+	var h []string
+	for _, k := range sortedKeys(p.Headers) {
+		h = append(h, k)
+	}
+	return fmt.Sprintf("provider %s (type %s, base URL %s, model %s, key %s, headers [%s])",
+		p.Name, p.Type, p.BaseURL, p.Model, p.keyState(), strings.Join(h, " "))
+}
+
+// GoString is String, so that %#v cannot print the key either.
+func (p ResolvedProvider) GoString() string { return p.String() }
+
+// Format implements [fmt.Formatter]: every verb prints String.
+func (p ResolvedProvider) Format(f fmt.State, verb rune) {
+	_, _ = f.Write([]byte(p.String()))
+}
+
+// MarshalJSON writes the provider with the key redacted and header values
+// left out.
+func (p ResolvedProvider) MarshalJSON() ([]byte, error) {
+	return json.Marshal(p.public())
+}
+
+// LogValue implements [slog.LogValuer] with the same redaction.
+func (p ResolvedProvider) LogValue() slog.Value {
+	return slog.StringValue(p.String())
+}
+
+// publicProvider is the printable form of a ResolvedProvider.
+type publicProvider struct {
+	Name        string   `json:"name"`
+	Type        string   `json:"type"`
+	BaseURL     string   `json:"base_url"`
+	BaseURLFrom string   `json:"base_url_from,omitempty"`
+	Model       string   `json:"model"`
+	ModelFrom   string   `json:"model_from,omitempty"`
+	APIKey      string   `json:"api_key"`
+	APIKeyEnv   string   `json:"api_key_env,omitempty"`
+	Headers     []string `json:"headers,omitempty"`
+	Chosen      string   `json:"chosen"`
+}
+
+func (p ResolvedProvider) public() publicProvider {
+	return publicProvider{
+		Name: p.Name, Type: p.Type, BaseURL: p.BaseURL, BaseURLFrom: p.BaseURLFrom,
+		Model: p.Model, ModelFrom: p.ModelFrom, APIKey: p.keyState(), APIKeyEnv: p.KeyEnv,
+		Headers: sortedKeys(p.Headers), Chosen: p.Chosen,
+	}
+}
+
+// ResolveProvider picks the provider of a run: the configured one (from
+// --provider, RUBICHAN_PROVIDER or a config file), else the first preset
+// whose key variable is set, else it fails listing the variables to set.
+// base_url from the configuration overrides the provider's base URL, and
+// for presets the vendor's base-URL variable (ANTHROPIC_BASE_URL,
+// OPENAI_BASE_URL) comes next. Errors are usage errors (exit 2) and never
+// hold a key.
+func (l *LoadedConfig) ResolveProvider(lookupEnv func(string) (string, bool)) (ResolvedProvider, error) {
+	env := func(name string) string {
+		if lookupEnv == nil || name == "" {
+			return ""
+		}
+		v, _ := lookupEnv(name)
+		return strings.TrimSpace(v)
+	}
+	name, chosen := l.Provider, l.Origin("provider").String()
+	if name == "" {
+		var vars []string
+		for _, p := range Presets() {
+			if p.KeyEnv == "" {
+				continue
+			}
+			if env(p.KeyEnv) != "" {
+				name, chosen = p.Name, "auto-detected from "+p.KeyEnv
+				break
+			}
+			vars = append(vars, p.KeyEnv)
+		}
+		if name == "" {
+			return ResolvedProvider{}, usagef("no model provider: set one of %s, or choose one with --provider "+
+				"(ollama needs no key; custom endpoints go in [providers.NAME] in a config file)", strings.Join(vars, ", "))
+		}
+	}
+
+	rp := ResolvedProvider{Name: name, Chosen: chosen}
+	if c, ok := l.Providers[name]; ok {
+		rp.Type, rp.BaseURL, rp.KeyEnv = c.Type, c.BaseURL, c.APIKeyEnv
+		rp.BaseURLFrom = l.Origin("providers", name, "base_url").String()
+		rp.Headers = map[string]string{}
+		for k, v := range c.Headers {
+			rp.Headers[k] = v
+		}
+		if l.Model == "" {
+			return ResolvedProvider{}, usagef("provider %q has no default model: set model in a config file, %s or --model",
+				name, envName("model"))
+		}
+	} else if p, ok := presetByName(name); ok {
+		rp.Type, rp.BaseURL, rp.KeyEnv = p.Type, p.BaseURL, p.KeyEnv
+		rp.BaseURLFrom = "preset " + p.Name
+		if v := env(p.BaseURLEnv); v != "" {
+			if err := checkBaseURL(v); err != nil {
+				return ResolvedProvider{}, usageError{&ConfigError{File: "environment", Key: p.BaseURLEnv, Err: err}}
+			}
+			rp.BaseURL, rp.BaseURLFrom = v, "env "+p.BaseURLEnv
+		}
+		rp.Headers = map[string]string{}
+		for k, v := range p.Headers {
+			rp.Headers[k] = v
+		}
+		rp.Model, rp.ModelFrom = p.Model, "preset "+p.Name+" default"
+	} else {
+		var names []string
+		for _, p := range Presets() {
+			names = append(names, p.Name)
+		}
+		return ResolvedProvider{}, usagef("provider %q (from %s) is neither a preset (%s) nor a [providers.%s] entry",
+			name, chosen, strings.Join(names, ", "), name)
+	}
+	if l.BaseURL != "" {
+		rp.BaseURL, rp.BaseURLFrom = l.BaseURL, l.Origin("base_url").String()
+	}
+	if l.Model != "" {
+		rp.Model, rp.ModelFrom = l.Model, l.Origin("model").String()
+	}
+	if rp.KeyEnv != "" {
+		rp.apiKey = env(rp.KeyEnv)
+		if rp.apiKey == "" {
+			return ResolvedProvider{}, usagef("provider %s needs an API key: set %s", name, rp.KeyEnv)
+		}
+	}
+	return rp, nil
+}
