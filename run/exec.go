@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sync"
 	"time"
 
@@ -204,12 +203,11 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 // policy's read filter, and bash in the workspace root with the process
 // environment minus secrets and the provider keys.
 func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment) []toolkit.Tool {
-	tools := toolkit.Tools(ws, toolkit.Options{ReadFilter: ap.readFilter()})
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
-	bash := toolkit.NewBash(toolkit.BashConfig{Dir: ws.Root(), Env: env.environ(), DropEnv: drop})
-	// bash after the file tools that change things, as the registry suggests.
-	i := slices.IndexFunc(tools, func(t toolkit.Tool) bool { return t.Spec().Name == "edit" })
-	return slices.Insert(tools, i+1, toolkit.Tool(bash))
+	return toolkit.Tools(ws, toolkit.Options{
+		ReadFilter: ap.readFilter(),
+		Bash:       toolkit.BashConfig{Env: env.environ(), DropEnv: drop},
+	})
 }
 
 // newClient returns the model client of the configured provider.

@@ -17,19 +17,25 @@ type Options struct {
 	// builds it from the policy's read rules. It must be safe for
 	// concurrent use.
 	ReadFilter func(path string) bool
+	// Bash configures the bash tool. Its Dir defaults to the workspace
+	// root, where commands always run.
+	Bash BashConfig
 }
 
-// Tools returns the file tools, in the order the model sees them, built
-// over ws. read, write and edit share one [ReadTracker], so a run's stale-
-// edit detection covers all three: call Tools once per run.
+// Tools returns every tool, in the order the model sees them, built over
+// ws. read, write and edit share one [ReadTracker], so a run's stale-edit
+// detection covers all three: call Tools once per run.
 func Tools(ws *Workspace, opts Options) []Tool {
 	rt := NewReadTracker()
+	bash := opts.Bash
+	if bash.Dir == "" {
+		bash.Dir = ws.Root()
+	}
 	return []Tool{
 		NewRead(ws, rt),
 		NewWrite(ws, rt),
 		NewEdit(ws, rt),
-		// The bash tool (NewBash) joins here; it takes the workspace root
-		// as a plain directory: NewBash(BashConfig{Dir: ws.Root(), ...}).
+		NewBash(bash),
 		NewGrep(ws, opts.ReadFilter),
 		NewGlob(ws, opts.ReadFilter),
 		NewLs(ws),

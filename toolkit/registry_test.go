@@ -41,7 +41,7 @@ func TestTools(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(names, ","); got != "read,write,edit,grep,glob,ls" {
+	if got := strings.Join(names, ","); got != "read,write,edit,bash,grep,glob,ls" {
 		t.Errorf("tools %s", got)
 	}
 }
@@ -64,13 +64,25 @@ func TestToolsFilter(t *testing.T) {
 	ws := newWS(t, map[string]string{"ok.txt": "needle\n", "deny/x.txt": "needle\n"})
 	var asked []string
 	filter := func(p string) bool { asked = append(asked, p); return !strings.HasPrefix(p, "deny/") }
-	res := call(t, Tools(ws, Options{ReadFilter: filter})[3], obj{"pattern": "needle"})
+	res := call(t, toolNamed(t, Tools(ws, Options{ReadFilter: filter}), "grep"), obj{"pattern": "needle"})
 	if res.Meta.Skipped != 1 || strings.Contains(res.Content, "deny/") {
 		t.Errorf("grep with filter: %+v", res)
 	}
 	if strings.Join(asked, ",") != "deny/x.txt,ok.txt" {
 		t.Errorf("filter asked about %v", asked)
 	}
+}
+
+// toolNamed returns the tool called name from tools.
+func toolNamed(t *testing.T, tools []Tool, name string) Tool {
+	t.Helper()
+	for _, tool := range tools {
+		if tool.Spec().Name == name {
+			return tool
+		}
+	}
+	t.Fatalf("no tool %q", name)
+	return nil
 }
 
 type panicky struct{ Tool }
