@@ -72,9 +72,18 @@ func (o Origin) String() string {
 }
 
 // Origin returns where the value at path (such as "limits", "max_cost")
-// came from, or the zero Origin if nothing set it.
+// came from, or the zero Origin if nothing set it. A built-in price that no
+// file changed comes from "default".
 func (l *LoadedConfig) Origin(path ...string) Origin {
-	return l.origins[strings.Join(path, pathSep)]
+	if o, ok := l.origins[strings.Join(path, pathSep)]; ok {
+		return o
+	}
+	if len(path) >= 2 && path[0] == "prices" {
+		if _, ok := l.Prices[path[1]]; ok {
+			return Origin{Source: "default"}
+		}
+	}
+	return Origin{}
 }
 
 // configSetting ties a configuration key to its flag and environment
@@ -265,7 +274,9 @@ func layerOrigin(l configLayer) func([]string) Origin {
 }
 
 // configStack merges layers with koanf and remembers the origin of every
-// leaf value.
+// leaf value. The built-in price table stays out of koanf, which deep-copies
+// everything it holds on every merge: only [prices] entries from files go
+// in, and finish lays them over the table.
 type configStack struct {
 	ko      *koanf.Koanf
 	origins map[string]Origin
@@ -278,7 +289,7 @@ const koanfDelim = pathSep
 func newConfigStack() *configStack {
 	s := &configStack{ko: koanf.New(koanfDelim), origins: map[string]Origin{}}
 	// Loading a confmap cannot fail.
-	_ = s.add(configValues(DefaultConfig()), func([]string) Origin { return Origin{Source: "default"} })
+	_ = s.add(defaultValues(), func([]string) Origin { return Origin{Source: "default"} })
 	return s
 }
 
@@ -360,37 +371,10 @@ func tighter(v, cur any) bool {
 	return b == 0 || a <= b
 }
 
-// finish completes price entries, checks custom providers and decodes the
-// merged values into a Config.
+// finish checks custom providers, decodes the merged values into a Config
+// and lays the [prices] entries over the built-in price table.
 func (s *configStack) finish() (Config, error) {
 	raw := s.ko.Raw()
-	fill := map[string]any{}
-	prices, _ := raw["prices"].(map[string]any)
-	for _, model := range sortedKeys(prices) {
-		p, _ := prices[model].(map[string]any)
-		for _, k := range []string{"input", "output"} {
-			if _, ok := p[k]; !ok {
-				return Config{}, s.missing([]string{"prices", model}, k,
-					"a model without a built-in price needs both input and output")
-			}
-		}
-		add := map[string]any{}
-		for _, k := range []string{"cache_read", "cache_write"} {
-			if _, ok := p[k]; !ok {
-				// Unknown cache prices are charged as full input: a cap
-				// may stop early, never late.
-				add[k] = p["input"]
-			}
-		}
-		if len(add) > 0 {
-			fill[model] = add
-		}
-	}
-	if len(fill) > 0 {
-		if err := s.ko.Load(confmap.Provider(map[string]any{"prices": fill}, ""), nil); err != nil {
-			return Config{}, fmt.Errorf("config: merge: %w", err)
-		}
-	}
 	providers, _ := raw["providers"].(map[string]any)
 	for _, name := range sortedKeys(providers) {
 		p, _ := providers[name].(map[string]any)
@@ -400,9 +384,13 @@ func (s *configStack) finish() (Config, error) {
 			}
 		}
 	}
+	prices, err := s.prices(raw)
+	if err != nil {
+		return Config{}, err
+	}
 
 	cfg := Config{}
-	err := s.ko.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{
+	err = s.ko.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{
 		DecoderConfig: &mapstructure.DecoderConfig{
 			TagName:     "koanf",
 			ErrorUnused: true,
@@ -415,7 +403,43 @@ func (s *configStack) finish() (Config, error) {
 	if cfg.Providers == nil {
 		cfg.Providers = map[string]ProviderConfig{}
 	}
+	cfg.Prices = prices
 	return cfg, nil
+}
+
+// prices returns the built-in price table with the merged [prices] entries
+// of raw laid over it, field by field. A model without a built-in price
+// needs input and output; its unknown cache prices are charged as full
+// input, so that a cap may stop early, never late.
+func (s *configStack) prices(raw map[string]any) (map[string]Price, error) {
+	prices := DefaultPrices()
+	entries, _ := raw["prices"].(map[string]any)
+	for _, model := range sortedKeys(entries) {
+		e, _ := entries[model].(map[string]any)
+		p, builtin := prices[model]
+		if !builtin {
+			for _, k := range []string{"input", "output"} {
+				if _, ok := e[k]; !ok {
+					return nil, s.missing([]string{"prices", model}, k,
+						"a model without a built-in price needs both input and output")
+				}
+			}
+			for _, k := range []string{"cache_read", "cache_write"} {
+				if _, ok := e[k]; !ok {
+					s.origins[strings.Join([]string{"prices", model, k}, pathSep)] = Origin{Source: "default: the input price"}
+				}
+			}
+			in, _ := e["input"].(float64)
+			p = Price{CacheRead: in, CacheWrite: in}
+		}
+		for k, dst := range map[string]*float64{"input": &p.Input, "output": &p.Output, "cache_read": &p.CacheRead, "cache_write": &p.CacheWrite} {
+			if v, ok := e[k].(float64); ok {
+				*dst = v
+			}
+		}
+		prices[model] = p
+	}
+	return prices, nil
 }
 
 // missing reports a required key absent from the table at path, naming the
@@ -437,10 +461,13 @@ func walkValues(path []string, m map[string]any, fn func([]string, any)) {
 	}
 }
 
-// configValues turns a Config into the nested map koanf merges, with the
-// same value types as a parsed file. Empty strings and maps are left out.
-func configValues(c Config) map[string]any {
-	m := map[string]any{
+// defaultValues returns the built-in defaults as the nested map koanf
+// merges, with the same value types as a parsed file. The price table is
+// left out (see [configStack]), and so are the empty provider, model and
+// base URL.
+func defaultValues() map[string]any {
+	c := DefaultConfig()
+	return map[string]any{
 		"limits": map[string]any{
 			"max_turns":        int64(c.Limits.MaxTurns),
 			"timeout":          c.Limits.Timeout,
@@ -452,37 +479,4 @@ func configValues(c Config) map[string]any {
 			"stdin_inline_max": c.Input.StdinInlineMax,
 		},
 	}
-	for k, v := range map[string]string{"provider": c.Provider, "model": c.Model, "base_url": c.BaseURL} {
-		if v != "" {
-			m[k] = v
-		}
-	}
-	if len(c.Prices) > 0 {
-		prices := map[string]any{}
-		for model, p := range c.Prices {
-			prices[model] = map[string]any{
-				"input": p.Input, "output": p.Output, "cache_read": p.CacheRead, "cache_write": p.CacheWrite,
-			}
-		}
-		m["prices"] = prices
-	}
-	if len(c.Providers) > 0 {
-		providers := map[string]any{}
-		for name, p := range c.Providers {
-			e := map[string]any{"type": p.Type, "base_url": p.BaseURL}
-			if p.APIKeyEnv != "" {
-				e["api_key_env"] = p.APIKeyEnv
-			}
-			if len(p.Headers) > 0 {
-				h := map[string]any{}
-				for k, v := range p.Headers {
-					h[k] = v
-				}
-				e["headers"] = h
-			}
-			providers[name] = e
-		}
-		m["providers"] = providers
-	}
-	return m
 }
