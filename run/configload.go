@@ -151,109 +151,135 @@ func LoadConfig(opts ConfigOptions) (*LoadedConfig, error) {
 }
 
 func loadConfig(opts ConfigOptions) (*LoadedConfig, error) {
-	env := opts.LookupEnv
-	if env == nil {
-		env = func(string) (string, bool) { return "", false }
+	ld := configLoader{opts: opts, env: opts.LookupEnv, lc: &LoadedConfig{}, s: newConfigStack()}
+	if ld.env == nil {
+		ld.env = func(string) (string, bool) { return "", false }
 	}
-	lc := &LoadedConfig{}
-	s := newConfigStack()
-
-	addFile := func(path string, required bool) (configLayer, bool, error) {
-		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) && !required {
-			return configLayer{}, false, nil
-		}
-		if err != nil {
-			return configLayer{}, false, &ConfigError{File: path, Err: unwrapPathError(err)}
-		}
-		l, err := parseConfigLayer(bytes.NewReader(data), path)
-		if err != nil {
-			return configLayer{}, false, err
-		}
-		lc.Files = append(lc.Files, path)
-		return l, true, nil
-	}
-
-	if p := UserConfigPath(env, opts.Home); p != "" {
-		l, ok, err := addFile(p, false)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			if err := s.add(l.values, layerOrigin(l)); err != nil {
-				return nil, err
-			}
-		}
-	}
-
-	explicit := opts.ConfigFile
-	if explicit == "" {
-		explicit, _ = env(envName("config"))
-	}
-	if explicit != "" {
-		l, _, err := addFile(explicit, true)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.add(l.values, layerOrigin(l)); err != nil {
+	for _, step := range []func() error{ld.userFile, ld.explicitFile, ld.workspaceFile, ld.variables, ld.flags} {
+		if err := step(); err != nil {
 			return nil, err
 		}
 	}
-
-	if opts.Workspace != "" {
-		l, ok, err := addFile(WorkspaceConfigPath(opts.Workspace), false)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			if !opts.TrustWorkspace {
-				if dropped := s.untrusted(l.values); len(dropped) > 0 {
-					lc.Notes = append(lc.Notes, fmt.Sprintf(
-						"ignoring %s in %s: workspace files are not trusted in a headless run (pass --trust-workspace to use them)",
-						strings.Join(dropped, ", "), l.file))
-				}
-			}
-			if err := s.add(l.values, layerOrigin(l)); err != nil {
-				return nil, err
-			}
-		}
-	}
-
-	for _, set := range configSettings() {
-		name := envName(set.flag)
-		v, ok := env(name)
-		if !ok || v == "" {
-			continue
-		}
-		if err := s.addText(set.path, v, "environment", name, Origin{Source: "env " + name}); err != nil {
-			return nil, err
-		}
-	}
-
-	known := map[string]bool{}
-	for _, set := range configSettings() {
-		known[set.flag] = true
-		v, ok := opts.Flags[set.flag]
-		if !ok {
-			continue
-		}
-		if err := s.addText(set.path, v, "command line", "--"+set.flag, Origin{Source: "flag --" + set.flag}); err != nil {
-			return nil, err
-		}
-	}
-	for name := range opts.Flags {
-		if !known[name] {
-			return nil, fmt.Errorf("config: --%s is not a configuration flag", name)
-		}
-	}
-
-	cfg, err := s.finish()
+	cfg, err := ld.s.finish()
 	if err != nil {
 		return nil, err
 	}
-	lc.Config = cfg
-	lc.origins = s.origins
-	return lc, nil
+	ld.lc.Config = cfg
+	ld.lc.origins = ld.s.origins
+	return ld.lc, nil
+}
+
+// configLoader merges the sources of one [LoadConfig] call, one method per
+// layer, in order.
+type configLoader struct {
+	opts ConfigOptions
+	env  func(string) (string, bool)
+	lc   *LoadedConfig
+	s    *configStack
+}
+
+// readFile parses the file at path. A missing file that is not required
+// comes back with ok false.
+func (ld *configLoader) readFile(path string, required bool) (l configLayer, ok bool, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !required {
+		return configLayer{}, false, nil
+	}
+	if err != nil {
+		return configLayer{}, false, &ConfigError{File: path, Err: unwrapPathError(err)}
+	}
+	l, err = parseConfigLayer(bytes.NewReader(data), path)
+	if err != nil {
+		return configLayer{}, false, err
+	}
+	ld.lc.Files = append(ld.lc.Files, path)
+	return l, true, nil
+}
+
+// userFile merges $XDG_CONFIG_HOME/rubichan/config.toml, if it exists.
+func (ld *configLoader) userFile() error {
+	p := UserConfigPath(ld.env, ld.opts.Home)
+	if p == "" {
+		return nil
+	}
+	l, ok, err := ld.readFile(p, false)
+	if err != nil || !ok {
+		return err
+	}
+	return ld.s.add(l.values, layerOrigin(l))
+}
+
+// explicitFile merges the --config file (or $RUBICHAN_CONFIG), which must
+// exist.
+func (ld *configLoader) explicitFile() error {
+	path := ld.opts.ConfigFile
+	if path == "" {
+		path, _ = ld.env(envName("config"))
+	}
+	if path == "" {
+		return nil
+	}
+	l, _, err := ld.readFile(path, true)
+	if err != nil {
+		return err
+	}
+	return ld.s.add(l.values, layerOrigin(l))
+}
+
+// workspaceFile merges .rubichan/config.toml in the workspace, if it
+// exists, without what the trust rule drops from an untrusted one.
+func (ld *configLoader) workspaceFile() error {
+	if ld.opts.Workspace == "" {
+		return nil
+	}
+	l, ok, err := ld.readFile(WorkspaceConfigPath(ld.opts.Workspace), false)
+	if err != nil || !ok {
+		return err
+	}
+	if !ld.opts.TrustWorkspace {
+		if dropped := ld.s.untrusted(l.values); len(dropped) > 0 {
+			ld.lc.Notes = append(ld.lc.Notes, fmt.Sprintf(
+				"ignoring %s in %s: workspace files are not trusted in a headless run (pass --trust-workspace to use them)",
+				strings.Join(dropped, ", "), l.file))
+		}
+	}
+	return ld.s.add(l.values, layerOrigin(l))
+}
+
+// variables merges the RUBICHAN_* variables that are set and not empty.
+func (ld *configLoader) variables() error {
+	for _, set := range configSettings() {
+		name := envName(set.flag)
+		v, ok := ld.env(name)
+		if !ok || v == "" {
+			continue
+		}
+		if err := ld.s.addText(set.path, v, "environment", name, Origin{Source: "env " + name}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flags merges the configuration flags given on the command line.
+func (ld *configLoader) flags() error {
+	known := map[string]bool{}
+	for _, set := range configSettings() {
+		known[set.flag] = true
+		v, ok := ld.opts.Flags[set.flag]
+		if !ok {
+			continue
+		}
+		if err := ld.s.addText(set.path, v, "command line", "--"+set.flag, Origin{Source: "flag --" + set.flag}); err != nil {
+			return err
+		}
+	}
+	for _, name := range sortedKeys(ld.opts.Flags) {
+		if !known[name] {
+			return fmt.Errorf("config: --%s is not a configuration flag", name)
+		}
+	}
+	return nil
 }
 
 // unwrapPathError drops the path from an *fs.PathError, since ConfigError

@@ -182,64 +182,89 @@ func (n normalizer) keysInFileOrder(path []string, m map[string]any) []string {
 func normalizeLeaf(k valueKind, v any) (any, error) {
 	switch k {
 	case kindCount:
-		i, ok := v.(int64)
-		if !ok {
-			return nil, fmt.Errorf("want a whole number, got %s", tomlType(v))
-		}
-		if i < 0 {
-			return nil, fmt.Errorf("must not be negative (0 means no limit), got %d", i)
-		}
-		return i, nil
+		return normalizeCount(v)
 	case kindUSD:
-		var f float64
-		switch x := v.(type) {
-		case int64:
-			f = float64(x)
-		case float64:
-			f = x
-		default:
-			return nil, fmt.Errorf("want a number, got %s", tomlType(v))
-		}
-		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			return nil, fmt.Errorf("want a number of US dollars >= 0, got %v", f)
-		}
-		return f, nil
+		return normalizeUSD(v)
 	case kindDuration:
-		switch x := v.(type) {
-		case int64:
-			if x != 0 {
-				return nil, fmt.Errorf("want a duration with a unit such as \"30m\" or \"90s\" (0 means none), got %d", x)
-			}
-			return time.Duration(0), nil
-		case string:
-			d, err := time.ParseDuration(x)
-			if err != nil {
-				return nil, fmt.Errorf("want a duration such as \"30m\" or \"1h30m\", got %q", x)
-			}
-			if d < 0 {
-				return nil, fmt.Errorf("must not be negative, got %q", x)
-			}
-			return d, nil
-		}
-		return nil, fmt.Errorf("want a duration such as \"30m\", got %s", tomlType(v))
+		return normalizeDuration(v)
 	case kindSize:
-		var b ByteSize
-		switch x := v.(type) {
-		case int64:
-			b = ByteSize(x)
-		case string:
-			var err error
-			if b, err = ParseByteSize(x); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, fmt.Errorf("want a size such as \"256KB\", got %s", tomlType(v))
-		}
-		if b < 1 {
-			return nil, fmt.Errorf("want a size of at least 1B, got %d", int64(b))
-		}
-		return b, nil
+		return normalizeSize(v)
 	}
+	return normalizeString(k, v)
+}
+
+// normalizeCount checks a whole number >= 0.
+func normalizeCount(v any) (any, error) {
+	i, ok := v.(int64)
+	if !ok {
+		return nil, fmt.Errorf("want a whole number, got %s", tomlType(v))
+	}
+	if i < 0 {
+		return nil, fmt.Errorf("must not be negative (0 means no limit), got %d", i)
+	}
+	return i, nil
+}
+
+// normalizeUSD checks an amount of dollars >= 0 and makes it a float64.
+func normalizeUSD(v any) (any, error) {
+	var f float64
+	switch x := v.(type) {
+	case int64:
+		f = float64(x)
+	case float64:
+		f = x
+	default:
+		return nil, fmt.Errorf("want a number, got %s", tomlType(v))
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return nil, fmt.Errorf("want a number of US dollars >= 0, got %v", f)
+	}
+	return f, nil
+}
+
+// normalizeDuration checks a duration such as "30m", or 0 for none.
+func normalizeDuration(v any) (any, error) {
+	switch x := v.(type) {
+	case int64:
+		if x != 0 {
+			return nil, fmt.Errorf("want a duration with a unit such as \"30m\" or \"90s\" (0 means none), got %d", x)
+		}
+		return time.Duration(0), nil
+	case string:
+		d, err := time.ParseDuration(x)
+		if err != nil {
+			return nil, fmt.Errorf("want a duration such as \"30m\" or \"1h30m\", got %q", x)
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("must not be negative, got %q", x)
+		}
+		return d, nil
+	}
+	return nil, fmt.Errorf("want a duration such as \"30m\", got %s", tomlType(v))
+}
+
+// normalizeSize checks a size such as "256KB" or a number of bytes >= 1.
+func normalizeSize(v any) (any, error) {
+	var b ByteSize
+	switch x := v.(type) {
+	case int64:
+		b = ByteSize(x)
+	case string:
+		var err error
+		if b, err = ParseByteSize(x); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("want a size such as \"256KB\", got %s", tomlType(v))
+	}
+	if b < 1 {
+		return nil, fmt.Errorf("want a size of at least 1B, got %d", int64(b))
+	}
+	return b, nil
+}
+
+// normalizeString checks a string of kind k.
+func normalizeString(k valueKind, v any) (any, error) {
 	s, ok := v.(string)
 	if !ok {
 		return nil, fmt.Errorf("want a string, got %s", tomlType(v))
