@@ -186,7 +186,9 @@ func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Us
 		u := s.Usage()
 		l.usage = l.usage.Add(u)
 		if err := s.Err(); err != nil {
-			if berr := l.cfg.Budget.AfterFailedAttempt(u); berr != nil {
+			// Past a cap, a retry is not made; a failure that is not
+			// retried keeps its own exit code.
+			if berr := l.cfg.Budget.AfterFailedAttempt(u); berr != nil && policy.Retryable(err) {
 				return berr
 			}
 			return err
