@@ -103,6 +103,32 @@ func (b *Budget) AfterRequest(u llm.Usage) error {
 	return b.check(llm.Usage{})
 }
 
+// AfterFailedAttempt adds the usage an attempt reported before it failed
+// (an Anthropic stream reports its input tokens when it starts, and a cut
+// or error later does not refund them) and returns an error (exit 4) when
+// retrying would pass a cap. The retry sends the same request again, so it
+// is estimated at the larger of the last finished request and this
+// attempt's usage, field by field. The failed attempt is not a finished
+// request: it changes neither [Budget.Requests] nor the estimate of
+// [Budget.BeforeRequest]. A nil Budget has no caps.
+func (b *Budget) AfterFailedAttempt(u llm.Usage) error {
+	if b == nil {
+		return nil
+	}
+	b.spent = b.spent.Add(u)
+	return b.check(maxUsage(b.last, u))
+}
+
+// maxUsage returns the larger of a and b in each field.
+func maxUsage(a, b llm.Usage) llm.Usage {
+	return llm.Usage{
+		InputTokens:         max(a.InputTokens, b.InputTokens),
+		OutputTokens:        max(a.OutputTokens, b.OutputTokens),
+		CacheCreationTokens: max(a.CacheCreationTokens, b.CacheCreationTokens),
+		CacheReadTokens:     max(a.CacheReadTokens, b.CacheReadTokens),
+	}
+}
+
 // check compares spent plus next against the caps.
 func (b *Budget) check(next llm.Usage) error {
 	if b.maxTokens > 0 {

@@ -86,6 +86,66 @@ func TestBudgetStopsAtTheRightRequest(t *testing.T) {
 	}
 }
 
+func TestBudgetCountsFailedAttempts(t *testing.T) {
+	t.Parallel()
+	req := llm.Usage{InputTokens: 1000, OutputTokens: 100} // 1100 tokens, $0.003
+	cut := llm.Usage{InputTokens: 1500, OutputTokens: 1}   // reported before the stream broke
+	for _, tc := range []struct {
+		name      string
+		limits    Limits
+		first     bool // the cut is in the first request
+		wantStop  bool
+		projected float64
+	}{
+		// 1100 + 1501 spent; the retry is estimated at 1500 in + 100 out.
+		{"tokens: retry would pass", Limits{MaxTokensTotal: 4000}, false, true, 4201},
+		{"tokens: retry fits", Limits{MaxTokensTotal: 4201}, false, false, 0},
+		// No finished request yet: the retry is estimated at the cut's usage.
+		{"tokens: first request", Limits{MaxTokensTotal: 3000}, true, true, 3002},
+		// $0.003 + $0.00301 spent; the retry at about $0.004.
+		{"cost: retry would pass", Limits{MaxCost: 0.009}, false, true, 0.01001},
+		{"no caps", Limits{}, false, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b, err := NewBudget(tc.limits, "m", testPrices())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.first {
+				if _, err := runBudget(t, b, []llm.Usage{req}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := b.Requests()
+			err = b.AfterFailedAttempt(cut)
+			if b.Requests() != before {
+				t.Errorf("Requests() = %d after a failed attempt, want %d", b.Requests(), before)
+			}
+			want := cut
+			if !tc.first {
+				want = req.Add(cut)
+			}
+			if b.Spent() != want {
+				t.Errorf("Spent() = %+v, want %+v", b.Spent(), want)
+			}
+			if !tc.wantStop {
+				if err != nil {
+					t.Errorf("unexpected stop: %v", err)
+				}
+				return
+			}
+			var be *BudgetError
+			if exitCode(err) != ExitLimit || !errors.As(err, &be) {
+				t.Fatalf("error = %v (exit %d), want a budget stop", err, exitCode(err))
+			}
+			if d := be.Projected - tc.projected; d > 1e-9 || d < -1e-9 {
+				t.Errorf("projected %v, want %v", be.Projected, tc.projected)
+			}
+		})
+	}
+}
+
 func TestBudgetErrorText(t *testing.T) {
 	t.Parallel()
 	b, err := NewBudget(Limits{MaxCost: 0.007}, "m", testPrices())

@@ -183,11 +183,19 @@ func newConfigShow(lc *LoadedConfig, rp ResolvedProvider, perr error, all bool) 
 	return s
 }
 
-// redactHeader hides the values of headers that usually carry credentials.
+// redactHeader hides the values of headers that usually carry credentials,
+// by name, and values that look like one whatever the name: an HTTP
+// authorization scheme, a vendor key prefix or a JWT.
 func redactHeader(name, value string) string {
 	n := strings.ToLower(name)
-	for _, s := range []string{"auth", "key", "token", "secret", "cookie", "password", "signature", "credential"} {
+	for _, s := range []string{"auth", "key", "token", "secret", "cookie", "pass", "signature", "credential", "access", "session"} {
 		if strings.Contains(n, s) {
+			return redacted
+		}
+	}
+	v := strings.ToLower(strings.TrimSpace(value))
+	for _, p := range []string{"bearer ", "basic ", "token ", "sk-", "eyj"} {
+		if strings.HasPrefix(v, p) {
 			return redacted
 		}
 	}

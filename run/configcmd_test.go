@@ -151,12 +151,18 @@ func TestConfigShowErrors(t *testing.T) {
 
 func TestRedactHeader(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ name, want string }{
-		{"Authorization", redacted}, {"X-Api-Key", redacted}, {"X-Auth-Token", redacted},
-		{"Cookie", redacted}, {"X-Team", "v"}, {"X-Title", "v"},
+	for _, tc := range []struct{ name, value, want string }{
+		{"Authorization", "v", redacted}, {"X-Api-Key", "v", redacted}, {"X-Auth-Token", "v", redacted},
+		{"Cookie", "v", redacted}, {"X-Team", "v", "v"}, {"X-Title", "v", "v"},
+		{"Ocp-Apim-Subscription-Key", "v", redacted}, {"X-Access", "v", redacted}, {"X-Session", "v", redacted},
+		// A credential under a name that does not say so.
+		{"X-Gateway", "Bearer abc123", redacted}, {"X-Gateway", "basic dTpw", redacted},
+		{"X-Gateway", "sk-ant-api03-abc", redacted}, {"X-Gateway", "sk-proj-abc", redacted},
+		{"X-Gateway", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", redacted},
+		{"X-Gateway", "skeleton", "skeleton"},
 	} {
-		if got := redactHeader(tc.name, "v"); got != tc.want {
-			t.Errorf("redactHeader(%s) = %q, want %q", tc.name, got, tc.want)
+		if got := redactHeader(tc.name, tc.value); got != tc.want {
+			t.Errorf("redactHeader(%s, %s) = %q, want %q", tc.name, tc.value, got, tc.want)
 		}
 	}
 }

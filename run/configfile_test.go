@@ -106,6 +106,12 @@ func TestParseConfigErrors(t *testing.T) {
 		"base url scheme":       {"base_url = \"ftp://h/v1\"\n", "base_url", 1, "http:// or https://"},
 		"base url no host":      {"base_url = \"https:///v1\"\n", "base_url", 1, "no host"},
 		"base url credentials":  {"base_url = \"https://user:sk-secret@h/v1\"\n", "base_url", 1, "must not hold credentials"},
+		"base url query":        {"base_url = \"https://h/v1?key=sk-secret\"\n", "base_url", 1, "must not have a query"},
+		"base url fragment":     {"base_url = \"https://h/v1#sk-secret\"\n", "base_url", 1, "must not have a query"},
+		"base url bad scheme":   {"base_url = \"ftp://u:sk-secret@h/\"\n", "base_url", 1, "http:// or https://"},
+		"base url unparsable":   {"base_url = \"https://u:sk-secret%zz@h/\"\n", "base_url", 1, "not a URL"},
+		"key in api_key_env":    {"[providers.gw]\ntype = \"openai\"\nbase_url = \"http://h\"\napi_key_env = \"sk-secret\"\n", "providers.gw.api_key_env", 4, "not an environment variable name"},
+		"headers as string":     {"[providers.gw]\ntype = \"openai\"\nbase_url = \"http://h\"\nheaders = \"Authorization: sk-secret\"\n", "providers.gw.headers", 4, "want a table, got a string"},
 		"provider type":         {"[providers.gw]\ntype = \"gemini\"\nbase_url = \"http://h\"\n", "providers.gw.type", 2, `want "openai" or "anthropic"`},
 		"provider key env":      {"[providers.gw]\ntype = \"openai\"\nbase_url = \"http://h\"\napi_key_env = \"1KEY\"\n", "providers.gw.api_key_env", 4, "not an environment variable name"},
 		"header name":           {"[providers.gw]\ntype = \"openai\"\nbase_url = \"http://h\"\nheaders = { \"X Team\" = \"a\" }\n", `providers.gw.headers."X Team"`, 4, "not a valid HTTP header name"},
@@ -134,6 +140,20 @@ func TestParseConfigErrors(t *testing.T) {
 				t.Errorf("error %q repeats a credential", err)
 			}
 		})
+	}
+}
+
+func TestParseConfigReportsTheFirstProblemInTheFile(t *testing.T) {
+	t.Parallel()
+	// Both keys are bad; timeout comes first in the file (not in the
+	// alphabet), and is reported on every run, whatever the map order.
+	const file = "[limits]\ntimeout = 3\nmax_turns = -1\n[input]\nstdin_inline_max = \"x\"\n"
+	for range 20 {
+		_, err := ParseConfig(strings.NewReader(file), "c.toml")
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Key != "limits.timeout" || ce.Line != 2 {
+			t.Fatalf("error = %v, want limits.timeout on line 2", err)
+		}
 	}
 }
 

@@ -72,9 +72,18 @@ func (o Origin) String() string {
 }
 
 // Origin returns where the value at path (such as "limits", "max_cost")
-// came from, or the zero Origin if nothing set it.
+// came from, or the zero Origin if nothing set it. A built-in price that no
+// file changed comes from "default".
 func (l *LoadedConfig) Origin(path ...string) Origin {
-	return l.origins[strings.Join(path, pathSep)]
+	if o, ok := l.origins[strings.Join(path, pathSep)]; ok {
+		return o
+	}
+	if len(path) >= 2 && path[0] == "prices" {
+		if _, ok := l.Prices[path[1]]; ok {
+			return Origin{Source: "default"}
+		}
+	}
+	return Origin{}
 }
 
 // configSetting ties a configuration key to its flag and environment
@@ -142,109 +151,135 @@ func LoadConfig(opts ConfigOptions) (*LoadedConfig, error) {
 }
 
 func loadConfig(opts ConfigOptions) (*LoadedConfig, error) {
-	env := opts.LookupEnv
-	if env == nil {
-		env = func(string) (string, bool) { return "", false }
+	ld := configLoader{opts: opts, env: opts.LookupEnv, lc: &LoadedConfig{}, s: newConfigStack()}
+	if ld.env == nil {
+		ld.env = func(string) (string, bool) { return "", false }
 	}
-	lc := &LoadedConfig{}
-	s := newConfigStack()
-
-	addFile := func(path string, required bool) (configLayer, bool, error) {
-		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) && !required {
-			return configLayer{}, false, nil
-		}
-		if err != nil {
-			return configLayer{}, false, &ConfigError{File: path, Err: unwrapPathError(err)}
-		}
-		l, err := parseConfigLayer(bytes.NewReader(data), path)
-		if err != nil {
-			return configLayer{}, false, err
-		}
-		lc.Files = append(lc.Files, path)
-		return l, true, nil
-	}
-
-	if p := UserConfigPath(env, opts.Home); p != "" {
-		l, ok, err := addFile(p, false)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			if err := s.add(l.values, layerOrigin(l)); err != nil {
-				return nil, err
-			}
-		}
-	}
-
-	explicit := opts.ConfigFile
-	if explicit == "" {
-		explicit, _ = env(envName("config"))
-	}
-	if explicit != "" {
-		l, _, err := addFile(explicit, true)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.add(l.values, layerOrigin(l)); err != nil {
+	for _, step := range []func() error{ld.userFile, ld.explicitFile, ld.workspaceFile, ld.variables, ld.flags} {
+		if err := step(); err != nil {
 			return nil, err
 		}
 	}
-
-	if opts.Workspace != "" {
-		l, ok, err := addFile(WorkspaceConfigPath(opts.Workspace), false)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			if !opts.TrustWorkspace {
-				if dropped := s.untrusted(l.values); len(dropped) > 0 {
-					lc.Notes = append(lc.Notes, fmt.Sprintf(
-						"ignoring %s in %s: workspace files are not trusted in a headless run (pass --trust-workspace to use them)",
-						strings.Join(dropped, ", "), l.file))
-				}
-			}
-			if err := s.add(l.values, layerOrigin(l)); err != nil {
-				return nil, err
-			}
-		}
-	}
-
-	for _, set := range configSettings() {
-		name := envName(set.flag)
-		v, ok := env(name)
-		if !ok || v == "" {
-			continue
-		}
-		if err := s.addText(set.path, v, "environment", name, Origin{Source: "env " + name}); err != nil {
-			return nil, err
-		}
-	}
-
-	known := map[string]bool{}
-	for _, set := range configSettings() {
-		known[set.flag] = true
-		v, ok := opts.Flags[set.flag]
-		if !ok {
-			continue
-		}
-		if err := s.addText(set.path, v, "command line", "--"+set.flag, Origin{Source: "flag --" + set.flag}); err != nil {
-			return nil, err
-		}
-	}
-	for name := range opts.Flags {
-		if !known[name] {
-			return nil, fmt.Errorf("config: --%s is not a configuration flag", name)
-		}
-	}
-
-	cfg, err := s.finish()
+	cfg, err := ld.s.finish()
 	if err != nil {
 		return nil, err
 	}
-	lc.Config = cfg
-	lc.origins = s.origins
-	return lc, nil
+	ld.lc.Config = cfg
+	ld.lc.origins = ld.s.origins
+	return ld.lc, nil
+}
+
+// configLoader merges the sources of one [LoadConfig] call, one method per
+// layer, in order.
+type configLoader struct {
+	opts ConfigOptions
+	env  func(string) (string, bool)
+	lc   *LoadedConfig
+	s    *configStack
+}
+
+// readFile parses the file at path. A missing file that is not required
+// comes back with ok false.
+func (ld *configLoader) readFile(path string, required bool) (l configLayer, ok bool, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !required {
+		return configLayer{}, false, nil
+	}
+	if err != nil {
+		return configLayer{}, false, &ConfigError{File: path, Err: unwrapPathError(err)}
+	}
+	l, err = parseConfigLayer(bytes.NewReader(data), path)
+	if err != nil {
+		return configLayer{}, false, err
+	}
+	ld.lc.Files = append(ld.lc.Files, path)
+	return l, true, nil
+}
+
+// userFile merges $XDG_CONFIG_HOME/rubichan/config.toml, if it exists.
+func (ld *configLoader) userFile() error {
+	p := UserConfigPath(ld.env, ld.opts.Home)
+	if p == "" {
+		return nil
+	}
+	l, ok, err := ld.readFile(p, false)
+	if err != nil || !ok {
+		return err
+	}
+	return ld.s.add(l.values, layerOrigin(l))
+}
+
+// explicitFile merges the --config file (or $RUBICHAN_CONFIG), which must
+// exist.
+func (ld *configLoader) explicitFile() error {
+	path := ld.opts.ConfigFile
+	if path == "" {
+		path, _ = ld.env(envName("config"))
+	}
+	if path == "" {
+		return nil
+	}
+	l, _, err := ld.readFile(path, true)
+	if err != nil {
+		return err
+	}
+	return ld.s.add(l.values, layerOrigin(l))
+}
+
+// workspaceFile merges .rubichan/config.toml in the workspace, if it
+// exists, without what the trust rule drops from an untrusted one.
+func (ld *configLoader) workspaceFile() error {
+	if ld.opts.Workspace == "" {
+		return nil
+	}
+	l, ok, err := ld.readFile(WorkspaceConfigPath(ld.opts.Workspace), false)
+	if err != nil || !ok {
+		return err
+	}
+	if !ld.opts.TrustWorkspace {
+		if dropped := ld.s.untrusted(l.values); len(dropped) > 0 {
+			ld.lc.Notes = append(ld.lc.Notes, fmt.Sprintf(
+				"ignoring %s in %s: workspace files are not trusted in a headless run (pass --trust-workspace to use them)",
+				strings.Join(dropped, ", "), l.file))
+		}
+	}
+	return ld.s.add(l.values, layerOrigin(l))
+}
+
+// variables merges the RUBICHAN_* variables that are set and not empty.
+func (ld *configLoader) variables() error {
+	for _, set := range configSettings() {
+		name := envName(set.flag)
+		v, ok := ld.env(name)
+		if !ok || v == "" {
+			continue
+		}
+		if err := ld.s.addText(set.path, v, "environment", name, Origin{Source: "env " + name}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flags merges the configuration flags given on the command line.
+func (ld *configLoader) flags() error {
+	known := map[string]bool{}
+	for _, set := range configSettings() {
+		known[set.flag] = true
+		v, ok := ld.opts.Flags[set.flag]
+		if !ok {
+			continue
+		}
+		if err := ld.s.addText(set.path, v, "command line", "--"+set.flag, Origin{Source: "flag --" + set.flag}); err != nil {
+			return err
+		}
+	}
+	for _, name := range sortedKeys(ld.opts.Flags) {
+		if !known[name] {
+			return fmt.Errorf("config: --%s is not a configuration flag", name)
+		}
+	}
+	return nil
 }
 
 // unwrapPathError drops the path from an *fs.PathError, since ConfigError
@@ -265,7 +300,9 @@ func layerOrigin(l configLayer) func([]string) Origin {
 }
 
 // configStack merges layers with koanf and remembers the origin of every
-// leaf value.
+// leaf value. The built-in price table stays out of koanf, which deep-copies
+// everything it holds on every merge: only [prices] entries from files go
+// in, and finish lays them over the table.
 type configStack struct {
 	ko      *koanf.Koanf
 	origins map[string]Origin
@@ -278,7 +315,7 @@ const koanfDelim = pathSep
 func newConfigStack() *configStack {
 	s := &configStack{ko: koanf.New(koanfDelim), origins: map[string]Origin{}}
 	// Loading a confmap cannot fail.
-	_ = s.add(configValues(DefaultConfig()), func([]string) Origin { return Origin{Source: "default"} })
+	_ = s.add(defaultValues(), func([]string) Origin { return Origin{Source: "default"} })
 	return s
 }
 
@@ -360,37 +397,10 @@ func tighter(v, cur any) bool {
 	return b == 0 || a <= b
 }
 
-// finish completes price entries, checks custom providers and decodes the
-// merged values into a Config.
+// finish checks custom providers, decodes the merged values into a Config
+// and lays the [prices] entries over the built-in price table.
 func (s *configStack) finish() (Config, error) {
 	raw := s.ko.Raw()
-	fill := map[string]any{}
-	prices, _ := raw["prices"].(map[string]any)
-	for _, model := range sortedKeys(prices) {
-		p, _ := prices[model].(map[string]any)
-		for _, k := range []string{"input", "output"} {
-			if _, ok := p[k]; !ok {
-				return Config{}, s.missing([]string{"prices", model}, k,
-					"a model without a built-in price needs both input and output")
-			}
-		}
-		add := map[string]any{}
-		for _, k := range []string{"cache_read", "cache_write"} {
-			if _, ok := p[k]; !ok {
-				// Unknown cache prices are charged as full input: a cap
-				// may stop early, never late.
-				add[k] = p["input"]
-			}
-		}
-		if len(add) > 0 {
-			fill[model] = add
-		}
-	}
-	if len(fill) > 0 {
-		if err := s.ko.Load(confmap.Provider(map[string]any{"prices": fill}, ""), nil); err != nil {
-			return Config{}, fmt.Errorf("config: merge: %w", err)
-		}
-	}
 	providers, _ := raw["providers"].(map[string]any)
 	for _, name := range sortedKeys(providers) {
 		p, _ := providers[name].(map[string]any)
@@ -400,9 +410,13 @@ func (s *configStack) finish() (Config, error) {
 			}
 		}
 	}
+	prices, err := s.prices(raw)
+	if err != nil {
+		return Config{}, err
+	}
 
 	cfg := Config{}
-	err := s.ko.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{
+	err = s.ko.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{
 		DecoderConfig: &mapstructure.DecoderConfig{
 			TagName:     "koanf",
 			ErrorUnused: true,
@@ -415,7 +429,43 @@ func (s *configStack) finish() (Config, error) {
 	if cfg.Providers == nil {
 		cfg.Providers = map[string]ProviderConfig{}
 	}
+	cfg.Prices = prices
 	return cfg, nil
+}
+
+// prices returns the built-in price table with the merged [prices] entries
+// of raw laid over it, field by field. A model without a built-in price
+// needs input and output; its unknown cache prices are charged as full
+// input, so that a cap may stop early, never late.
+func (s *configStack) prices(raw map[string]any) (map[string]Price, error) {
+	prices := DefaultPrices()
+	entries, _ := raw["prices"].(map[string]any)
+	for _, model := range sortedKeys(entries) {
+		e, _ := entries[model].(map[string]any)
+		p, builtin := prices[model]
+		if !builtin {
+			for _, k := range []string{"input", "output"} {
+				if _, ok := e[k]; !ok {
+					return nil, s.missing([]string{"prices", model}, k,
+						"a model without a built-in price needs both input and output")
+				}
+			}
+			for _, k := range []string{"cache_read", "cache_write"} {
+				if _, ok := e[k]; !ok {
+					s.origins[strings.Join([]string{"prices", model, k}, pathSep)] = Origin{Source: "default: the input price"}
+				}
+			}
+			in, _ := e["input"].(float64)
+			p = Price{CacheRead: in, CacheWrite: in}
+		}
+		for k, dst := range map[string]*float64{"input": &p.Input, "output": &p.Output, "cache_read": &p.CacheRead, "cache_write": &p.CacheWrite} {
+			if v, ok := e[k].(float64); ok {
+				*dst = v
+			}
+		}
+		prices[model] = p
+	}
+	return prices, nil
 }
 
 // missing reports a required key absent from the table at path, naming the
@@ -437,10 +487,13 @@ func walkValues(path []string, m map[string]any, fn func([]string, any)) {
 	}
 }
 
-// configValues turns a Config into the nested map koanf merges, with the
-// same value types as a parsed file. Empty strings and maps are left out.
-func configValues(c Config) map[string]any {
-	m := map[string]any{
+// defaultValues returns the built-in defaults as the nested map koanf
+// merges, with the same value types as a parsed file. The price table is
+// left out (see [configStack]), and so are the empty provider, model and
+// base URL.
+func defaultValues() map[string]any {
+	c := DefaultConfig()
+	return map[string]any{
 		"limits": map[string]any{
 			"max_turns":        int64(c.Limits.MaxTurns),
 			"timeout":          c.Limits.Timeout,
@@ -452,37 +505,4 @@ func configValues(c Config) map[string]any {
 			"stdin_inline_max": c.Input.StdinInlineMax,
 		},
 	}
-	for k, v := range map[string]string{"provider": c.Provider, "model": c.Model, "base_url": c.BaseURL} {
-		if v != "" {
-			m[k] = v
-		}
-	}
-	if len(c.Prices) > 0 {
-		prices := map[string]any{}
-		for model, p := range c.Prices {
-			prices[model] = map[string]any{
-				"input": p.Input, "output": p.Output, "cache_read": p.CacheRead, "cache_write": p.CacheWrite,
-			}
-		}
-		m["prices"] = prices
-	}
-	if len(c.Providers) > 0 {
-		providers := map[string]any{}
-		for name, p := range c.Providers {
-			e := map[string]any{"type": p.Type, "base_url": p.BaseURL}
-			if p.APIKeyEnv != "" {
-				e["api_key_env"] = p.APIKeyEnv
-			}
-			if len(p.Headers) > 0 {
-				h := map[string]any{}
-				for k, v := range p.Headers {
-					h[k] = v
-				}
-				e["headers"] = h
-			}
-			providers[name] = e
-		}
-		m["providers"] = providers
-	}
-	return m
 }

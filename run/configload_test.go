@@ -137,6 +137,48 @@ func TestLoadConfigLayersMergeDeeply(t *testing.T) {
 	}
 }
 
+func TestLoadConfigPriceOrigins(t *testing.T) {
+	t.Parallel()
+	// The user file changes one field of a built-in price and adds a model;
+	// --config changes the new model's output.
+	f := newConfigFixture(t,
+		"[prices.\"gpt-4o\"]\noutput = 11\n[prices.mine]\ninput = 1\noutput = 2\n",
+		"[prices.mine]\noutput = 3\n",
+		"")
+	lc, err := LoadConfig(f.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := filepath.Join(f.home, ".config", "rubichan", "config.toml")
+	builtin := DefaultPrices()["gpt-4o"]
+	builtin.Output = 11
+	if got := lc.Prices["gpt-4o"]; got != builtin {
+		t.Errorf("gpt-4o = %+v, want %+v", got, builtin)
+	}
+	if got, want := lc.Prices["mine"], (Price{Input: 1, Output: 3, CacheRead: 1, CacheWrite: 1}); got != want {
+		t.Errorf("mine = %+v, want %+v", got, want)
+	}
+	if got := lc.Prices["claude-sonnet-5-5"]; got != DefaultPrices()["claude-sonnet-5-5"] {
+		t.Errorf("claude-sonnet-5-5 = %+v, want the built-in price", got)
+	}
+	for _, tc := range []struct {
+		path []string
+		want string
+	}{
+		{[]string{"prices", "gpt-4o", "output"}, user + ":2"},
+		{[]string{"prices", "gpt-4o", "input"}, "default"},
+		{[]string{"prices", "claude-sonnet-5-5", "cache_write"}, "default"},
+		{[]string{"prices", "mine", "input"}, user + ":4"},
+		{[]string{"prices", "mine", "output"}, f.extra + ":2"},
+		{[]string{"prices", "mine", "cache_read"}, "default: the input price"},
+		{[]string{"prices", "nope", "input"}, ""},
+	} {
+		if got := lc.Origin(tc.path...).String(); got != tc.want {
+			t.Errorf("Origin(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}
+
 func TestLoadConfigWorkspaceTrust(t *testing.T) {
 	t.Parallel()
 	const user = "[limits]\nmax_cost = 1\nmax_turns = 20\ntimeout = \"10m\"\n"

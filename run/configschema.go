@@ -132,10 +132,13 @@ func (n normalizer) value(path []string, v any, f *field) (any, error) {
 	case kindTable, kindMap:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return nil, n.errorf(path, "want a table, got %s", tomlType(v))
+			// The value is not repeated: a string where a table of
+			// headers belongs is often a credential.
+			return nil, n.errorf(path, "want a table, got %s", tomlKind(v))
 		}
 		out := make(map[string]any, len(m))
-		for k, sub := range m {
+		for _, k := range n.keysInFileOrder(path, m) {
+			sub := m[k]
 			p := append(path[:len(path):len(path)], k)
 			sf := f.elem
 			if f.kind == kindTable {
@@ -161,68 +164,107 @@ func (n normalizer) value(path []string, v any, f *field) (any, error) {
 	return nv, nil
 }
 
+// keysInFileOrder returns the keys of the table m at path in the order
+// they are written in the file (by name where the lines are not known), so
+// that of several problems the first one in the file is reported, the same
+// one on every run.
+func (n normalizer) keysInFileOrder(path []string, m map[string]any) []string {
+	keys := sortedKeys(m)
+	if n.lines == nil {
+		return keys
+	}
+	line := func(k string) int { return n.lines.line(append(path[:len(path):len(path)], k)) }
+	sort.SliceStable(keys, func(i, j int) bool { return line(keys[i]) < line(keys[j]) })
+	return keys
+}
+
 // normalizeLeaf checks one scalar.
 func normalizeLeaf(k valueKind, v any) (any, error) {
 	switch k {
 	case kindCount:
-		i, ok := v.(int64)
-		if !ok {
-			return nil, fmt.Errorf("want a whole number, got %s", tomlType(v))
-		}
-		if i < 0 {
-			return nil, fmt.Errorf("must not be negative (0 means no limit), got %d", i)
-		}
-		return i, nil
+		return normalizeCount(v)
 	case kindUSD:
-		var f float64
-		switch x := v.(type) {
-		case int64:
-			f = float64(x)
-		case float64:
-			f = x
-		default:
-			return nil, fmt.Errorf("want a number, got %s", tomlType(v))
-		}
-		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-			return nil, fmt.Errorf("want a number of US dollars >= 0, got %v", f)
-		}
-		return f, nil
+		return normalizeUSD(v)
 	case kindDuration:
-		switch x := v.(type) {
-		case int64:
-			if x != 0 {
-				return nil, fmt.Errorf("want a duration with a unit such as \"30m\" or \"90s\" (0 means none), got %d", x)
-			}
-			return time.Duration(0), nil
-		case string:
-			d, err := time.ParseDuration(x)
-			if err != nil {
-				return nil, fmt.Errorf("want a duration such as \"30m\" or \"1h30m\", got %q", x)
-			}
-			if d < 0 {
-				return nil, fmt.Errorf("must not be negative, got %q", x)
-			}
-			return d, nil
-		}
-		return nil, fmt.Errorf("want a duration such as \"30m\", got %s", tomlType(v))
+		return normalizeDuration(v)
 	case kindSize:
-		var b ByteSize
-		switch x := v.(type) {
-		case int64:
-			b = ByteSize(x)
-		case string:
-			var err error
-			if b, err = ParseByteSize(x); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, fmt.Errorf("want a size such as \"256KB\", got %s", tomlType(v))
-		}
-		if b < 1 {
-			return nil, fmt.Errorf("want a size of at least 1B, got %d", int64(b))
-		}
-		return b, nil
+		return normalizeSize(v)
 	}
+	return normalizeString(k, v)
+}
+
+// normalizeCount checks a whole number >= 0.
+func normalizeCount(v any) (any, error) {
+	i, ok := v.(int64)
+	if !ok {
+		return nil, fmt.Errorf("want a whole number, got %s", tomlType(v))
+	}
+	if i < 0 {
+		return nil, fmt.Errorf("must not be negative (0 means no limit), got %d", i)
+	}
+	return i, nil
+}
+
+// normalizeUSD checks an amount of dollars >= 0 and makes it a float64.
+func normalizeUSD(v any) (any, error) {
+	var f float64
+	switch x := v.(type) {
+	case int64:
+		f = float64(x)
+	case float64:
+		f = x
+	default:
+		return nil, fmt.Errorf("want a number, got %s", tomlType(v))
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return nil, fmt.Errorf("want a number of US dollars >= 0, got %v", f)
+	}
+	return f, nil
+}
+
+// normalizeDuration checks a duration such as "30m", or 0 for none.
+func normalizeDuration(v any) (any, error) {
+	switch x := v.(type) {
+	case int64:
+		if x != 0 {
+			return nil, fmt.Errorf("want a duration with a unit such as \"30m\" or \"90s\" (0 means none), got %d", x)
+		}
+		return time.Duration(0), nil
+	case string:
+		d, err := time.ParseDuration(x)
+		if err != nil {
+			return nil, fmt.Errorf("want a duration such as \"30m\" or \"1h30m\", got %q", x)
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("must not be negative, got %q", x)
+		}
+		return d, nil
+	}
+	return nil, fmt.Errorf("want a duration such as \"30m\", got %s", tomlType(v))
+}
+
+// normalizeSize checks a size such as "256KB" or a number of bytes >= 1.
+func normalizeSize(v any) (any, error) {
+	var b ByteSize
+	switch x := v.(type) {
+	case int64:
+		b = ByteSize(x)
+	case string:
+		var err error
+		if b, err = ParseByteSize(x); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("want a size such as \"256KB\", got %s", tomlType(v))
+	}
+	if b < 1 {
+		return nil, fmt.Errorf("want a size of at least 1B, got %d", int64(b))
+	}
+	return b, nil
+}
+
+// normalizeString checks a string of kind k.
+func normalizeString(k valueKind, v any) (any, error) {
 	s, ok := v.(string)
 	if !ok {
 		return nil, fmt.Errorf("want a string, got %s", tomlType(v))
@@ -299,6 +341,23 @@ func tomlType(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
+// tomlKind names the TOML type of a decoded value without its value.
+func tomlKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	}
+	return tomlType(v)
+}
+
 // checkName accepts provider names: letters, digits, '-', '_' and '.'.
 func checkName(s string) error {
 	if s == "" {
@@ -337,34 +396,36 @@ func checkModelName(s string) error {
 	return nil
 }
 
-// checkBaseURL accepts absolute http and https URLs. Credentials in the URL
-// are refused: they would show in `config show` and in error messages; a key
-// belongs in the variable api_key_env names.
+// checkBaseURL accepts absolute http and https URLs. Credentials, a query
+// and a fragment are refused: they are where keys hide, and a base URL shows
+// in `config show`; a key belongs in the variable api_key_env names. The
+// errors never repeat the URL, which may hold a key.
 func checkBaseURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
-		return fmt.Errorf("not a URL: %q", s)
+		return errors.New("not a URL (the value is not repeated: it may hold a key)")
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("want an http:// or https:// URL, got %q", s)
+		return errors.New("want an http:// or https:// URL")
 	}
 	if u.Host == "" {
-		return fmt.Errorf("URL %q has no host", s)
+		return errors.New("URL has no host")
 	}
 	if u.User != nil {
 		return errors.New("URL must not hold credentials; name the key's variable in api_key_env")
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("base URL %q must not have a query or fragment", s)
+		return errors.New("base URL must not have a query or fragment; name the key's variable in api_key_env")
 	}
 	return nil
 }
 
-// checkEnvName accepts POSIX-style variable names.
+// checkEnvName accepts POSIX-style variable names. The error does not
+// repeat the value: the key itself is a common mistake here.
 func checkEnvName(s string) error {
 	for i, r := range s {
 		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
-			return fmt.Errorf("%q is not an environment variable name", s)
+			return errors.New("not an environment variable name: name the variable that holds the key, not the key")
 		}
 	}
 	if s == "" {

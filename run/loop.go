@@ -93,8 +93,7 @@ func (l *loop) run(ctx context.Context, first string) error {
 		}
 		l.turns++
 		l.emit(Event{Kind: EventTurnStart, Turn: l.turns})
-		spent := l.usage
-		msg, stop, err := l.request(ctx)
+		msg, stop, used, err := l.request(ctx)
 		if err != nil {
 			return l.requestError(ctx, err)
 		}
@@ -102,7 +101,7 @@ func (l *loop) run(ctx context.Context, first string) error {
 		l.messages = append(l.messages, sanitize(msg))
 		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text()})
 		// Past a cap, a run that would go on stops; a finished answer stands.
-		if err := l.cfg.Budget.AfterRequest(usageSince(l.usage, spent)); err != nil && (len(calls) > 0 || stop == llm.StopMaxTokens) {
+		if err := l.cfg.Budget.AfterRequest(used); err != nil && (len(calls) > 0 || stop == llm.StopMaxTokens) {
 			return l.budgetStop(err)
 		}
 		if len(calls) == 0 {
@@ -157,12 +156,16 @@ func (l *loop) policyStop(format string, args ...any) error {
 
 // request streams one model answer, retrying transient failures. Text is
 // forwarded as it arrives; when a stream breaks after its text began, the
-// retry prints the whole answer again after an [EventStreamCut].
-func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, error) {
+// retry prints the whole answer again after an [EventStreamCut]. It returns
+// the usage of the attempt that succeeded; what failed attempts reported is
+// counted in the run's usage and budget as they fail, and a retry that
+// would pass the budget is not made.
+func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
 	req := llm.Request{Model: l.cfg.Model, System: l.cfg.System, Messages: l.messages, Tools: l.specs}
 	var (
 		msg     llm.Message
 		stop    llm.StopReason
+		used    llm.Usage
 		printed bool // text of the current attempt reached the sinks
 	)
 	policy := l.cfg.Retry
@@ -180,11 +183,17 @@ func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, error)
 				l.emit(Event{Kind: EventTextDelta, Turn: l.turns, Text: ev.Text})
 			}
 		}
+		u := s.Usage()
+		l.usage = l.usage.Add(u)
 		if err := s.Err(); err != nil {
+			// Past a cap, a retry is not made; a failure that is not
+			// retried keeps its own exit code.
+			if berr := l.cfg.Budget.AfterFailedAttempt(u); berr != nil && policy.Retryable(err) {
+				return berr
+			}
 			return err
 		}
-		msg, stop = s.Message(), s.StopReason()
-		l.usage = l.usage.Add(s.Usage())
+		msg, stop, used = s.Message(), s.StopReason(), u
 		return nil
 	}
 	onRetry := func(n llm.RetryNotice) {
@@ -194,7 +203,7 @@ func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, error)
 		l.emit(Event{Kind: EventRetry, Turn: l.turns, Retry: &RetryInfo{Attempt: n.Attempt, Wait: n.Wait, Reason: retryReason(n.Err)}})
 	}
 	err := llm.Retry(ctx, policy, l.cfg.Clock, attempt, onRetry)
-	return msg, stop, err
+	return msg, stop, used, err
 }
 
 // retryableAfterPrint retries what llm.IsRetryable does and also a stream
@@ -223,6 +232,10 @@ func retryReason(err error) string {
 func (l *loop) requestError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return l.contextError(ctx)
+	}
+	var be *BudgetError
+	if errors.As(err, &be) {
+		return l.budgetStop(err)
 	}
 	if llm.IsContextLength(err) {
 		return exitError{code: ExitProvider, err: fmt.Errorf("the conversation no longer fits the model's context window: %w", err)}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 )
 
@@ -167,58 +168,25 @@ func (l *LoadedConfig) ResolveProvider(lookupEnv func(string) (string, bool)) (R
 		v, _ := lookupEnv(name)
 		return strings.TrimSpace(v)
 	}
-	name, chosen := l.Provider, l.Origin("provider").String()
-	if name == "" {
-		var vars []string
-		for _, p := range Presets() {
-			if p.KeyEnv == "" {
-				continue
-			}
-			if env(p.KeyEnv) != "" {
-				name, chosen = p.Name, "auto-detected from "+p.KeyEnv
-				break
-			}
-			vars = append(vars, p.KeyEnv)
-		}
-		if name == "" {
-			return ResolvedProvider{}, usagef("no model provider: set one of %s, or choose one with --provider "+
-				"(ollama needs no key; custom endpoints go in [providers.NAME] in a config file)", strings.Join(vars, ", "))
-		}
+	name, chosen, err := l.chooseProvider(env)
+	if err != nil {
+		return ResolvedProvider{}, err
 	}
-
 	rp := ResolvedProvider{Name: name, Chosen: chosen}
 	if c, ok := l.Providers[name]; ok {
-		rp.Type, rp.BaseURL, rp.KeyEnv = c.Type, c.BaseURL, c.APIKeyEnv
-		rp.BaseURLFrom = l.Origin("providers", name, "base_url").String()
-		rp.Headers = map[string]string{}
-		for k, v := range c.Headers {
-			rp.Headers[k] = v
-		}
-		if l.Model == "" {
-			return ResolvedProvider{}, usagef("provider %q has no default model: set model in a config file, %s or --model",
-				name, envName("model"))
-		}
+		err = l.fromCustom(&rp, c)
 	} else if p, ok := presetByName(name); ok {
-		rp.Type, rp.BaseURL, rp.KeyEnv = p.Type, p.BaseURL, p.KeyEnv
-		rp.BaseURLFrom = "preset " + p.Name
-		if v := env(p.BaseURLEnv); v != "" {
-			if err := checkBaseURL(v); err != nil {
-				return ResolvedProvider{}, usageError{&ConfigError{File: "environment", Key: p.BaseURLEnv, Err: err}}
-			}
-			rp.BaseURL, rp.BaseURLFrom = v, "env "+p.BaseURLEnv
-		}
-		rp.Headers = map[string]string{}
-		for k, v := range p.Headers {
-			rp.Headers[k] = v
-		}
-		rp.Model, rp.ModelFrom = p.Model, "preset "+p.Name+" default"
+		err = rp.fromPreset(p, env)
 	} else {
 		var names []string
 		for _, p := range Presets() {
 			names = append(names, p.Name)
 		}
-		return ResolvedProvider{}, usagef("provider %q (from %s) is neither a preset (%s) nor a [providers.%s] entry",
+		err = usagef("provider %q (from %s) is neither a preset (%s) nor a [providers.%s] entry",
 			name, chosen, strings.Join(names, ", "), name)
+	}
+	if err != nil {
+		return ResolvedProvider{}, err
 	}
 	if l.BaseURL != "" {
 		rp.BaseURL, rp.BaseURLFrom = l.BaseURL, l.Origin("base_url").String()
@@ -233,4 +201,59 @@ func (l *LoadedConfig) ResolveProvider(lookupEnv func(string) (string, bool)) (R
 		}
 	}
 	return rp, nil
+}
+
+// chooseProvider returns the configured provider's name and where it was
+// set, else the first preset whose key variable env finds set.
+func (l *LoadedConfig) chooseProvider(env func(string) string) (name, chosen string, err error) {
+	if l.Provider != "" {
+		return l.Provider, l.Origin("provider").String(), nil
+	}
+	var vars []string
+	for _, p := range Presets() {
+		if p.KeyEnv == "" {
+			continue
+		}
+		if env(p.KeyEnv) != "" {
+			return p.Name, "auto-detected from " + p.KeyEnv, nil
+		}
+		vars = append(vars, p.KeyEnv)
+	}
+	return "", "", usagef("no model provider: set one of %s, or choose one with --provider "+
+		"(ollama needs no key; custom endpoints go in [providers.NAME] in a config file)", strings.Join(vars, ", "))
+}
+
+// fromCustom fills rp from a [providers.NAME] entry, which has no default
+// model.
+func (l *LoadedConfig) fromCustom(rp *ResolvedProvider, c ProviderConfig) error {
+	rp.Type, rp.BaseURL, rp.KeyEnv = c.Type, c.BaseURL, c.APIKeyEnv
+	rp.BaseURLFrom = l.Origin("providers", rp.Name, "base_url").String()
+	rp.Headers = maps.Clone(c.Headers)
+	if rp.Headers == nil {
+		rp.Headers = map[string]string{}
+	}
+	if l.Model == "" {
+		return usagef("provider %q has no default model: set model in a config file, %s or --model",
+			rp.Name, envName("model"))
+	}
+	return nil
+}
+
+// fromPreset fills rp from preset p, whose base URL the vendor's variable
+// (ANTHROPIC_BASE_URL, OPENAI_BASE_URL) overrides.
+func (rp *ResolvedProvider) fromPreset(p Preset, env func(string) string) error {
+	rp.Type, rp.BaseURL, rp.KeyEnv = p.Type, p.BaseURL, p.KeyEnv
+	rp.BaseURLFrom = "preset " + p.Name
+	if v := env(p.BaseURLEnv); v != "" {
+		if err := checkBaseURL(v); err != nil {
+			return usageError{&ConfigError{File: "environment", Key: p.BaseURLEnv, Err: err}}
+		}
+		rp.BaseURL, rp.BaseURLFrom = v, "env "+p.BaseURLEnv
+	}
+	rp.Headers = maps.Clone(p.Headers)
+	if rp.Headers == nil {
+		rp.Headers = map[string]string{}
+	}
+	rp.Model, rp.ModelFrom = p.Model, "preset "+p.Name+" default"
+	return nil
 }
