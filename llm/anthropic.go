@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 )
 
 // Defaults of [AnthropicConfig].
@@ -31,9 +30,8 @@ type AnthropicConfig struct {
 // AnthropicClient streams from the Anthropic Messages API. It is safe for
 // concurrent use.
 type AnthropicClient struct {
-	cfg    AnthropicConfig
-	url    string
-	redact func(string) string
+	cfg AnthropicConfig
+	t   transport
 }
 
 // NewAnthropic returns a client for cfg.
@@ -47,14 +45,8 @@ func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
 	if cfg.DefaultMaxTokens <= 0 {
 		cfg.DefaultMaxTokens = DefaultAnthropicMaxTokens
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{}
-	}
-	return &AnthropicClient{
-		cfg:    cfg,
-		url:    strings.TrimRight(cfg.BaseURL, "/") + "/v1/messages",
-		redact: redactor(cfg.APIKey),
-	}
+	return &AnthropicClient{cfg: cfg, t: newTransport("anthropic", cfg.BaseURL, "/v1/messages", cfg.HTTPClient, nil,
+		cfg.Headers, map[string]string{"anthropic-version": cfg.Version}, "x-api-key", "", cfg.APIKey)}
 }
 
 // Stream sends req as POST {base}/v1/messages with stream: true and returns
@@ -66,21 +58,7 @@ func (c *AnthropicClient) Stream(ctx context.Context, req Request) (*Stream, err
 	if err != nil {
 		return nil, err
 	}
-	h := make(http.Header, 4+len(c.cfg.Headers))
-	for k, v := range c.cfg.Headers {
-		h.Set(k, v)
-	}
-	h.Set("content-type", "application/json")
-	h.Set("accept", "text/event-stream")
-	h.Set("anthropic-version", c.cfg.Version)
-	if c.cfg.APIKey != "" {
-		h.Set("x-api-key", c.cfg.APIKey)
-	}
-	resp, err := post(ctx, c.cfg.HTTPClient, "anthropic", c.url, h, body, c.redact)
-	if err != nil {
-		return nil, err
-	}
-	return newStream("anthropic", resp.Body, &anthropicDecoder{}, c.redact), nil
+	return c.t.stream(ctx, body, &anthropicDecoder{})
 }
 
 // Wire types of the request.

@@ -36,9 +36,8 @@ type OpenAIConfig struct {
 // OpenAIClient streams from an OpenAI-compatible Chat Completions endpoint.
 // It is safe for concurrent use.
 type OpenAIClient struct {
-	cfg    OpenAIConfig
-	url    string
-	redact func(string) string
+	cfg OpenAIConfig
+	t   transport
 }
 
 // NewOpenAI returns a client for cfg.
@@ -52,14 +51,8 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAIClient {
 	if cfg.MaxTokensField == "" {
 		cfg.MaxTokensField = "max_tokens"
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{}
-	}
-	return &OpenAIClient{
-		cfg:    cfg,
-		url:    strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
-		redact: redactor(cfg.APIKey),
-	}
+	return &OpenAIClient{cfg: cfg, t: newTransport(cfg.Provider, cfg.BaseURL, "/chat/completions", cfg.HTTPClient, nil,
+		cfg.Headers, nil, "authorization", "Bearer ", cfg.APIKey)}
 }
 
 // Stream sends req as POST {base}/chat/completions with stream: true and
@@ -71,20 +64,7 @@ func (c *OpenAIClient) Stream(ctx context.Context, req Request) (*Stream, error)
 	if err != nil {
 		return nil, err
 	}
-	h := make(http.Header, 4+len(c.cfg.Headers))
-	for k, v := range c.cfg.Headers {
-		h.Set(k, v)
-	}
-	h.Set("content-type", "application/json")
-	h.Set("accept", "text/event-stream")
-	if c.cfg.APIKey != "" {
-		h.Set("authorization", "Bearer "+c.cfg.APIKey)
-	}
-	resp, err := post(ctx, c.cfg.HTTPClient, c.cfg.Provider, c.url, h, body, c.redact)
-	if err != nil {
-		return nil, err
-	}
-	return newStream(c.cfg.Provider, resp.Body, newOpenAIDecoder(), c.redact), nil
+	return c.t.stream(ctx, body, newOpenAIDecoder())
 }
 
 // Wire types of the request.
