@@ -25,6 +25,9 @@ type AnthropicConfig struct {
 	HTTPClient       *http.Client
 	PromptCaching    bool // mark the system prompt and the last tool spec with cache_control
 	DefaultMaxTokens int  // max_tokens when Request.MaxTokens is 0
+	// Clock is the time a retry-after HTTP date is measured from; nil
+	// means [SystemClock]. Give it the clock given to [Retry].
+	Clock Clock
 }
 
 // AnthropicClient streams from the Anthropic Messages API. It is safe for
@@ -45,7 +48,7 @@ func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
 	if cfg.DefaultMaxTokens <= 0 {
 		cfg.DefaultMaxTokens = DefaultAnthropicMaxTokens
 	}
-	return &AnthropicClient{cfg: cfg, t: newTransport("anthropic", cfg.BaseURL, "/v1/messages", cfg.HTTPClient, nil,
+	return &AnthropicClient{cfg: cfg, t: newTransport("anthropic", cfg.BaseURL, "/v1/messages", cfg.HTTPClient, cfg.Clock,
 		cfg.Headers, map[string]string{"anthropic-version": cfg.Version}, "x-api-key", "", cfg.APIKey)}
 }
 

@@ -31,6 +31,9 @@ type OpenAIConfig struct {
 	// NoStreamUsage leaves out stream_options.include_usage for servers
 	// that reject it; usage is then whatever the server sends unasked.
 	NoStreamUsage bool
+	// Clock is the time a retry-after HTTP date is measured from; nil
+	// means [SystemClock]. Give it the clock given to [Retry].
+	Clock Clock
 }
 
 // OpenAIClient streams from an OpenAI-compatible Chat Completions endpoint.
@@ -51,7 +54,7 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAIClient {
 	if cfg.MaxTokensField == "" {
 		cfg.MaxTokensField = "max_tokens"
 	}
-	return &OpenAIClient{cfg: cfg, t: newTransport(cfg.Provider, cfg.BaseURL, "/chat/completions", cfg.HTTPClient, nil,
+	return &OpenAIClient{cfg: cfg, t: newTransport(cfg.Provider, cfg.BaseURL, "/chat/completions", cfg.HTTPClient, cfg.Clock,
 		cfg.Headers, nil, "authorization", "Bearer ", cfg.APIKey)}
 }
 
