@@ -129,7 +129,9 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 		w.MaxTokens = c.cfg.DefaultMaxTokens
 	}
 	if req.ThinkingBudget > 0 {
-		w.Thinking = &antThinking{Type: "enabled", BudgetTokens: req.ThinkingBudget}
+		if err := thinkingLimits(&w, req); err != nil {
+			return nil, err
+		}
 	}
 	if req.System != "" {
 		var err error
@@ -161,6 +163,37 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
 	return body, nil
+}
+
+// Limits of extended thinking: the API rejects a budget below
+// minThinkingBudget, and one that is not below max_tokens (thinking tokens
+// are output tokens and count against max_tokens).
+const (
+	minThinkingBudget = 1024
+	// minAnswerTokens is the room left for the answer when max_tokens is
+	// raised above a thinking budget the default does not exceed.
+	minAnswerTokens = 4096
+)
+
+// thinkingLimits turns thinking on in w for req.ThinkingBudget and keeps
+// the request valid: the budget must be at least 1024 tokens and below
+// max_tokens. A max_tokens the caller set too low is an error; the default
+// is raised to the budget plus minAnswerTokens. Temperature is left out,
+// since the API refuses it with thinking on.
+func thinkingLimits(w *antRequest, req Request) error {
+	budget := req.ThinkingBudget
+	if budget < minThinkingBudget {
+		return fmt.Errorf("anthropic: thinking budget %d is below the minimum of %d tokens", budget, minThinkingBudget)
+	}
+	if w.MaxTokens <= budget {
+		if req.MaxTokens > 0 {
+			return fmt.Errorf("anthropic: max tokens %d must be greater than the thinking budget %d", req.MaxTokens, budget)
+		}
+		w.MaxTokens = budget + minAnswerTokens
+	}
+	w.Thinking = &antThinking{Type: "enabled", BudgetTokens: budget}
+	w.Temperature = nil
+	return nil
 }
 
 // encodeAnthropicBlocks translates blocks to the wire. Empty text blocks,

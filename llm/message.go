@@ -141,7 +141,10 @@ type Request struct {
 	Temperature   *float64
 	StopSequences []string
 	// ThinkingBudget enables Anthropic extended thinking with this many
-	// budget tokens when > 0 (it must be below MaxTokens). Ignored by the
+	// budget tokens when > 0. The API wants at least 1024, below
+	// max_tokens: the client refuses a smaller budget or a MaxTokens not
+	// above it, raises the default max tokens above it, and leaves
+	// Temperature out (the API refuses it with thinking). Ignored by the
 	// OpenAI client.
 	ThinkingBudget int
 	// ReasoningEffort is sent as OpenAI's reasoning_effort ("low", "medium",

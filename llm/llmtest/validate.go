@@ -11,7 +11,8 @@ import (
 // "". It enforces what the real APIs reject with a 400, so that a test
 // fails the way production would: a streaming request, and every tool call
 // of an assistant message answered by exactly one tool result right after
-// it (Anthropic also: tool inputs are objects, text blocks are not empty).
+// it (Anthropic also: max_tokens, thinking limits, tool inputs are objects,
+// text blocks are not empty).
 func checkRequest(proto protocol, body []byte) string {
 	var req struct {
 		Stream   bool              `json:"stream"`
@@ -27,9 +28,45 @@ func checkRequest(proto protocol, body []byte) string {
 		return "messages: empty"
 	}
 	if proto == anthropic {
+		if msg := checkAnthropicParams(body); msg != "" {
+			return msg
+		}
 		return checkAnthropic(req.Messages)
 	}
 	return checkOpenAI(req.Messages)
+}
+
+// checkAnthropicParams checks the Messages API's top-level parameters:
+// max_tokens is required, and extended thinking needs a budget of at least
+// 1024 tokens below max_tokens and refuses a temperature.
+func checkAnthropicParams(body []byte) string {
+	var p struct {
+		MaxTokens   int             `json:"max_tokens"`
+		Temperature json.RawMessage `json:"temperature"`
+		Thinking    *struct {
+			Type         string `json:"type"`
+			BudgetTokens int    `json:"budget_tokens"`
+		} `json:"thinking"`
+	}
+	if err := json.Unmarshal(body, &p); err != nil {
+		return "body: " + err.Error()
+	}
+	if p.MaxTokens < 1 {
+		return "max_tokens: Field required (a positive integer)"
+	}
+	if p.Thinking == nil || p.Thinking.Type != "enabled" {
+		return ""
+	}
+	switch b := p.Thinking.BudgetTokens; {
+	case b < 1024:
+		return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+	case p.MaxTokens <= b:
+		return "max_tokens must be greater than thinking.budget_tokens"
+	}
+	if len(p.Temperature) > 0 && string(p.Temperature) != "null" && string(p.Temperature) != "1" {
+		return "temperature may only be set to 1 when thinking is enabled"
+	}
+	return ""
 }
 
 type antMsg struct {
