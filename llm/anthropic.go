@@ -5,26 +5,40 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Defaults of [AnthropicConfig].
+//
+// DefaultAnthropicMaxTokens is the max_tokens of a request that does not set
+// one. The API requires the field and cuts the answer there (stop reason
+// max_tokens), and an agent writes whole files through one tool call, so
+// the default is large: 32,000 is the output limit of the smallest current
+// models (Claude Opus 4 and 4.1; Sonnet 4.x, Haiku 4.5 and Opus 4.5 allow
+// 64,000) and the default of Anthropic's own coding agent. Billing counts
+// only the tokens produced. Older Claude 3 models have lower limits, which
+// the client uses for them (see [AnthropicConfig.DefaultMaxTokens]).
 const (
 	DefaultAnthropicBaseURL   = "https://api.anthropic.com"
 	DefaultAnthropicVersion   = "2023-06-01"
-	DefaultAnthropicMaxTokens = 8192
+	DefaultAnthropicMaxTokens = 32000
 )
 
 // AnthropicConfig configures an [AnthropicClient]. Zero fields take the
 // defaults above; HTTPClient defaults to a client without timeout (the
 // caller's context bounds the call).
 type AnthropicConfig struct {
-	BaseURL          string            // without /v1; default DefaultAnthropicBaseURL
-	APIKey           string            // sent as x-api-key; never appears in errors
-	Version          string            // anthropic-version header
-	Headers          map[string]string // extra headers, e.g. anthropic-beta
-	HTTPClient       *http.Client
-	PromptCaching    bool // mark the system prompt and the last tool spec with cache_control
-	DefaultMaxTokens int  // max_tokens when Request.MaxTokens is 0
+	BaseURL       string            // without /v1; default DefaultAnthropicBaseURL
+	APIKey        string            // sent as x-api-key; never appears in errors
+	Version       string            // anthropic-version header
+	Headers       map[string]string // extra headers, e.g. anthropic-beta
+	HTTPClient    *http.Client
+	PromptCaching bool // mark the system prompt and the last tool spec with cache_control
+	// DefaultMaxTokens is max_tokens when Request.MaxTokens is 0. Zero
+	// means the model's output limit for the Claude 3 models that have a
+	// lower one (4,096 for Claude 3 Haiku, Sonnet and Opus; 8,192 for
+	// Claude 3.5), else DefaultAnthropicMaxTokens.
+	DefaultMaxTokens int
 	// Clock is the time a retry-after HTTP date is measured from; nil
 	// means [SystemClock]. Give it the clock given to [Retry].
 	Clock Clock
@@ -44,9 +58,6 @@ func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
 	}
 	if cfg.Version == "" {
 		cfg.Version = DefaultAnthropicVersion
-	}
-	if cfg.DefaultMaxTokens <= 0 {
-		cfg.DefaultMaxTokens = DefaultAnthropicMaxTokens
 	}
 	return &AnthropicClient{cfg: cfg, t: newTransport("anthropic", cfg.BaseURL, "/v1/messages", cfg.HTTPClient, cfg.Clock,
 		cfg.Headers, map[string]string{"anthropic-version": cfg.Version}, "x-api-key", "", cfg.APIKey)}
@@ -126,7 +137,7 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 		Stream:        true,
 	}
 	if w.MaxTokens <= 0 {
-		w.MaxTokens = c.cfg.DefaultMaxTokens
+		w.MaxTokens = c.defaultMaxTokens(req.Model)
 	}
 	if req.ThinkingBudget > 0 {
 		if err := thinkingLimits(&w, req); err != nil {
@@ -163,6 +174,25 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
 	return body, nil
+}
+
+// defaultMaxTokens returns max_tokens for a request to model that sets
+// none.
+func (c *AnthropicClient) defaultMaxTokens(model string) int {
+	if c.cfg.DefaultMaxTokens > 0 {
+		return c.cfg.DefaultMaxTokens
+	}
+	// Model names also come prefixed or suffixed by gateways
+	// (anthropic.claude-3-5-sonnet-20240620-v1:0), hence Contains.
+	switch {
+	case strings.Contains(model, "claude-3-5-"):
+		return 8192
+	case strings.Contains(model, "claude-3-7-"):
+		return DefaultAnthropicMaxTokens
+	case strings.Contains(model, "claude-3-"):
+		return 4096
+	}
+	return DefaultAnthropicMaxTokens
 }
 
 // Limits of extended thinking: the API rejects a budget below

@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -174,5 +175,44 @@ func TestAnthropicRequestDefaults(t *testing.T) {
 		if _, ok := w[k]; ok {
 			t.Errorf("unset field %s sent: %v", k, w[k])
 		}
+	}
+}
+
+func TestAnthropicDefaultMaxTokens(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		model      string
+		configured int
+		want       int
+	}{
+		{"claude-sonnet-4-5", 0, 32000},
+		{"claude-opus-4-1-20250805", 0, 32000},
+		{"claude-3-7-sonnet-20250219", 0, 32000},
+		{"claude-3-5-haiku-20241022", 0, 8192},
+		{"anthropic.claude-3-5-sonnet-20240620-v1:0", 0, 8192},
+		{"claude-3-haiku-20240307", 0, 4096},
+		{"claude-3-opus-latest", 0, 4096},
+		{"claude-3-haiku-20240307", 1000, 1000},
+		{"claude-sonnet-4-5", 64000, 64000},
+	}
+	for _, tc := range tests {
+		req := simpleRequest()
+		req.Model = tc.model
+		body, err := NewAnthropic(AnthropicConfig{DefaultMaxTokens: tc.configured}).encode(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		if err := json.Unmarshal(body, &w); err != nil || w.MaxTokens != tc.want {
+			t.Errorf("%s (configured %d): max_tokens = %d (%v), want %d", tc.model, tc.configured, w.MaxTokens, err, tc.want)
+		}
+	}
+	// A request's own MaxTokens wins.
+	req := simpleRequest()
+	req.MaxTokens = 77
+	if body, _ := NewAnthropic(AnthropicConfig{}).encode(req); !strings.Contains(string(body), `"max_tokens":77`) {
+		t.Errorf("explicit max tokens: %s", body)
 	}
 }
