@@ -167,7 +167,12 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 		w.Tools[len(w.Tools)-1].CacheControl = ephemeral
 	}
 	for _, m := range req.Messages {
-		w.Messages = append(w.Messages, antMessage{Role: m.Role, Content: encodeAnthropicBlocks(m.Content)})
+		// A message left without blocks is refused ("all messages must
+		// have non-empty content"); the API joins the neighbours of one
+		// left out when they share a role.
+		if blocks := encodeAnthropicBlocks(m.Content); len(blocks) > 0 {
+			w.Messages = append(w.Messages, antMessage{Role: m.Role, Content: blocks})
+		}
 	}
 	body, err := json.Marshal(w)
 	if err != nil {
@@ -226,17 +231,23 @@ func thinkingLimits(w *antRequest, req Request) error {
 	return nil
 }
 
-// encodeAnthropicBlocks translates blocks to the wire. Empty text blocks,
-// which the API rejects, are dropped; a tool input that is not a JSON
-// object is sent as {} (the API requires an object; the call's result
-// already told the model its arguments were invalid).
+// noOutput is sent for a tool result without content: the API refuses an
+// empty error result, and an empty result tells the model nothing.
+const noOutput = "(no output)"
+
+// encodeAnthropicBlocks translates blocks to the wire, leaving out or
+// mending what the API refuses: blank text blocks and unsigned thinking
+// blocks (from another provider or a cut stream; the API checks the
+// signature) are dropped, an empty tool result says noOutput, and a tool
+// input that is not a JSON object is sent as {} (the call's result already
+// told the model its arguments were invalid).
 func encodeAnthropicBlocks(blocks []Block) []antBlock {
 	out := make([]antBlock, 0, len(blocks))
 	for i := range blocks {
 		b := &blocks[i]
 		switch b.Kind {
 		case BlockText:
-			if b.Text == "" {
+			if strings.TrimSpace(b.Text) == "" {
 				continue
 			}
 			out = append(out, antBlock{Type: "text", Text: &b.Text})
@@ -247,8 +258,15 @@ func encodeAnthropicBlocks(blocks []Block) []antBlock {
 			}
 			out = append(out, antBlock{Type: "tool_use", ID: b.ID, Name: b.Name, Input: input})
 		case BlockToolResult:
-			out = append(out, antBlock{Type: "tool_result", ToolUseID: b.ToolUseID, Content: &b.Content, IsError: b.IsError})
+			content := &b.Content
+			if strings.TrimSpace(b.Content) == "" {
+				content = new(noOutput)
+			}
+			out = append(out, antBlock{Type: "tool_result", ToolUseID: b.ToolUseID, Content: content, IsError: b.IsError})
 		case BlockThinking:
+			if b.Signature == "" {
+				continue
+			}
 			out = append(out, antBlock{Type: "thinking", Thinking: &b.Text, Signature: &b.Signature})
 		case BlockRedactedThinking:
 			out = append(out, antBlock{Type: "redacted_thinking", Data: b.Data})

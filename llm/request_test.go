@@ -12,8 +12,8 @@ import (
 // richRequest exercises every request field and block kind: a system
 // prompt, two tools (one without schema), an assistant turn with thinking,
 // text and three tool calls (one with arguments that are not JSON, one with
-// empty arguments), and a user turn with three tool results (one an error)
-// followed by text.
+// empty arguments), and a user turn with three tool results (two errors,
+// one of them without content) followed by text.
 func richRequest() Request {
 	temp := 0.2
 	return Request{
@@ -36,7 +36,7 @@ func richRequest() Request {
 			{Role: RoleUser, Content: []Block{
 				ToolResultBlock("call_1", "package main", false),
 				ToolResultBlock("call_2", "invalid arguments: unexpected end of JSON input", true),
-				ToolResultBlock("call_3", "", false),
+				ToolResultBlock("call_3", "", true),
 				TextBlock("Also check go.mod."),
 			}},
 		},

@@ -119,6 +119,21 @@ func TestTranslationRoundTrip(t *testing.T) {
 			in:     []Message{asst(ThinkingBlock("hmm", "sig"), Block{Kind: BlockRedactedThinking, Data: "xx"}, TextBlock("a"), ToolUseBlock("c1", "ls", obj))},
 			openai: []Message{asst(TextBlock("a"), ToolUseBlock("c1", "ls", obj))},
 		},
+		"empty tool results": {
+			in:        []Message{asst(ToolUseBlock("c1", "ls", obj), ToolUseBlock("c2", "ls", obj)), user(ToolResultBlock("c1", "", false), ToolResultBlock("c2", " ", true))},
+			anthropic: []Message{asst(ToolUseBlock("c1", "ls", obj), ToolUseBlock("c2", "ls", obj)), user(ToolResultBlock("c1", noOutput, false), ToolResultBlock("c2", noOutput, true))},
+			openai:    []Message{asst(ToolUseBlock("c1", "ls", obj), ToolUseBlock("c2", "ls", obj)), user(ToolResultBlock("c1", "", false), ToolResultBlock("c2", " ", false))},
+		},
+		"unsigned thinking and blank text dropped": {
+			in:        []Message{user(TextBlock("q")), asst(ThinkingBlock("hm", ""), TextBlock(" \n"), ToolUseBlock("c1", "ls", obj)), user(ToolResultBlock("c1", "x", false))},
+			anthropic: []Message{user(TextBlock("q")), asst(ToolUseBlock("c1", "ls", obj)), user(ToolResultBlock("c1", "x", false))},
+			openai:    []Message{user(TextBlock("q")), asst(TextBlock(" \n"), ToolUseBlock("c1", "ls", obj)), user(ToolResultBlock("c1", "x", false))},
+		},
+		"message left empty is dropped": {
+			in:        []Message{user(TextBlock("q")), asst(TextBlock("")), user(TextBlock("again"))},
+			anthropic: []Message{user(TextBlock("q")), user(TextBlock("again"))},
+			openai:    []Message{user(TextBlock("q")), asst(), user(TextBlock("again"))},
+		},
 		"empty text dropped": {
 			in:        []Message{user(TextBlock("q")), asst(TextBlock(""), ToolUseBlock("c1", "ls", obj))},
 			anthropic: []Message{user(TextBlock("q")), asst(ToolUseBlock("c1", "ls", obj))},

@@ -12,7 +12,7 @@ import (
 // fails the way production would: a streaming request, and every tool call
 // of an assistant message answered by exactly one tool result right after
 // it (Anthropic also: max_tokens, thinking limits, tool inputs are objects,
-// text blocks are not empty).
+// no empty message, text block or error result, signed thinking blocks).
 func checkRequest(proto protocol, body []byte) string {
 	var req struct {
 		Stream   bool              `json:"stream"`
@@ -80,6 +80,18 @@ type antBlock struct {
 	ID        string          `json:"id"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Signature string          `json:"signature"`
+}
+
+// isEmptyContent reports whether a content field is missing, "", or [].
+func isEmptyContent(raw json.RawMessage) bool {
+	switch t := string(bytes.TrimSpace(raw)); t {
+	case "", "null", `""`, "[]":
+		return true
+	}
+	return false
 }
 
 func checkAnthropic(raw []json.RawMessage) string {
@@ -88,6 +100,9 @@ func checkAnthropic(raw []json.RawMessage) string {
 		var m antMsg
 		if err := json.Unmarshal(r, &m); err != nil {
 			return fmt.Sprintf("messages.%d: %v", i, err)
+		}
+		if isEmptyContent(m.Content) && (m.Role != "assistant" || i != len(raw)-1) {
+			return fmt.Sprintf("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
 		}
 		var blocks []antBlock
 		if len(m.Content) > 0 && m.Content[0] == '[' {
@@ -103,6 +118,13 @@ func checkAnthropic(raw []json.RawMessage) string {
 				if b.Text == nil || *b.Text == "" {
 					return fmt.Sprintf("messages.%d.content.%d: text content blocks must be non-empty", i, j)
 				}
+				if strings.TrimSpace(*b.Text) == "" {
+					return fmt.Sprintf("messages.%d.content.%d: text content blocks must contain non-whitespace text", i, j)
+				}
+			case "thinking":
+				if b.Signature == "" {
+					return fmt.Sprintf("messages.%d.content.%d.thinking.signature: Field required", i, j)
+				}
 			case "tool_use":
 				if m.Role != "assistant" {
 					return fmt.Sprintf("messages.%d.content.%d: tool_use in a %s message", i, j, m.Role)
@@ -116,6 +138,9 @@ func checkAnthropic(raw []json.RawMessage) string {
 					return fmt.Sprintf("messages.%d.content.%d: unexpected tool_use_id %q in tool_result blocks: each tool_result block must have a corresponding tool_use block in the previous message", i, j, b.ToolUseID)
 				}
 				answered[b.ToolUseID] = true
+				if b.IsError && isEmptyContent(b.Content) {
+					return fmt.Sprintf("messages.%d.content.%d.tool_result: content cannot be empty if `is_error` is true", i, j)
+				}
 			}
 		}
 		if missing := unanswered(pending, answered); missing != "" {
