@@ -28,12 +28,18 @@ const (
 // defaults above; HTTPClient defaults to a client without timeout (the
 // caller's context bounds the call).
 type AnthropicConfig struct {
-	BaseURL       string            // without /v1; default DefaultAnthropicBaseURL
-	APIKey        string            // sent as x-api-key; never appears in errors
-	Version       string            // anthropic-version header
-	Headers       map[string]string // extra headers, e.g. anthropic-beta
-	HTTPClient    *http.Client
-	PromptCaching bool // mark the system prompt and the last tool spec with cache_control
+	BaseURL    string            // without /v1; default DefaultAnthropicBaseURL
+	APIKey     string            // sent as x-api-key; never appears in errors
+	Version    string            // anthropic-version header
+	Headers    map[string]string // extra headers, e.g. anthropic-beta
+	HTTPClient *http.Client
+	// PromptCaching marks the last tool spec, the system prompt and the
+	// last block of the conversation with cache_control, so that each turn
+	// of an agent loop reads the tools, the instructions and the turns
+	// before it from the cache (a tenth of the input price) instead of
+	// paying for them again. Writing to the cache costs a quarter more than
+	// plain input, once.
+	PromptCaching bool
 	// DefaultMaxTokens is max_tokens when Request.MaxTokens is 0. Zero
 	// means the model's output limit for the Claude 3 models that have a
 	// lower one (4,096 for Claude 3 Haiku, Sonnet and Opus; 8,192 for
@@ -174,11 +180,31 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 			w.Messages = append(w.Messages, antMessage{Role: m.Role, Content: blocks})
 		}
 	}
+	if c.cfg.PromptCaching {
+		markLastCacheable(w.Messages)
+	}
 	body, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
 	return body, nil
+}
+
+// markLastCacheable puts a cache breakpoint on the last block of the last
+// message that may carry one (thinking blocks may not), so the next request
+// finds the conversation up to here in the cache. With the system prompt
+// and the tools that makes three breakpoints; the API allows four.
+func markLastCacheable(msgs []antMessage) {
+	if len(msgs) == 0 {
+		return
+	}
+	blocks := msgs[len(msgs)-1].Content
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if t := blocks[i].Type; t != "thinking" && t != "redacted_thinking" {
+			blocks[i].CacheControl = ephemeral
+			return
+		}
+	}
 }
 
 // defaultMaxTokens returns max_tokens for a request to model that sets

@@ -231,3 +231,48 @@ func TestAnthropicDefaultMaxTokens(t *testing.T) {
 		t.Errorf("explicit max tokens: %s", body)
 	}
 }
+
+func TestAnthropicCacheBreakpoints(t *testing.T) {
+	t.Parallel()
+	obj := json.RawMessage(`{}`)
+	tests := map[string]struct {
+		caching bool
+		last    []Block
+		want    []string // the types of the last message's blocks, "*" marking the cached one
+	}{
+		"user text":            {true, []Block{TextBlock("a"), TextBlock("b")}, []string{"text", "text*"}},
+		"tool results":         {true, []Block{ToolResultBlock("c1", "x", false), ToolResultBlock("c2", "y", false)}, []string{"tool_result", "tool_result*"}},
+		"thinking skipped":     {true, []Block{ToolUseBlock("c1", "ls", obj), ThinkingBlock("hm", "sig")}, []string{"tool_use*", "thinking"}},
+		"only thinking":        {true, []Block{ThinkingBlock("hm", "sig")}, []string{"thinking"}},
+		"caching off":          {false, []Block{TextBlock("a")}, []string{"text"}},
+		"blank block not sent": {true, []Block{TextBlock("a"), TextBlock(" ")}, []string{"text*"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			req := simpleRequest()
+			req.Messages = append(req.Messages, Message{Role: RoleAssistant, Content: tc.last})
+			body, err := NewAnthropic(AnthropicConfig{PromptCaching: tc.caching}).encode(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var w antRequest
+			if err := json.Unmarshal(body, &w); err != nil {
+				t.Fatal(err)
+			}
+			if first := w.Messages[0].Content[0]; first.CacheControl != nil {
+				t.Errorf("earlier message marked too")
+			}
+			var got []string
+			for _, b := range w.Messages[len(w.Messages)-1].Content {
+				if b.CacheControl != nil {
+					b.Type += "*"
+				}
+				got = append(got, b.Type)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("blocks = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

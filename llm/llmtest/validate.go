@@ -37,7 +37,8 @@ func checkRequest(proto protocol, body []byte) string {
 }
 
 // checkAnthropicParams checks the Messages API's top-level parameters:
-// max_tokens is required, and extended thinking needs a budget of at least
+// max_tokens is required, at most four blocks have cache_control, and
+// extended thinking needs a budget of at least
 // 1024 tokens below max_tokens and refuses a temperature.
 func checkAnthropicParams(body []byte) string {
 	var p struct {
@@ -53,6 +54,11 @@ func checkAnthropicParams(body []byte) string {
 	}
 	if p.MaxTokens < 1 {
 		return "max_tokens: Field required (a positive integer)"
+	}
+	// A key "cache_control" cannot occur inside a JSON string, where its
+	// quotes are escaped.
+	if n := bytes.Count(body, []byte(`"cache_control"`)); n > 4 {
+		return fmt.Sprintf("A maximum of 4 blocks with cache_control may be provided. Found %d.", n)
 	}
 	if p.Thinking == nil || p.Thinking.Type != "enabled" {
 		return ""

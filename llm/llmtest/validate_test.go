@@ -54,14 +54,18 @@ func TestRequestValidation(t *testing.T) {
 		"anthropic budget too small":      {"/v1/messages", params(`"max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":512}`), "greater than or equal to 1024"},
 		"anthropic budget not below":      {"/v1/messages", params(`"max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":2048}`), "max_tokens must be greater than thinking.budget_tokens"},
 		"anthropic thinking temperature":  {"/v1/messages", params(`"max_tokens":4096,"temperature":0.2,"thinking":{"type":"enabled","budget_tokens":1024}`), "temperature may only be set to 1"},
-		"anthropic temperature alone":     {"/v1/messages", params(`"max_tokens":4096,"temperature":0.2`), ""},
-		"not json":                        {"/chat/completions", `{"stream":`, "not a JSON object"},
-		"openai ok":                       {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), tool("b"), userHi), ""},
-		"openai missing tool message":     {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), userHi), "missing: b"},
-		"openai stray tool message":       {"/chat/completions", msgs(userHi, tool("a")), "must be a response to a preceding"},
-		"openai ends with tool calls":     {"/chat/completions", msgs(userHi, oaiCalls), "have no tool messages: a, b"},
-		"openai tool after user":          {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), userHi, tool("b")), "missing: b"},
-		"openai duplicate tool message":   {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), tool("a"), tool("b")), `tool_call_id "a"`},
+		"anthropic five cache breakpoints": {"/v1/messages", `{"model":"x","max_tokens":9,"stream":true,"system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[` +
+			strings.Repeat(`{"type":"text","text":"\"cache_control\"","cache_control":{"type":"ephemeral"}},`, 4) + `{"type":"text","text":"x"}]}]}`, "A maximum of 4 blocks with cache_control"},
+		"anthropic four cache breakpoints": {"/v1/messages", `{"model":"x","max_tokens":9,"stream":true,"messages":[{"role":"user","content":[` +
+			strings.Repeat(`{"type":"text","text":"\"cache_control\"","cache_control":{"type":"ephemeral"}},`, 4) + `{"type":"text","text":"x"}]}]}`, ""},
+		"anthropic temperature alone":   {"/v1/messages", params(`"max_tokens":4096,"temperature":0.2`), ""},
+		"not json":                      {"/chat/completions", `{"stream":`, "not a JSON object"},
+		"openai ok":                     {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), tool("b"), userHi), ""},
+		"openai missing tool message":   {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), userHi), "missing: b"},
+		"openai stray tool message":     {"/chat/completions", msgs(userHi, tool("a")), "must be a response to a preceding"},
+		"openai ends with tool calls":   {"/chat/completions", msgs(userHi, oaiCalls), "have no tool messages: a, b"},
+		"openai tool after user":        {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), userHi, tool("b")), "missing: b"},
+		"openai duplicate tool message": {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), tool("a"), tool("b")), `tool_call_id "a"`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
