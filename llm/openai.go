@@ -149,8 +149,10 @@ func (c *OpenAIClient) encode(req Request) ([]byte, error) {
 }
 
 // encodeOpenAIMessages translates the conversation to chat messages: the
-// system prompt first; an assistant message's text joined into content and
-// its tool calls into tool_calls (arguments as streamed, empty becomes {});
+// system prompt first; an assistant message's text joined into content
+// (null when it has tool calls and no text: some servers refuse an empty
+// string there) and its tool calls into tool_calls (arguments as streamed,
+// empty becomes {});
 // a user message's tool results as one role "tool" message each, in order,
 // followed by its text, if any, as a user message. Thinking blocks are not
 // sent back: the chat protocol has no place for them. The chat protocol has
@@ -168,7 +170,9 @@ func encodeOpenAIMessages(system string, msgs []Message) []oaiMessage {
 			for _, b := range m.Content {
 				switch b.Kind {
 				case BlockText:
-					text = append(text, b.Text)
+					if b.Text != "" {
+						text = append(text, b.Text)
+					}
 				case BlockToolUse:
 					args := string(b.Input)
 					if strings.TrimSpace(args) == "" {

@@ -276,3 +276,28 @@ func TestAnthropicCacheBreakpoints(t *testing.T) {
 		})
 	}
 }
+
+func TestOpenAIAssistantContent(t *testing.T) {
+	t.Parallel()
+	call := ToolUseBlock("c1", "ls", json.RawMessage(`{}`))
+	tests := map[string]struct {
+		blocks []Block
+		want   string // the content field as JSON
+	}{
+		"tool call only":             {[]Block{call}, "null"},
+		"empty text and a tool call": {[]Block{TextBlock(""), call}, "null"},
+		"text and a tool call":       {[]Block{TextBlock("a"), TextBlock("b"), call}, `"ab"`},
+		"empty text only":            {[]Block{TextBlock("")}, `""`},
+		"thinking only":              {[]Block{ThinkingBlock("hm", "")}, `""`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			msgs := encodeOpenAIMessages("", []Message{{Role: RoleAssistant, Content: tc.blocks}})
+			got, err := json.Marshal(msgs[0].Content)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("content = %s (%v), want %s", got, err, tc.want)
+			}
+		})
+	}
+}
