@@ -127,9 +127,10 @@ type (
 	}
 )
 
-var ephemeral = &antCache{Type: "ephemeral"}
+// ephemeral returns the cache breakpoint the API knows.
+func ephemeral() *antCache { return &antCache{Type: "ephemeral"} }
 
-// emptyObject is sent for missing schemas and non-object tool inputs.
+// emptyObject is sent for non-object tool inputs. It is never modified.
 var emptyObject = json.RawMessage(`{}`)
 
 // encode translates req into the Messages API's JSON body.
@@ -150,28 +151,11 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if req.System != "" {
-		var err error
-		if c.cfg.PromptCaching {
-			sys := req.System
-			w.System, err = json.Marshal([]antBlock{{Type: "text", Text: &sys, CacheControl: ephemeral}})
-		} else {
-			w.System, err = json.Marshal(req.System)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("anthropic: encode system prompt: %w", err)
-		}
+	var err error
+	if w.System, err = c.encodeSystem(req.System); err != nil {
+		return nil, err
 	}
-	for _, t := range req.Tools {
-		schema := t.Schema
-		if len(schema) == 0 {
-			schema = json.RawMessage(`{"type":"object"}`)
-		}
-		w.Tools = append(w.Tools, antTool{Name: t.Name, Description: t.Description, InputSchema: schema})
-	}
-	if c.cfg.PromptCaching && len(w.Tools) > 0 {
-		w.Tools[len(w.Tools)-1].CacheControl = ephemeral
-	}
+	w.Tools = c.encodeTools(req.Tools)
 	for _, m := range req.Messages {
 		// A message left without blocks is refused ("all messages must
 		// have non-empty content"); the API joins the neighbours of one
@@ -190,6 +174,36 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 	return body, nil
 }
 
+// encodeSystem returns the system prompt as a string, or with prompt
+// caching as one text block with a cache breakpoint; nil when empty.
+func (c *AnthropicClient) encodeSystem(system string) (json.RawMessage, error) {
+	if system == "" {
+		return nil, nil
+	}
+	var v any = system
+	if c.cfg.PromptCaching {
+		v = []antBlock{{Type: "text", Text: &system, CacheControl: ephemeral()}}
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: encode system prompt: %w", err)
+	}
+	return raw, nil
+}
+
+// encodeTools returns the tool specs, the last with a cache breakpoint
+// when prompt caching is on.
+func (c *AnthropicClient) encodeTools(specs []ToolSpec) []antTool {
+	var tools []antTool
+	for _, t := range specs {
+		tools = append(tools, antTool{Name: t.Name, Description: t.Description, InputSchema: toolSchema(t)})
+	}
+	if c.cfg.PromptCaching && len(tools) > 0 {
+		tools[len(tools)-1].CacheControl = ephemeral()
+	}
+	return tools
+}
+
 // markLastCacheable puts a cache breakpoint on the last block of the last
 // message that may carry one (thinking blocks may not), so the next request
 // finds the conversation up to here in the cache. With the system prompt
@@ -201,7 +215,7 @@ func markLastCacheable(msgs []antMessage) {
 	blocks := msgs[len(msgs)-1].Content
 	for i := len(blocks) - 1; i >= 0; i-- {
 		if t := blocks[i].Type; t != "thinking" && t != "redacted_thinking" {
-			blocks[i].CacheControl = ephemeral
+			blocks[i].CacheControl = ephemeral()
 			return
 		}
 	}

@@ -129,6 +129,14 @@ type ToolSpec struct {
 	Schema      json.RawMessage
 }
 
+// toolSchema returns t's schema, or {"type":"object"} when it has none.
+func toolSchema(t ToolSpec) json.RawMessage {
+	if len(t.Schema) == 0 {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return t.Schema
+}
+
 // Request is one model call. Zero values mean "not set": the provider's
 // default applies (for Anthropic, which requires max_tokens, the client's
 // [AnthropicConfig.DefaultMaxTokens]).

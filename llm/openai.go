@@ -135,11 +135,7 @@ func (c *OpenAIClient) encode(req Request) ([]byte, error) {
 		return nil, fmt.Errorf("%s: unknown max tokens field %q (want max_tokens or max_completion_tokens)", c.cfg.Provider, c.cfg.MaxTokensField)
 	}
 	for _, t := range req.Tools {
-		schema := t.Schema
-		if len(schema) == 0 {
-			schema = json.RawMessage(`{"type":"object"}`)
-		}
-		w.Tools = append(w.Tools, oaiTool{Type: "function", Function: oaiFunctionDef{Name: t.Name, Description: t.Description, Parameters: schema}})
+		w.Tools = append(w.Tools, oaiTool{Type: "function", Function: oaiFunctionDef{Name: t.Name, Description: t.Description, Parameters: toolSchema(t)}})
 	}
 	body, err := json.Marshal(w)
 	if err != nil {
