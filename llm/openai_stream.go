@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/tmaxmax/go-sse"
 )
@@ -244,6 +245,13 @@ func (d *openaiDecoder) finish(reason string, acc *accumulator) error {
 		return nil
 	}
 	d.finished = true
+	// Some servers send calls without id; the caller pairs each call with
+	// its result by id, so every call gets one.
+	for n, c := range d.calls {
+		if b := &acc.blocks[c.block]; b.id == "" {
+			b.id = "call_" + strconv.Itoa(n)
+		}
+	}
 	for i := range acc.blocks {
 		if acc.blocks[i].open {
 			if err := acc.stopBlock(i); err != nil {
