@@ -90,17 +90,24 @@ func (a *accumulator) block(index int, op string) (*accBlock, error) {
 	return b, nil
 }
 
-// appendText adds text to a text or thinking block and queues its event.
-func (a *accumulator) appendText(index int, kind BlockKind, s string) error {
-	b, err := a.block(index, kind.String()+" delta")
+// typed returns the open block index for a delta of op; the block must
+// be of kind.
+func (a *accumulator) typed(index int, op string, kind BlockKind) (*accBlock, error) {
+	b, err := a.block(index, op)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if b.kind != kind {
-		return fmt.Errorf("%s delta for %s content block %d", kind, b.kind, index)
+		return nil, fmt.Errorf("%s for %s content block %d", op, b.kind, index)
 	}
-	if s == "" {
-		return nil
+	return b, nil
+}
+
+// appendText adds text to a text or thinking block and queues its event.
+func (a *accumulator) appendText(index int, kind BlockKind, s string) error {
+	b, err := a.typed(index, kind.String()+" delta", kind)
+	if err != nil || s == "" {
+		return err
 	}
 	b.buf = append(b.buf, s...)
 	if kind == BlockText {
@@ -113,12 +120,9 @@ func (a *accumulator) appendText(index int, kind BlockKind, s string) error {
 
 // appendInput adds a piece of a tool call's argument JSON.
 func (a *accumulator) appendInput(index int, s string) error {
-	b, err := a.block(index, "input delta")
+	b, err := a.typed(index, "input delta", BlockToolUse)
 	if err != nil {
 		return err
-	}
-	if b.kind != BlockToolUse {
-		return fmt.Errorf("input delta for %s content block %d", b.kind, index)
 	}
 	if b.seeded {
 		b.buf, b.seeded = b.buf[:0], false
@@ -129,12 +133,9 @@ func (a *accumulator) appendInput(index int, s string) error {
 
 // appendSignature adds to a thinking block's signature.
 func (a *accumulator) appendSignature(index int, s string) error {
-	b, err := a.block(index, "signature delta")
+	b, err := a.typed(index, "signature delta", BlockThinking)
 	if err != nil {
 		return err
-	}
-	if b.kind != BlockThinking {
-		return fmt.Errorf("signature delta for %s content block %d", b.kind, index)
 	}
 	b.signature += s
 	return nil

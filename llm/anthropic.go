@@ -9,31 +9,52 @@ import (
 )
 
 // Defaults of [AnthropicConfig].
+//
+// DefaultAnthropicMaxTokens is the max_tokens of a request that does not set
+// one. The API requires the field and cuts the answer there (stop reason
+// max_tokens), and an agent writes whole files through one tool call, so
+// the default is large: 32,000 is the output limit of the smallest current
+// models (Claude Opus 4 and 4.1; Sonnet 4.x, Haiku 4.5 and Opus 4.5 allow
+// 64,000) and the default of Anthropic's own coding agent. Billing counts
+// only the tokens produced. Older Claude 3 models have lower limits, which
+// the client uses for them (see [AnthropicConfig.DefaultMaxTokens]).
 const (
 	DefaultAnthropicBaseURL   = "https://api.anthropic.com"
 	DefaultAnthropicVersion   = "2023-06-01"
-	DefaultAnthropicMaxTokens = 8192
+	DefaultAnthropicMaxTokens = 32000
 )
 
 // AnthropicConfig configures an [AnthropicClient]. Zero fields take the
 // defaults above; HTTPClient defaults to a client without timeout (the
 // caller's context bounds the call).
 type AnthropicConfig struct {
-	BaseURL          string            // without /v1; default DefaultAnthropicBaseURL
-	APIKey           string            // sent as x-api-key; never appears in errors
-	Version          string            // anthropic-version header
-	Headers          map[string]string // extra headers, e.g. anthropic-beta
-	HTTPClient       *http.Client
-	PromptCaching    bool // mark the system prompt and the last tool spec with cache_control
-	DefaultMaxTokens int  // max_tokens when Request.MaxTokens is 0
+	BaseURL    string            // without /v1; default DefaultAnthropicBaseURL
+	APIKey     string            // sent as x-api-key; never appears in errors
+	Version    string            // anthropic-version header
+	Headers    map[string]string // extra headers, e.g. anthropic-beta
+	HTTPClient *http.Client
+	// PromptCaching marks the last tool spec, the system prompt and the
+	// last block of the conversation with cache_control, so that each turn
+	// of an agent loop reads the tools, the instructions and the turns
+	// before it from the cache (a tenth of the input price) instead of
+	// paying for them again. Writing to the cache costs a quarter more than
+	// plain input, once.
+	PromptCaching bool
+	// DefaultMaxTokens is max_tokens when Request.MaxTokens is 0. Zero
+	// means the model's output limit for the Claude 3 models that have a
+	// lower one (4,096 for Claude 3 Haiku, Sonnet and Opus; 8,192 for
+	// Claude 3.5), else DefaultAnthropicMaxTokens.
+	DefaultMaxTokens int
+	// Clock is the time a retry-after HTTP date is measured from; nil
+	// means [SystemClock]. Give it the clock given to [Retry].
+	Clock Clock
 }
 
 // AnthropicClient streams from the Anthropic Messages API. It is safe for
 // concurrent use.
 type AnthropicClient struct {
-	cfg    AnthropicConfig
-	url    string
-	redact func(string) string
+	cfg AnthropicConfig
+	t   transport
 }
 
 // NewAnthropic returns a client for cfg.
@@ -44,17 +65,8 @@ func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
 	if cfg.Version == "" {
 		cfg.Version = DefaultAnthropicVersion
 	}
-	if cfg.DefaultMaxTokens <= 0 {
-		cfg.DefaultMaxTokens = DefaultAnthropicMaxTokens
-	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{}
-	}
-	return &AnthropicClient{
-		cfg:    cfg,
-		url:    strings.TrimRight(cfg.BaseURL, "/") + "/v1/messages",
-		redact: redactor(cfg.APIKey),
-	}
+	return &AnthropicClient{cfg: cfg, t: newTransport("anthropic", cfg.BaseURL, "/v1/messages", cfg.HTTPClient, cfg.Clock,
+		cfg.Headers, map[string]string{"anthropic-version": cfg.Version}, "x-api-key", "", cfg.APIKey)}
 }
 
 // Stream sends req as POST {base}/v1/messages with stream: true and returns
@@ -66,21 +78,7 @@ func (c *AnthropicClient) Stream(ctx context.Context, req Request) (*Stream, err
 	if err != nil {
 		return nil, err
 	}
-	h := make(http.Header, 4+len(c.cfg.Headers))
-	for k, v := range c.cfg.Headers {
-		h.Set(k, v)
-	}
-	h.Set("content-type", "application/json")
-	h.Set("accept", "text/event-stream")
-	h.Set("anthropic-version", c.cfg.Version)
-	if c.cfg.APIKey != "" {
-		h.Set("x-api-key", c.cfg.APIKey)
-	}
-	resp, err := post(ctx, c.cfg.HTTPClient, "anthropic", c.url, h, body, c.redact)
-	if err != nil {
-		return nil, err
-	}
-	return newStream("anthropic", resp.Body, &anthropicDecoder{}, c.redact), nil
+	return c.t.stream(ctx, body, &anthropicDecoder{})
 }
 
 // Wire types of the request.
@@ -129,9 +127,10 @@ type (
 	}
 )
 
-var ephemeral = &antCache{Type: "ephemeral"}
+// ephemeral returns the cache breakpoint the API knows.
+func ephemeral() *antCache { return &antCache{Type: "ephemeral"} }
 
-// emptyObject is sent for missing schemas and non-object tool inputs.
+// emptyObject is sent for non-object tool inputs. It is never modified.
 var emptyObject = json.RawMessage(`{}`)
 
 // encode translates req into the Messages API's JSON body.
@@ -145,35 +144,28 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 		Stream:        true,
 	}
 	if w.MaxTokens <= 0 {
-		w.MaxTokens = c.cfg.DefaultMaxTokens
+		w.MaxTokens = c.defaultMaxTokens(req.Model)
 	}
 	if req.ThinkingBudget > 0 {
-		w.Thinking = &antThinking{Type: "enabled", BudgetTokens: req.ThinkingBudget}
-	}
-	if req.System != "" {
-		var err error
-		if c.cfg.PromptCaching {
-			sys := req.System
-			w.System, err = json.Marshal([]antBlock{{Type: "text", Text: &sys, CacheControl: ephemeral}})
-		} else {
-			w.System, err = json.Marshal(req.System)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("anthropic: encode system prompt: %w", err)
+		if err := thinkingLimits(&w, req); err != nil {
+			return nil, err
 		}
 	}
-	for _, t := range req.Tools {
-		schema := t.Schema
-		if len(schema) == 0 {
-			schema = json.RawMessage(`{"type":"object"}`)
-		}
-		w.Tools = append(w.Tools, antTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	var err error
+	if w.System, err = c.encodeSystem(req.System); err != nil {
+		return nil, err
 	}
-	if c.cfg.PromptCaching && len(w.Tools) > 0 {
-		w.Tools[len(w.Tools)-1].CacheControl = ephemeral
-	}
+	w.Tools = c.encodeTools(req.Tools)
 	for _, m := range req.Messages {
-		w.Messages = append(w.Messages, antMessage{Role: m.Role, Content: encodeAnthropicBlocks(m.Content)})
+		// A message left without blocks is refused ("all messages must
+		// have non-empty content"); the API joins the neighbours of one
+		// left out when they share a role.
+		if blocks := encodeAnthropicBlocks(m.Content); len(blocks) > 0 {
+			w.Messages = append(w.Messages, antMessage{Role: m.Role, Content: blocks})
+		}
+	}
+	if c.cfg.PromptCaching {
+		markLastCacheable(w.Messages)
 	}
 	body, err := json.Marshal(w)
 	if err != nil {
@@ -182,17 +174,120 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 	return body, nil
 }
 
-// encodeAnthropicBlocks translates blocks to the wire. Empty text blocks,
-// which the API rejects, are dropped; a tool input that is not a JSON
-// object is sent as {} (the API requires an object; the call's result
-// already told the model its arguments were invalid).
+// encodeSystem returns the system prompt as a string, or with prompt
+// caching as one text block with a cache breakpoint; nil when empty.
+func (c *AnthropicClient) encodeSystem(system string) (json.RawMessage, error) {
+	if system == "" {
+		return nil, nil
+	}
+	var v any = system
+	if c.cfg.PromptCaching {
+		v = []antBlock{{Type: "text", Text: &system, CacheControl: ephemeral()}}
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: encode system prompt: %w", err)
+	}
+	return raw, nil
+}
+
+// encodeTools returns the tool specs, the last with a cache breakpoint
+// when prompt caching is on.
+func (c *AnthropicClient) encodeTools(specs []ToolSpec) []antTool {
+	var tools []antTool
+	for _, t := range specs {
+		tools = append(tools, antTool{Name: t.Name, Description: t.Description, InputSchema: toolSchema(t)})
+	}
+	if c.cfg.PromptCaching && len(tools) > 0 {
+		tools[len(tools)-1].CacheControl = ephemeral()
+	}
+	return tools
+}
+
+// markLastCacheable puts a cache breakpoint on the last block of the last
+// message that may carry one (thinking blocks may not), so the next request
+// finds the conversation up to here in the cache. With the system prompt
+// and the tools that makes three breakpoints; the API allows four.
+func markLastCacheable(msgs []antMessage) {
+	if len(msgs) == 0 {
+		return
+	}
+	blocks := msgs[len(msgs)-1].Content
+	for i := len(blocks) - 1; i >= 0; i-- {
+		if t := blocks[i].Type; t != "thinking" && t != "redacted_thinking" {
+			blocks[i].CacheControl = ephemeral()
+			return
+		}
+	}
+}
+
+// defaultMaxTokens returns max_tokens for a request to model that sets
+// none.
+func (c *AnthropicClient) defaultMaxTokens(model string) int {
+	if c.cfg.DefaultMaxTokens > 0 {
+		return c.cfg.DefaultMaxTokens
+	}
+	// Model names also come prefixed or suffixed by gateways
+	// (anthropic.claude-3-5-sonnet-20240620-v1:0), hence Contains.
+	switch {
+	case strings.Contains(model, "claude-3-5-"):
+		return 8192
+	case strings.Contains(model, "claude-3-7-"):
+		return DefaultAnthropicMaxTokens
+	case strings.Contains(model, "claude-3-"):
+		return 4096
+	}
+	return DefaultAnthropicMaxTokens
+}
+
+// Limits of extended thinking: the API rejects a budget below
+// minThinkingBudget, and one that is not below max_tokens (thinking tokens
+// are output tokens and count against max_tokens).
+const (
+	minThinkingBudget = 1024
+	// minAnswerTokens is the room left for the answer when max_tokens is
+	// raised above a thinking budget the default does not exceed.
+	minAnswerTokens = 4096
+)
+
+// thinkingLimits turns thinking on in w for req.ThinkingBudget and keeps
+// the request valid: the budget must be at least 1024 tokens and below
+// max_tokens. A max_tokens the caller set too low is an error; the default
+// is raised to the budget plus minAnswerTokens. Temperature is left out,
+// since the API refuses it with thinking on.
+func thinkingLimits(w *antRequest, req Request) error {
+	budget := req.ThinkingBudget
+	if budget < minThinkingBudget {
+		return fmt.Errorf("anthropic: thinking budget %d is below the minimum of %d tokens", budget, minThinkingBudget)
+	}
+	if w.MaxTokens <= budget {
+		if req.MaxTokens > 0 {
+			return fmt.Errorf("anthropic: max tokens %d must be greater than the thinking budget %d", req.MaxTokens, budget)
+		}
+		w.MaxTokens = budget + minAnswerTokens
+	}
+	w.Thinking = &antThinking{Type: "enabled", BudgetTokens: budget}
+	w.Temperature = nil
+	return nil
+}
+
+// noOutput is sent for a tool result without content: the API refuses an
+// empty error result, and an empty result tells the model nothing.
+const noOutput = "(no output)"
+
+// encodeAnthropicBlocks translates blocks to the wire, leaving out or
+// mending what the API refuses: blank text blocks and unsigned thinking
+// blocks (from another provider or a cut stream; the API checks the
+// signature) are dropped, an empty tool result says noOutput, and a tool
+// input that is not a JSON object is sent as {} (the call's result already
+// told the model its arguments were invalid).
 func encodeAnthropicBlocks(blocks []Block) []antBlock {
 	out := make([]antBlock, 0, len(blocks))
 	for i := range blocks {
 		b := &blocks[i]
 		switch b.Kind {
 		case BlockText:
-			if b.Text == "" {
+			if strings.TrimSpace(b.Text) == "" {
 				continue
 			}
 			out = append(out, antBlock{Type: "text", Text: &b.Text})
@@ -203,8 +298,15 @@ func encodeAnthropicBlocks(blocks []Block) []antBlock {
 			}
 			out = append(out, antBlock{Type: "tool_use", ID: b.ID, Name: b.Name, Input: input})
 		case BlockToolResult:
-			out = append(out, antBlock{Type: "tool_result", ToolUseID: b.ToolUseID, Content: &b.Content, IsError: b.IsError})
+			content := &b.Content
+			if strings.TrimSpace(b.Content) == "" {
+				content = new(noOutput)
+			}
+			out = append(out, antBlock{Type: "tool_result", ToolUseID: b.ToolUseID, Content: content, IsError: b.IsError})
 		case BlockThinking:
+			if b.Signature == "" {
+				continue
+			}
 			out = append(out, antBlock{Type: "thinking", Thinking: &b.Text, Signature: &b.Signature})
 		case BlockRedactedThinking:
 			out = append(out, antBlock{Type: "redacted_thinking", Data: b.Data})

@@ -153,6 +153,11 @@ func TestOpenAIDecoding(t *testing.T) {
 			blocks: []Block{ToolUseBlock("a", "ls", []byte(`{"p":1}`)), ToolUseBlock("b", "read", []byte(`{}`))},
 			stop:   StopToolUse,
 		},
+		"calls without id": {
+			body:   oaiSSE(chunk(`{"tool_calls":[{"index":0,"function":{"name":"ls","arguments":"{}"}},{"index":1,"function":{"name":"cat","arguments":"{}"}}]}`, "tool_calls"), "[DONE]"),
+			blocks: []Block{ToolUseBlock("call_0", "ls", []byte(`{}`)), ToolUseBlock("call_1", "cat", []byte(`{}`))},
+			stop:   StopToolUse,
+		},
 		"interleaved by index": {
 			body: oaiSSE(chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{\"x\""}},{"index":1,"id":"b","function":{"name":"cat","arguments":"{"}}]}`, ""),
 				chunk(`{"tool_calls":[{"index":1,"function":{"arguments":"}"}},{"index":0,"function":{"arguments":":2}"}}]}`, "tool_calls"), "[DONE]"),

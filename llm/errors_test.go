@@ -204,3 +204,27 @@ func TestJSONInsteadOfStream(t *testing.T) {
 		})
 	}
 }
+
+// TestRetryAfterDateUsesClientClock checks that a retry-after HTTP date is
+// measured from the client's clock, so a fake clock (the one [Retry] uses)
+// sees the wait the provider asked for.
+func TestRetryAfterDateUsesClientClock(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC) // long past: time.Now would see no wait
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("retry-after", now.Add(42*time.Second).Format(http.TimeFormat))
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+	clk := &fakeClock{now: now}
+	for name, c := range map[string]streamer{
+		"anthropic": NewAnthropic(AnthropicConfig{BaseURL: srv.URL, Clock: clk}),
+		"openai":    NewOpenAI(OpenAIConfig{BaseURL: srv.URL, Clock: clk}),
+	} {
+		_, err := c.Stream(context.Background(), simpleRequest())
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.Kind != KindRateLimit || ae.RetryAfter != 42*time.Second {
+			t.Errorf("%s: err = %v, want a rate limit with retry-after 42s", name, err)
+		}
+	}
+}

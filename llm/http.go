@@ -15,33 +15,80 @@ import (
 // maxErrorBody is how much of an error response body is read.
 const maxErrorBody = 64 << 10
 
-// post sends body as JSON to url and returns the response of a successful
-// (2xx) request. An error status becomes a classified [*APIError]; a
-// transport failure becomes a [KindNetwork] error, unless ctx ended.
-func post(ctx context.Context, hc *http.Client, provider, url string, header http.Header, body []byte, redact func(string) string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("%s: build request: %w", provider, err)
+// transport is the HTTP side both clients share: where to post, with which
+// headers, and how to turn the answer into a [*Stream] or an [*APIError].
+// It is immutable after construction and safe for concurrent use.
+type transport struct {
+	provider string
+	url      string
+	hc       *http.Client
+	header   http.Header // cloned for every request
+	redact   func(string) string
+	clock    Clock
+}
+
+// newTransport returns a transport posting to base (trailing slashes
+// removed) + path. The extra headers come first, so the protocol's own
+// headers (fixed, set after them) win; the key is sent, when not empty, as
+// the header keyHeader with keyPrefix before it. hc and clk may be nil.
+func newTransport(provider, base, path string, hc *http.Client, clk Clock, extra, fixed map[string]string, keyHeader, keyPrefix, key string) transport {
+	if hc == nil {
+		hc = &http.Client{}
 	}
-	req.Header = header
-	resp, err := hc.Do(req)
+	if clk == nil {
+		clk = SystemClock()
+	}
+	h := make(http.Header, len(extra)+len(fixed)+3)
+	for k, v := range extra {
+		h.Set(k, v)
+	}
+	h.Set("content-type", "application/json")
+	h.Set("accept", "text/event-stream")
+	for k, v := range fixed {
+		h.Set(k, v)
+	}
+	if key != "" {
+		h.Set(keyHeader, keyPrefix+key)
+	}
+	return transport{provider: provider, url: strings.TrimRight(base, "/") + path, hc: hc, header: h, redact: redactor(key), clock: clk}
+}
+
+// stream posts body and returns the answer's event stream read by dec.
+func (t *transport) stream(ctx context.Context, body []byte, dec decoder) (*Stream, error) {
+	resp, err := t.post(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	return newStream(t.provider, resp.Body, dec, t.redact), nil
+}
+
+// post sends body as JSON and returns the response of a successful (2xx)
+// request. An error status becomes a classified [*APIError]; a transport
+// failure becomes a [KindNetwork] error, unless ctx ended.
+func (t *transport) post(ctx context.Context, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%s: build request: %w", t.provider, err)
+	}
+	req.Header = t.header.Clone()
+	resp, err := t.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil || isContextErr(err) {
-			return nil, fmt.Errorf("%s: send request: %w", provider, context.Cause(ctx))
+			return nil, fmt.Errorf("%s: send request: %w", t.provider, context.Cause(ctx))
 		}
-		return nil, &APIError{Provider: provider, Kind: KindNetwork, Message: redact(err.Error()), Retryable: true, Err: err}
+		return nil, &APIError{Provider: t.provider, Kind: KindNetwork, Message: t.redact(err.Error()), Retryable: true, Err: err}
 	}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, statusError(provider, resp, raw, redact)
+		return nil, statusError(t.provider, resp, raw, t.redact, t.clock.Now())
 	}
 	if ct := resp.Header.Get("content-type"); strings.HasPrefix(ct, "application/json") {
 		// Some gateways answer an error, or a server that ignores
 		// "stream": true answers the whole completion, as plain JSON.
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, jsonInsteadOfStream(provider, resp, raw, redact)
+		return nil, jsonInsteadOfStream(t.provider, resp, raw, t.redact)
 	}
 	return resp, nil
 }
@@ -58,8 +105,9 @@ func jsonInsteadOfStream(provider string, resp *http.Response, raw []byte, redac
 		Message: "expected an event stream, got application/json (does the endpoint support streaming?)"}
 }
 
-// statusError builds the error for a non-2xx response with body raw.
-func statusError(provider string, resp *http.Response, raw []byte, redact func(string) string) *APIError {
+// statusError builds the error for a non-2xx response with body raw; now
+// is the time a retry-after date is measured from.
+func statusError(provider string, resp *http.Response, raw []byte, redact func(string) string, now time.Time) *APIError {
 	typ, msg := parseErrorBody(raw)
 	if msg == "" {
 		msg = strings.TrimSpace(string(raw))
@@ -78,7 +126,7 @@ func statusError(provider string, resp *http.Response, raw []byte, redact func(s
 		Type:       typ,
 		Message:    redact(msg),
 		RequestID:  firstHeader(resp.Header, "request-id", "x-request-id"),
-		RetryAfter: retryAfter(resp.Header, time.Now()),
+		RetryAfter: retryAfter(resp.Header, now),
 		Retryable:  retry,
 	}
 }

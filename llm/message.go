@@ -129,6 +129,14 @@ type ToolSpec struct {
 	Schema      json.RawMessage
 }
 
+// toolSchema returns t's schema, or {"type":"object"} when it has none.
+func toolSchema(t ToolSpec) json.RawMessage {
+	if len(t.Schema) == 0 {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return t.Schema
+}
+
 // Request is one model call. Zero values mean "not set": the provider's
 // default applies (for Anthropic, which requires max_tokens, the client's
 // [AnthropicConfig.DefaultMaxTokens]).
@@ -141,7 +149,10 @@ type Request struct {
 	Temperature   *float64
 	StopSequences []string
 	// ThinkingBudget enables Anthropic extended thinking with this many
-	// budget tokens when > 0 (it must be below MaxTokens). Ignored by the
+	// budget tokens when > 0. The API wants at least 1024, below
+	// max_tokens: the client refuses a smaller budget or a MaxTokens not
+	// above it, raises the default max tokens above it, and leaves
+	// Temperature out (the API refuses it with thinking). Ignored by the
 	// OpenAI client.
 	ThinkingBudget int
 	// ReasoningEffort is sent as OpenAI's reasoning_effort ("low", "medium",

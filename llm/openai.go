@@ -31,14 +31,16 @@ type OpenAIConfig struct {
 	// NoStreamUsage leaves out stream_options.include_usage for servers
 	// that reject it; usage is then whatever the server sends unasked.
 	NoStreamUsage bool
+	// Clock is the time a retry-after HTTP date is measured from; nil
+	// means [SystemClock]. Give it the clock given to [Retry].
+	Clock Clock
 }
 
 // OpenAIClient streams from an OpenAI-compatible Chat Completions endpoint.
 // It is safe for concurrent use.
 type OpenAIClient struct {
-	cfg    OpenAIConfig
-	url    string
-	redact func(string) string
+	cfg OpenAIConfig
+	t   transport
 }
 
 // NewOpenAI returns a client for cfg.
@@ -52,14 +54,8 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAIClient {
 	if cfg.MaxTokensField == "" {
 		cfg.MaxTokensField = "max_tokens"
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{}
-	}
-	return &OpenAIClient{
-		cfg:    cfg,
-		url:    strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
-		redact: redactor(cfg.APIKey),
-	}
+	return &OpenAIClient{cfg: cfg, t: newTransport(cfg.Provider, cfg.BaseURL, "/chat/completions", cfg.HTTPClient, cfg.Clock,
+		cfg.Headers, nil, "authorization", "Bearer ", cfg.APIKey)}
 }
 
 // Stream sends req as POST {base}/chat/completions with stream: true and
@@ -71,20 +67,7 @@ func (c *OpenAIClient) Stream(ctx context.Context, req Request) (*Stream, error)
 	if err != nil {
 		return nil, err
 	}
-	h := make(http.Header, 4+len(c.cfg.Headers))
-	for k, v := range c.cfg.Headers {
-		h.Set(k, v)
-	}
-	h.Set("content-type", "application/json")
-	h.Set("accept", "text/event-stream")
-	if c.cfg.APIKey != "" {
-		h.Set("authorization", "Bearer "+c.cfg.APIKey)
-	}
-	resp, err := post(ctx, c.cfg.HTTPClient, c.cfg.Provider, c.url, h, body, c.redact)
-	if err != nil {
-		return nil, err
-	}
-	return newStream(c.cfg.Provider, resp.Body, newOpenAIDecoder(), c.redact), nil
+	return c.t.stream(ctx, body, newOpenAIDecoder())
 }
 
 // Wire types of the request.
@@ -152,11 +135,7 @@ func (c *OpenAIClient) encode(req Request) ([]byte, error) {
 		return nil, fmt.Errorf("%s: unknown max tokens field %q (want max_tokens or max_completion_tokens)", c.cfg.Provider, c.cfg.MaxTokensField)
 	}
 	for _, t := range req.Tools {
-		schema := t.Schema
-		if len(schema) == 0 {
-			schema = json.RawMessage(`{"type":"object"}`)
-		}
-		w.Tools = append(w.Tools, oaiTool{Type: "function", Function: oaiFunctionDef{Name: t.Name, Description: t.Description, Parameters: schema}})
+		w.Tools = append(w.Tools, oaiTool{Type: "function", Function: oaiFunctionDef{Name: t.Name, Description: t.Description, Parameters: toolSchema(t)}})
 	}
 	body, err := json.Marshal(w)
 	if err != nil {
@@ -166,8 +145,10 @@ func (c *OpenAIClient) encode(req Request) ([]byte, error) {
 }
 
 // encodeOpenAIMessages translates the conversation to chat messages: the
-// system prompt first; an assistant message's text joined into content and
-// its tool calls into tool_calls (arguments as streamed, empty becomes {});
+// system prompt first; an assistant message's text joined into content
+// (null when it has tool calls and no text: some servers refuse an empty
+// string there) and its tool calls into tool_calls (arguments as streamed,
+// empty becomes {});
 // a user message's tool results as one role "tool" message each, in order,
 // followed by its text, if any, as a user message. Thinking blocks are not
 // sent back: the chat protocol has no place for them. The chat protocol has
@@ -185,7 +166,9 @@ func encodeOpenAIMessages(system string, msgs []Message) []oaiMessage {
 			for _, b := range m.Content {
 				switch b.Kind {
 				case BlockText:
-					text = append(text, b.Text)
+					if b.Text != "" {
+						text = append(text, b.Text)
+					}
 				case BlockToolUse:
 					args := string(b.Input)
 					if strings.TrimSpace(args) == "" {

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/tmaxmax/go-sse"
 )
@@ -137,17 +138,8 @@ func (d *openaiDecoder) delta(dl *oaiDelta, acc *accumulator) error {
 		reasoning = dl.Reasoning
 	}
 	if reasoning != "" {
-		if d.think < 0 {
-			if err := d.closeText(acc); err != nil {
-				return err
-			}
-			d.think = len(acc.blocks)
-			if err := acc.start(d.think, Block{Kind: BlockThinking}); err != nil {
-				return protoErr(nil, "%s", err)
-			}
-		}
-		if err := acc.appendText(d.think, BlockThinking, reasoning); err != nil {
-			return protoErr(nil, "%s", err)
+		if err := appendOpen(&d.think, &d.text, BlockThinking, reasoning, acc); err != nil {
+			return err
 		}
 	}
 	content := dl.Content
@@ -156,17 +148,8 @@ func (d *openaiDecoder) delta(dl *oaiDelta, acc *accumulator) error {
 		content += dl.Refusal
 	}
 	if content != "" {
-		if d.text < 0 {
-			if err := d.closeThinking(acc); err != nil {
-				return err
-			}
-			d.text = len(acc.blocks)
-			if err := acc.start(d.text, Block{Kind: BlockText}); err != nil {
-				return protoErr(nil, "%s", err)
-			}
-		}
-		if err := acc.appendText(d.text, BlockText, content); err != nil {
-			return protoErr(nil, "%s", err)
+		if err := appendOpen(&d.text, &d.think, BlockText, content, acc); err != nil {
+			return err
 		}
 	}
 	for i := range dl.ToolCalls {
@@ -192,10 +175,10 @@ func (d *openaiDecoder) toolCall(tc *oaiToolCallDelta, acc *accumulator) error {
 		}
 	}
 	if call == nil {
-		if err := d.closeText(acc); err != nil {
+		if err := closeBlock(&d.text, acc); err != nil {
 			return err
 		}
-		if err := d.closeThinking(acc); err != nil {
+		if err := closeBlock(&d.think, acc); err != nil {
 			return err
 		}
 		index := len(d.calls)
@@ -222,24 +205,33 @@ func (d *openaiDecoder) toolCall(tc *oaiToolCallDelta, acc *accumulator) error {
 	return nil
 }
 
-func (d *openaiDecoder) closeText(acc *accumulator) error {
-	if d.text < 0 {
-		return nil
+// appendOpen adds s to the open block of kind whose index *open holds.
+// When none is open it closes the block *other holds (text and thinking
+// alternate) and opens a new one.
+func appendOpen(open, other *int, kind BlockKind, s string, acc *accumulator) error {
+	if *open < 0 {
+		if err := closeBlock(other, acc); err != nil {
+			return err
+		}
+		*open = len(acc.blocks)
+		if err := acc.start(*open, Block{Kind: kind}); err != nil {
+			return protoErr(nil, "%s", err)
+		}
 	}
-	i := d.text
-	d.text = -1
-	if err := acc.stopBlock(i); err != nil {
+	if err := acc.appendText(*open, kind, s); err != nil {
 		return protoErr(nil, "%s", err)
 	}
 	return nil
 }
 
-func (d *openaiDecoder) closeThinking(acc *accumulator) error {
-	if d.think < 0 {
+// closeBlock stops the block whose index *open holds, if any, and sets
+// *open to -1.
+func closeBlock(open *int, acc *accumulator) error {
+	if *open < 0 {
 		return nil
 	}
-	i := d.think
-	d.think = -1
+	i := *open
+	*open = -1
 	if err := acc.stopBlock(i); err != nil {
 		return protoErr(nil, "%s", err)
 	}
@@ -253,6 +245,13 @@ func (d *openaiDecoder) finish(reason string, acc *accumulator) error {
 		return nil
 	}
 	d.finished = true
+	// Some servers send calls without id; the caller pairs each call with
+	// its result by id, so every call gets one.
+	for n, c := range d.calls {
+		if b := &acc.blocks[c.block]; b.id == "" {
+			b.id = "call_" + strconv.Itoa(n)
+		}
+	}
 	for i := range acc.blocks {
 		if acc.blocks[i].open {
 			if err := acc.stopBlock(i); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -11,8 +12,8 @@ import (
 // richRequest exercises every request field and block kind: a system
 // prompt, two tools (one without schema), an assistant turn with thinking,
 // text and three tool calls (one with arguments that are not JSON, one with
-// empty arguments), and a user turn with three tool results (one an error)
-// followed by text.
+// empty arguments), and a user turn with three tool results (two errors,
+// one of them without content) followed by text.
 func richRequest() Request {
 	temp := 0.2
 	return Request{
@@ -35,14 +36,14 @@ func richRequest() Request {
 			{Role: RoleUser, Content: []Block{
 				ToolResultBlock("call_1", "package main", false),
 				ToolResultBlock("call_2", "invalid arguments: unexpected end of JSON input", true),
-				ToolResultBlock("call_3", "", false),
+				ToolResultBlock("call_3", "", true),
 				TextBlock("Also check go.mod."),
 			}},
 		},
-		MaxTokens:       1024,
+		MaxTokens:       4096,
 		Temperature:     &temp,
 		StopSequences:   []string{"STOP"},
-		ThinkingBudget:  512,
+		ThinkingBudget:  2048,
 		ReasoningEffort: "low",
 	}
 }
@@ -76,7 +77,8 @@ func TestRequestSent(t *testing.T) {
 			recording: "anthropic/text.sse", path: "/v1/messages", golden: "anthropic/request.golden.json",
 			header: map[string]string{"x-api-key": "sk-ant-secret-123456", "anthropic-version": "2023-06-01",
 				"content-type": "application/json", "anthropic-beta": "interleaved-thinking-2025-05-14"},
-			noHeader: []string{"authorization"},
+			noHeader:   []string{"authorization"},
+			mustAbsent: []string{`"temperature"`}, // refused with thinking on
 		},
 		"openai": {
 			client: func(url string) streamer {
@@ -145,5 +147,61 @@ func TestMaxTokensFieldInvalid(t *testing.T) {
 	_, err := c.Stream(context.Background(), simpleRequest())
 	if err == nil || !strings.Contains(err.Error(), `unknown max tokens field "max_tokenz"`) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestAnthropicThinkingLimits(t *testing.T) {
+	t.Parallel()
+	temp := 0.3
+	tests := map[string]struct {
+		maxTokens, budget int
+		defaultMax        int
+		wantMax           int    // max_tokens sent
+		wantErr           string // substring of the encode error
+	}{
+		"budget below max":            {maxTokens: 4096, budget: 2048, wantMax: 4096},
+		"default above budget":        {budget: 2048, defaultMax: 8192, wantMax: 8192},
+		"default raised above budget": {budget: 10000, defaultMax: 8192, wantMax: 10000 + minAnswerTokens},
+		"default equal to budget":     {budget: 8192, defaultMax: 8192, wantMax: 8192 + minAnswerTokens},
+		"max not above budget":        {maxTokens: 2048, budget: 2048, wantErr: "max tokens 2048 must be greater than the thinking budget 2048"},
+		"budget below minimum":        {maxTokens: 4096, budget: 1023, wantErr: "thinking budget 1023 is below the minimum of 1024"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := NewAnthropic(AnthropicConfig{DefaultMaxTokens: tc.defaultMax})
+			req := simpleRequest()
+			req.MaxTokens, req.ThinkingBudget, req.Temperature = tc.maxTokens, tc.budget, &temp
+			body, err := c.encode(req)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.HasPrefix(err.Error(), "anthropic: ") {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var w map[string]json.RawMessage
+			if err := json.Unmarshal(body, &w); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(w["max_tokens"]); got != strconv.Itoa(tc.wantMax) {
+				t.Errorf("max_tokens = %s, want %d", got, tc.wantMax)
+			}
+			if got, want := string(w["thinking"]), `{"type":"enabled","budget_tokens":`+strconv.Itoa(tc.budget)+`}`; got != want {
+				t.Errorf("thinking = %s, want %s", got, want)
+			}
+			if _, ok := w["temperature"]; ok {
+				t.Errorf("temperature sent with thinking: %s", w["temperature"])
+			}
+		})
+	}
+	// Without thinking the temperature is sent.
+	req := simpleRequest()
+	req.Temperature = &temp
+	body, err := NewAnthropic(AnthropicConfig{}).encode(req)
+	if err != nil || !strings.Contains(string(body), `"temperature":0.3`) {
+		t.Errorf("temperature without thinking: %s (%v)", body, err)
 	}
 }

@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -118,6 +119,21 @@ func TestTranslationRoundTrip(t *testing.T) {
 			in:     []Message{asst(ThinkingBlock("hmm", "sig"), Block{Kind: BlockRedactedThinking, Data: "xx"}, TextBlock("a"), ToolUseBlock("c1", "ls", obj))},
 			openai: []Message{asst(TextBlock("a"), ToolUseBlock("c1", "ls", obj))},
 		},
+		"empty tool results": {
+			in:        []Message{asst(ToolUseBlock("c1", "ls", obj), ToolUseBlock("c2", "ls", obj)), user(ToolResultBlock("c1", "", false), ToolResultBlock("c2", " ", true))},
+			anthropic: []Message{asst(ToolUseBlock("c1", "ls", obj), ToolUseBlock("c2", "ls", obj)), user(ToolResultBlock("c1", noOutput, false), ToolResultBlock("c2", noOutput, true))},
+			openai:    []Message{asst(ToolUseBlock("c1", "ls", obj), ToolUseBlock("c2", "ls", obj)), user(ToolResultBlock("c1", "", false), ToolResultBlock("c2", " ", false))},
+		},
+		"unsigned thinking and blank text dropped": {
+			in:        []Message{user(TextBlock("q")), asst(ThinkingBlock("hm", ""), TextBlock(" \n"), ToolUseBlock("c1", "ls", obj)), user(ToolResultBlock("c1", "x", false))},
+			anthropic: []Message{user(TextBlock("q")), asst(ToolUseBlock("c1", "ls", obj)), user(ToolResultBlock("c1", "x", false))},
+			openai:    []Message{user(TextBlock("q")), asst(TextBlock(" \n"), ToolUseBlock("c1", "ls", obj)), user(ToolResultBlock("c1", "x", false))},
+		},
+		"message left empty is dropped": {
+			in:        []Message{user(TextBlock("q")), asst(TextBlock("")), user(TextBlock("again"))},
+			anthropic: []Message{user(TextBlock("q")), user(TextBlock("again"))},
+			openai:    []Message{user(TextBlock("q")), asst(), user(TextBlock("again"))},
+		},
 		"empty text dropped": {
 			in:        []Message{user(TextBlock("q")), asst(TextBlock(""), ToolUseBlock("c1", "ls", obj))},
 			anthropic: []Message{user(TextBlock("q")), asst(ToolUseBlock("c1", "ls", obj))},
@@ -174,5 +190,114 @@ func TestAnthropicRequestDefaults(t *testing.T) {
 		if _, ok := w[k]; ok {
 			t.Errorf("unset field %s sent: %v", k, w[k])
 		}
+	}
+}
+
+func TestAnthropicDefaultMaxTokens(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		model      string
+		configured int
+		want       int
+	}{
+		{"claude-sonnet-4-5", 0, 32000},
+		{"claude-opus-4-1-20250805", 0, 32000},
+		{"claude-3-7-sonnet-20250219", 0, 32000},
+		{"claude-3-5-haiku-20241022", 0, 8192},
+		{"anthropic.claude-3-5-sonnet-20240620-v1:0", 0, 8192},
+		{"claude-3-haiku-20240307", 0, 4096},
+		{"claude-3-opus-latest", 0, 4096},
+		{"claude-3-haiku-20240307", 1000, 1000},
+		{"claude-sonnet-4-5", 64000, 64000},
+	}
+	for _, tc := range tests {
+		req := simpleRequest()
+		req.Model = tc.model
+		body, err := NewAnthropic(AnthropicConfig{DefaultMaxTokens: tc.configured}).encode(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		if err := json.Unmarshal(body, &w); err != nil || w.MaxTokens != tc.want {
+			t.Errorf("%s (configured %d): max_tokens = %d (%v), want %d", tc.model, tc.configured, w.MaxTokens, err, tc.want)
+		}
+	}
+	// A request's own MaxTokens wins.
+	req := simpleRequest()
+	req.MaxTokens = 77
+	if body, _ := NewAnthropic(AnthropicConfig{}).encode(req); !strings.Contains(string(body), `"max_tokens":77`) {
+		t.Errorf("explicit max tokens: %s", body)
+	}
+}
+
+func TestAnthropicCacheBreakpoints(t *testing.T) {
+	t.Parallel()
+	obj := json.RawMessage(`{}`)
+	tests := map[string]struct {
+		caching bool
+		last    []Block
+		want    []string // the types of the last message's blocks, "*" marking the cached one
+	}{
+		"user text":            {true, []Block{TextBlock("a"), TextBlock("b")}, []string{"text", "text*"}},
+		"tool results":         {true, []Block{ToolResultBlock("c1", "x", false), ToolResultBlock("c2", "y", false)}, []string{"tool_result", "tool_result*"}},
+		"thinking skipped":     {true, []Block{ToolUseBlock("c1", "ls", obj), ThinkingBlock("hm", "sig")}, []string{"tool_use*", "thinking"}},
+		"only thinking":        {true, []Block{ThinkingBlock("hm", "sig")}, []string{"thinking"}},
+		"caching off":          {false, []Block{TextBlock("a")}, []string{"text"}},
+		"blank block not sent": {true, []Block{TextBlock("a"), TextBlock(" ")}, []string{"text*"}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			req := simpleRequest()
+			req.Messages = append(req.Messages, Message{Role: RoleAssistant, Content: tc.last})
+			body, err := NewAnthropic(AnthropicConfig{PromptCaching: tc.caching}).encode(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var w antRequest
+			if err := json.Unmarshal(body, &w); err != nil {
+				t.Fatal(err)
+			}
+			if first := w.Messages[0].Content[0]; first.CacheControl != nil {
+				t.Errorf("earlier message marked too")
+			}
+			var got []string
+			for _, b := range w.Messages[len(w.Messages)-1].Content {
+				if b.CacheControl != nil {
+					b.Type += "*"
+				}
+				got = append(got, b.Type)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("blocks = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOpenAIAssistantContent(t *testing.T) {
+	t.Parallel()
+	call := ToolUseBlock("c1", "ls", json.RawMessage(`{}`))
+	tests := map[string]struct {
+		blocks []Block
+		want   string // the content field as JSON
+	}{
+		"tool call only":             {[]Block{call}, "null"},
+		"empty text and a tool call": {[]Block{TextBlock(""), call}, "null"},
+		"text and a tool call":       {[]Block{TextBlock("a"), TextBlock("b"), call}, `"ab"`},
+		"empty text only":            {[]Block{TextBlock("")}, `""`},
+		"thinking only":              {[]Block{ThinkingBlock("hm", "")}, `""`},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			msgs := encodeOpenAIMessages("", []Message{{Role: RoleAssistant, Content: tc.blocks}})
+			got, err := json.Marshal(msgs[0].Content)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("content = %s (%v), want %s", got, err, tc.want)
+			}
+		})
 	}
 }

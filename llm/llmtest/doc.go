@@ -9,8 +9,10 @@
 // recorded). Like the real APIs, the server answers 400 invalid_request_error
 // without using up a turn when a request breaks the protocol: not streaming,
 // no messages, or a tool call not answered by exactly one tool result right
-// after it (for Anthropic also a non-object tool input or an empty text
-// block). A turn streams thinking, text and tool calls in that order,
+// after it; for Anthropic also a missing max_tokens, a thinking budget below
+// 1024 or not below max_tokens, a temperature with thinking, more than four
+// cache breakpoints, a non-object tool input, an empty message, a blank text
+// block, an error result without content or an unsigned thinking block. A turn streams thinking, text and tool calls in that order,
 // each piece of them as one event, then the stop reason and usage; or it
 // fails with a [Fault]: an HTTP error status with any headers and body, or
 // a fault inside the stream (a cut connection, a body that ends without the

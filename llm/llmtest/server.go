@@ -172,27 +172,38 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	turn := s.script.Turns[ti-1]
 	if f := turn.Fault; f != nil && f.Status != 0 {
-		for k, v := range f.Headers {
-			w.Header().Set(k, v)
-		}
-		if f.Body != "" {
-			if w.Header().Get("content-type") == "" {
-				w.Header().Set("content-type", "application/json")
-			}
-			w.WriteHeader(f.Status)
-			_, _ = io.WriteString(w, f.Body)
-			return
-		}
-		typ, msg := f.Type, f.Message
-		if typ == "" {
-			typ = defaultErrorType(f.Status)
-		}
-		if msg == "" {
-			msg = http.StatusText(f.Status)
-		}
-		writeError(w, proto, f.Status, typ, msg)
+		writeStatusFault(w, proto, f)
 		return
 	}
+	stream(w, r, proto, body, turn, ti)
+}
+
+// writeStatusFault answers with the fault's status, headers and body (by
+// default the protocol's error JSON).
+func writeStatusFault(w http.ResponseWriter, proto protocol, f *Fault) {
+	for k, v := range f.Headers {
+		w.Header().Set(k, v)
+	}
+	if f.Body != "" {
+		if w.Header().Get("content-type") == "" {
+			w.Header().Set("content-type", "application/json")
+		}
+		w.WriteHeader(f.Status)
+		_, _ = io.WriteString(w, f.Body)
+		return
+	}
+	typ, msg := f.Type, f.Message
+	if typ == "" {
+		typ = defaultErrorType(f.Status)
+	}
+	if msg == "" {
+		msg = http.StatusText(f.Status)
+	}
+	writeError(w, proto, f.Status, typ, msg)
+}
+
+// stream answers request body with turn n as an event stream.
+func stream(w http.ResponseWriter, r *http.Request, proto protocol, body []byte, turn Turn, n int) {
 	var req struct {
 		Model         string `json:"model"`
 		StreamOptions struct {
@@ -200,7 +211,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		} `json:"stream_options"`
 	}
 	_ = json.Unmarshal(body, &req)
-	st := &streamer{w: w, rc: http.NewResponseController(w), turn: turn, n: ti, model: req.Model, done: r.Context().Done()}
+	st := &streamer{w: w, rc: http.NewResponseController(w), turn: turn, n: n, model: req.Model, done: r.Context().Done()}
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("cache-control", "no-cache")
 	w.WriteHeader(http.StatusOK)

@@ -13,7 +13,7 @@ import (
 
 // Valid minimal requests of each protocol.
 const (
-	antReq     = `{"model":"claude","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	antReq     = `{"model":"claude","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
 	oaiReq     = `{"model":"gpt","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`
 	oaiNoUsage = `{"model":"gpt","stream":true,"messages":[{"role":"user","content":"hi"}]}`
 )

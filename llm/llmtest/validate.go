@@ -11,7 +11,8 @@ import (
 // "". It enforces what the real APIs reject with a 400, so that a test
 // fails the way production would: a streaming request, and every tool call
 // of an assistant message answered by exactly one tool result right after
-// it (Anthropic also: tool inputs are objects, text blocks are not empty).
+// it (Anthropic also: max_tokens, thinking limits, tool inputs are objects,
+// no empty message, text block or error result, signed thinking blocks).
 func checkRequest(proto protocol, body []byte) string {
 	var req struct {
 		Stream   bool              `json:"stream"`
@@ -27,9 +28,51 @@ func checkRequest(proto protocol, body []byte) string {
 		return "messages: empty"
 	}
 	if proto == anthropic {
+		if msg := checkAnthropicParams(body); msg != "" {
+			return msg
+		}
 		return checkAnthropic(req.Messages)
 	}
 	return checkOpenAI(req.Messages)
+}
+
+// checkAnthropicParams checks the Messages API's top-level parameters:
+// max_tokens is required, at most four blocks have cache_control, and
+// extended thinking needs a budget of at least
+// 1024 tokens below max_tokens and refuses a temperature.
+func checkAnthropicParams(body []byte) string {
+	var p struct {
+		MaxTokens   int             `json:"max_tokens"`
+		Temperature json.RawMessage `json:"temperature"`
+		Thinking    *struct {
+			Type         string `json:"type"`
+			BudgetTokens int    `json:"budget_tokens"`
+		} `json:"thinking"`
+	}
+	if err := json.Unmarshal(body, &p); err != nil {
+		return "body: " + err.Error()
+	}
+	if p.MaxTokens < 1 {
+		return "max_tokens: Field required (a positive integer)"
+	}
+	// A key "cache_control" cannot occur inside a JSON string, where its
+	// quotes are escaped.
+	if n := bytes.Count(body, []byte(`"cache_control"`)); n > 4 {
+		return fmt.Sprintf("A maximum of 4 blocks with cache_control may be provided. Found %d.", n)
+	}
+	if p.Thinking == nil || p.Thinking.Type != "enabled" {
+		return ""
+	}
+	switch b := p.Thinking.BudgetTokens; {
+	case b < 1024:
+		return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+	case p.MaxTokens <= b:
+		return "max_tokens must be greater than thinking.budget_tokens"
+	}
+	if len(p.Temperature) > 0 && string(p.Temperature) != "null" && string(p.Temperature) != "1" {
+		return "temperature may only be set to 1 when thinking is enabled"
+	}
+	return ""
 }
 
 type antMsg struct {
@@ -43,6 +86,18 @@ type antBlock struct {
 	ID        string          `json:"id"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Signature string          `json:"signature"`
+}
+
+// isEmptyContent reports whether a content field is missing, "", or [].
+func isEmptyContent(raw json.RawMessage) bool {
+	switch t := string(bytes.TrimSpace(raw)); t {
+	case "", "null", `""`, "[]":
+		return true
+	}
+	return false
 }
 
 func checkAnthropic(raw []json.RawMessage) string {
@@ -51,6 +106,9 @@ func checkAnthropic(raw []json.RawMessage) string {
 		var m antMsg
 		if err := json.Unmarshal(r, &m); err != nil {
 			return fmt.Sprintf("messages.%d: %v", i, err)
+		}
+		if isEmptyContent(m.Content) && (m.Role != "assistant" || i != len(raw)-1) {
+			return fmt.Sprintf("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
 		}
 		var blocks []antBlock
 		if len(m.Content) > 0 && m.Content[0] == '[' {
@@ -66,6 +124,13 @@ func checkAnthropic(raw []json.RawMessage) string {
 				if b.Text == nil || *b.Text == "" {
 					return fmt.Sprintf("messages.%d.content.%d: text content blocks must be non-empty", i, j)
 				}
+				if strings.TrimSpace(*b.Text) == "" {
+					return fmt.Sprintf("messages.%d.content.%d: text content blocks must contain non-whitespace text", i, j)
+				}
+			case "thinking":
+				if b.Signature == "" {
+					return fmt.Sprintf("messages.%d.content.%d.thinking.signature: Field required", i, j)
+				}
 			case "tool_use":
 				if m.Role != "assistant" {
 					return fmt.Sprintf("messages.%d.content.%d: tool_use in a %s message", i, j, m.Role)
@@ -79,6 +144,9 @@ func checkAnthropic(raw []json.RawMessage) string {
 					return fmt.Sprintf("messages.%d.content.%d: unexpected tool_use_id %q in tool_result blocks: each tool_result block must have a corresponding tool_use block in the previous message", i, j, b.ToolUseID)
 				}
 				answered[b.ToolUseID] = true
+				if b.IsError && isEmptyContent(b.Content) {
+					return fmt.Sprintf("messages.%d.content.%d.tool_result: content cannot be empty if `is_error` is true", i, j)
+				}
 			}
 		}
 		if missing := unanswered(pending, answered); missing != "" {

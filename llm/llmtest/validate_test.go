@@ -23,23 +23,42 @@ func TestRequestValidation(t *testing.T) {
 	}
 	tool := func(id string) string { return `{"role":"tool","tool_call_id":"` + id + `","content":"ok"}` }
 	msgs := func(m ...string) string {
-		return `{"model":"x","stream":true,"messages":[` + strings.Join(m, ",") + `]}`
+		return `{"model":"x","max_tokens":100,"stream":true,"messages":[` + strings.Join(m, ",") + `]}`
+	}
+	params := func(p string) string {
+		return `{"model":"x","stream":true,` + p + `,"messages":[` + userHi + `]}`
 	}
 	tests := map[string]struct {
 		path, body string
 		want       string // "" means valid
 	}{
-		"anthropic ok":                  {"/v1/messages", msgs(userHi, antUse, res("a", "b")), ""},
-		"anthropic results reordered":   {"/v1/messages", msgs(userHi, antUse, res("b", "a")), ""},
-		"anthropic missing result":      {"/v1/messages", msgs(userHi, antUse, res("a")), "without tool_result blocks immediately after: b"},
-		"anthropic result twice":        {"/v1/messages", msgs(userHi, antUse, res("a", "a", "b")), `unexpected tool_use_id "a"`},
-		"anthropic unknown result":      {"/v1/messages", msgs(userHi, antUse, res("a", "b", "c")), `unexpected tool_use_id "c"`},
-		"anthropic results too late":    {"/v1/messages", msgs(userHi, antUse, userHi, res("a", "b")), "without tool_result"},
-		"anthropic ends with tool_use":  {"/v1/messages", msgs(userHi, antUse), "have no tool_result blocks: a, b"},
-		"anthropic non-object input":    {"/v1/messages", msgs(userHi, `{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"ls","input":"{\"x"}]}`, res("a")), "input must be a JSON object"},
-		"anthropic empty text":          {"/v1/messages", msgs(`{"role":"user","content":[{"type":"text","text":""}]}`), "must be non-empty"},
-		"anthropic not streaming":       {"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`, `"stream" is not true`},
-		"no messages":                   {"/v1/messages", `{"stream":true,"messages":[]}`, "messages: empty"},
+		"anthropic ok":                    {"/v1/messages", msgs(userHi, antUse, res("a", "b")), ""},
+		"anthropic results reordered":     {"/v1/messages", msgs(userHi, antUse, res("b", "a")), ""},
+		"anthropic missing result":        {"/v1/messages", msgs(userHi, antUse, res("a")), "without tool_result blocks immediately after: b"},
+		"anthropic result twice":          {"/v1/messages", msgs(userHi, antUse, res("a", "a", "b")), `unexpected tool_use_id "a"`},
+		"anthropic unknown result":        {"/v1/messages", msgs(userHi, antUse, res("a", "b", "c")), `unexpected tool_use_id "c"`},
+		"anthropic results too late":      {"/v1/messages", msgs(userHi, antUse, userHi, res("a", "b")), "without tool_result"},
+		"anthropic ends with tool_use":    {"/v1/messages", msgs(userHi, antUse), "have no tool_result blocks: a, b"},
+		"anthropic non-object input":      {"/v1/messages", msgs(userHi, `{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"ls","input":"{\"x"}]}`, res("a")), "input must be a JSON object"},
+		"anthropic empty text":            {"/v1/messages", msgs(`{"role":"user","content":[{"type":"text","text":""}]}`), "must be non-empty"},
+		"anthropic blank text":            {"/v1/messages", msgs(`{"role":"user","content":[{"type":"text","text":" \n"}]}`), "must contain non-whitespace text"},
+		"anthropic empty message":         {"/v1/messages", msgs(userHi, `{"role":"assistant","content":[]}`, userHi), "messages.1: all messages must have non-empty content"},
+		"anthropic empty final assistant": {"/v1/messages", msgs(userHi, `{"role":"assistant","content":""}`), ""},
+		"anthropic empty error result":    {"/v1/messages", msgs(userHi, antUse, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","is_error":true,"content":""},{"type":"tool_result","tool_use_id":"b","is_error":true}]}`), "content cannot be empty if `is_error` is true"},
+		"anthropic empty result":          {"/v1/messages", msgs(userHi, antUse, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":""},{"type":"tool_result","tool_use_id":"b"}]}`), ""},
+		"anthropic unsigned thinking":     {"/v1/messages", msgs(userHi, `{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":""},{"type":"text","text":"x"}]}`, userHi), "signature: Field required"},
+		"anthropic not streaming":         {"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`, `"stream" is not true`},
+		"no messages":                     {"/v1/messages", `{"stream":true,"messages":[]}`, "messages: empty"},
+		"anthropic no max_tokens":         {"/v1/messages", params(`"temperature":0.5`), "max_tokens: Field required"},
+		"anthropic thinking ok":           {"/v1/messages", params(`"max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":1024}`), ""},
+		"anthropic budget too small":      {"/v1/messages", params(`"max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":512}`), "greater than or equal to 1024"},
+		"anthropic budget not below":      {"/v1/messages", params(`"max_tokens":2048,"thinking":{"type":"enabled","budget_tokens":2048}`), "max_tokens must be greater than thinking.budget_tokens"},
+		"anthropic thinking temperature":  {"/v1/messages", params(`"max_tokens":4096,"temperature":0.2,"thinking":{"type":"enabled","budget_tokens":1024}`), "temperature may only be set to 1"},
+		"anthropic five cache breakpoints": {"/v1/messages", `{"model":"x","max_tokens":9,"stream":true,"system":[{"type":"text","text":"s","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":[` +
+			strings.Repeat(`{"type":"text","text":"\"cache_control\"","cache_control":{"type":"ephemeral"}},`, 4) + `{"type":"text","text":"x"}]}]}`, "A maximum of 4 blocks with cache_control"},
+		"anthropic four cache breakpoints": {"/v1/messages", `{"model":"x","max_tokens":9,"stream":true,"messages":[{"role":"user","content":[` +
+			strings.Repeat(`{"type":"text","text":"\"cache_control\"","cache_control":{"type":"ephemeral"}},`, 4) + `{"type":"text","text":"x"}]}]}`, ""},
+		"anthropic temperature alone":   {"/v1/messages", params(`"max_tokens":4096,"temperature":0.2`), ""},
 		"not json":                      {"/chat/completions", `{"stream":`, "not a JSON object"},
 		"openai ok":                     {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), tool("b"), userHi), ""},
 		"openai missing tool message":   {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), userHi), "missing: b"},
