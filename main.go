@@ -18,6 +18,9 @@ func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// Caught (and dropped) rather than fatal: a write on a stdout nobody
+	// reads fails with EPIPE, and the runner stops cleanly (exit 141).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	go func() {
 		for sig := range sigs {
 			cancel(run.SignalError{Signal: sig})

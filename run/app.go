@@ -24,7 +24,7 @@ Examples:
 
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 3 stopped by the policy, 4 a limit was reached, 5 the model provider failed,
-130/143 interrupted by SIGINT/SIGTERM.`
+130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
 // environment is what the runner reads from the process beyond its standard
 // streams and arguments. Tests replace it; [NewApp] uses the real process.
@@ -109,8 +109,10 @@ func versionCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usagef("version takes no arguments")
 			}
-			_, err := fmt.Fprintf(c.App.Writer, "rubichan %s\n", version)
-			return err
+			if _, err := fmt.Fprintf(c.App.Writer, "rubichan %s\n", version); err != nil {
+				return stdoutError{err}
+			}
+			return nil
 		},
 	}
 }

@@ -50,7 +50,11 @@ func isTerminal(w io.Writer) bool {
 // as [reportedError]s carrying their exit code.
 func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment) error {
 	start := time.Now()
+	// A failed write on stdout stops the run: its answer is lost.
+	ctx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
 	text := newTextSink(stdout, cfg.Output == "final")
+	text.onError = stopRun
 	act := newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
 	emit := func(ev Event) {
 		text.handle(ev)
@@ -136,15 +140,12 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	case errors.As(runErr, &sig):
 		code = sig.ExitCode()
 		emit(Event{Kind: EventError, Err: runErr})
-	case runErr != nil && !errors.As(runErr, &rep):
+	case runErr != nil && !errors.As(runErr, &rep) && !brokenPipe(runErr):
 		emit(Event{Kind: EventError, Err: runErr})
 	}
 	emit(Event{Kind: EventTurnDone, Summary: l.summary(start, code)})
 	if runErr == nil {
-		if text.err != nil {
-			return fmt.Errorf("run: write stdout: %w", text.err)
-		}
-		return nil
+		return text.err // --output final writes at the end
 	}
 	return reportedError{runErr}
 }

@@ -19,7 +19,7 @@ import (
 
 // The script commands in this file run a program as a child process the
 // script controls more closely than exec does: a signal at a given
-// moment, a late stdin.
+// moment, a late stdin, a closed stdout.
 
 // scriptEnv are the script variables a child program started by these
 // commands gets; NO_COLOR only when it is set to something.
@@ -104,6 +104,49 @@ func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
 	io.Copy(ts.Stderr(), &stderr)
 	if got := exitCodeOf(ts, err); got != want {
 		ts.Fatalf("exit code %d after %v, want %d\n%s", got, sig, want, stderr.String())
+	}
+}
+
+// cmdBrokenStdout runs PROGRAM with its stdout on a pipe nobody reads any
+// more (as in `rubichan exec … | head -1` once head has exited) and checks
+// its exit code: brokenstdout [-stdin FILE] CODE PROGRAM [ARGS...]. The
+// program's stderr becomes the script's stderr.
+func cmdBrokenStdout(ts *testscript.TestScript, neg bool, args []string) {
+	var stdinFile string
+	if len(args) >= 2 && args[0] == "-stdin" {
+		stdinFile, args = args[1], args[2:]
+	}
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: brokenstdout [-stdin FILE] CODE PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	cmd := programCmd(ts, args[1], args[2:]...)
+	if stdinFile != "" {
+		f, err := os.Open(ts.MkAbs(stdinFile))
+		ts.Check(err)
+		defer f.Close()
+		cmd.Stdin = f
+	}
+	r, w, err := os.Pipe()
+	ts.Check(err)
+	r.Close()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	err = cmd.Start()
+	w.Close()
+	ts.Check(err)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		ts.Fatalf("program did not exit within 30s with its stdout closed\n%s", stderr.String())
+	}
+	io.Copy(ts.Stderr(), &stderr)
+	if got := exitCodeOf(ts, err); got != want {
+		ts.Fatalf("exit code %d, want %d\n%s", got, want, stderr.String())
 	}
 }
 

@@ -39,6 +39,9 @@ func rubichanMain() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// Caught (and dropped) rather than fatal: a write on a stdout nobody
+	// reads fails with EPIPE, and the runner stops cleanly (exit 141).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	go func() {
 		for sig := range sigs {
 			cancel(SignalError{Signal: sig})
@@ -133,11 +136,12 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 			}
 			ts.Check(renderRequest(ts.Stdout(), reqs[n-1]))
 		},
-		"rc":          cmdRC,
-		"genlines":    cmdGenLines,
-		"signalafter": cmdSignalAfter,
-		"stdinlate":   cmdStdinLate,
-		"pidgone":     cmdPidGone,
+		"rc":           cmdRC,
+		"genlines":     cmdGenLines,
+		"signalafter":  cmdSignalAfter,
+		"stdinlate":    cmdStdinLate,
+		"pidgone":      cmdPidGone,
+		"brokenstdout": cmdBrokenStdout,
 		"nostdinspill": func(ts *testscript.TestScript, neg bool, args []string) {
 			matches, err := filepath.Glob(filepath.Join(ts.Getenv("TMPDIR"), "rubichan-stdin-*"))
 			ts.Check(err)
