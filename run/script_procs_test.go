@@ -23,7 +23,7 @@ import (
 
 // scriptEnv are the script variables a child program started by these
 // commands gets; NO_COLOR only when it is set to something.
-var scriptEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "NO_COLOR"}
+var scriptEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "NO_COLOR", "GORACE"}
 
 // programCmd prepares PROGRAM (found in the script's PATH, where the
 // registered commands live) to run in the script's directory with the

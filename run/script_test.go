@@ -66,6 +66,11 @@ func TestScript(t *testing.T) {
 			env.Setenv("ANTHROPIC_API_KEY", testAPIKey)
 			env.Setenv("OPENAI_API_KEY", testAPIKey)
 			env.Setenv("NO_COLOR", "")
+			// A race-enabled program sleeps 1 s before it exits, so
+			// that late reports can be printed; every script runs the
+			// program several times, and the scripts' own checks come
+			// after it has exited.
+			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			return nil
 		},
 		Cmds: servers.cmds(),
