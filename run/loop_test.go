@@ -88,21 +88,24 @@ type loopRun struct {
 	loop     *loop
 }
 
+// wireBlock is a content block of a recorded Anthropic request.
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   string          `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
 // wireRequest is the part of an Anthropic request body the tests look at.
 type wireRequest struct {
 	System   json.RawMessage `json:"system"`
 	Messages []struct {
-		Role    string `json:"role"`
-		Content []struct {
-			Type      string          `json:"type"`
-			Text      string          `json:"text"`
-			ID        string          `json:"id"`
-			Name      string          `json:"name"`
-			Input     json.RawMessage `json:"input"`
-			ToolUseID string          `json:"tool_use_id"`
-			Content   string          `json:"content"`
-			IsError   bool            `json:"is_error"`
-		} `json:"content"`
+		Role    string      `json:"role"`
+		Content []wireBlock `json:"content"`
 	} `json:"messages"`
 	Tools []struct {
 		Name string `json:"name"`

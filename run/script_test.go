@@ -320,16 +320,7 @@ func renderRequest(w io.Writer, r llmtest.Request) error {
 			fmt.Fprintf(w, "%s text: %s\n", m.Role, text)
 			continue
 		}
-		var blocks []struct {
-			Type      string          `json:"type"`
-			Text      string          `json:"text"`
-			ID        string          `json:"id"`
-			Name      string          `json:"name"`
-			Input     json.RawMessage `json:"input"`
-			ToolUseID string          `json:"tool_use_id"`
-			Content   string          `json:"content"`
-			IsError   bool            `json:"is_error"`
-		}
+		var blocks []wireBlock
 		if err := json.Unmarshal(m.Content, &blocks); err != nil {
 			return err
 		}
