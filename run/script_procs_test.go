@@ -41,6 +41,21 @@ func programCmd(ts *testscript.TestScript, name string, args ...string) *exec.Cm
 	return cmd
 }
 
+// withStdin takes a leading "-stdin FILE" off a command's arguments and
+// returns what opens FILE as the program's stdin (nothing without it).
+func withStdin(ts *testscript.TestScript, args []string) (rest []string, open func(*exec.Cmd)) {
+	if len(args) < 2 || args[0] != "-stdin" {
+		return args, func(*exec.Cmd) {}
+	}
+	name := args[1]
+	return args[2:], func(cmd *exec.Cmd) {
+		f, err := os.Open(ts.MkAbs(name))
+		ts.Check(err)
+		ts.Defer(func() { f.Close() })
+		cmd.Stdin = f
+	}
+}
+
 // exitCodeOf returns the exit code of a finished program, or fails the
 // script when it did not exit normally (killed by a signal, not started).
 func exitCodeOf(ts *testscript.TestScript, err error) int {
@@ -56,13 +71,16 @@ func exitCodeOf(ts *testscript.TestScript, err error) int {
 	}
 }
 
-// cmdSignalAfter starts PROGRAM, waits until FILE exists and is not
-// empty, sends the signal (INT or TERM) and checks the exit code:
-// signalafter SIGNAL FILE CODE PROGRAM [ARGS...]. The program's output
-// becomes the script's stdout and stderr.
+// cmdSignalAfter starts PROGRAM, waits until it is ready, sends the
+// signal (INT or TERM) and checks the exit code:
+// signalafter [-stdin FILE] SIGNAL READY CODE PROGRAM [ARGS...]. READY is a file that
+// must exist and not be empty, or stdout:TEXT, text the program must have
+// written on stdout. The program's output becomes the script's stdout and
+// stderr.
 func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
+	args, setStdin := withStdin(ts, args)
 	if neg || len(args) < 4 {
-		ts.Fatalf("usage: signalafter INT|TERM FILE CODE PROGRAM [ARGS...]")
+		ts.Fatalf("usage: signalafter [-stdin FILE] INT|TERM FILE|stdout:TEXT CODE PROGRAM [ARGS...]")
 	}
 	sig, ok := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[args[0]]
 	if !ok {
@@ -72,25 +90,36 @@ func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
 	want, err := strconv.Atoi(args[1])
 	ts.Check(err)
 	cmd := programCmd(ts, args[2], args[3:]...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	setStdin(cmd)
+	readyText, onStdout := strings.CutPrefix(args[0], "stdout:")
+	stdout := &notifyingBuffer{want: readyText, seen: make(chan struct{})}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	ts.Check(cmd.Start())
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	ready := ts.MkAbs(args[0])
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if fi, err := os.Stat(ready); err == nil && fi.Size() > 0 {
-			break
+	ready := func() bool {
+		if onStdout {
+			select {
+			case <-stdout.seen:
+				return true
+			default:
+				return false
+			}
 		}
+		fi, err := os.Stat(ts.MkAbs(args[0]))
+		return err == nil && fi.Size() > 0
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !ready() {
 		select {
 		case err := <-done:
-			ts.Fatalf("program ended before %s appeared: %v\n%s", args[0], err, stderr.String())
+			ts.Fatalf("program ended before %s: %v\n%s", args[0], err, stderr.String())
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			ts.Fatalf("%s did not appear within 30s", args[0])
+			ts.Fatalf("not ready within 30s: %s", args[0])
 		}
 	}
 	ts.Check(cmd.Process.Signal(sig))
@@ -100,7 +129,7 @@ func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
 		cmd.Process.Kill()
 		ts.Fatalf("program did not exit within 30s of %v", sig)
 	}
-	io.Copy(ts.Stdout(), &stdout)
+	fmt.Fprint(ts.Stdout(), stdout.String())
 	io.Copy(ts.Stderr(), &stderr)
 	if got := exitCodeOf(ts, err); got != want {
 		ts.Fatalf("exit code %d after %v, want %d\n%s", got, sig, want, stderr.String())
@@ -112,22 +141,14 @@ func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
 // its exit code: brokenstdout [-stdin FILE] CODE PROGRAM [ARGS...]. The
 // program's stderr becomes the script's stderr.
 func cmdBrokenStdout(ts *testscript.TestScript, neg bool, args []string) {
-	var stdinFile string
-	if len(args) >= 2 && args[0] == "-stdin" {
-		stdinFile, args = args[1], args[2:]
-	}
+	args, setStdin := withStdin(ts, args)
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: brokenstdout [-stdin FILE] CODE PROGRAM [ARGS...]")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
 	cmd := programCmd(ts, args[1], args[2:]...)
-	if stdinFile != "" {
-		f, err := os.Open(ts.MkAbs(stdinFile))
-		ts.Check(err)
-		defer f.Close()
-		cmd.Stdin = f
-	}
+	setStdin(cmd)
 	r, w, err := os.Pipe()
 	ts.Check(err)
 	r.Close()
