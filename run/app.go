@@ -72,8 +72,11 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		HideHelpCommand:      true,
 		EnableBashCompletion: false,
 		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError:         onUsage,
-		Action:               rootAction,
+		// A rule may hold commas (`shell:cut -d, -f1`, `write:{a,b}/**`):
+		// each --allow or --deny is one rule, never split on commas.
+		DisableSliceFlagSeparator: true,
+		OnUsageError:              onUsage,
+		Action:                    rootAction,
 		Commands: []*cli.Command{
 			execCommand(stdin, env),
 			configCommand(env),
