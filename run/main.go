@@ -17,6 +17,7 @@ type SignalError struct {
 	Signal os.Signal
 }
 
+// Error names the signal: "interrupted by terminated".
 func (e SignalError) Error() string { return "interrupted by " + e.Signal.String() }
 
 // ExitCode returns the conventional exit code for the signal: 128 + its number.
