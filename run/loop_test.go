@@ -67,7 +67,8 @@ func (fakeClock) Sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
-// allowAll is a judge that allows everything but the commands it is told to deny or ask.
+// judgeBy is a judge that allows everything but the commands it is told
+// to deny or to ask about.
 func judgeBy(deny, ask map[string]bool) judge {
 	return func(tool string, eff toolkit.Effects) verdict {
 		switch {
