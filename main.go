@@ -1,7 +1,8 @@
 // Command rubichan is a headless coding agent for pipelines.
 //
 // main only wires the process to the runner: it turns SIGINT and SIGTERM
-// into a cancelled context whose cause names the signal, hands the standard
+// into a cancelled context whose cause names the signal, makes a write on
+// a closed stdout an error rather than a fatal SIGPIPE, hands the standard
 // streams and arguments to [run.Main], and exits with the code it returns.
 package main
 
