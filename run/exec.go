@@ -142,11 +142,23 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxDenials:   pol.MaxDenials(),
-		AbortOnAsk:   cfg.OnAsk == "abort" || (cfg.OnAsk == "" && pol.HeadlessAsk() == policy.AskAbort),
+		AbortOnAsk:   abortOnAsk(cfg.OnAsk, pol),
 		Timeout:      cfg.Timeout,
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
 	}, newClient(cfg), ap.judge, emit), nil
+}
+
+// abortOnAsk says what makes a call that needs approval stop a headless
+// run: --on-ask, else the policy's headless_ask; "" when it is denied.
+func abortOnAsk(onAsk string, pol *policy.Policy) string {
+	switch {
+	case onAsk == "abort":
+		return "--on-ask is abort"
+	case onAsk == "" && pol.HeadlessAsk() == policy.AskAbort:
+		return "the policy's headless_ask is abort"
+	}
+	return ""
 }
 
 // finishRun reports how the loop ended — its error, unless already shown

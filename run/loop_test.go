@@ -294,7 +294,7 @@ func TestLoopDenials(t *testing.T) {
 		t.Parallel()
 		two := llmtest.Turn{ToolCalls: []llmtest.ToolCall{call("a", "bash", `{"command":"curl x"}`), call("b", "bash", `{"command":"ls"}`)}}
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{two, {Text: []string{"never"}}}},
-			loopConfig{AbortOnAsk: true}, judgeBy(nil, map[string]bool{"curl x": true}), bash)
+			loopConfig{AbortOnAsk: "--on-ask is abort"}, judgeBy(nil, map[string]bool{"curl x": true}), bash)
 		if exitCode(r.err) != ExitPolicy || len(r.requests) != 1 || len(bash.ranWith()) != 0 {
 			t.Fatalf("err %v, %d requests, ran %q", r.err, len(r.requests), bash.ranWith())
 		}
