@@ -112,7 +112,8 @@ func versionCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usagef("version takes no arguments")
 			}
-			if _, err := fmt.Fprintf(c.App.Writer, "rubichan %s\n", version); err != nil {
+			// The same line as --version prints.
+			if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, version); err != nil {
 				return stdoutError{err}
 			}
 			return nil
