@@ -52,11 +52,6 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// exitf returns an error that ends the run with the given exit code.
-func exitf(code int, format string, args ...any) error {
-	return exitError{code: code, err: fmt.Errorf(format, args...)}
-}
-
 // reportedError marks an error whose message has already been shown on
 // stderr, so [Main] must not print it a second time.
 type reportedError struct{ err error }
