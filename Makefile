@@ -1,6 +1,8 @@
 GO      ?= go
 BIN     ?= bin/rubichan
 PKGS    ?= ./...
+# e.g. make bench PKGS=./run/ BENCHTIME=3x for a quick look
+BENCHTIME ?= 1s
 
 .PHONY: build test vet race bench install demo fmt clean
 
@@ -15,7 +17,7 @@ test: vet
 	$(GO) test -race -count=1 $(PKGS)
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) -benchmem $(PKGS)
 
 install:
 	$(GO) install .

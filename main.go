@@ -1,7 +1,8 @@
 // Command rubichan is a headless coding agent for pipelines.
 //
 // main only wires the process to the runner: it turns SIGINT and SIGTERM
-// into a cancelled context whose cause names the signal, hands the standard
+// into a cancelled context whose cause names the signal, makes a write on
+// a closed stdout an error rather than a fatal SIGPIPE, hands the standard
 // streams and arguments to [run.Main], and exits with the code it returns.
 package main
 
@@ -18,6 +19,9 @@ func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// Caught (and dropped) rather than fatal: a write on a stdout nobody
+	// reads fails with EPIPE, and the runner stops cleanly (exit 141).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	go func() {
 		for sig := range sigs {
 			cancel(run.SignalError{Signal: sig})

@@ -24,7 +24,7 @@ Examples:
 
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 3 stopped by the policy, 4 a limit was reached, 5 the model provider failed,
-130/143 interrupted by SIGINT/SIGTERM.`
+130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
 // environment is what the runner reads from the process beyond its standard
 // streams and arguments. Tests replace it; [NewApp] uses the real process.
@@ -72,8 +72,11 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		HideHelpCommand:      true,
 		EnableBashCompletion: false,
 		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError:         onUsage,
-		Action:               rootAction,
+		// A rule may hold commas (`shell:cut -d, -f1`, `write:{a,b}/**`):
+		// each --allow or --deny is one rule, never split on commas.
+		DisableSliceFlagSeparator: true,
+		OnUsageError:              onUsage,
+		Action:                    rootAction,
 		Commands: []*cli.Command{
 			execCommand(stdin, env),
 			configCommand(env),
@@ -109,8 +112,11 @@ func versionCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usagef("version takes no arguments")
 			}
-			_, err := fmt.Fprintf(c.App.Writer, "rubichan %s\n", version)
-			return err
+			// The same line as --version prints.
+			if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, version); err != nil {
+				return stdoutError{err}
+			}
+			return nil
 		},
 	}
 }

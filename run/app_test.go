@@ -46,7 +46,8 @@ func TestAppUsage(t *testing.T) {
 	}{
 		"bare":                {args: nil, wantCode: ExitUsage, wantStderr: []string{"USAGE", "rubichan exec"}},
 		"unknown command":     {args: []string{"fix it"}, wantCode: ExitUsage, wantStderr: []string{`unknown command "fix it"`, `rubichan exec "fix it"`}},
-		"version":             {args: []string{"version"}, wantCode: ExitOK, wantStdout: "rubichan dev\n"},
+		"version":             {args: []string{"version"}, wantCode: ExitOK, wantStdout: "rubichan version dev\n"},
+		"--version":           {args: []string{"--version"}, wantCode: ExitOK, wantStdout: "rubichan version dev\n"},
 		"unknown flag":        {args: []string{"exec", "fix", "--bogus"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"unknown flag --bogus", "rubichan exec --help"}},
 		"bad flag value":      {args: []string{"exec", "fix", "--max-turns", "many"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"max-turns"}},
 		"zero max turns":      {args: []string{"exec", "fix", "--max-turns", "0"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--max-turns must be at least 1"}},

@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"syscall"
 )
 
 // Exit codes, as documented in DESIGN.md.
@@ -13,6 +14,11 @@ const (
 	ExitPolicy   = 3
 	ExitLimit    = 4
 	ExitProvider = 5
+
+	// ExitBrokenPipe ends a run whose stdout reader has gone (`rubichan
+	// exec … | head -1`): 128 + SIGPIPE, what a shell reports for a
+	// process that signal killed.
+	ExitBrokenPipe = 128 + int(syscall.SIGPIPE)
 )
 
 // errTimeout is the cancellation cause when --timeout expires.
@@ -46,17 +52,27 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// exitf returns an error that ends the run with the given exit code.
-func exitf(code int, format string, args ...any) error {
-	return exitError{code: code, err: fmt.Errorf(format, args...)}
-}
-
 // reportedError marks an error whose message has already been shown on
 // stderr, so [Main] must not print it a second time.
 type reportedError struct{ err error }
 
 func (e reportedError) Error() string { return e.err.Error() }
 func (e reportedError) Unwrap() error { return e.err }
+
+// stdoutError is a failed write on stdout. When the reader has closed the
+// pipe (EPIPE) there is nobody left to answer: the run stops quietly with
+// [ExitBrokenPipe]. Any other failure is a runtime failure (exit 1).
+type stdoutError struct{ err error }
+
+func (e stdoutError) Error() string { return "run: write stdout: " + e.err.Error() }
+func (e stdoutError) Unwrap() error { return e.err }
+
+// brokenPipe reports whether err is a write on a stdout nobody reads any
+// more; such an error is not worth a message.
+func brokenPipe(err error) bool {
+	var se stdoutError
+	return errors.As(err, &se) && errors.Is(se.err, syscall.EPIPE)
+}
 
 // exitCode maps an error returned by the app to a process exit code.
 func exitCode(err error) int {
@@ -66,6 +82,9 @@ func exitCode(err error) int {
 	var ue usageError
 	if errors.As(err, &ue) {
 		return ExitUsage
+	}
+	if brokenPipe(err) {
+		return ExitBrokenPipe
 	}
 	var ee exitError
 	if errors.As(err, &ee) {

@@ -50,7 +50,11 @@ func isTerminal(w io.Writer) bool {
 // as [reportedError]s carrying their exit code.
 func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment) error {
 	start := time.Now()
+	// A failed write on stdout stops the run: its answer is lost.
+	ctx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
 	text := newTextSink(stdout, cfg.Output == "final")
+	text.onError = stopRun
 	act := newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
 	emit := func(ev Event) {
 		text.handle(ev)
@@ -61,34 +65,20 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, cfg.Timeout, errTimeout)
 		defer cancel()
 	}
-
 	notes := stderr
 	if cfg.Quiet {
 		notes = io.Discard
 	}
-	pol, err := loadPolicy(policySource{
-		Dir: cfg.Dir, File: cfg.PolicyFile, Allow: cfg.Allow, Deny: cfg.Deny,
-		TrustWorkspace: cfg.TrustWorkspace, Headless: true,
-	}, notes)
+	ws, pol, err := openWorkspace(cfg, notes, notice)
 	if err != nil {
 		return err
 	}
-	ws, err := toolkit.OpenWorkspace(cfg.Dir)
-	if err != nil {
-		return usagef("workspace: %v", err)
-	}
 	defer ws.Close()
-	for _, r := range pol.ExtraRoots() {
-		if err := ws.AddRoot(r.Dir, r.Write); err != nil {
-			notice(fmt.Sprintf("policy names %s, which cannot be opened: %v", r.Dir, err))
-		}
-	}
 
 	in, err := readInputContext(ctx, stdin, inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
@@ -98,37 +88,83 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return interrupted(ctx, err, emit)
 	}
 	defer in.Close()
-	spillDir := ""
-	if in.Spill != nil {
-		spillDir = in.Spill.Dir
-		if err := ws.AddRoot(spillDir, false); err != nil {
-			return fmt.Errorf("run: open spilled stdin: %w", err)
+	l, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, start, emit)
+	if err != nil {
+		return err
+	}
+	return finishRun(l.run(ctx, in.Text), l, text, start, emit)
+}
+
+// openWorkspace loads the run's policy and opens the workspace with the
+// extra roots the policy grants; a root that cannot be opened is a notice.
+func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolkit.Workspace, *policy.Policy, error) {
+	pol, err := loadPolicy(policySource{
+		Dir: cfg.Dir, File: cfg.PolicyFile, Allow: cfg.Allow, Deny: cfg.Deny,
+		TrustWorkspace: cfg.TrustWorkspace, Headless: true,
+	}, notes)
+	if err != nil {
+		return nil, nil, err
+	}
+	ws, err := toolkit.OpenWorkspace(cfg.Dir)
+	if err != nil {
+		return nil, nil, usagef("workspace: %v", err)
+	}
+	for _, r := range pol.ExtraRoots() {
+		if err := ws.AddRoot(r.Dir, r.Write); err != nil {
+			notice(fmt.Sprintf("policy names %s, which cannot be opened: %v", r.Dir, err))
 		}
 	}
+	return ws, pol, nil
+}
 
+// newExecLoop builds the turn loop of a headless run: the spilled stdin,
+// if any, opened read-only for the file tools; the tools behind the
+// policy; the system prompt; the limits and the model client.
+func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, start time.Time, emit func(Event)) (*loop, error) {
+	spillDir := ""
+	if sp != nil {
+		spillDir = sp.Dir
+		if err := ws.AddRoot(spillDir, false); err != nil {
+			return nil, fmt.Errorf("run: open spilled stdin: %w", err)
+		}
+	}
 	ap := newApprover(pol, ws, spillDir)
-	tools := buildTools(ws, ap, cfg, env)
 	sys, err := systemPrompt(promptOptions{
 		Root: ws.Root(), Now: start, Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-
-	l := newLoop(loopConfig{
+	return newLoop(loopConfig{
 		Model:        cfg.Model,
 		System:       sys,
-		Tools:        tools,
+		Tools:        buildTools(ws, ap, cfg, env),
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxDenials:   pol.MaxDenials(),
-		AbortOnAsk:   cfg.OnAsk == "abort" || (cfg.OnAsk == "" && pol.HeadlessAsk() == policy.AskAbort),
+		AbortOnAsk:   abortOnAsk(cfg.OnAsk, pol),
 		Timeout:      cfg.Timeout,
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
-	}, newClient(cfg), ap.judge, emit)
-	runErr := l.run(ctx, in.Text)
+	}, newClient(cfg), ap.judge, emit), nil
+}
 
+// abortOnAsk says what makes a call that needs approval stop a headless
+// run: --on-ask, else the policy's headless_ask; "" when it is denied.
+func abortOnAsk(onAsk string, pol *policy.Policy) string {
+	switch {
+	case onAsk == "abort":
+		return "--on-ask is abort"
+	case onAsk == "" && pol.HeadlessAsk() == policy.AskAbort:
+		return "the policy's headless_ask is abort"
+	}
+	return ""
+}
+
+// finishRun reports how the loop ended — its error, unless already shown
+// or not worth a line (stdout's reader gone) — and the closing summary,
+// and returns the run's error.
+func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func(Event)) error {
 	code := exitCode(runErr)
 	var sig SignalError
 	var rep reportedError
@@ -136,15 +172,12 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	case errors.As(runErr, &sig):
 		code = sig.ExitCode()
 		emit(Event{Kind: EventError, Err: runErr})
-	case runErr != nil && !errors.As(runErr, &rep):
+	case runErr != nil && !errors.As(runErr, &rep) && !brokenPipe(runErr):
 		emit(Event{Kind: EventError, Err: runErr})
 	}
 	emit(Event{Kind: EventTurnDone, Summary: l.summary(start, code)})
 	if runErr == nil {
-		if text.err != nil {
-			return fmt.Errorf("run: write stdout: %w", text.err)
-		}
-		return nil
+		return text.err // --output final writes at the end
 	}
 	return reportedError{runErr}
 }

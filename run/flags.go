@@ -26,7 +26,7 @@ func execFlags() []cli.Flag {
 	)
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "policy", Usage: "policy file (TOML)", EnvVars: envs("policy"), Category: catPolicy, TakesFile: true},
-		&cli.StringSliceFlag{Name: "allow", Usage: "add an allow rule, CLASS:PATTERN (e.g. 'shell:go test ./...', 'write:src/**')", EnvVars: envs("allow"), Category: catPolicy},
+		&cli.StringSliceFlag{Name: "allow", Usage: "add an allow rule, CLASS:PATTERN (e.g. 'shell:go test ./...', 'write:src/**'); repeat for more", EnvVars: envs("allow"), Category: catPolicy},
 		&cli.StringSliceFlag{Name: "deny", Usage: "add a deny rule, CLASS:PATTERN", EnvVars: envs("deny"), Category: catPolicy},
 		&cli.BoolFlag{Name: "trust-workspace", Usage: "load .rubichan/policy.toml from the workspace (a checkout may be attacker-controlled)", EnvVars: envs("trust-workspace"), Category: catPolicy},
 		&cli.StringFlag{Name: "on-ask", Usage: "what a call needing approval does with nobody there: deny (tell the model) or abort (exit 3); default: the policy's headless_ask", EnvVars: envs("on-ask"), Category: catPolicy},

@@ -150,7 +150,13 @@ func promptText(opt inputOptions) (prompt string, fromStdin bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
-	return strings.TrimSpace(b), false, nil
+	prompt = strings.TrimSpace(b)
+	if prompt == "" {
+		// Most likely a step before failed to write it; stdin alone is
+		// not meant to become the task.
+		return "", false, usagef("--prompt-file %s is empty", opt.PromptFile)
+	}
+	return prompt, false, nil
 }
 
 func readPromptFile(name string) (string, error) {

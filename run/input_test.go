@@ -19,11 +19,16 @@ func TestReadInput(t *testing.T) {
 	if err := os.WriteFile(promptFile, []byte("from the file\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	blankFile := filepath.Join(dir, "blank.md")
+	if err := os.WriteFile(blankFile, []byte(" \n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := map[string]struct {
 		opt     inputOptions
 		stdin   io.Reader
 		want    string
-		wantErr bool // a usage error
+		wantErr bool   // a usage error
+		errHas  string // a part of its message, when set
 	}{
 		"args only":           {opt: inputOptions{Args: []string{"fix", "it"}}, want: "fix it"},
 		"stdin and args":      {opt: inputOptions{Args: []string{"why?"}}, stdin: strings.NewReader("log line\n"), want: "<stdin>\nlog line\n</stdin>\n\nwhy?"},
@@ -43,6 +48,9 @@ func TestReadInput(t *testing.T) {
 		"dash and words":      {opt: inputOptions{Args: []string{"-", "more"}}, stdin: strings.NewReader("x"), wantErr: true},
 		"file and args":       {opt: inputOptions{Args: []string{"x"}, PromptFile: promptFile}, wantErr: true},
 		"missing prompt file": {opt: inputOptions{PromptFile: filepath.Join(dir, "nope")}, wantErr: true},
+		"blank prompt file":   {opt: inputOptions{PromptFile: blankFile}, wantErr: true, errHas: "blank.md is empty"},
+		// An empty task file is a mistake upstream, not "stdin is the task".
+		"blank prompt file + stdin": {opt: inputOptions{PromptFile: blankFile}, stdin: strings.NewReader("data"), wantErr: true, errHas: "blank.md is empty"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -52,6 +60,9 @@ func TestReadInput(t *testing.T) {
 				var ue usageError
 				if !errors.As(err, &ue) {
 					t.Fatalf("readInput = %+v, %v; want a usage error", in, err)
+				}
+				if !strings.Contains(err.Error(), tc.errHas) {
+					t.Errorf("error %q does not say %q", err, tc.errHas)
 				}
 				return
 			}

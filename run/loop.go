@@ -26,11 +26,14 @@ type loopConfig struct {
 	MaxTurns     int // model requests; at least 1
 	MaxToolCalls int // 0: none
 	MaxDenials   int // 0: none
-	AbortOnAsk   bool
-	Timeout      time.Duration // for the limit message; the caller sets the deadline
-	Budget       *Budget       // token and cost caps; nil: none
-	Retry        llm.RetryPolicy
-	Clock        llm.Clock // nil: the system clock
+	// AbortOnAsk, when set, says what makes a call that needs approval
+	// stop the run (exit 3), for the message: "--on-ask is abort".
+	// Empty: such a call is denied and the model told.
+	AbortOnAsk string
+	Timeout    time.Duration // for the limit message; the caller sets the deadline
+	Budget     *Budget       // token and cost caps; nil: none
+	Retry      llm.RetryPolicy
+	Clock      llm.Clock // nil: the system clock
 }
 
 // loop is one run of the turn loop: model request, tool calls, results,

@@ -67,7 +67,8 @@ func (fakeClock) Sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
-// allowAll is a judge that allows everything but the commands it is told to deny or ask.
+// judgeBy is a judge that allows everything but the commands it is told
+// to deny or to ask about.
 func judgeBy(deny, ask map[string]bool) judge {
 	return func(tool string, eff toolkit.Effects) verdict {
 		switch {
@@ -88,21 +89,24 @@ type loopRun struct {
 	loop     *loop
 }
 
+// wireBlock is a content block of a recorded Anthropic request.
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   string          `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
 // wireRequest is the part of an Anthropic request body the tests look at.
 type wireRequest struct {
 	System   json.RawMessage `json:"system"`
 	Messages []struct {
-		Role    string `json:"role"`
-		Content []struct {
-			Type      string          `json:"type"`
-			Text      string          `json:"text"`
-			ID        string          `json:"id"`
-			Name      string          `json:"name"`
-			Input     json.RawMessage `json:"input"`
-			ToolUseID string          `json:"tool_use_id"`
-			Content   string          `json:"content"`
-			IsError   bool            `json:"is_error"`
-		} `json:"content"`
+		Role    string      `json:"role"`
+		Content []wireBlock `json:"content"`
 	} `json:"messages"`
 	Tools []struct {
 		Name string `json:"name"`
@@ -290,7 +294,7 @@ func TestLoopDenials(t *testing.T) {
 		t.Parallel()
 		two := llmtest.Turn{ToolCalls: []llmtest.ToolCall{call("a", "bash", `{"command":"curl x"}`), call("b", "bash", `{"command":"ls"}`)}}
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{two, {Text: []string{"never"}}}},
-			loopConfig{AbortOnAsk: true}, judgeBy(nil, map[string]bool{"curl x": true}), bash)
+			loopConfig{AbortOnAsk: "--on-ask is abort"}, judgeBy(nil, map[string]bool{"curl x": true}), bash)
 		if exitCode(r.err) != ExitPolicy || len(r.requests) != 1 || len(bash.ranWith()) != 0 {
 			t.Fatalf("err %v, %d requests, ran %q", r.err, len(r.requests), bash.ranWith())
 		}

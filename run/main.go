@@ -17,6 +17,7 @@ type SignalError struct {
 	Signal os.Signal
 }
 
+// Error names the signal: "interrupted by terminated".
 func (e SignalError) Error() string { return "interrupted by " + e.Signal.String() }
 
 // ExitCode returns the conventional exit code for the signal: 128 + its number.
@@ -48,7 +49,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return sig.ExitCode()
 	}
 	var rep reportedError
-	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) {
+	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) && !brokenPipe(err) {
 		fmt.Fprintf(stderr, "rubichan: %v\n", err)
 		if exitCode(err) == ExitUsage {
 			fmt.Fprintf(stderr, "run '%s' for usage\n", helpHint(app, args))

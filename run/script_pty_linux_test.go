@@ -2,11 +2,9 @@ package run
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 
@@ -29,19 +27,11 @@ func cmdPtyStderr(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
-	prog, err := lookPathIn(args[1], ts.Getenv("PATH"))
-	ts.Check(err)
 	master, slave, err := openPty()
 	ts.Check(err)
 	defer master.Close()
 
-	cmd := exec.Command(prog, args[2:]...)
-	cmd.Dir = ts.MkAbs(".")
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "NO_COLOR"} {
-		if v := ts.Getenv(k); v != "" {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
-	}
+	cmd := programCmd(ts, args[1], args[2:]...)
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, slave
 	err = cmd.Start()
@@ -55,13 +45,7 @@ func cmdPtyStderr(ts *testscript.TestScript, neg bool, args []string) {
 	}()
 	err = cmd.Wait()
 	<-copied
-	got := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		got = ee.ExitCode()
-	} else {
-		ts.Check(err)
-	}
+	got := exitCodeOf(ts, err)
 	fmt.Fprint(ts.Stdout(), stdout.String())
 	// The terminal turns each \n into \r\n.
 	fmt.Fprint(ts.Stderr(), strings.ReplaceAll(term.String(), "\r\n", "\n"))

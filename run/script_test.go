@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -22,7 +20,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rubichan/rubichan/llm/llmtest"
@@ -42,6 +39,9 @@ func rubichanMain() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// Caught (and dropped) rather than fatal: a write on a stdout nobody
+	// reads fails with EPIPE, and the runner stops cleanly (exit 141).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	go func() {
 		for sig := range sigs {
 			cancel(SignalError{Signal: sig})
@@ -66,6 +66,11 @@ func TestScript(t *testing.T) {
 			env.Setenv("ANTHROPIC_API_KEY", testAPIKey)
 			env.Setenv("OPENAI_API_KEY", testAPIKey)
 			env.Setenv("NO_COLOR", "")
+			// A race-enabled program sleeps 1 s before it exits, so
+			// that late reports can be printed; every script runs the
+			// program several times, and the scripts' own checks come
+			// after it has exited.
+			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			return nil
 		},
 		Cmds: servers.cmds(),
@@ -136,11 +141,12 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 			}
 			ts.Check(renderRequest(ts.Stdout(), reqs[n-1]))
 		},
-		"rc":          cmdRC,
-		"genlines":    cmdGenLines,
-		"signalafter": cmdSignalAfter,
-		"stdinlate":   cmdStdinLate,
-		"pidgone":     cmdPidGone,
+		"rc":           cmdRC,
+		"genlines":     cmdGenLines,
+		"signalafter":  cmdSignalAfter,
+		"stdinlate":    cmdStdinLate,
+		"pidgone":      cmdPidGone,
+		"brokenstdout": cmdBrokenStdout,
 		"nostdinspill": func(ts *testscript.TestScript, neg bool, args []string) {
 			matches, err := filepath.Glob(filepath.Join(ts.Getenv("TMPDIR"), "rubichan-stdin-*"))
 			ts.Check(err)
@@ -162,15 +168,7 @@ func cmdRC(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
-	err = ts.Exec(args[1], args[2:]...)
-	got := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		got = ee.ExitCode()
-	case err != nil:
-		ts.Fatalf("%v", err)
-	}
+	got := exitCodeOf(ts, ts.Exec(args[1], args[2:]...))
 	if got != want {
 		ts.Fatalf("exit code %d, want %d", got, want)
 	}
@@ -198,176 +196,6 @@ func cmdGenLines(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Check(w.Flush())
 	ts.Check(f.Close())
-}
-
-// cmdSignalAfter starts PROGRAM, waits until FILE exists and is not
-// empty, sends the signal (INT or TERM) and checks the exit code:
-// signalafter SIGNAL FILE CODE PROGRAM [ARGS...]. The program's output
-// becomes the script's stdout and stderr.
-func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 4 {
-		ts.Fatalf("usage: signalafter INT|TERM FILE CODE PROGRAM [ARGS...]")
-	}
-	sig, ok := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[args[0]]
-	if !ok {
-		ts.Fatalf("unknown signal %s", args[0])
-	}
-	args = args[1:]
-	want, err := strconv.Atoi(args[1])
-	ts.Check(err)
-	// The registered commands live in the script's PATH, not the test's.
-	prog, err := lookPathIn(args[2], ts.Getenv("PATH"))
-	ts.Check(err)
-	cmd := exec.Command(prog, args[3:]...)
-	cmd.Dir = ts.MkAbs(".")
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"} {
-		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	ts.Check(cmd.Start())
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	ready := ts.MkAbs(args[0])
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if fi, err := os.Stat(ready); err == nil && fi.Size() > 0 {
-			break
-		}
-		select {
-		case err := <-done:
-			ts.Fatalf("program ended before %s appeared: %v\n%s", args[0], err, stderr.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			ts.Fatalf("%s did not appear within 30s", args[0])
-		}
-	}
-	ts.Check(cmd.Process.Signal(sig))
-	select {
-	case err = <-done:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		ts.Fatalf("program did not exit within 30s of %v", sig)
-	}
-	io.Copy(ts.Stdout(), &stdout)
-	io.Copy(ts.Stderr(), &stderr)
-	got := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		got = ee.ExitCode()
-	}
-	if got != want {
-		ts.Fatalf("exit code %d after %v, want %d\n%s", got, sig, want, stderr.String())
-	}
-}
-
-// cmdStdinLate runs PROGRAM with a pipe on stdin that stays silent until
-// the program says on stderr that it waits for it, then writes TEXT and
-// closes the pipe: stdinlate TEXT PROGRAM [ARGS...]. The exit code must be
-// 0; the program's output becomes the script's stdout and stderr.
-func cmdStdinLate(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: stdinlate TEXT PROGRAM [ARGS...]")
-	}
-	prog, err := lookPathIn(args[1], ts.Getenv("PATH"))
-	ts.Check(err)
-	cmd := exec.Command(prog, args[2:]...)
-	cmd.Dir = ts.MkAbs(".")
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"} {
-		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
-	}
-	stdin, err := cmd.StdinPipe()
-	ts.Check(err)
-	var stdout bytes.Buffer
-	stderr := &notifyingBuffer{want: "waiting for standard input", seen: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	ts.Check(cmd.Start())
-	select {
-	case <-stderr.seen:
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		cmd.Wait()
-		ts.Fatalf("no waiting notice within 20s:\n%s", stderr.String())
-	}
-	io.WriteString(stdin, args[0])
-	stdin.Close()
-	err = cmd.Wait()
-	fmt.Fprint(ts.Stdout(), stdout.String())
-	fmt.Fprint(ts.Stderr(), stderr.String())
-	ts.Check(err)
-}
-
-// notifyingBuffer collects output and closes seen once it holds want.
-type notifyingBuffer struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	want string
-	seen chan struct{}
-	done bool
-}
-
-func (b *notifyingBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Write(p)
-	if !b.done && strings.Contains(b.buf.String(), b.want) {
-		b.done = true
-		close(b.seen)
-	}
-	return len(p), nil
-}
-
-func (b *notifyingBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func lookPathIn(name, path string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s not found in PATH", name)
-}
-
-// cmdPidGone checks that the process whose pid FILE holds is gone (or a
-// zombie waiting for a reaper): pidgone FILE.
-func cmdPidGone(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: pidgone FILE")
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[0])))
-	ts.Check(err)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if !processAlive(pid) {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("process %d is still running", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func processAlive(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return !os.IsNotExist(err)
-	}
-	// The state follows the parenthesised command name.
-	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
-		return stat[i+2] != 'Z'
-	}
-	return true
 }
 
 // scriptServer is an llmtest server behind a small proxy that replaces
@@ -492,16 +320,7 @@ func renderRequest(w io.Writer, r llmtest.Request) error {
 			fmt.Fprintf(w, "%s text: %s\n", m.Role, text)
 			continue
 		}
-		var blocks []struct {
-			Type      string          `json:"type"`
-			Text      string          `json:"text"`
-			ID        string          `json:"id"`
-			Name      string          `json:"name"`
-			Input     json.RawMessage `json:"input"`
-			ToolUseID string          `json:"tool_use_id"`
-			Content   string          `json:"content"`
-			IsError   bool            `json:"is_error"`
-		}
+		var blocks []wireBlock
 		if err := json.Unmarshal(m.Content, &blocks); err != nil {
 			return err
 		}

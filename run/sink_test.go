@@ -3,7 +3,9 @@ package run
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -199,5 +201,51 @@ func TestFormats(t *testing.T) {
 	}
 	if got := clip("abcdefghijkl", 5); got != "abcd…" {
 		t.Errorf("clip cut = %q", got)
+	}
+}
+
+// failingWriter fails every write with err and counts the attempts.
+type failingWriter struct {
+	err    error
+	writes int
+}
+
+func (f *failingWriter) Write([]byte) (int, error) {
+	f.writes++
+	return 0, f.err
+}
+
+func TestTextSinkReportsTheFirstWriteError(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		err      error
+		wantPipe bool
+		wantCode int
+	}{
+		"reader gone": {err: syscall.EPIPE, wantPipe: true, wantCode: ExitBrokenPipe},
+		"disk full":   {err: syscall.ENOSPC, wantCode: ExitFailure},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := &failingWriter{err: &os.PathError{Op: "write", Path: "/dev/stdout", Err: tc.err}}
+			s := newTextSink(w, false)
+			var reported []error
+			s.onError = func(err error) { reported = append(reported, err) }
+			for _, ev := range []Event{{Kind: EventTextDelta, Text: "a"}, {Kind: EventTextDelta, Text: "b"}, {Kind: EventMessageDone, Text: "ab"}} {
+				s.handle(ev)
+			}
+			if w.writes != 1 {
+				t.Errorf("%d writes after the first failed one, want none", w.writes-1)
+			}
+			if len(reported) != 1 || !errors.Is(reported[0], tc.err) {
+				t.Fatalf("reported %v, want one error wrapping %v", reported, tc.err)
+			}
+			if got := brokenPipe(reported[0]); got != tc.wantPipe {
+				t.Errorf("brokenPipe = %v, want %v", got, tc.wantPipe)
+			}
+			if got := exitCode(reportedError{reported[0]}); got != tc.wantCode {
+				t.Errorf("exit code %d, want %d", got, tc.wantCode)
+			}
+		})
 	}
 }

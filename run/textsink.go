@@ -21,6 +21,9 @@ type textSink struct {
 	lastNL  bool // the last byte written ended a line
 	lastMsg string
 	err     error // the first write error; later writes are skipped
+	// onError, when set, learns the first write error as a
+	// [stdoutError], so the run can stop: nobody sees its answer.
+	onError func(error)
 }
 
 func newTextSink(w io.Writer, final bool) *textSink {
@@ -35,7 +38,10 @@ func (s *textSink) write(text string) {
 		return
 	}
 	if _, err := io.WriteString(s.w, text); err != nil {
-		s.err = err
+		s.err = stdoutError{err}
+		if s.onError != nil {
+			s.onError(s.err)
+		}
 		return
 	}
 	s.lastNL = strings.HasSuffix(text, "\n")

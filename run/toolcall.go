@@ -109,10 +109,10 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 	switch v.Kind {
 	case verdictAllow:
 	case verdictAsk:
-		if l.cfg.AbortOnAsk {
+		if l.cfg.AbortOnAsk != "" {
 			l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: "needs approval; nobody can give it in a headless run"}})
 			return toolkit.Result{Content: fmt.Sprintf(notRunStopped, "approval needed"), IsError: true}, timeSpan{},
-				l.policyStop("%s needs approval (%s: %s) and --on-ask is abort", call.Name, v.Rule, clip(v.Fact, 200))
+				l.policyStop("%s needs approval (%s: %s) and %s", call.Name, v.Rule, clip(v.Fact, 200), l.cfg.AbortOnAsk)
 		}
 		return l.deny(call, info, v)
 	default:

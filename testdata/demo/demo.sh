@@ -13,7 +13,7 @@ cp -r "$demo/ws" "$work/ws"
 server=$!
 for _ in $(seq 100); do [ -s "$work/url" ] && break; sleep 0.05; done
 
-echo "\$ cat greet.go | rubichan exec --policy policy.toml \"fix the typo\""
+echo "\$ rubichan exec --policy policy.toml \"fix the typo\" < greet.go"
 echo
 cd "$work/ws"
 set +e
