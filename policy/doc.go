@@ -69,7 +69,10 @@
 // absolute allow rule; a path with control or invisible characters is denied;
 // the policy file and .rubichan/policy.toml cannot be written; a call with an
 // unknown class or no path is denied. Writes through a symlink are judged by
-// both the link and its target, which the runner resolves.
+// both the link and its target, which the runner resolves. The filter grep
+// and glob apply to the files they meet ([Policy.ReadFilter]) lets through
+// only files whose read is allowed: an "ask" is left out as a deny is, so a
+// search never shows what a direct read would be refused.
 //
 // A [Policy] is immutable once built and safe for concurrent use. A [Session]
 // adds the line-mode runner's approvals on top of it.
