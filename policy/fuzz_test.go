@@ -31,7 +31,7 @@ func FuzzDecideShell(f *testing.F) {
 		"git status > .git/hooks/pre-commit", "FOO=$(id) git status", "bash -c 'git status'",
 		"git status 2>&1 | go test ./...", "if true; then git status; fi", "cat <<EOF\n$x\nEOF",
 		"git status &", "\\rm -rf /", `"git" 'status'`, "git status # x", "(git status) && { go test ./...; }",
-		"git st\\\natus", "{git,rm} x", "$'git' status", "git status <(x)", "x=1; git status",
+		"git diff --output=/tmp/x", "go test -exec x ./...", "git -C d format-patch -ko/x", "git st\\\natus", "{git,rm} x", "$'git' status", "git status <(x)", "x=1; git status",
 		`git "sta"tus`, `git ''status`, `git st''atus ''`, `go te'st' ./"..."`, `git "st\atus"`, `g\it 'sta\tus'`, `go "test" ./..."."`, "git status > src/x",
 		"echo a > ../x", "git status < /etc/passwd",
 	} {

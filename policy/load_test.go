@@ -219,7 +219,7 @@ commands = ["'git push' *"]
 id = "any-env"
 tool = "shell"
 decision = "allow"
-commands = ["env *", "bash *", "git *", "python3 *"]
+commands = ["env *", "bash *", "git diff *", "python3 *", "git *", "go run *"]
 [[rule]]
 id = "all-writes"
 tool = "write"
@@ -234,13 +234,14 @@ paths = ["**"]
 		`rule abs-deny: "/secrets/**" is absolute`, `rule spaced: the command name "git push" holds a space`,
 		`rule any-env: allow "env *" lets the model run any command through env`, `allow "bash *"`,
 		`rule all-writes: "**" lets the model write .git/`, `allow "python3 *" lets the model run any program in python3`,
+		`rule any-env: allow "git *" can change git's configuration`, `allow "go run *" builds and runs any program, so it lets the model run any program`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings lack %s:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, `"git *"`) {
-		t.Errorf("git * is not a wrapper:\n%s", got)
+	if strings.Contains(got, `"git diff *"`) || strings.Contains(got, `through git`) {
+		t.Errorf("git diff * is not a wrapper and runs no program:\n%s", got)
 	}
 	q, err := p.WithRules(nil, []string{"write:.git/**", "read:/etc/**"})
 	if err != nil {
