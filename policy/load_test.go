@@ -128,6 +128,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad tools", "[tools]\nread = \"yes\"\n", "tools.read", 2, "unknown decision"},
 		{"unknown tools class", "[tools]\nnet = \"allow\"\n", "tools.net", 2, "unknown key"},
 		{"bad redirects", "[shell]\nredirects = \"maybe\"\n", "shell.redirects", 2, "want check or deny"},
+		{"bad background", "[shell]\nredirects = \"check\"\nbackground = \"later\"\n", "shell.background", 3, "unknown decision"},
 		{"wrong type", "[defaults]\ndecision = 5\n", "defaults.decision", 2, ""},
 		{"not toml", "[[rule]\n", "", 1, ""},
 		{"control char in pattern", "[[rule]]\ntool = \"shell\"\ndecision = \"deny\"\ncommands = [\"rm\\u200b *\"]\n", "rule[0].commands", 4, "invisible"},
