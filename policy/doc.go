@@ -50,6 +50,9 @@
 //     --output-directory; go's -o, -coverprofile, -cpuprofile, -memprofile,
 //     -blockprofile, -mutexprofile, -trace, -outputdir, -testlogfile,
 //     -gocoverdir, -fuzzcachedir (with one dash or two, and as -test.X);
+//   - a path `git diff` reads as a file rather than from the repository is
+//     a read fact: every path with --no-index, and otherwise a path outside
+//     the workspace, for which git implies --no-index;
 //   - an option that makes the command run another program, or changes
 //     settings from which it runs one, is not covered by an allow rule's
 //     final `*`: that rule's match counts as ask (a person can approve it;
@@ -66,7 +69,8 @@
 // with an unreadable value (so it is opaque). Everything else an allowed
 // program does is the program's own business: the analysis does not know
 // every option of every program, nor what a test, a makefile or a git
-// hook runs. Allow rules that hand over that much (`git *`, `go run *`,
+// hook runs, and git shows whatever the repository holds (`git show
+// HEAD:.env`) whatever the read rules say. Allow rules that hand over that much (`git *`, `go run *`,
 // `make *`, `python3 *`, `env *`) draw a warning at load time. Known gaps:
 // git options that an alias or the configuration supplies, and go flags
 // that GOFLAGS in the runner's environment supplies.

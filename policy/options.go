@@ -36,6 +36,9 @@ const (
 	// optExec: the option makes the command run another program, or
 	// changes settings from which it runs one.
 	optExec
+	// optRead: the word names a file the command reads and shows (the
+	// paths of `git diff --no-index`).
+	optRead
 )
 
 // optSpec describes one option.
@@ -175,6 +178,9 @@ func gitFindings(argv []word) []optFinding {
 	if i >= len(argv) {
 		return out
 	}
+	if argv[i].exact && argv[i].value == "diff" {
+		out = append(out, gitDiffPaths(argv, i+1)...)
+	}
 	for _, table := range gitTables(argv[i]) {
 		for j := i + 1; j < len(argv); j++ {
 			if argv[j].exact && argv[j].value == "--" {
@@ -185,6 +191,55 @@ func gitFindings(argv []word) []optFinding {
 	}
 	for k := range out {
 		out[k].base, out[k].opaque = base, opaque
+	}
+	return out
+}
+
+// gitDiffValue are git diff options that take the next word as their
+// value when it is not attached.
+var gitDiffValue = map[string]bool{
+	"--output": true, "-S": true, "-G": true, "-O": true, "-I": true, "--src-prefix": true,
+	"--dst-prefix": true, "--line-prefix": true, "--anchored": true, "--diff-algorithm": true,
+	"--word-diff-regex": true, "--find-object": true, "--ignore-matching-lines": true,
+	"--skip-to": true, "--rotate-to": true, "--color-moved-ws": true, "--ws-error-highlight": true,
+}
+
+// gitDiffPaths returns the paths that `git diff` reads as files rather
+// than from the repository: every path with --no-index, and otherwise
+// those outside the repository (absolute, or leaving it with ".."), for
+// which git implies --no-index (`git diff /etc/passwd /dev/null` prints
+// the file). A path that is a value of an option taking the next word is
+// taken for a path too, which can only make the decision stricter; the
+// values of the common ones are skipped.
+func gitDiffPaths(argv []word, from int) []optFinding {
+	noIndex := false
+	for _, w := range argv[from:] {
+		if w.exact && w.value == "--" {
+			break
+		}
+		noIndex = noIndex || w.exact && w.value == "--no-index"
+	}
+	var out []optFinding
+	dashes := false
+	for j := from; j < len(argv); j++ {
+		w := argv[j]
+		if !dashes && w.exact && w.value == "--" {
+			dashes = true
+			continue
+		}
+		text := w.value
+		if !w.exact {
+			text = w.glob
+		}
+		if !dashes && strings.HasPrefix(text, "-") {
+			if w.exact && gitDiffValue[w.value] {
+				j++
+			}
+			continue
+		}
+		if noIndex || path.IsAbs(text) || text == ".." || strings.HasPrefix(text, "../") {
+			out = append(out, optFinding{index: j, name: "git diff", spec: optSpec{effect: optRead}, value: w})
+		}
 	}
 	return out
 }
@@ -361,13 +416,16 @@ func (a *analyzer) options(argv []word) []optFinding {
 			}) {
 				execs = append(execs, f)
 			}
-		case optWrite:
+		case optWrite, optRead:
 			what := "the file " + f.name + " names"
+			if f.spec.effect == optRead {
+				what = "a file " + f.name + " reads"
+			}
 			if f.opaque {
 				a.opaque("a -C directory the analysis cannot read, for "+what, renderArgv(argv))
 				continue
 			}
-			a.fileTarget(false, true, false, f.base, f.value, what, f.value.src)
+			a.fileTarget(f.spec.effect == optRead, f.spec.effect == optWrite, false, f.base, f.value, what, f.value.src)
 		}
 	}
 	return execs

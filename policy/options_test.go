@@ -21,6 +21,16 @@ tool = "shell"
 decision = "allow"
 commands = ["go test -exec ./wrap ./..."]
 [[rule]]
+id = "secrets"
+tool = "read"
+decision = "deny"
+paths = [".env"]
+[[rule]]
+id = "src"
+tool = "read"
+decision = "allow"
+paths = ["src/**"]
+[[rule]]
 id = "out"
 tool = "write"
 decision = "allow"
@@ -99,6 +109,16 @@ func TestDecideOptions(t *testing.T) {
 		{"git clone --template=t . x", Ask, "prefix", ""},
 		{"git push --receive-pack=x origin", Ask, "prefix", ""},
 		{"git d[i]ff --outp*", Ask, RuleOpaque, ""},
+		// git diff shows files outside the repository (and with --no-index
+		// any file) as a read
+		{"git diff HEAD~1 -- src/a.go", Allow, "prefix", ""},
+		{"git diff /etc/passwd /dev/null", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git diff -- ../../x src/a", Deny, RuleGuard, "read: /x"},
+		{"git diff --no-index .env /dev/null", Deny, "secrets", "read: .env"},
+		{"git diff --no-index src/a src/b", Allow, "src", ""},
+		{"git diff -S ../needle --src-prefix /a/ HEAD", Allow, "prefix", ""},
+		{"git diff --no-index src/* /dev/null", Ask, RuleOpaque, ""},
+		{"git diff --stat /etc/passwd", Deny, RuleGuard, "read: /etc/passwd"},
 		{"git diff" + strings.Repeat(" --output=out/a", maxOptionFindings+1), Ask, RuleOpaque, ""},
 	}
 	for _, tc := range tests {
