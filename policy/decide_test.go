@@ -451,6 +451,22 @@ func BenchmarkDecide(b *testing.B) {
 	}
 }
 
+// BenchmarkDecideLong judges a command with as many simple commands as the
+// analysis reads in full (MaxCommands), allowed ones with redirects, each
+// parsed and judged under both dialects.
+func BenchmarkDecideLong(b *testing.B) {
+	p := loadStrict(b)
+	one := "go test ./... > src/test.log 2>&1 && git status; "
+	cmd := strings.Repeat(one, MaxCommands/2)
+	a := Action{Class: ClassShell, Command: cmd[:len(cmd)-2]}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := p.Decide(a); r.Decision != Allow {
+			b.Fatal(r.Decision, r.Fact)
+		}
+	}
+}
+
 func BenchmarkDecidePath(b *testing.B) {
 	p := Default()
 	a := Action{Class: ClassRead, Paths: []Path{{Requested: "src/pkg/file.go"}}}
