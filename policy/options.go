@@ -123,6 +123,21 @@ var goSub = map[string]map[string]optSpec{
 // turns into facts; a command with more is opaque.
 const maxOptionFindings = 64
 
+// shortForms says which forms of a one-letter option a command accepts
+// besides the word alone ("-o FILE").
+type shortForms uint8
+
+const (
+	// shortAlone: only "-o" ("-ofoo" is another option, as for go's flag
+	// package, where -overlay is not -o).
+	shortAlone shortForms = iota
+	// shortAttached: also "-oVALUE".
+	shortAttached
+	// shortClusters: also after other one-letter options, "-koVALUE", as
+	// git's option parser allows.
+	shortClusters
+)
+
 // optFinding is one option found in an argv.
 type optFinding struct {
 	index  int    // argv index of the option word
@@ -156,7 +171,7 @@ func gitFindings(argv []word) []optFinding {
 	i := 1
 	for ; i < len(argv); i++ {
 		w := argv[i]
-		out = append(out, matchOption(argv, i, gitGlobal, false)...)
+		out = append(out, matchOption(argv, i, gitGlobal, shortAttached)...)
 		if !w.exact {
 			if !strings.HasPrefix(w.glob, "-") {
 				break // a globbed subcommand
@@ -186,7 +201,7 @@ func gitFindings(argv []word) []optFinding {
 			if argv[j].exact && argv[j].value == "--" {
 				break
 			}
-			out = append(out, matchOption(argv, j, table, true)...)
+			out = append(out, matchOption(argv, j, table, shortClusters)...)
 		}
 	}
 	for k := range out {
@@ -312,22 +327,21 @@ func matchGoOption(argv []word, j int, table map[string]optSpec) []optFinding {
 		}
 		w.value = v
 	}
-	return matchWord(w, argv[j+1:], j, table, false)
+	return matchWord(w, argv[j+1:], j, table, shortAlone)
 }
 
 // matchOption returns the finding for argv[j] when it is one of the
 // table's options: "--name", "--name=value" or "--name value"; for a
-// short option "-x", also "-xvalue", and with clusters of short options
-// ("-kx"), when clusters is set. A word the analysis cannot read exactly
-// is a finding for every option its glob could expand to, with an
-// unreadable value.
-func matchOption(argv []word, j int, table map[string]optSpec, clusters bool) []optFinding {
-	return matchWord(argv[j], argv[j+1:], j, table, clusters)
+// one-letter option, also the forms short allows. A word the analysis
+// cannot read exactly is a finding for every option its glob could
+// expand to, with an unreadable value.
+func matchOption(argv []word, j int, table map[string]optSpec, short shortForms) []optFinding {
+	return matchWord(argv[j], argv[j+1:], j, table, short)
 }
 
 // matchWord is [matchOption] for the word w at index j, followed by the
 // words after.
-func matchWord(w word, after []word, j int, table map[string]optSpec, clusters bool) []optFinding {
+func matchWord(w word, after []word, j int, table map[string]optSpec, short shortForms) []optFinding {
 	if !w.exact {
 		return globOptions(w, j, table)
 	}
@@ -342,10 +356,10 @@ func matchWord(w word, after []word, j int, table map[string]optSpec, clusters b
 		}
 		return []optFinding{finding(after, j, name, spec, val, hasEq)}
 	}
-	if strings.HasPrefix(v, "--") {
+	if strings.HasPrefix(v, "--") || short == shortAlone {
 		return nil
 	}
-	// short options: "-x", "-xvalue", and in clusters "-kx", "-kxvalue"
+	// one-letter options: "-xvalue", and in clusters "-kx", "-kxvalue"
 	for k := 1; k < len(v); k++ {
 		c := v[k]
 		if !isLetter(c) {
@@ -355,7 +369,7 @@ func matchWord(w word, after []word, j int, table map[string]optSpec, clusters b
 			rest := v[k+1:]
 			return []optFinding{finding(after, j, "-"+string(c), spec, rest, rest != "")}
 		}
-		if !clusters {
+		if short != shortClusters {
 			return nil
 		}
 	}

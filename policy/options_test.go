@@ -65,6 +65,8 @@ func TestDecideOptions(t *testing.T) {
 		{"go build -o /dev/null ./...", Allow, "prefix", ""},
 		{"go build -ldflags='-s -w -X main.v=1' .", Allow, "prefix", ""},
 		{"go env GOPATH", Allow, "prefix", ""},
+		{"go build -overlay=overlay.json -work -o=/dev/null .", Allow, "prefix", ""}, // not -o verlay=…, not -w ork
+		{"go env -json GOPATH", Allow, "prefix", ""},
 		{"go test -exec ./wrap ./...", Allow, "named", ""}, // the option is named by a rule
 		// a file an option writes is judged by the write rules
 		{"git diff --output=/etc/cron.d/x", Deny, RuleGuard, "write: /etc/cron.d/x"},
