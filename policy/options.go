@@ -120,7 +120,7 @@ var goSub = map[string]map[string]optSpec{
 }
 
 // maxOptionFindings bounds the options of one command that the analysis
-// turns into facts; a command with more is opaque.
+// turns into facts; a command with more is opaque (the scan stops there).
 const maxOptionFindings = 64
 
 // shortForms says which forms of a one-letter option a command accepts
@@ -169,7 +169,7 @@ func gitFindings(argv []word) []optFinding {
 	var out []optFinding
 	base, opaque := "", false
 	i := 1
-	for ; i < len(argv); i++ {
+	for ; i < len(argv) && len(out) <= maxOptionFindings; i++ {
 		w := argv[i]
 		out = append(out, matchOption(argv, i, gitGlobal, shortAttached)...)
 		if !w.exact {
@@ -197,7 +197,7 @@ func gitFindings(argv []word) []optFinding {
 		out = append(out, gitDiffPaths(argv, i+1)...)
 	}
 	for _, table := range gitTables(argv[i]) {
-		for j := i + 1; j < len(argv); j++ {
+		for j := i + 1; j < len(argv) && len(out) <= maxOptionFindings; j++ {
 			if argv[j].exact && argv[j].value == "--" {
 				break
 			}
@@ -291,7 +291,7 @@ func goFindings(argv []word) []optFinding {
 	var out []optFinding
 	base, opaque := "", false
 	sub := goSub[argv[1].value]
-	for j := 2; j < len(argv); j++ {
+	for j := 2; j < len(argv) && len(out) <= maxOptionFindings; j++ {
 		if w := argv[j]; w.exact {
 			switch {
 			case w.value == "-C" && j+1 < len(argv):

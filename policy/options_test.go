@@ -124,7 +124,7 @@ func TestDecideOptions(t *testing.T) {
 		{"git diff" + strings.Repeat(" --output=out/a", maxOptionFindings+1), Ask, RuleOpaque, ""},
 	}
 	for _, tc := range tests {
-		t.Run(tc.cmd, func(t *testing.T) {
+		t.Run(shorten(tc.cmd, 60), func(t *testing.T) {
 			t.Parallel()
 			r := p.Decide(Action{Class: ClassShell, Command: tc.cmd})
 			if r.Decision != tc.want || r.Rule != tc.rule || (tc.fact != "" && r.Fact != tc.fact) {
