@@ -351,7 +351,7 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 // relative one after the directory changed.
 func (a *analyzer) fileTarget(read, write, redirect bool, base string, w word, what, src string) {
 	if !w.exact {
-		a.opaque("glob, brace or tilde expansion in "+what, w.src)
+		a.opaque("an expansion or a glob in "+what, w.src)
 		return
 	}
 	if harmlessTargets[w.value] && !(read && write) {
@@ -363,12 +363,10 @@ func (a *analyzer) fileTarget(read, write, redirect bool, base string, w word, w
 			a.opaque("relative "+what+" after a change of directory", src)
 			return
 		}
-		switch {
-		case path.IsAbs(base):
-			p = path.Join(base, p)
-		default:
-			p = path.Join(a.dir, base, p)
+		if !path.IsAbs(base) {
+			base = path.Join(a.dir, base)
 		}
+		p = path.Join(base, p)
 	}
 	if read {
 		a.facts = append(a.facts, rawFact{kind: FactRead, path: p, value: w.value, redirect: redirect, exact: true})
