@@ -26,6 +26,9 @@ func TestAdversarialSizes(t *testing.T) {
 		"eval chain":             strings.Repeat("eval ", n/5),
 		"nested bash -c":         `bash -c "` + strings.Repeat(`bash -c 'bash -c \"env x y z\"' `, n/40) + `"`,
 		"options after wrappers": "env " + strings.Repeat("x -a ", n/5-1),
+		"go flags":               "go test " + strings.Repeat("-exec x -o y ", n/13-1),
+		"git output options":     "git -C a diff " + strings.Repeat("--output=a -o ", n/14-2),
+		"globbed git options":    "git d* " + strings.Repeat("-* ", n/3-4),
 	}
 	for name, cmd := range tests {
 		t.Run(name, func(t *testing.T) {

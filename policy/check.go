@@ -97,6 +97,22 @@ var interpreters = map[string]bool{
 	"php": true, "lua": true, "deno": true, "bun": true, "awk": true, "gawk": true,
 }
 
+// runsAnything are prefix patterns (with a final `*`) whose command runs
+// whatever its arguments or its settings say, beyond the options the
+// analysis judges (see options.go).
+var runsAnything = map[string]string{
+	"git":         "can change git's configuration (git config core.fsmonitor, aliases, hooks)",
+	"git config":  "can set programs git runs (core.fsmonitor, core.pager, aliases)",
+	"go":          "can run programs (go run, go generate, go tool)",
+	"go run":      "builds and runs any program",
+	"go generate": "runs the commands //go:generate lines name",
+	"go tool":     "runs any tool binary",
+	"npx":         "runs any package's program",
+	"npm exec":    "runs any package's program",
+	"cargo run":   "builds and runs any program",
+	"make":        "runs the recipes of any makefile (make -f)",
+}
+
 // gitConfig is a file whose contents git runs (core.fsmonitor, hooks, aliases).
 const gitConfig = ".git/config"
 
@@ -137,6 +153,8 @@ func lintRules(rules []*rule) []string {
 				out = append(out, fmt.Sprintf("rule %s: allow %q lets the model run any command through %s", r.id, cp.text, name))
 			case r.decision == Allow && cp.rest && len(cp.words) == 1 && interpreters[name]:
 				out = append(out, fmt.Sprintf("rule %s: allow %q lets the model run any program in %s", r.id, cp.text, name))
+			case r.decision == Allow && cp.rest && runsAnything[strings.Join(cp.words, " ")] != "":
+				out = append(out, fmt.Sprintf("rule %s: allow %q %s, so it lets the model run any program", r.id, cp.text, runsAnything[strings.Join(cp.words, " ")]))
 			}
 		}
 	}

@@ -216,7 +216,7 @@ func (p *Policy) shellFacts(a Action) []Fact {
 			if rf.kind == FactWrite {
 				class = ClassWrite
 			}
-			if p.shell.Redirects == RedirectDeny {
+			if p.shell.Redirects == RedirectDeny && rf.redirect {
 				facts = append(facts, Fact{Kind: rf.kind, Value: rf.path, Decision: Deny,
 					Rule: "shell.redirects", Reason: "the policy allows no file redirects"})
 				continue
@@ -239,43 +239,59 @@ func (p *Policy) shellFacts(a Action) []Fact {
 
 // commandFact judges one simple command: the strictest matching rule,
 // else the shell fallback. Deny rules also see the command lines that
-// wrappers in it would run.
+// wrappers in it would run. An allow rule whose final `*` stands for an
+// option that runs another program (`go test *` for `go test -exec x`)
+// counts as ask, unless another allow rule matches without that.
 func (p *Policy) commandFact(rf rawFact) Fact {
 	f := Fact{Kind: FactCommand, Value: rf.value, exact: rf.exact}
+	var tainted Fact
 	for _, r := range p.rules {
 		if r.class != ClassShell || (f.Decision != 0 && r.decision <= f.Decision) {
 			continue
 		}
-		if pat, via := r.matchArgv(rf.argv, rf.inner); pat != "" {
-			f.Decision, f.Rule, f.Reason = r.decision, r.id, r.explain(pat)
-			if via != "" {
-				f.Reason = fmt.Sprintf("a wrapper runs %q, which %s", shorten(via, 120), f.Reason)
+		cp, via, ok := r.matchArgv(rf.argv, rf.inner)
+		if !ok {
+			continue
+		}
+		if opt, hit := cp.tailExec(rf.execs); hit && r.decision == Allow {
+			if tainted.Rule == "" {
+				tainted = Fact{Decision: Ask, Rule: r.id, Reason: fmt.Sprintf(
+					"matches %q, but its final * stands for %s, which %s; only an allow rule that names the option allows it",
+					cp.text, opt.name, opt.spec.why)}
 			}
+			continue
+		}
+		f.Decision, f.Rule, f.Reason = r.decision, r.id, r.explain(cp.text)
+		if via != "" {
+			f.Reason = fmt.Sprintf("a wrapper runs %q, which %s", shorten(via, 120), f.Reason)
 		}
 	}
-	if f.Decision == 0 {
+	switch {
+	case f.Decision == 0 && tainted.Rule != "":
+		f.Decision, f.Rule, f.Reason = tainted.Decision, tainted.Rule, tainted.Reason
+	case f.Decision == 0:
 		f.Decision, f.Rule, f.Reason = p.fallback(ClassShell)
 	}
 	return f
 }
 
 // matchArgv returns the pattern of r that matches argv, or for deny rules
-// one of the wrapped command lines (then via is that line); "" if none.
-func (r *rule) matchArgv(argv []word, inner [][]word) (pattern, via string) {
+// one of the wrapped command lines (then via is that line).
+func (r *rule) matchArgv(argv []word, inner [][]word) (pattern cmdPattern, via string, ok bool) {
 	for _, cp := range r.commands {
 		if cp.matchCommand(argv, r.decision) {
-			return cp.text, ""
+			return cp, "", true
 		}
 		if r.decision != Deny {
 			continue
 		}
 		for _, in := range inner {
 			if cp.matchCommand(in, Deny) {
-				return cp.text, renderArgv(in)
+				return cp, renderArgv(in), true
 			}
 		}
 	}
-	return "", ""
+	return cmdPattern{}, "", false
 }
 
 // shorten cuts s to at most n bytes on a rune boundary, marking the cut.

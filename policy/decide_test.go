@@ -372,6 +372,62 @@ func TestReadFilter(t *testing.T) {
 	}
 }
 
+// TestReadFilterAsk checks that grep and glob cannot show a file whose read
+// is "ask": a direct read of it is refused in a headless run, so its lines
+// must not reach the model through a search either.
+func TestReadFilterAsk(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("ask.toml", []byte(`
+[defaults]
+decision = "deny"
+[tools]
+read = "ask"
+[[rule]]
+id = "src"
+tool = "read"
+decision = "allow"
+paths = ["src/**"]
+[[rule]]
+id = "private"
+tool = "read"
+decision = "ask"
+paths = ["src/private/**"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := p.ReadFilter()
+	s := p.NewSession()
+	for path, want := range map[string]Decision{
+		"src/a.go": Allow, "secret.txt": Ask, "src/private/k": Ask, "/etc/passwd": Deny,
+	} {
+		if got := p.Decide(Action{Class: ClassRead, Paths: []Path{{Requested: path}}}).Decision; got != want {
+			t.Fatalf("read %s: %s, want %s", path, got, want)
+		}
+		if got := keep(path); got != (want == Allow) {
+			t.Errorf("ReadFilter(%q) = %v for a read decided %s; only allow may pass", path, got, want)
+		}
+		if got := s.ReadFilter()(path); got != (want == Allow) {
+			t.Errorf("Session.ReadFilter(%q) = %v before any approval, read decided %s", path, got, want)
+		}
+	}
+
+	// a person approves reading secret.txt: the session's filter lets that
+	// exact file through, and nothing else that asks
+	if err := s.Approve(s.Decide(Action{Class: ClassRead, Paths: []Path{{Requested: "./secret.txt"}}})); err != nil {
+		t.Fatal(err)
+	}
+	sf := s.ReadFilter()
+	for path, want := range map[string]bool{"secret.txt": true, "src/private/k": false, "other.txt": false, "/etc/passwd": false} {
+		if got := sf(path); got != want {
+			t.Errorf("after approving secret.txt: Session.ReadFilter(%q) = %v, want %v", path, got, want)
+		}
+	}
+	if keep("secret.txt") {
+		t.Error("a session approval leaked into Policy.ReadFilter")
+	}
+}
+
 func TestDenialMessage(t *testing.T) {
 	t.Parallel()
 	r := loadStrict(t).Decide(Action{Class: ClassShell, Command: "git status; rm -rf ~"})
@@ -387,6 +443,22 @@ func TestDenialMessage(t *testing.T) {
 func BenchmarkDecide(b *testing.B) {
 	p := loadStrict(b)
 	a := Action{Class: ClassShell, Command: "go test ./... > src/test.log 2>&1 && git status"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := p.Decide(a); r.Decision != Allow {
+			b.Fatal(r.Decision, r.Fact)
+		}
+	}
+}
+
+// BenchmarkDecideLong judges a command with as many simple commands as the
+// analysis reads in full (MaxCommands), allowed ones with redirects, each
+// parsed and judged under both dialects.
+func BenchmarkDecideLong(b *testing.B) {
+	p := loadStrict(b)
+	one := "go test ./... > src/test.log 2>&1 && git status; "
+	cmd := strings.Repeat(one, MaxCommands/2)
+	a := Action{Class: ClassShell, Command: cmd[:len(cmd)-2]}
 	b.ReportAllocs()
 	for b.Loop() {
 		if r := p.Decide(a); r.Decision != Allow {

@@ -37,6 +37,44 @@
 // workspace-relative path; a pattern starting with `/` names an absolute path
 // outside the workspace. Deny path patterns match without regard to case.
 //
+// # Options of allowed commands
+//
+// A final `*` stands for the words after the pattern's, but not for
+// everything those words can make a command do. For git and go, options
+// whose effect is plain are judged on their own:
+//
+//   - an option that names a file the command writes is a write fact for
+//     that file, judged by the write rules like a `>` redirect (relative to
+//     the shell's directory and any -C): git's --output (diff, log, show,
+//     format-patch and the other diff commands), format-patch's -o and
+//     --output-directory; go's -o, -coverprofile, -cpuprofile, -memprofile,
+//     -blockprofile, -mutexprofile, -trace, -outputdir, -testlogfile,
+//     -gocoverdir, -fuzzcachedir (with one dash or two, and as -test.X);
+//   - a path `git diff` reads as a file rather than from the repository is
+//     a read fact: every path with --no-index, and otherwise a path outside
+//     the workspace, for which git implies --no-index;
+//   - an option that makes the command run another program, or changes
+//     settings from which it runs one, is not covered by an allow rule's
+//     final `*`: that rule's match counts as ask (a person can approve it;
+//     a headless run refuses it), unless an allow rule names the option
+//     in its literal words. These are git's -c, --config-env and
+//     --exec-path=DIR before the subcommand; grep -O and
+//     --open-files-in-pager; rebase -x and --exec; difftool -x and --extcmd;
+//     --upload-pack, --receive-pack and --exec of fetch, pull, ls-remote,
+//     clone, push and archive; clone's -u, -c, --config and --template; go's
+//     -exec, -toolexec and -vettool, -ldflags naming -extld or -extar, and
+//     go env -w and -u.
+//
+// An option word with a glob counts as every option it could expand to,
+// with an unreadable value (so it is opaque). Everything else an allowed
+// program does is the program's own business: the analysis does not know
+// every option of every program, nor what a test, a makefile or a git
+// hook runs, and git shows whatever the repository holds (`git show
+// HEAD:.env`) whatever the read rules say. Allow rules that hand over that much (`git *`, `go run *`,
+// `make *`, `python3 *`, `env *`) draw a warning at load time. Known gaps:
+// git options that an alias or the configuration supplies, and go flags
+// that GOFLAGS in the runner's environment supplies.
+//
 // # Opaque constructs
 //
 // These make a command opaque: its decision is at least ask, never allow,
@@ -69,7 +107,10 @@
 // absolute allow rule; a path with control or invisible characters is denied;
 // the policy file and .rubichan/policy.toml cannot be written; a call with an
 // unknown class or no path is denied. Writes through a symlink are judged by
-// both the link and its target, which the runner resolves.
+// both the link and its target, which the runner resolves. The filter grep
+// and glob apply to the files they meet ([Policy.ReadFilter]) lets through
+// only files whose read is allowed: an "ask" is left out as a deny is, so a
+// search never shows what a direct read would be refused.
 //
 // A [Policy] is immutable once built and safe for concurrent use. A [Session]
 // adds the line-mode runner's approvals on top of it.

@@ -183,69 +183,21 @@ func (b *builder) errf(key string, format string, args ...any) error {
 	return &LoadError{File: b.name, Key: key, Line: line, Err: fmt.Errorf(format, args...)}
 }
 
+// build turns the document into a policy: the settings, then the rules
+// and the self-tests in file order.
 func (b *builder) build(doc *document) (*Policy, error) {
 	p := &Policy{name: b.name, defaults: Ask, headless: AskDeny, shell: ShellOptions{Background: Ask}}
 	if doc.Version != nil && *doc.Version != 1 {
 		return nil, b.errf("version", "unsupported version %d (want 1)", *doc.Version)
 	}
-	if d := doc.Defaults; d != nil {
-		if d.Decision != nil {
-			dec, err := ParseDecision(*d.Decision)
-			if err != nil {
-				return nil, b.errf("defaults.decision", "%v", err)
-			}
-			p.defaults = dec
-		}
-		if d.HeadlessAsk != nil {
-			switch *d.HeadlessAsk {
-			case "deny":
-				p.headless = AskDeny
-			case "abort":
-				p.headless = AskAbort
-			default:
-				return nil, b.errf("defaults.headless_ask", "unknown value %q (want deny or abort)", *d.HeadlessAsk)
-			}
-		}
-		if d.MaxDenials != nil {
-			if *d.MaxDenials < 0 {
-				return nil, b.errf("defaults.max_denials", "must not be negative")
-			}
-			p.maxDenials = *d.MaxDenials
-		}
+	if err := b.defaults(p, doc.Defaults); err != nil {
+		return nil, err
 	}
-	if t := doc.Tools; t != nil {
-		for _, e := range []struct {
-			c Class
-			v *string
-		}{{ClassRead, t.Read}, {ClassWrite, t.Write}, {ClassShell, t.Shell}} {
-			if e.v == nil {
-				continue
-			}
-			dec, err := ParseDecision(*e.v)
-			if err != nil {
-				return nil, b.errf("tools."+e.c.String(), "%v", err)
-			}
-			p.tools[e.c] = dec
-		}
+	if err := b.tools(p, doc.Tools); err != nil {
+		return nil, err
 	}
-	if s := doc.Shell; s != nil {
-		if s.Redirects != nil {
-			switch *s.Redirects {
-			case "check":
-				p.shell.Redirects = RedirectCheck
-			case "deny":
-				p.shell.Redirects = RedirectDeny
-			default:
-				return nil, b.errf("shell.redirects", "unknown value %q (want check or deny)", *s.Redirects)
-			}
-		}
-		if s.Background != nil {
-			dec, err := ParseDecision(*s.Background)
-			if err != nil {
-				return nil, b.errf("shell.background", "%v", err)
-			}
-			p.shell.Background = dec
-		}
+	if err := b.shell(p, doc.Shell); err != nil {
+		return nil, err
 	}
 	ids := map[string]bool{}
 	for i, rd := range doc.Rule {
@@ -268,6 +220,83 @@ func (b *builder) build(doc *document) (*Policy, error) {
 	}
 	p.warnings = coverageWarnings(p.rules)
 	return p, nil
+}
+
+// defaults reads the [defaults] table into p.
+func (b *builder) defaults(p *Policy, d *defaultsDoc) error {
+	if d == nil {
+		return nil
+	}
+	if d.Decision != nil {
+		dec, err := ParseDecision(*d.Decision)
+		if err != nil {
+			return b.errf("defaults.decision", "%v", err)
+		}
+		p.defaults = dec
+	}
+	if d.HeadlessAsk != nil {
+		switch *d.HeadlessAsk {
+		case "deny":
+			p.headless = AskDeny
+		case "abort":
+			p.headless = AskAbort
+		default:
+			return b.errf("defaults.headless_ask", "unknown value %q (want deny or abort)", *d.HeadlessAsk)
+		}
+	}
+	if d.MaxDenials != nil {
+		if *d.MaxDenials < 0 {
+			return b.errf("defaults.max_denials", "must not be negative")
+		}
+		p.maxDenials = *d.MaxDenials
+	}
+	return nil
+}
+
+// tools reads the [tools] table into p.
+func (b *builder) tools(p *Policy, t *toolsDoc) error {
+	if t == nil {
+		return nil
+	}
+	for _, e := range []struct {
+		c Class
+		v *string
+	}{{ClassRead, t.Read}, {ClassWrite, t.Write}, {ClassShell, t.Shell}} {
+		if e.v == nil {
+			continue
+		}
+		dec, err := ParseDecision(*e.v)
+		if err != nil {
+			return b.errf("tools."+e.c.String(), "%v", err)
+		}
+		p.tools[e.c] = dec
+	}
+	return nil
+}
+
+// shell reads the [shell] table into p.
+func (b *builder) shell(p *Policy, s *shellDoc) error {
+	if s == nil {
+		return nil
+	}
+	if s.Redirects != nil {
+		switch *s.Redirects {
+		case "check":
+			p.shell.Redirects = RedirectCheck
+		case "deny":
+			p.shell.Redirects = RedirectDeny
+		default:
+			return b.errf("shell.redirects", "unknown value %q (want check or deny)", *s.Redirects)
+		}
+	}
+	if s.Background != nil {
+		dec, err := ParseDecision(*s.Background)
+		if err != nil {
+			return b.errf("shell.background", "%v", err)
+		}
+		p.shell.Background = dec
+	}
+	return nil
 }
 
 // reservedID reports whether id could be mistaken for a decision that no

@@ -128,6 +128,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad tools", "[tools]\nread = \"yes\"\n", "tools.read", 2, "unknown decision"},
 		{"unknown tools class", "[tools]\nnet = \"allow\"\n", "tools.net", 2, "unknown key"},
 		{"bad redirects", "[shell]\nredirects = \"maybe\"\n", "shell.redirects", 2, "want check or deny"},
+		{"bad background", "[shell]\nredirects = \"check\"\nbackground = \"later\"\n", "shell.background", 3, "unknown decision"},
 		{"wrong type", "[defaults]\ndecision = 5\n", "defaults.decision", 2, ""},
 		{"not toml", "[[rule]\n", "", 1, ""},
 		{"control char in pattern", "[[rule]]\ntool = \"shell\"\ndecision = \"deny\"\ncommands = [\"rm\\u200b *\"]\n", "rule[0].commands", 4, "invisible"},
@@ -219,7 +220,7 @@ commands = ["'git push' *"]
 id = "any-env"
 tool = "shell"
 decision = "allow"
-commands = ["env *", "bash *", "git *", "python3 *"]
+commands = ["env *", "bash *", "git diff *", "python3 *", "git *", "go run *"]
 [[rule]]
 id = "all-writes"
 tool = "write"
@@ -234,13 +235,14 @@ paths = ["**"]
 		`rule abs-deny: "/secrets/**" is absolute`, `rule spaced: the command name "git push" holds a space`,
 		`rule any-env: allow "env *" lets the model run any command through env`, `allow "bash *"`,
 		`rule all-writes: "**" lets the model write .git/`, `allow "python3 *" lets the model run any program in python3`,
+		`rule any-env: allow "git *" can change git's configuration`, `allow "go run *" builds and runs any program, so it lets the model run any program`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings lack %s:\n%s", want, got)
 		}
 	}
-	if strings.Contains(got, `"git *"`) {
-		t.Errorf("git * is not a wrapper:\n%s", got)
+	if strings.Contains(got, `"git diff *"`) || strings.Contains(got, `through git`) {
+		t.Errorf("git diff * is not a wrapper and runs no program:\n%s", got)
 	}
 	q, err := p.WithRules(nil, []string{"write:.git/**", "read:/etc/**"})
 	if err != nil {

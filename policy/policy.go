@@ -295,13 +295,19 @@ func staticDir(pat string) string {
 }
 
 // ReadFilter returns a function that reports whether a path found by grep
-// or glob under an approved search root may reach the model: true unless
-// the read rules (or a guard) deny it. The path is workspace-relative in
-// slash form, or absolute outside the workspace; the runner calls it for
-// both the requested and the resolved path of each file.
+// or glob under an approved search root may reach the model: only when the
+// read rules allow it. A file whose read is "ask" is left out as surely as
+// a denied one: with nobody to answer, "ask" is a refusal, and a filter
+// cannot put a question to a person for every file it meets, so it must
+// not let through what a direct read of the same file would not get. A
+// line-mode runner uses [Session.ReadFilter], which also lets through the
+// files a person approved reading in the session.
+//
+// The path is workspace-relative in slash form, or absolute outside the
+// workspace; the runner calls it for both the requested and the resolved
+// path of each file.
 func (p *Policy) ReadFilter() func(path string) bool {
 	return func(name string) bool {
-		f := p.pathFact(ClassRead, FactRead, name)
-		return f.Decision != Deny && f.Decision != 0
+		return p.pathFact(ClassRead, FactRead, name).Decision == Allow
 	}
 }

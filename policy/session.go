@@ -78,6 +78,25 @@ func (s *Session) Decide(a Action) Result {
 	return summarize(r.Facts)
 }
 
+// ReadFilter is [Policy.ReadFilter] with the session's approvals: a file
+// passes when the read rules allow it, or when its read is "ask" and a
+// person approved reading exactly that path earlier in the session. An
+// approved search root does not approve the files under it.
+func (s *Session) ReadFilter() func(path string) bool {
+	return func(name string) bool {
+		f := s.policy.pathFact(ClassRead, FactRead, name)
+		if f.Decision == Allow {
+			return true
+		}
+		if f.Decision != Ask || !f.exact {
+			return false
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.approved[factKey(f)]
+	}
+}
+
 // Message is the tool result the model gets when the call is denied (or an
 // "ask" is refused with nobody to answer): what was refused, by which rule,
 // why, and not to retry variants.

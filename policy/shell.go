@@ -50,12 +50,13 @@ func parseShell(src string, l lang) (*syntax.File, error) {
 // rawFact is a fact before the rules judge it.
 type rawFact struct {
 	kind     FactKind
-	value    string   // display value; for opaque facts, what is opaque
-	argv     []word   // FactCommand
-	inner    [][]word // FactCommand: wrapped command lines, checked for deny
-	path     string   // FactRead, FactWrite: the path, joined to the dir
-	redirect bool     // a path fact that comes from a shell redirect
-	exact    bool     // the fact is exact enough for a session approval
+	value    string       // display value; for opaque facts, what is opaque
+	argv     []word       // FactCommand
+	inner    [][]word     // FactCommand: wrapped command lines, checked for deny
+	execs    []optFinding // FactCommand: options that make it run another program
+	path     string       // FactRead, FactWrite: the path, joined to the dir
+	redirect bool         // a path fact that comes from a shell redirect
+	exact    bool         // the fact is exact enough for a session approval
 }
 
 // analyzer collects the facts of one shell command.
@@ -268,11 +269,13 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 	if !argv[0].exact || dirChangers[path.Base(argv[0].value)] {
 		a.moved = true
 	}
+	execs := a.options(argv)
 	a.facts = append(a.facts, rawFact{
 		kind:  FactCommand,
 		value: renderArgv(argv),
 		argv:  argv,
 		inner: a.unwrap(argv, a.depth+1),
+		execs: execs,
 		exact: exact,
 	})
 }
@@ -338,21 +341,37 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 		}
 		return
 	}
+	a.fileTarget(read, write, true, "", w, "redirect", a.text(r))
+}
+
+// fileTarget records a read or write of the file that a redirect or an
+// option names, joined to the working directory (and base, a directory
+// relative to it). Reads and writes of /dev/null and the standard streams
+// are not facts; a target the analysis cannot read is opaque, and so is a
+// relative one after the directory changed.
+func (a *analyzer) fileTarget(read, write, redirect bool, base string, w word, what, src string) {
+	if !w.exact {
+		a.opaque("an expansion or a glob in "+what, w.src)
+		return
+	}
 	if harmlessTargets[w.value] && !(read && write) {
 		return
 	}
 	p := w.value
 	if !strings.HasPrefix(p, "/") {
 		if a.moved {
-			a.opaque("relative redirect after a change of directory", a.text(r))
+			a.opaque("relative "+what+" after a change of directory", src)
 			return
 		}
-		p = path.Join(a.dir, p)
+		if !path.IsAbs(base) {
+			base = path.Join(a.dir, base)
+		}
+		p = path.Join(base, p)
 	}
 	if read {
-		a.facts = append(a.facts, rawFact{kind: FactRead, path: p, value: w.value, redirect: true, exact: true})
+		a.facts = append(a.facts, rawFact{kind: FactRead, path: p, value: w.value, redirect: redirect, exact: true})
 	}
 	if write {
-		a.facts = append(a.facts, rawFact{kind: FactWrite, path: p, value: w.value, redirect: true, exact: true})
+		a.facts = append(a.facts, rawFact{kind: FactWrite, path: p, value: w.value, redirect: redirect, exact: true})
 	}
 }

@@ -49,8 +49,9 @@ func (a *approver) inSpill(p string) bool {
 	return false
 }
 
-// readFilter is the grep and glob filter: the policy's read rules, plus
-// the spill file.
+// readFilter is the grep and glob filter: the files the read rules allow
+// (a file whose read is "ask" is left out, as a headless run refuses it),
+// plus the spill file.
 func (a *approver) readFilter() func(string) bool {
 	rules := a.pol.ReadFilter()
 	return func(p string) bool { return a.inSpill(p) || rules(p) }

@@ -92,3 +92,55 @@ paths = [".env"]
 		}
 	}
 }
+
+// TestApproverGrepAsk checks that grep over the tree cannot show a file
+// that a direct read in the same (headless) run would not get: with the
+// read fallback "ask", `read secret.txt` is refused, so grep must leave the
+// file out too, while a file an allow rule names is still searched.
+func TestApproverGrepAsk(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"secret.txt": "token=hunter2\n", "src/a.go": "// token=public\n"})
+	ws, err := toolkit.OpenWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	pol, err := policy.Parse("ask.toml", []byte(`
+[defaults]
+decision = "deny"
+[tools]
+read = "ask"
+[[rule]]
+id = "tree"
+tool = "read"
+decision = "allow"
+paths = [".", "src/**"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ap := newApprover(pol.InWorkspace(ws.Root()), ws, "")
+	if v := ap.judge("read", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: "secret.txt", Resolved: "secret.txt"}}}); v.Kind != verdictAsk {
+		t.Fatalf("read secret.txt: verdict %d, want ask (refused in a headless run)", v.Kind)
+	}
+	grep := toolkit.NewGrep(ws, ap.readFilter())
+	args := []byte(`{"pattern": "token", "path": "."}`)
+	eff, err := grep.Effects(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := ap.judge("grep", eff); v.Kind != verdictAllow {
+		t.Fatalf("grep over the tree: verdict %d (%s), want allow", v.Kind, v.Reason)
+	}
+	res, err := grep.Run(t.Context(), args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Content, "hunter2") {
+		t.Errorf("grep shows a file whose read needs approval:\n%s", res.Content)
+	}
+	if !strings.Contains(res.Content, "token=public") {
+		t.Errorf("grep lost the allowed file:\n%s", res.Content)
+	}
+}

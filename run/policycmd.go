@@ -49,22 +49,16 @@ the arguments are invalid.`,
 			return usageError{err}
 		},
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "policy", Usage: "policy file (TOML)", EnvVars: envVars("policy"), TakesFile: true},
-			&cli.StringSliceFlag{Name: "allow", Usage: "add an allow rule, CLASS:PATTERN (e.g. 'shell:go test ./...', 'write:src/**')", EnvVars: envVars("allow")},
-			&cli.StringSliceFlag{Name: "deny", Usage: "add a deny rule, CLASS:PATTERN", EnvVars: envVars("deny")},
-			&cli.BoolFlag{Name: "trust-workspace", Usage: "load .rubichan/policy.toml from the workspace", EnvVars: envVars("trust-workspace")},
-			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root (default: the current directory)", EnvVars: envVars("cwd"), TakesFile: true},
+			&cli.StringFlag{Name: "policy", Usage: "policy file (TOML)", EnvVars: envs("policy"), TakesFile: true},
+			&cli.StringSliceFlag{Name: "allow", Usage: "add an allow rule, CLASS:PATTERN (e.g. 'shell:go test ./...', 'write:src/**')", EnvVars: envs("allow")},
+			&cli.StringSliceFlag{Name: "deny", Usage: "add a deny rule, CLASS:PATTERN", EnvVars: envs("deny")},
+			&cli.BoolFlag{Name: "trust-workspace", Usage: "load .rubichan/policy.toml from the workspace", EnvVars: envs("trust-workspace")},
+			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 			&cli.StringFlag{Name: "tool", Usage: "tool class of the call: shell, read or write (required)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
 		},
 		Action: runPolicyCheck,
 	}
-}
-
-// envVars names the environment variable a flag also reads, as exec's
-// flags do: RUBICHAN_ + the name in upper snake case.
-func envVars(flag string) []string {
-	return []string{"RUBICHAN_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))}
 }
 
 func runPolicyCheck(c *cli.Context) error {

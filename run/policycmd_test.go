@@ -261,3 +261,26 @@ func TestLoadPolicyWarnings(t *testing.T) {
 func policyShell(cmd string) policy.Action {
 	return policy.Action{Class: policy.ClassShell, Command: cmd}
 }
+
+// TestPolicyCheckEnv checks that policy check reads the policy flags from
+// their RUBICHAN_* variables, as exec does.
+func TestPolicyCheckEnv(t *testing.T) {
+	ws := policyWorkspace(t)
+	strict, err := filepath.Abs("../testdata/policy/strict.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RUBICHAN_POLICY", strict)
+	t.Setenv("RUBICHAN_CWD", ws)
+	stdout, stderr, code := runApp(t, "policy", "check", "--json", "--tool", "read", "--", "src/key")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got checkJSON
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Decision != "deny" || got.Rule != "secrets" {
+		t.Errorf("got %s by %q, want deny by secrets (the policy and workspace from the environment)", got.Decision, got.Rule)
+	}
+}

@@ -1,0 +1,461 @@
+package policy
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Options of well-known commands that write a file or run another
+// program. A prefix allow such as `git diff *` or `go test *` is meant for
+// a command, not for everything its options can do: `git diff
+// --output=FILE` writes FILE, `go test -exec PROG` runs PROG. So:
+//
+//   - an option that names a file the command writes becomes a write
+//     fact for that file, judged by the write rules like a `>` redirect
+//     (whatever rule matched the command);
+//   - an option that makes the command run a program (or code from a
+//     setting it changes) is not covered by an allow rule's final `*`: the
+//     rule's match counts as ask, unless an allow rule names the option in
+//     its literal words.
+//
+// The tables list the options whose effect is plain; they are not every
+// option of every program (see the package documentation).
+
+// optEffect is what an option does.
+type optEffect uint8
+
+const (
+	// optWrite: the option's value names a file or directory the command
+	// writes.
+	optWrite optEffect = iota + 1
+	// optExec: the option makes the command run another program, or
+	// changes settings from which it runs one.
+	optExec
+	// optRead: the word names a file the command reads and shows (the
+	// paths of `git diff --no-index`).
+	optRead
+)
+
+// optSpec describes one option.
+type optSpec struct {
+	effect  optEffect
+	value   bool     // the option takes a value ("=" or the next word; attached for a short option)
+	needsEq bool     // the option has its effect only with "=value" (bare `git --exec-path` prints)
+	execIf  []string // optExec: only when the value holds one of these (or cannot be read)
+	why     string   // for optExec: what it runs
+}
+
+var (
+	writeFile   = optSpec{effect: optWrite, value: true}
+	gitConfigIn = optSpec{effect: optExec, value: true, why: "sets git configuration, which can name programs git runs (core.fsmonitor, core.pager, aliases)"}
+	gitRemote   = optSpec{effect: optExec, value: true, why: "names the program git runs for the remote side"}
+)
+
+// gitGlobal are git's options before the subcommand.
+var gitGlobal = map[string]optSpec{
+	"-c":           gitConfigIn,
+	"--config-env": gitConfigIn,
+	"--exec-path":  {effect: optExec, needsEq: true, why: "sets where git finds the programs it runs"},
+}
+
+// gitGlobalValue are git's options before the subcommand that take the
+// next word as their value when they have no "=".
+var gitGlobalValue = map[string]bool{
+	"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
+	"--super-prefix": true, "--config-env": true, "--attr-source": true,
+}
+
+// gitDiffOptions are the diff options that write: every subcommand that
+// takes diff options accepts them.
+var gitDiffOptions = map[string]optSpec{"--output": writeFile}
+
+// gitSub are the options of git subcommands.
+var gitSub = map[string]map[string]optSpec{
+	"diff": gitDiffOptions, "log": gitDiffOptions, "show": gitDiffOptions, "whatchanged": gitDiffOptions,
+	"diff-tree": gitDiffOptions, "diff-index": gitDiffOptions, "diff-files": gitDiffOptions,
+	"range-diff": gitDiffOptions, "stash": gitDiffOptions,
+	"format-patch": {"--output": writeFile, "-o": writeFile, "--output-directory": writeFile},
+	"grep": {
+		"-O":                    {effect: optExec, why: "opens the matching files in a pager program"},
+		"--open-files-in-pager": {effect: optExec, why: "opens the matching files in a pager program"},
+	},
+	"rebase":    {"-x": {effect: optExec, value: true, why: "runs a shell command"}, "--exec": {effect: optExec, value: true, why: "runs a shell command"}},
+	"difftool":  {"-x": {effect: optExec, value: true, why: "runs a program"}, "--extcmd": {effect: optExec, value: true, why: "runs a program"}},
+	"fetch":     {"--upload-pack": gitRemote},
+	"pull":      {"--upload-pack": gitRemote},
+	"ls-remote": {"--upload-pack": gitRemote, "--exec": gitRemote},
+	"clone": {
+		"--upload-pack": gitRemote, "-u": gitRemote, "-c": gitConfigIn, "--config": gitConfigIn,
+		"--template": {effect: optExec, value: true, why: "copies hooks, which git runs, from a directory"},
+	},
+	"push":    {"--receive-pack": gitRemote, "--exec": gitRemote},
+	"archive": {"--exec": gitRemote},
+}
+
+// goOptions are the go command's options, for every subcommand; a flag
+// may be written with one dash or two, and the test binary's flags also
+// with the "test." prefix.
+var goOptions = map[string]optSpec{
+	"-exec":     {effect: optExec, value: true, why: "runs the built binaries through a program"},
+	"-toolexec": {effect: optExec, value: true, why: "runs the compiler and linker through a program"},
+	"-vettool":  {effect: optExec, value: true, why: "runs a program as the vet tool"},
+	"-ldflags": {effect: optExec, value: true, execIf: []string{"extld", "extar"},
+		why: "names the external linker or archiver program the linker runs"},
+	"-o": writeFile, "-coverprofile": writeFile, "-cpuprofile": writeFile, "-memprofile": writeFile,
+	"-blockprofile": writeFile, "-mutexprofile": writeFile, "-trace": writeFile, "-outputdir": writeFile,
+	"-testlogfile": writeFile, "-gocoverdir": writeFile, "-fuzzcachedir": writeFile,
+}
+
+// goSub are options that matter only for one go subcommand.
+var goSub = map[string]map[string]optSpec{
+	"env": {
+		"-w": {effect: optExec, why: "changes the go command's settings for later runs (GOFLAGS=-toolexec=…, CC, GOTOOLCHAIN)"},
+		"-u": {effect: optExec, why: "changes the go command's settings for later runs"},
+	},
+}
+
+// maxOptionFindings bounds the options of one command that the analysis
+// turns into facts; a command with more is opaque (the scan stops there).
+const maxOptionFindings = 64
+
+// shortForms says which forms of a one-letter option a command accepts
+// besides the word alone ("-o FILE").
+type shortForms uint8
+
+const (
+	// shortAlone: only "-o" ("-ofoo" is another option, as for go's flag
+	// package, where -overlay is not -o).
+	shortAlone shortForms = iota
+	// shortAttached: also "-oVALUE".
+	shortAttached
+	// shortClusters: also after other one-letter options, "-koVALUE", as
+	// git's option parser allows.
+	shortClusters
+)
+
+// optFinding is one option found in an argv.
+type optFinding struct {
+	index  int    // argv index of the option word
+	name   string // the option, as its table names it
+	spec   optSpec
+	value  word   // optWrite: the value
+	base   string // optWrite: the directory a relative value is relative to, from -C options; "" for the shell's
+	opaque bool   // optWrite: the base directory cannot be read
+}
+
+// findOptions returns the known options of argv that write a file or run
+// a program, for git and go; nil for other commands.
+func findOptions(argv []word) []optFinding {
+	if len(argv) < 2 || !argv[0].exact {
+		return nil
+	}
+	switch path.Base(argv[0].value) {
+	case "git":
+		return gitFindings(argv)
+	case "go":
+		return goFindings(argv)
+	}
+	return nil
+}
+
+// gitFindings scans git's global options, then the subcommand's up to
+// `--`.
+func gitFindings(argv []word) []optFinding {
+	var out []optFinding
+	base, opaque := "", false
+	i := 1
+	for ; i < len(argv) && len(out) <= maxOptionFindings; i++ {
+		w := argv[i]
+		out = append(out, matchOption(argv, i, gitGlobal, shortAttached)...)
+		if !w.exact {
+			if !strings.HasPrefix(w.glob, "-") {
+				break // a globbed subcommand
+			}
+			continue
+		}
+		if !strings.HasPrefix(w.value, "-") {
+			break
+		}
+		name, _, hasEq := strings.Cut(w.value, "=")
+		if gitGlobalValue[name] && !hasEq && i+1 < len(argv) {
+			i++
+			if name == "-C" {
+				opaque = opaque || !argv[i].exact
+				base = joinDir(base, argv[i].value)
+			}
+		}
+	}
+	if i >= len(argv) {
+		return out
+	}
+	if argv[i].exact && argv[i].value == "diff" {
+		out = append(out, gitDiffPaths(argv, i+1)...)
+	}
+	for _, table := range gitTables(argv[i]) {
+		for j := i + 1; j < len(argv) && len(out) <= maxOptionFindings; j++ {
+			if argv[j].exact && argv[j].value == "--" {
+				break
+			}
+			out = append(out, matchOption(argv, j, table, shortClusters)...)
+		}
+	}
+	for k := range out {
+		out[k].base, out[k].opaque = base, opaque
+	}
+	return out
+}
+
+// gitDiffValue are git diff options that take the next word as their
+// value when it is not attached.
+var gitDiffValue = map[string]bool{
+	"--output": true, "-S": true, "-G": true, "-O": true, "-I": true, "--src-prefix": true,
+	"--dst-prefix": true, "--line-prefix": true, "--anchored": true, "--diff-algorithm": true,
+	"--word-diff-regex": true, "--find-object": true, "--ignore-matching-lines": true,
+	"--skip-to": true, "--rotate-to": true, "--color-moved-ws": true, "--ws-error-highlight": true,
+}
+
+// gitDiffPaths returns the paths that `git diff` reads as files rather
+// than from the repository: every path with --no-index, and otherwise
+// those outside the repository (absolute, or leaving it with ".."), for
+// which git implies --no-index (`git diff /etc/passwd /dev/null` prints
+// the file). A path that is a value of an option taking the next word is
+// taken for a path too, which can only make the decision stricter; the
+// values of the common ones are skipped.
+func gitDiffPaths(argv []word, from int) []optFinding {
+	noIndex := false
+	for _, w := range argv[from:] {
+		if w.exact && w.value == "--" {
+			break
+		}
+		noIndex = noIndex || w.exact && w.value == "--no-index"
+	}
+	var out []optFinding
+	dashes := false
+	for j := from; j < len(argv); j++ {
+		w := argv[j]
+		if !dashes && w.exact && w.value == "--" {
+			dashes = true
+			continue
+		}
+		text := w.value
+		if !w.exact {
+			text = w.glob
+		}
+		if !dashes && strings.HasPrefix(text, "-") {
+			if w.exact && gitDiffValue[w.value] {
+				j++
+			}
+			continue
+		}
+		if noIndex || path.IsAbs(text) || text == ".." || strings.HasPrefix(text, "../") {
+			out = append(out, optFinding{index: j, name: "git diff", spec: optSpec{effect: optRead}, value: w})
+		}
+	}
+	return out
+}
+
+// joinDir returns the directory a -C dir option moves to from base: an
+// absolute dir replaces base, a relative one is joined to it.
+func joinDir(base, dir string) string {
+	if path.IsAbs(dir) {
+		return path.Clean(dir)
+	}
+	return path.Join(base, dir)
+}
+
+// gitTables returns the option tables of a git subcommand; for a globbed
+// subcommand, those of every subcommand it could expand to.
+func gitTables(sub word) []map[string]optSpec {
+	if sub.exact {
+		if t := gitSub[sub.value]; t != nil {
+			return []map[string]optSpec{t}
+		}
+		return nil
+	}
+	var out []map[string]optSpec
+	for _, name := range slices.Sorted(maps.Keys(gitSub)) {
+		if ok, err := doublestar.Match(sub.glob, name); ok && err == nil {
+			out = append(out, gitSub[name])
+		}
+	}
+	return out
+}
+
+// goFindings scans every word of a go command.
+func goFindings(argv []word) []optFinding {
+	var out []optFinding
+	base, opaque := "", false
+	sub := goSub[argv[1].value]
+	for j := 2; j < len(argv) && len(out) <= maxOptionFindings; j++ {
+		if w := argv[j]; w.exact {
+			switch {
+			case w.value == "-C" && j+1 < len(argv):
+				opaque = opaque || !argv[j+1].exact
+				base = joinDir(base, argv[j+1].value)
+			case strings.HasPrefix(w.value, "-C="):
+				base = joinDir(base, w.value[3:])
+			}
+		}
+		out = append(out, matchGoOption(argv, j, goOptions)...)
+		out = append(out, matchGoOption(argv, j, sub)...)
+	}
+	for k := range out {
+		out[k].base, out[k].opaque = base, opaque
+	}
+	return out
+}
+
+// matchGoOption matches argv[j] as a go flag: "--x" is "-x", and
+// "-test.x" is "-x".
+func matchGoOption(argv []word, j int, table map[string]optSpec) []optFinding {
+	if table == nil {
+		return nil
+	}
+	w := argv[j]
+	if w.exact {
+		v := w.value
+		if strings.HasPrefix(v, "--") {
+			v = v[1:]
+		}
+		if rest, ok := strings.CutPrefix(v, "-test."); ok {
+			v = "-" + rest
+		}
+		w.value = v
+	}
+	return matchWord(w, argv[j+1:], j, table, shortAlone)
+}
+
+// matchOption returns the finding for argv[j] when it is one of the
+// table's options: "--name", "--name=value" or "--name value"; for a
+// one-letter option, also the forms short allows. A word the analysis
+// cannot read exactly is a finding for every option its glob could
+// expand to, with an unreadable value.
+func matchOption(argv []word, j int, table map[string]optSpec, short shortForms) []optFinding {
+	return matchWord(argv[j], argv[j+1:], j, table, short)
+}
+
+// matchWord is [matchOption] for the word w at index j, followed by the
+// words after.
+func matchWord(w word, after []word, j int, table map[string]optSpec, short shortForms) []optFinding {
+	if !w.exact {
+		return globOptions(w, j, table)
+	}
+	v := w.value
+	if len(v) < 2 || v[0] != '-' || v == "--" {
+		return nil
+	}
+	name, val, hasEq := strings.Cut(v, "=")
+	if spec, ok := table[name]; ok {
+		if spec.needsEq && !hasEq {
+			return nil
+		}
+		return []optFinding{finding(after, j, name, spec, val, hasEq)}
+	}
+	if strings.HasPrefix(v, "--") || short == shortAlone {
+		return nil
+	}
+	// one-letter options: "-xvalue", and in clusters "-kx", "-kxvalue"
+	for k := 1; k < len(v); k++ {
+		c := v[k]
+		if !isLetter(c) {
+			return nil
+		}
+		if spec, ok := table["-"+string(c)]; ok {
+			rest := v[k+1:]
+			return []optFinding{finding(after, j, "-"+string(c), spec, rest, rest != "")}
+		}
+		if short != shortClusters {
+			return nil
+		}
+	}
+	return nil
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// finding builds the finding for an option at index j: its value is the
+// attached one, else the next word when the option takes a value.
+func finding(after []word, j int, name string, spec optSpec, attached string, hasAttached bool) optFinding {
+	f := optFinding{index: j, name: name, spec: spec}
+	switch {
+	case !spec.value:
+	case hasAttached:
+		f.value = word{value: attached, exact: true, src: attached}
+	case len(after) > 0:
+		f.value = after[0]
+	default:
+		f.spec.effect = 0 // no value: the command will refuse it
+	}
+	return f
+}
+
+// globOptions returns a finding for every option of the table that the
+// globbed word could expand to (a file named "--output=x" makes `git diff
+// *` write x), with an unreadable value. Findings come in the order of
+// the option names, so the analysis stays deterministic.
+func globOptions(w word, j int, table map[string]optSpec) []optFinding {
+	if w.glob == "" || !strings.ContainsAny(w.glob[:1], "-*?[") {
+		return nil
+	}
+	name, _, _ := strings.Cut(w.glob, "=")
+	var out []optFinding
+	for _, opt := range slices.Sorted(maps.Keys(table)) {
+		if ok, err := doublestar.Match(name, opt); ok && err == nil {
+			out = append(out, optFinding{index: j, name: opt, spec: table[opt], value: word{src: w.src}})
+		}
+	}
+	return out
+}
+
+// options records the facts of the known options in argv: a write fact
+// for each file an option writes, and the options that run a program,
+// which it returns for [cmdPattern] matching.
+func (a *analyzer) options(argv []word) []optFinding {
+	var execs []optFinding
+	found := findOptions(argv)
+	if len(found) > maxOptionFindings {
+		a.opaque(fmt.Sprintf("more than %d options that write files or run programs", maxOptionFindings), shorten(renderArgv(argv), 200))
+		found = found[:maxOptionFindings]
+	}
+	for _, f := range found {
+		switch f.spec.effect {
+		case optExec:
+			if f.spec.execIf == nil || !f.value.exact || slices.ContainsFunc(f.spec.execIf, func(s string) bool {
+				return strings.Contains(f.value.value, s)
+			}) {
+				execs = append(execs, f)
+			}
+		case optWrite, optRead:
+			what := "the file " + f.name + " names"
+			if f.spec.effect == optRead {
+				what = "a file " + f.name + " reads"
+			}
+			if f.opaque {
+				a.opaque("a -C directory the analysis cannot read, for "+what, renderArgv(argv))
+				continue
+			}
+			a.fileTarget(f.spec.effect == optRead, f.spec.effect == optWrite, false, f.base, f.value, what, f.value.src)
+		}
+	}
+	return execs
+}
+
+// tailExec returns the first option in argv that runs a program and that
+// the pattern's final `*` stands for (an option the pattern spells out is
+// allowed on purpose).
+func (p cmdPattern) tailExec(execs []optFinding) (optFinding, bool) {
+	if !p.rest {
+		return optFinding{}, false
+	}
+	for _, f := range execs {
+		if f.index >= len(p.words) {
+			return f, true
+		}
+	}
+	return optFinding{}, false
+}

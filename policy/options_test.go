@@ -1,0 +1,196 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+// optionsPolicy allows prefix patterns of git and go, and writes to out/
+// only.
+const optionsPolicy = `
+[defaults]
+decision = "deny"
+[[rule]]
+id = "prefix"
+tool = "shell"
+decision = "allow"
+commands = ["git diff *", "git log *", "git format-patch *", "git grep *", "git *", "go test *", "go build *", "go vet *", "go env *"]
+[[rule]]
+id = "named"
+tool = "shell"
+decision = "allow"
+commands = ["go test -exec ./wrap ./..."]
+[[rule]]
+id = "secrets"
+tool = "read"
+decision = "deny"
+paths = [".env"]
+[[rule]]
+id = "src"
+tool = "read"
+decision = "allow"
+paths = ["src/**"]
+[[rule]]
+id = "out"
+tool = "write"
+decision = "allow"
+paths = ["out/**"]
+`
+
+// TestDecideOptions checks that a prefix allow does not allow what the
+// well-known options of git and go do beyond the command: a file an option
+// writes is a write fact, and an option that runs a program makes the
+// allow an ask unless a rule names the option.
+func TestDecideOptions(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("opts.toml", []byte(optionsPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = p.InWorkspace("/ws")
+	tests := []struct {
+		cmd  string
+		want Decision
+		rule string
+		fact string // the deciding fact, when it matters
+	}{
+		// nothing extra: still allowed
+		{"git diff HEAD -- a.go", Allow, "prefix", ""},
+		{"git diff --stat -p --output-indicator-new=+", Allow, "prefix", ""},
+		{"git diff -- --output=x", Allow, "prefix", ""}, // a pathspec after --
+		{"git log -c --grep=output", Allow, "prefix", ""},
+		{"git status --porcelain", Allow, "prefix", ""},
+		{"git --exec-path", Allow, "prefix", ""}, // bare: prints the path
+		{"go test -run TestX -count=1 ./...", Allow, "prefix", ""},
+		{"go build -o /dev/null ./...", Allow, "prefix", ""},
+		{"go build -ldflags='-s -w -X main.v=1' .", Allow, "prefix", ""},
+		{"go env GOPATH", Allow, "prefix", ""},
+		{"go build -overlay=overlay.json -work -o=/dev/null .", Allow, "prefix", ""}, // not -o verlay=…, not -w ork
+		{"go env -json GOPATH", Allow, "prefix", ""},
+		{"go test -exec ./wrap ./...", Allow, "named", ""}, // the option is named by a rule
+		// a file an option writes is judged by the write rules
+		{"git diff --output=/etc/cron.d/x", Deny, RuleGuard, "write: /etc/cron.d/x"},
+		{"git diff --output /tmp/x HEAD", Deny, RuleGuard, "write: /tmp/x"},
+		{"git log -p --output=src/x.go", Deny, RuleDefault, "write: src/x.go"},
+		{"git diff --output=out/d.patch", Allow, "out", ""},
+		{"git -C sub diff --output=../out/d.patch", Allow, "out", ""},
+		{"git -C sub diff --output=x", Deny, RuleDefault, "write: sub/x"},
+		{"git -C /tmp diff --output=x", Deny, RuleGuard, "write: /tmp/x"},
+		{"git -C a -C /tmp -C b diff --output=x", Deny, RuleGuard, "write: /tmp/b/x"},
+		{"git -C /ws -C out diff --output=x", Allow, "out", ""},
+		{"git format-patch -o ../x HEAD~1", Deny, RuleGuard, "write: /x"},
+		{"git format-patch -o/tmp/p HEAD~1", Deny, RuleGuard, "write: /tmp/p"},
+		{"git format-patch -ko/tmp/p HEAD~1", Deny, RuleGuard, "write: /tmp/p"},
+		{"git format-patch --output-directory=.git/hooks HEAD~1", Deny, RuleDefault, "write: .git/hooks"},
+		{"git format-patch -o out/p HEAD~1", Allow, "out", ""},
+		{"go test -coverprofile=/tmp/c.out ./...", Deny, RuleGuard, "write: /tmp/c.out"},
+		{"go test --cpuprofile cpu.out ./...", Deny, RuleDefault, "write: cpu.out"},
+		{"go test ./... -args -test.memprofile=/tmp/m", Deny, RuleGuard, "write: /tmp/m"},
+		{"go build -o=bin/x .", Deny, RuleDefault, "write: bin/x"},
+		{"go build -C sub -o ../out/x .", Allow, "out", ""},
+		{"go test -coverprofile=out/c.out ./...", Allow, "out", ""},
+		{"git diff --output=*.patch", Ask, RuleOpaque, ""},
+		// an option that runs a program: the prefix allow becomes ask
+		{"go test ./... -exec 'sh -c id'", Ask, "prefix", "command: go test ./... -exec 'sh -c id'"},
+		{"go test -exec=./evil ./...", Ask, "prefix", ""},
+		{"go test --toolexec ./evil ./...", Ask, "prefix", ""},
+		{"go vet -vettool=/tmp/x ./...", Ask, "prefix", ""},
+		{"go build -test.toolexec=x .", Ask, "prefix", ""},
+		{"go env -w GOFLAGS=-toolexec=./evil", Ask, "prefix", ""},
+		{"go build -ldflags '-linkmode=external -extld=./evil' .", Ask, "prefix", ""},
+		{"go build --ldflags=-extar=x .", Ask, "prefix", ""},
+		{"git -c core.fsmonitor='sh -c id' status", Ask, "prefix", ""},
+		{"git --config-env=core.pager=X log", Ask, "prefix", ""},
+		{"git --exec-path=/tmp/evil status", Ask, "prefix", ""},
+		{"git grep -O pattern", Ask, "prefix", ""},
+		{"git grep -iOless pattern", Ask, "prefix", ""},
+		{"git grep --open-files-in-pager=vi x", Ask, "prefix", ""},
+		{"git rebase -x 'make' main", Ask, "prefix", ""},
+		{"git ls-remote --upload-pack='sh -c id' .", Ask, "prefix", ""},
+		{"git clone -u 'sh -c id' . x", Ask, "prefix", ""},
+		{"git clone --template=t . x", Ask, "prefix", ""},
+		{"git push --receive-pack=x origin", Ask, "prefix", ""},
+		{"git d[i]ff --outp*", Ask, RuleOpaque, ""},
+		// git diff shows files outside the repository (and with --no-index
+		// any file) as a read
+		{"git diff HEAD~1 -- src/a.go", Allow, "prefix", ""},
+		{"git diff /etc/passwd /dev/null", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git diff -- ../../x src/a", Deny, RuleGuard, "read: /x"},
+		{"git diff --no-index .env /dev/null", Deny, "secrets", "read: .env"},
+		{"git diff --no-index src/a src/b", Allow, "src", ""},
+		{"git diff -S ../needle --src-prefix /a/ HEAD", Allow, "prefix", ""},
+		{"git diff --no-index src/* /dev/null", Ask, RuleOpaque, ""},
+		{"git diff --stat /etc/passwd", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git diff" + strings.Repeat(" --output=out/a", maxOptionFindings+1), Ask, RuleOpaque, ""},
+	}
+	for _, tc := range tests {
+		t.Run(shorten(tc.cmd, 60), func(t *testing.T) {
+			t.Parallel()
+			r := p.Decide(Action{Class: ClassShell, Command: tc.cmd})
+			if r.Decision != tc.want || r.Rule != tc.rule || (tc.fact != "" && r.Fact != tc.fact) {
+				t.Errorf("%s by %q (%s: %s), want %s by %q (%s)\nfacts: %v", r.Decision, r.Rule, r.Fact, r.Reason, tc.want, tc.rule, tc.fact, r.Facts)
+			}
+		})
+	}
+}
+
+// TestDecideOptionsExplained checks the reason given for an option that
+// runs a program, and that a session approval of the exact command can
+// still cover it in line mode.
+func TestDecideOptionsExplained(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("opts.toml", []byte(optionsPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Action{Class: ClassShell, Command: "go test -toolexec ./wrap ./..."}
+	r := p.Decide(a)
+	for _, want := range []string{`matches "go test *"`, "-toolexec", "runs the compiler and linker through a program", "names the option"} {
+		if !strings.Contains(r.Reason, want) {
+			t.Errorf("reason %q lacks %q", r.Reason, want)
+		}
+	}
+	s := p.NewSession()
+	if err := s.Approve(r); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Decide(a); r.Decision != Allow {
+		t.Errorf("after approval: %s", r.Decision)
+	}
+	if r := s.Decide(Action{Class: ClassShell, Command: "go test -toolexec ./other ./..."}); r.Decision != Ask {
+		t.Errorf("another -toolexec after approval: %s", r.Decision)
+	}
+}
+
+// TestRedirectDenyLeavesOptions checks that redirects = "deny" denies
+// redirects only: a file an option writes is judged by the write rules.
+func TestRedirectDenyLeavesOptions(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("rd.toml", []byte(optionsPolicy+"[shell]\nredirects = \"deny\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := p.Decide(Action{Class: ClassShell, Command: "git diff --output=out/x"}); r.Decision != Allow {
+		t.Errorf("--output into out/: %s by %s (%s)", r.Decision, r.Rule, r.Reason)
+	}
+	if r := p.Decide(Action{Class: ClassShell, Command: "git diff > out/x"}); r.Decision != Deny || r.Rule != "shell.redirects" {
+		t.Errorf("redirect: %s by %s", r.Decision, r.Rule)
+	}
+}
+
+// TestOptionAfterCd checks that a relative file an option names after a
+// change of directory is opaque, as a relative redirect is.
+func TestOptionAfterCd(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("opts.toml", []byte(optionsPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Decide(Action{Class: ClassShell, Command: "cd out && git diff --output=y"})
+	for _, f := range r.Facts {
+		if f.Kind == FactOpaque && strings.Contains(f.Value, "--output") {
+			return
+		}
+	}
+	t.Errorf("no opaque fact for --output after cd: %v", r.Facts)
+}
