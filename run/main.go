@@ -8,6 +8,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/rubichan/rubichan/policy"
 	"github.com/urfave/cli/v2"
 )
 
@@ -51,11 +52,24 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	var rep reportedError
 	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) && !brokenPipe(err) {
 		fmt.Fprintf(stderr, "rubichan: %v\n", err)
-		if exitCode(err) == ExitUsage {
+		if exitCode(err) == ExitUsage && !fileContentError(err) {
 			fmt.Fprintf(stderr, "run '%s' for usage\n", helpHint(app, args))
 		}
 	}
 	return exitCode(err)
+}
+
+// fileContentError reports whether err is about what a configuration or
+// policy file says, or a cap the configuration cannot enforce: the error
+// names the file and key, and the command's help would not fix it.
+func fileContentError(err error) bool {
+	var ce *ConfigError
+	var pe *policy.LoadError
+	var be *BudgetError
+	if errors.As(err, &ce) {
+		return ce.File != "command line"
+	}
+	return errors.As(err, &pe) || errors.As(err, &be)
 }
 
 // helpHint is the help command a usage error points to.
