@@ -37,7 +37,7 @@ func cmdPtyStderr(ts *testscript.TestScript, neg bool, args []string) {
 
 	cmd := exec.Command(prog, args[2:]...)
 	cmd.Dir = ts.MkAbs(".")
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "NO_COLOR"} {
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "NO_COLOR", "XDG_STATE_HOME"} {
 		if v := ts.Getenv(k); v != "" {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}

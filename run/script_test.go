@@ -66,6 +66,9 @@ func TestScript(t *testing.T) {
 			env.Setenv("ANTHROPIC_API_KEY", testAPIKey)
 			env.Setenv("OPENAI_API_KEY", testAPIKey)
 			env.Setenv("NO_COLOR", "")
+			// Session logs go inside the script's work directory, never
+			// to $HOME (testscript's /no-home).
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
 			return nil
 		},
 		Cmds: servers.cmds(),
@@ -151,6 +154,8 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 		// header N NAME and expandfile SRC DST: see script_config_test.go.
 		"header":     s.cmdHeader,
 		"expandfile": cmdExpandFile,
+		// sessionlog DIR: see session_test.go.
+		"sessionlog": cmdSessionLog,
 	}
 }
 
@@ -220,7 +225,7 @@ func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	cmd := exec.Command(prog, args[3:]...)
 	cmd.Dir = ts.MkAbs(".")
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"} {
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "XDG_STATE_HOME"} {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
 	var stdout, stderr bytes.Buffer
@@ -275,7 +280,7 @@ func cmdStdinLate(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	cmd := exec.Command(prog, args[2:]...)
 	cmd.Dir = ts.MkAbs(".")
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"} {
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "XDG_STATE_HOME"} {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
 	stdin, err := cmd.StdinPipe()
