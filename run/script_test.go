@@ -206,14 +206,15 @@ func cmdGenLines(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdSignalAfter starts PROGRAM, waits until FILE exists and is not
-// empty, sends the signal (INT or TERM) and checks the exit code:
+// empty, sends the signal (INT, TERM or KILL) and checks the exit code
+// (-1 for a process killed by a signal it cannot catch):
 // signalafter SIGNAL FILE CODE PROGRAM [ARGS...]. The program's output
 // becomes the script's stdout and stderr.
 func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 4 {
-		ts.Fatalf("usage: signalafter INT|TERM FILE CODE PROGRAM [ARGS...]")
+		ts.Fatalf("usage: signalafter INT|TERM|KILL FILE CODE PROGRAM [ARGS...]")
 	}
-	sig, ok := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[args[0]]
+	sig, ok := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "KILL": syscall.SIGKILL}[args[0]]
 	if !ok {
 		ts.Fatalf("unknown signal %s", args[0])
 	}

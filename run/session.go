@@ -538,7 +538,11 @@ func (cfg execConfig) openSession(env environment, start time.Time, root string,
 	}
 	for name, val := range cfg.Resolved.Headers {
 		if redactHeader(name, val) == redacted {
+			// "Bearer TOKEN": the token alone is a secret too.
 			secrets = append(secrets, val)
+			if f := strings.Fields(val); len(f) > 1 {
+				secrets = append(secrets, f[len(f)-1])
+			}
 		}
 	}
 	notes := stderr

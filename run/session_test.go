@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,16 +29,21 @@ var sessionVolatileRE = regexp.MustCompile(`"(time|duration_ms|elapsed_ms)":("[^
 // cmdSessionLog checks the one session file in DIR and prints its lines
 // with times and durations fixed and the work directory as $WORK, so a
 // script can compare them with cmp (and -update can rewrite them):
-// sessionlog DIR. It fails unless the directory is 0700, the file 0600
-// with a sortable unique name, every line a whole JSON object with a type
-// and a time, the first a "session" header and the last an "end" line,
-// and no line holds the value of a provider key variable.
+// sessionlog [-partial] DIR. It fails unless the directory is 0700, the
+// file 0600 with a sortable unique name, every line a whole JSON object
+// with a type and a time, the first a "session" header and the last an
+// "end" line (not checked with -partial, for a killed run), and no line
+// holds the value of a provider key variable.
 func cmdSessionLog(ts *testscript.TestScript, neg bool, args []string) {
+	partial := len(args) > 0 && args[0] == "-partial"
+	if partial {
+		args = args[1:]
+	}
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: sessionlog DIR")
+		ts.Fatalf("usage: sessionlog [-partial] DIR")
 	}
 	dir := ts.MkAbs(args[0])
-	lines, err := checkSessionDir(dir, func(k string) string { return ts.Getenv(k) })
+	lines, err := checkSessionDir(dir, !partial, func(k string) string { return ts.Getenv(k) })
 	if err != nil {
 		ts.Fatalf("%v", err)
 	}
@@ -54,8 +60,8 @@ func cmdSessionLog(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // checkSessionDir returns the lines of the one session file in dir, or
-// what is wrong with it.
-func checkSessionDir(dir string, getenv func(string) string) ([]string, error) {
+// what is wrong with it; ended says the last line must be the end line.
+func checkSessionDir(dir string, ended bool, getenv func(string) string) ([]string, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
@@ -98,7 +104,7 @@ func checkSessionDir(dir string, getenv func(string) string) ([]string, error) {
 	if first := lineType(lines[0]); first != "session" {
 		return nil, fmt.Errorf("first line is %q, want the session header", first)
 	}
-	if last := lineType(lines[len(lines)-1]); last != "end" {
+	if last := lineType(lines[len(lines)-1]); ended && last != "end" {
 		return nil, fmt.Errorf("last line is %q, want end", last)
 	}
 	return lines, nil
@@ -278,7 +284,7 @@ func TestSessionHeaderAndFile(t *testing.T) {
 	if name := filepath.Base(s.Path()); !strings.HasPrefix(name, "20261121T125001.234Z-") || !sessionNameRE.MatchString(name) {
 		t.Errorf("file name %q: want the UTC start time and a random suffix", name)
 	}
-	if _, err := checkSessionDir(dir, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "want end") {
+	if _, err := checkSessionDir(dir, true, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "want end") {
 		t.Errorf("a log without its end line passed the check: %v", err)
 	}
 	if notes.Len() > 0 {
@@ -286,7 +292,7 @@ func TestSessionHeaderAndFile(t *testing.T) {
 	}
 	s.handle(Event{Kind: EventTurnDone, Summary: &Summary{ExitCode: 0}})
 	s.handle(Event{Kind: EventNotice, Text: "after the end"})
-	if _, err := checkSessionDir(dir, func(string) string { return "" }); err != nil {
+	if _, err := checkSessionDir(dir, true, func(string) string { return "" }); err != nil {
 		t.Error(err)
 	}
 	if want := "rubichan: session saved to " + s.Path() + "\n"; notes.String() != want {
@@ -532,4 +538,76 @@ func BenchmarkSessionToolResult(b *testing.B) {
 	for b.Loop() {
 		s.handle(ev)
 	}
+}
+
+func TestExecOpenSession(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	pol, err := loadPolicy(policySource{Dir: ws, Headless: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	vars := map[string]string{
+		"XDG_STATE_HOME":     state,
+		"HOME":               "/nonexistent-home",
+		"OPENAI_API_KEY":     "sk-openai-other-provider-key",
+		"OPENROUTER_API_KEY": "short",
+	}
+	env := environment{lookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
+	cfg := execConfig{Provider: "gw", Model: "m", APIKey: "gateway-key-0123456789", Quiet: true}
+	cfg.Resolved.Headers = map[string]string{"Authorization": "Bearer header-token-abcdef", "X-Team": "ci-team-name"}
+	prompt := "a gateway-key-0123456789 b sk-openai-other-provider-key c Bearer header-token-abcdef d ci-team-name e short f header-token-abcdef"
+
+	var stderr bytes.Buffer
+	s := cfg.openSession(env, sessionStart, ws, pol, prompt, &stderr)
+	if s == nil {
+		t.Fatalf("no session: %s", stderr.String())
+	}
+	defer s.Close()
+	if want := filepath.Join(state, "rubichan", "sessions"); filepath.Dir(s.Path()) != want {
+		t.Errorf("session in %s, want %s", filepath.Dir(s.Path()), want)
+	}
+	s.handle(Event{Kind: EventTurnDone, Summary: &Summary{}})
+	if stderr.Len() > 0 {
+		t.Errorf("--quiet, yet stderr got %q", stderr.String())
+	}
+	var h sessionLine
+	if err := json.Unmarshal([]byte(readSession(t, s)[0]), &h); err != nil {
+		t.Fatal(err)
+	}
+	if want := "a [REDACTED] b [REDACTED] c [REDACTED] d ci-team-name e short f [REDACTED]"; h.Prompt == nil || *h.Prompt != want {
+		t.Errorf("prompt %q, want %q", deref(h.Prompt), want)
+	}
+	if h.Workspace != ws || h.Provider != "gw" || h.Model != "m" || h.Policy != "built-in default policy" {
+		t.Errorf("header %+v", h)
+	}
+
+	t.Run("no-session", func(t *testing.T) {
+		c := cfg
+		c.NoSession = true
+		if s := c.openSession(env, sessionStart, ws, pol, prompt, io.Discard); s != nil {
+			t.Errorf("--no-session opened %s", s.Path())
+		}
+	})
+	t.Run("session-dir wins and is made absolute", func(t *testing.T) {
+		c := cfg
+		dir := t.TempDir()
+		c.SessionDir = filepath.Join(dir, "a", "..", "sess")
+		s := c.openSession(env, sessionStart, ws, pol, prompt, io.Discard)
+		if s == nil {
+			t.Fatal("no session")
+		}
+		defer s.Close()
+		if got := filepath.Dir(s.Path()); got != filepath.Join(dir, "sess") {
+			t.Errorf("session in %s, want %s", got, filepath.Join(dir, "sess"))
+		}
+	})
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return "<nil>"
+	}
+	return *p
 }
