@@ -154,7 +154,7 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 		// header N NAME and expandfile SRC DST: see script_config_test.go.
 		"header":     s.cmdHeader,
 		"expandfile": cmdExpandFile,
-		// sessionlog DIR: see session_test.go.
+		// sessionlog [-partial] DIR: see session_script_test.go.
 		"sessionlog": cmdSessionLog,
 	}
 }
