@@ -45,6 +45,9 @@ type execConfig struct {
 	Quiet   bool
 	Verbose bool
 	Color   string // "auto", "always" or "never"
+
+	SessionDir string // --session-dir; "": the XDG state directory
+	NoSession  bool
 }
 
 // configFromContext reads the exec flags and validates them. Every problem
@@ -67,6 +70,8 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		Quiet:          c.Bool("quiet"),
 		Verbose:        c.Bool("verbose"),
 		Color:          c.String("color"),
+		SessionDir:     c.String("session-dir"),
+		NoSession:      c.Bool("no-session"),
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, err

@@ -1,6 +1,11 @@
 package run
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/rubichan/rubichan/llm"
+)
 
 //go:generate stringer -type=EventKind -trimprefix=Event
 
@@ -34,6 +39,9 @@ const (
 	EventError
 	// EventTurnDone closes the run: Summary.
 	EventTurnDone
+	// EventToolAllowed reports a call the policy allowed, before it runs:
+	// Tool, Allow.
+	EventToolAllowed
 )
 
 // Event is one thing that happened in a run. Which fields are set depends
@@ -45,6 +53,8 @@ type Event struct {
 	Tool    *ToolCallInfo
 	Result  *ToolResultInfo
 	Denial  *DenialInfo
+	Allow   *AllowInfo
+	Usage   *llm.Usage // EventMessageDone: the tokens of the request
 	Retry   *RetryInfo
 	Summary *Summary
 	Err     error
@@ -54,7 +64,8 @@ type Event struct {
 type ToolCallInfo struct {
 	ID      string
 	Name    string
-	Summary string // the gist of the arguments: a command, a path, a pattern
+	Summary string          // the gist of the arguments: a command, a path, a pattern
+	Input   json.RawMessage // the arguments as the model sent them
 }
 
 // ToolResultInfo is the outcome of one tool call.
@@ -64,10 +75,18 @@ type ToolResultInfo struct {
 	Duration time.Duration
 	Content  string // what the model sees
 	Changed  []string
+	Diff     string // write, edit: the unified diff of the change
 }
 
 // DenialInfo is why the policy refused a call.
 type DenialInfo struct {
+	Rule   string // the rule's id, or where the decision came from
+	Fact   string // what it matched: a command, a path
+	Reason string
+}
+
+// AllowInfo is why the policy allowed a call.
+type AllowInfo struct {
 	Rule   string // the rule's id, or where the decision came from
 	Fact   string // what it matched: a command, a path
 	Reason string

@@ -20,11 +20,12 @@ func _() {
 	_ = x[EventLimit-10]
 	_ = x[EventError-11]
 	_ = x[EventTurnDone-12]
+	_ = x[EventToolAllowed-13]
 }
 
-const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDone"
+const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowed"
 
-var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95}
+var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106}
 
 func (i EventKind) String() string {
 	idx := int(i) - 1

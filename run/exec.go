@@ -56,9 +56,11 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	text := newTextSink(stdout, cfg.Output == "final")
 	text.onError = stopRun
 	act := newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
+	var sess *sessionLog // opened once the task is known; nil records nothing
 	emit := func(ev Event) {
 		text.handle(ev)
 		act.handle(ev)
+		sess.handle(ev)
 	}
 	notice := func(s string) { act.handle(Event{Kind: EventNotice, Text: s}) }
 	budget, err := cfg.startSettings(notice)
@@ -92,6 +94,8 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
+	sess = cfg.openSession(env, start, ws.Root(), pol, in.Text, stderr)
+	defer sess.Close()
 	return finishRun(l.run(ctx, in.Text), l, text, start, emit)
 }
 

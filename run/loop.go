@@ -102,7 +102,7 @@ func (l *loop) run(ctx context.Context, first string) error {
 		}
 		calls := msg.ToolUses()
 		l.messages = append(l.messages, sanitize(msg))
-		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text()})
+		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used})
 		// Past a cap, a run that would go on stops; a finished answer stands.
 		if err := l.cfg.Budget.AfterRequest(used); err != nil && (len(calls) > 0 || stop == llm.StopMaxTokens) {
 			return l.budgetStop(err)

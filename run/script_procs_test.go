@@ -23,7 +23,7 @@ import (
 
 // scriptEnv are the script variables a child program started by these
 // commands gets; NO_COLOR only when it is set to something.
-var scriptEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "NO_COLOR", "GORACE"}
+var scriptEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "NO_COLOR", "GORACE", "XDG_STATE_HOME"}
 
 // programCmd prepares PROGRAM (found in the script's PATH, where the
 // registered commands live) to run in the script's directory with the
@@ -72,7 +72,8 @@ func exitCodeOf(ts *testscript.TestScript, err error) int {
 }
 
 // cmdSignalAfter starts PROGRAM, waits until it is ready, sends the
-// signal (INT or TERM) and checks the exit code:
+// signal (INT, TERM or KILL) and checks the exit code, or with CODE
+// "killed" that the signal itself ended the program:
 // signalafter [-stdin FILE] SIGNAL READY CODE PROGRAM [ARGS...]. READY is a file that
 // must exist and not be empty, or stdout:TEXT, text the program must have
 // written on stdout. The program's output becomes the script's stdout and
@@ -80,15 +81,20 @@ func exitCodeOf(ts *testscript.TestScript, err error) int {
 func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
 	args, setStdin := withStdin(ts, args)
 	if neg || len(args) < 4 {
-		ts.Fatalf("usage: signalafter [-stdin FILE] INT|TERM FILE|stdout:TEXT CODE PROGRAM [ARGS...]")
+		ts.Fatalf("usage: signalafter [-stdin FILE] INT|TERM|KILL FILE|stdout:TEXT CODE|killed PROGRAM [ARGS...]")
 	}
-	sig, ok := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[args[0]]
+	sig, ok := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "KILL": syscall.SIGKILL}[args[0]]
 	if !ok {
 		ts.Fatalf("unknown signal %s", args[0])
 	}
 	args = args[1:]
-	want, err := strconv.Atoi(args[1])
-	ts.Check(err)
+	killed := args[1] == "killed"
+	want := 0
+	if !killed {
+		var err error
+		want, err = strconv.Atoi(args[1])
+		ts.Check(err)
+	}
 	cmd := programCmd(ts, args[2], args[3:]...)
 	setStdin(cmd)
 	readyText, onStdout := strings.CutPrefix(args[0], "stdout:")
@@ -123,6 +129,7 @@ func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Check(cmd.Process.Signal(sig))
+	var err error
 	select {
 	case err = <-done:
 	case <-time.After(30 * time.Second):
@@ -131,6 +138,13 @@ func cmdSignalAfter(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	fmt.Fprint(ts.Stdout(), stdout.String())
 	io.Copy(ts.Stderr(), &stderr)
+	if killed {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != sig {
+			ts.Fatalf("want the program killed by %v, got %v", sig, err)
+		}
+		return
+	}
 	if got := exitCodeOf(ts, err); got != want {
 		ts.Fatalf("exit code %d after %v, want %d\n%s", got, sig, want, stderr.String())
 	}

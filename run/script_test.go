@@ -71,6 +71,9 @@ func TestScript(t *testing.T) {
 			// program several times, and the scripts' own checks come
 			// after it has exited.
 			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+			// Session logs go inside the script's work directory, never
+			// to $HOME (testscript's /no-home).
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
 			return nil
 		},
 		Cmds: servers.cmds(),
@@ -157,6 +160,8 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 		// header N NAME and expandfile SRC DST: see script_config_test.go.
 		"header":     s.cmdHeader,
 		"expandfile": cmdExpandFile,
+		// sessionlog [-partial] DIR: see session_script_test.go.
+		"sessionlog": cmdSessionLog,
 	}
 }
 

@@ -62,7 +62,7 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 			continue
 		}
 		l.toolCalls++
-		info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: callSummary(call.Input)}
+		info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: callSummary(call.Input), Input: call.Input}
 		l.emit(Event{Kind: EventToolCall, Turn: l.turns, Tool: info})
 		var res toolkit.Result
 		var dur timeSpan
@@ -73,7 +73,7 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 		results = append(results, llm.ToolResultBlock(call.ID, res.Content, res.IsError))
 		if dur.ran {
 			l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{
-				IsError: res.IsError, ExitCode: res.Meta.ExitCode, Duration: dur.d, Content: res.Content, Changed: res.Meta.Changed,
+				IsError: res.IsError, ExitCode: res.Meta.ExitCode, Duration: dur.d, Content: res.Content, Changed: res.Meta.Changed, Diff: res.Meta.Diff,
 			}})
 		}
 		if errors.Is(stop, errRunEnded) {
@@ -108,6 +108,7 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 	v := l.judge(call.Name, eff)
 	switch v.Kind {
 	case verdictAllow:
+		l.emit(Event{Kind: EventToolAllowed, Turn: l.turns, Tool: info, Allow: &AllowInfo{Rule: v.Rule, Fact: v.Fact, Reason: v.Reason}})
 	case verdictAsk:
 		if l.cfg.AbortOnAsk != "" {
 			l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: "needs approval; nobody can give it in a headless run"}})

@@ -1,0 +1,138 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// sessionNameRE is the name of a session file: UTC start time to the
+// millisecond, a random suffix.
+var sessionNameRE = regexp.MustCompile(`^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{8}\.jsonl$`)
+
+// sessionVolatileRE matches the fields of a session line that change from
+// run to run; cmdSessionLog prints them as fixed values.
+var sessionVolatileRE = regexp.MustCompile(`"(time|duration_ms|elapsed_ms)":("[^"]*"|\d+)`)
+
+// cmdSessionLog checks the one session file in DIR and prints its lines
+// with times and durations fixed and the work directory as $WORK, so a
+// script can compare them with cmp (and -update can rewrite them):
+// sessionlog [-partial] DIR. It fails unless the directory is 0700, the
+// file 0600 with a sortable unique name, every line a whole JSON object
+// with a type and a time, the first a "session" header and the last an
+// "end" line (not checked with -partial, for a killed run), and no line
+// holds the value of a provider key variable.
+func cmdSessionLog(ts *testscript.TestScript, neg bool, args []string) {
+	partial := len(args) > 0 && args[0] == "-partial"
+	if partial {
+		args = args[1:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sessionlog [-partial] DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	lines, err := checkSessionDir(dir, !partial, func(k string) string { return ts.Getenv(k) })
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	work := ts.Getenv("WORK")
+	for _, l := range lines {
+		l = strings.ReplaceAll(l, work, "$WORK")
+		fmt.Fprintln(ts.Stdout(), sessionVolatileRE.ReplaceAllStringFunc(l, func(m string) string {
+			if strings.HasPrefix(m, `"time"`) {
+				return `"time":"TIME"`
+			}
+			return m[:strings.IndexByte(m, ':')+1] + "0"
+		}))
+	}
+}
+
+// checkSessionDir returns the lines of the one session file in dir, or
+// what is wrong with it; ended says the last line must be the end line.
+func checkSessionDir(dir string, ended bool, getenv func(string) string) ([]string, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if perm := fi.Mode().Perm(); perm != 0o700 {
+		return nil, fmt.Errorf("session directory mode %o, want 700", perm)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) != 1 {
+		return nil, fmt.Errorf("%d files in %s, want 1", len(entries), dir)
+	}
+	name := entries[0].Name()
+	if !sessionNameRE.MatchString(name) {
+		return nil, fmt.Errorf("session file name %q does not match %s", name, sessionNameRE)
+	}
+	path := filepath.Join(dir, name)
+	fi, err = os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if perm := fi.Mode().Perm(); perm != 0o600 {
+		return nil, fmt.Errorf("session file mode %o, want 600", perm)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"} {
+		if v := getenv(k); v != "" && bytes.Contains(data, []byte(v)) {
+			return nil, fmt.Errorf("the session log holds the value of %s", k)
+		}
+	}
+	lines, err := sessionLines(data)
+	if err != nil {
+		return nil, err
+	}
+	if first := lineType(lines[0]); first != "session" {
+		return nil, fmt.Errorf("first line is %q, want the session header", first)
+	}
+	if last := lineType(lines[len(lines)-1]); ended && last != "end" {
+		return nil, fmt.Errorf("last line is %q, want end", last)
+	}
+	return lines, nil
+}
+
+// sessionLines splits a session file into its lines and checks that each
+// is a whole JSON object with a type and a time.
+func sessionLines(data []byte) ([]string, error) {
+	if len(data) == 0 {
+		return nil, errors.New("empty session file")
+	}
+	if data[len(data)-1] != '\n' {
+		return nil, errors.New("the session file does not end with a newline")
+	}
+	var lines []string
+	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(l), &obj); err != nil {
+			return nil, fmt.Errorf("line %d is not a JSON object: %v: %s", i+1, err, l)
+		}
+		if _, ok := obj["type"].(string); !ok {
+			return nil, fmt.Errorf("line %d has no type: %s", i+1, l)
+		}
+		if _, ok := obj["time"].(string); !ok {
+			return nil, fmt.Errorf("line %d has no time: %s", i+1, l)
+		}
+		lines = append(lines, l)
+	}
+	return lines, nil
+}
+
+func lineType(l string) string {
+	var obj struct{ Type string }
+	json.Unmarshal([]byte(l), &obj)
+	return obj.Type
+}
