@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -378,85 +377,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// lineMatcher finds the lines of a buffer that match a pattern.
-type lineMatcher struct {
-	re *regexp.Regexp
-	// whole: the pattern has a literal prefix, so searching the whole
-	// buffer at once skips quickly to candidates.
-	whole bool
-	// lit, when set, is a literal every match contains (lower-case ASCII
-	// when fold is set): only lines holding it are matched. Without
-	// either, lines are matched one by one, which keeps Go's regexp on its
-	// fast paths for short inputs.
-	lit     []byte
-	fold    bool
-	scratch sync.Pool // *[]byte for the lower-cased copy of a buffer
-}
-
-func newLineMatcher(pattern string, fixed, fold bool) (*lineMatcher, error) {
-	if strings.ContainsAny(pattern, "\n") {
-		return nil, errors.New("pattern contains a newline; grep matches within single lines")
-	}
-	expr := pattern
-	if fixed {
-		expr = regexp.QuoteMeta(pattern)
-	}
-	flags := "(?m)"
-	if fold {
-		flags = "(?mi)"
-	}
-	if _, err := regexp.Compile(expr); err != nil {
-		return nil, fmt.Errorf("invalid pattern: %v", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-	}
-	re, err := regexp.Compile(flags + expr)
-	if err != nil {
-		return nil, fmt.Errorf("invalid pattern: %v", err)
-	}
-	m := &lineMatcher{re: re}
-	if prefix, _ := re.LiteralPrefix(); prefix != "" {
-		m.whole = true
-		return m, nil
-	}
-	m.lit, m.fold = requiredLiteral(flags + expr)
-	return m, nil
-}
-
-// search returns the matching lines of buf with ctx lines of context,
-// stopping after limit matches, and the number of matches found.
-func (m *lineMatcher) search(buf []byte, ctx, limit int) ([]grepHit, int) {
-	var starts []int // line start offsets, built on demand for context
-	var hits []grepHit
-	matches := 0
-	num, counted := 1, 0        // line number at offset counted
-	lastEmitted, after := 0, 0  // last line emitted; context runs through line after
-	context := func(upTo int) { // emit the context lines before line upTo
-		for n := lastEmitted + 1; n < upTo && n <= len(starts); n++ {
-			if n <= after || n >= upTo-ctx {
-				s := starts[n-1]
-				hits = append(hits, grepHit{num: n, text: lineText(buf[s:lineEnd(buf, s)])})
-				lastEmitted = n
-			}
-		}
-	}
-	m.each(buf, func(ls, le int) bool {
-		num += countNL(buf[counted:ls])
-		counted = ls
-		if ctx > 0 {
-			if starts == nil {
-				starts = lineStarts(buf)
-			}
-			context(num)
-			after = num + ctx
-		}
-		hits = append(hits, grepHit{num: num, text: lineText(buf[ls:le]), match: true})
-		lastEmitted = num
-		matches++
-		return matches < limit
-	})
-	if ctx > 0 {
-		context(after + 1)
-	}
-	return hits, matches
 }
