@@ -288,37 +288,81 @@ func readInto(f io.Reader, buf []byte, limit int) ([]byte, error) {
 // result formats the matches of the files in walk order.
 func (s *grepSearch) result(p grepParams, where string, files, skipped int) Result {
 	var b strings.Builder
-	shown, withMatch, binary, large := 0, 0, 0, 0
-	capped, cut := false, false
+	st := s.writeMatches(&b, files)
+	res := Result{Meta: Meta{Skipped: skipped}}
+	var notes []string
+	switch {
+	case st.cut:
+		res.Meta.Truncated = true
+		notes = append(notes, fmt.Sprintf("output capped at %d KB after %d matches; narrow the pattern, path or include", grepMaxBytes>>10, st.shown))
+	case st.capped:
+		res.Meta.Truncated = true
+		notes = append(notes, fmt.Sprintf("showing the first %d matches; narrow the pattern, path or include, or raise max_results", st.shown))
+	default:
+		notes = append(notes, fmt.Sprintf("%d %s in %d %s", st.shown, plural(st.shown, "match", "matches"), st.withMatch, plural(st.withMatch, "file", "files")))
+	}
+	if skipped > 0 {
+		notes = append(notes, fmt.Sprintf("%d %s skipped by policy", skipped, plural(skipped, "file", "files")))
+	}
+	if st.binary > 0 {
+		notes = append(notes, fmt.Sprintf("%d binary %s not searched", st.binary, plural(st.binary, "file", "files")))
+	}
+	if st.large > 0 {
+		notes = append(notes, fmt.Sprintf("%d %s over %d MB not searched", st.large, plural(st.large, "file", "files"), grepMaxFileSize>>20))
+	}
+	if st.shown == 0 {
+		res.IsError = true
+		searched := files - st.binary - st.large
+		res.Content = fmt.Sprintf("grep: no match for %q in %s (%d %s searched; %s)\n", p.Pattern, where, searched, plural(searched, "file", "files"), strings.Join(notes[1:], "; "))
+		res.Content = strings.Replace(res.Content, "; )", ")", 1)
+		return res
+	}
+	b.WriteString("[" + strings.Join(notes, "; ") + "]\n")
+	res.Content = b.String()
+	return res
+}
+
+// grepStats counts what writeMatches wrote and met.
+type grepStats struct {
+	shown, withMatch, binary, large int
+	capped                          bool // matches past max_results were left out
+	cut                             bool // the byte cap stopped the output
+}
+
+// writeMatches writes the hits of the files in walk order, as
+// path:line:text (path-line-text for context, "--" between groups), up to
+// the maximum number of matches and the byte cap.
+func (s *grepSearch) writeMatches(b *strings.Builder, files int) grepStats {
+	var st grepStats
 	for idx := range files {
 		r := s.results[idx]
 		if r == nil {
 			continue
 		}
 		if r.binary {
-			binary++
+			st.binary++
 		}
 		if r.large {
-			large++
+			st.large++
 		}
-		if r.matches == 0 || capped || cut {
+		if r.matches == 0 || st.capped || st.cut {
 			if r.matches > 0 {
-				capped = true
+				st.capped = true
 			}
 			continue
 		}
-		withMatch++
+		st.withMatch++
 		if s.context > 0 && b.Len() > 0 {
 			b.WriteString("--\n")
 		}
 		lastMatch, prev := 0, 0
 		for i, h := range r.hits {
-			if h.match && shown == s.max {
-				capped = true
+			if h.match && st.shown == s.max {
+				st.capped = true
 				break
 			}
-			if !h.match && shown == s.max && h.num > lastMatch+s.context {
-				capped = slices.ContainsFunc(r.hits[i:], func(h grepHit) bool { return h.match })
+			if !h.match && st.shown == s.max && h.num > lastMatch+s.context {
+				st.capped = slices.ContainsFunc(r.hits[i:], func(h grepHit) bool { return h.match })
 				break
 			}
 			if s.context > 0 && prev != 0 && h.num > prev+1 {
@@ -327,49 +371,19 @@ func (s *grepSearch) result(p grepParams, where string, files, skipped int) Resu
 			sep := "-"
 			if h.match {
 				sep = ":"
-				shown++
+				st.shown++
 				lastMatch = h.num
 			}
 			line := fmt.Sprintf("%s%s%d%s%s\n", r.path, sep, h.num, sep, h.text)
 			if b.Len()+len(line) > grepMaxBytes {
-				cut = true
+				st.cut = true
 				break
 			}
 			b.WriteString(line)
 			prev = h.num
 		}
 	}
-	res := Result{Meta: Meta{Skipped: skipped}}
-	var notes []string
-	switch {
-	case cut:
-		res.Meta.Truncated = true
-		notes = append(notes, fmt.Sprintf("output capped at %d KB after %d matches; narrow the pattern, path or include", grepMaxBytes>>10, shown))
-	case capped:
-		res.Meta.Truncated = true
-		notes = append(notes, fmt.Sprintf("showing the first %d matches; narrow the pattern, path or include, or raise max_results", shown))
-	default:
-		notes = append(notes, fmt.Sprintf("%d %s in %d %s", shown, plural(shown, "match", "matches"), withMatch, plural(withMatch, "file", "files")))
-	}
-	if skipped > 0 {
-		notes = append(notes, fmt.Sprintf("%d %s skipped by policy", skipped, plural(skipped, "file", "files")))
-	}
-	if binary > 0 {
-		notes = append(notes, fmt.Sprintf("%d binary %s not searched", binary, plural(binary, "file", "files")))
-	}
-	if large > 0 {
-		notes = append(notes, fmt.Sprintf("%d %s over %d MB not searched", large, plural(large, "file", "files"), grepMaxFileSize>>20))
-	}
-	if shown == 0 {
-		res.IsError = true
-		searched := files - binary - large
-		res.Content = fmt.Sprintf("grep: no match for %q in %s (%d %s searched; %s)\n", p.Pattern, where, searched, plural(searched, "file", "files"), strings.Join(notes[1:], "; "))
-		res.Content = strings.Replace(res.Content, "; )", ")", 1)
-		return res
-	}
-	b.WriteString("[" + strings.Join(notes, "; ") + "]\n")
-	res.Content = b.String()
-	return res
+	return st
 }
 
 func plural(n int, one, many string) string {
