@@ -30,9 +30,10 @@ const (
 // A lineDFA is safe for concurrent use: each goroutine builds its own
 // states (in a pool of runners), from the shared, read-only program.
 type lineDFA struct {
-	prog    *syntax.Prog
-	re      *regexp.Regexp // the same pattern, for runners that gave up
-	runners sync.Pool      // *dfaRunner
+	prog      *syntax.Prog
+	maxStates int            // dfaMaxStates; lower in tests
+	re        *regexp.Regexp // the same pattern, for runners that gave up
+	runners   sync.Pool      // *dfaRunner
 }
 
 // newLineDFA compiles expr, the pattern as given to regexp with its flags;
@@ -46,7 +47,7 @@ func newLineDFA(expr string, re *regexp.Regexp) (*lineDFA, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &lineDFA{prog: prog, re: re}, nil
+	return &lineDFA{prog: prog, re: re, maxStates: dfaMaxStates}, nil
 }
 
 // dfaState is a set of program instructions waiting for the next character,
@@ -194,7 +195,7 @@ func (r *dfaRunner) step(s *dfaState, c rune) *dfaState {
 	}
 	slices.Sort(next)
 	next = slices.Compact(next)
-	if len(r.states) >= dfaMaxStates {
+	if len(r.states) >= r.d.maxStates {
 		r.flush()
 	}
 	return r.intern(next, false, syntax.IsWordChar(c))

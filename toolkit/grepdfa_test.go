@@ -27,9 +27,9 @@ func TestLineDFAAgreesWithRegexp(t *testing.T) {
 			t.Fatalf("%q: %v", pat, err)
 		}
 		r := d.get()
-		for range 1000 {
+		for range 400 {
 			var line []byte
-			for range rng.IntN(30) {
+			for range rng.IntN(24) {
 				line = append(line, alphabet[rng.IntN(len(alphabet))]...)
 			}
 			if got, want := r.match(line), re.Match(line); got != want {
@@ -51,18 +51,19 @@ func TestLineDFABoundedStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.maxStates = 64 // flushed often, for a short test
 	r := d.get()
 	rng := rand.New(rand.NewPCG(3, 4))
-	for range 1500 {
-		line := make([]byte, 300)
+	for range 100 {
+		line := make([]byte, 100)
 		for i := range line {
 			line[i] = "ab"[rng.IntN(2)]
 		}
 		if got, want := r.match(line), re.Match(line); got != want {
 			t.Fatalf("on %q: DFA says %v, regexp %v", line, got, want)
 		}
-		if len(r.states) > dfaMaxStates {
-			t.Fatalf("%d states cached, bound %d", len(r.states), dfaMaxStates)
+		if len(r.states) > d.maxStates {
+			t.Fatalf("%d states cached, bound %d", len(r.states), d.maxStates)
 		}
 	}
 	if !r.gaveUp {
