@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"errors"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -12,10 +13,17 @@ import (
 // states, flushing them all when it needs more, so memory stays bounded
 // whatever the pattern; after dfaMaxFlushes flushes the pattern is taken
 // to need too many states and the runner matches with the regexp instead.
+// Patterns of more than dfaMaxInsts instructions (large repetitions such as
+// \w{500}) are matched with the regexp alone: each new state would cost a
+// walk over the whole program.
 const (
 	dfaMaxStates  = 1000
 	dfaMaxFlushes = 8
+	dfaMaxInsts   = 1000
 )
+
+// errDFATooBig reports a pattern left to the regexp.
+var errDFATooBig = errors.New("pattern too large for the line DFA")
 
 // lineDFA answers whether a line holds a match of a pattern, as a lazily
 // built deterministic automaton over the pattern's compiled program: each
@@ -46,6 +54,9 @@ func newLineDFA(expr string, re *regexp.Regexp) (*lineDFA, error) {
 	prog, err := syntax.Compile(parsed.Simplify())
 	if err != nil {
 		return nil, err
+	}
+	if len(prog.Inst) > dfaMaxInsts {
+		return nil, errDFATooBig
 	}
 	return &lineDFA{prog: prog, re: re, maxStates: dfaMaxStates}, nil
 }

@@ -1,8 +1,10 @@
 package toolkit
 
 import (
+	"errors"
 	"math/rand/v2"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -69,4 +71,49 @@ func TestLineDFABoundedStates(t *testing.T) {
 	if !r.gaveUp {
 		t.Errorf("runner did not fall back after %d flushes", r.flushes)
 	}
+}
+
+// FuzzLineDFA checks that the DFA and Go's regexp agree on whether any
+// line matches any pattern, and that the literals found for a pattern are
+// in every line it matches.
+func FuzzLineDFA(f *testing.F) {
+	f.Add(`\bab\b`, "x ab y")
+	f.Add(`(?i)straße`, "STRASSE Straße")
+	f.Add(`[a-z]+[A-Z]\w+`, "fooBar")
+	f.Add(`^$|a{2,3}?b\z`, "aab")
+	f.Fuzz(func(t *testing.T, pat, line string) {
+		if strings.ContainsRune(line, '\n') {
+			return // lines have no newline
+		}
+		re, err := regexp.Compile("(?m)" + pat)
+		if err != nil {
+			return
+		}
+		d, err := newLineDFA("(?m)"+pat, re)
+		if errors.Is(err, errDFATooBig) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("regexp compiles %q, the DFA does not: %v", pat, err)
+		}
+		r := d.get()
+		defer d.put(r)
+		want := re.Match([]byte(line))
+		if got := r.match([]byte(line)); got != want {
+			t.Fatalf("pattern %q on %q: DFA says %v, regexp %v", pat, line, got, want)
+		}
+		if !want {
+			return
+		}
+		lower := string(lowerASCII(nil, []byte(line)))
+		for _, l := range requiredLiterals("(?m)" + pat) {
+			hay := line
+			if l.fold {
+				hay = lower
+			}
+			if !strings.Contains(hay, string(l.b)) {
+				t.Fatalf("pattern %q matches %q, which lacks its literal %q", pat, line, l.b)
+			}
+		}
+	})
 }
