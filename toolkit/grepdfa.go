@@ -72,14 +72,12 @@ type dfaState struct {
 	endMatch bool // the line matches if it ends here
 }
 
-// dfaMatched is the state after a match: the line is known to match.
-var dfaMatched = &dfaState{}
-
 // dfaRunner holds one goroutine's states.
 type dfaRunner struct {
 	d       *lineDFA
 	states  map[string]*dfaState
 	start   *dfaState
+	matched *dfaState // the state after a match: the line is known to match
 	flushes int
 	gaveUp  bool // too many states: match with the regexp
 	// scratch for closures and keys
@@ -95,7 +93,7 @@ func (d *lineDFA) get() *dfaRunner {
 	if r, ok := d.runners.Get().(*dfaRunner); ok {
 		return r
 	}
-	r := &dfaRunner{d: d, seen: make([]bool, len(d.prog.Inst))}
+	r := &dfaRunner{d: d, matched: &dfaState{}, seen: make([]bool, len(d.prog.Inst))}
 	r.flush()
 	return r
 }
@@ -180,10 +178,10 @@ func (s *dfaState) context(next rune) syntax.EmptyOp {
 	return syntax.EmptyOpContext(prev, next)
 }
 
-// step returns the state after s reads c, or dfaMatched.
+// step returns the state after s reads c, or r.matched.
 func (r *dfaRunner) step(s *dfaState, c rune) *dfaState {
 	if r.closure(s, s.context(c)) {
-		return dfaMatched
+		return r.matched
 	}
 	prog := r.d.prog
 	next := []uint32{uint32(prog.Start)}
@@ -241,7 +239,7 @@ func (r *dfaRunner) match(line []byte) bool {
 			next = r.step(s, ch)
 			i += size
 		}
-		if next == dfaMatched {
+		if next == r.matched {
 			return true
 		}
 		s = next
