@@ -26,6 +26,7 @@ func confinedWS(t *testing.T) (*Workspace, string) {
 		"passwd":      "->/etc/passwd",
 		"out":         "->" + outside,
 		"pipe":        fifoMark,
+		"pipelink":    "->pipe",
 	})
 	return ws, outside
 }
@@ -47,6 +48,7 @@ func confinementCases(outside string) []confinementCase {
 		{"NUL byte", "inside.txt\x00", "NUL byte"},
 		{"control character", "inside\r.txt", "control character"},
 		{"fifo", "pipe", "named pipe"},
+		{"symlink to a fifo", "pipelink", "named pipe"},
 	}
 }
 

@@ -9,7 +9,7 @@
 // with [os.Root], plus extra roots the runner adds. [Workspace.Resolve] is
 // the one path resolution the file tools use; paths that leave the roots,
 // through ".." or a symlink, are refused, and in-root symlinks are reported
-// with the path they resolve to. [Tools] builds the file tools in one list;
+// with the path they resolve to. [Tools] builds every tool in one list;
 // [SafeRun] runs one and turns a panic into an error result. Output caps
 // live in caps.go.
 package toolkit

@@ -15,7 +15,11 @@ type ignoreRule struct {
 
 // ignoreFile is the parsed content of one .gitignore file.
 type ignoreFile struct {
-	base  string // slash path of its directory relative to the walk's root; "" for the root
+	base string // slash path of its directory relative to the walk's root; "" for the root
+	// above, for a file in a directory above the walk's root (in the
+	// repository the root lies in), is the slash path from that directory
+	// down to the root; base is then "".
+	above string
 	rules []ignoreRule
 }
 
@@ -195,6 +199,9 @@ func (s ignoreStack) ignored(path string, isDir bool) bool {
 			if !ok {
 				continue
 			}
+		}
+		if f.above != "" {
+			rel = f.above + "/" + rel
 		}
 		if ignored, decided := f.match(rel, isDir); decided {
 			return ignored

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -289,81 +288,31 @@ func readInto(f io.Reader, buf []byte, limit int) ([]byte, error) {
 // result formats the matches of the files in walk order.
 func (s *grepSearch) result(p grepParams, where string, files, skipped int) Result {
 	var b strings.Builder
-	shown, withMatch, binary, large := 0, 0, 0, 0
-	capped, cut := false, false
-	for idx := range files {
-		r := s.results[idx]
-		if r == nil {
-			continue
-		}
-		if r.binary {
-			binary++
-		}
-		if r.large {
-			large++
-		}
-		if r.matches == 0 || capped || cut {
-			if r.matches > 0 {
-				capped = true
-			}
-			continue
-		}
-		withMatch++
-		if s.context > 0 && b.Len() > 0 {
-			b.WriteString("--\n")
-		}
-		lastMatch, prev := 0, 0
-		for i, h := range r.hits {
-			if h.match && shown == s.max {
-				capped = true
-				break
-			}
-			if !h.match && shown == s.max && h.num > lastMatch+s.context {
-				capped = slices.ContainsFunc(r.hits[i:], func(h grepHit) bool { return h.match })
-				break
-			}
-			if s.context > 0 && prev != 0 && h.num > prev+1 {
-				b.WriteString("--\n")
-			}
-			sep := "-"
-			if h.match {
-				sep = ":"
-				shown++
-				lastMatch = h.num
-			}
-			line := fmt.Sprintf("%s%s%d%s%s\n", r.path, sep, h.num, sep, h.text)
-			if b.Len()+len(line) > grepMaxBytes {
-				cut = true
-				break
-			}
-			b.WriteString(line)
-			prev = h.num
-		}
-	}
+	st := s.writeMatches(&b, files)
 	res := Result{Meta: Meta{Skipped: skipped}}
 	var notes []string
 	switch {
-	case cut:
+	case st.cut:
 		res.Meta.Truncated = true
-		notes = append(notes, fmt.Sprintf("output capped at %d KB after %d matches; narrow the pattern, path or include", grepMaxBytes>>10, shown))
-	case capped:
+		notes = append(notes, fmt.Sprintf("output capped at %d KB after %d matches; narrow the pattern, path or include", grepMaxBytes>>10, st.shown))
+	case st.capped:
 		res.Meta.Truncated = true
-		notes = append(notes, fmt.Sprintf("showing the first %d matches; narrow the pattern, path or include, or raise max_results", shown))
+		notes = append(notes, fmt.Sprintf("showing the first %d matches; narrow the pattern, path or include, or raise max_results", st.shown))
 	default:
-		notes = append(notes, fmt.Sprintf("%d %s in %d %s", shown, plural(shown, "match", "matches"), withMatch, plural(withMatch, "file", "files")))
+		notes = append(notes, fmt.Sprintf("%d %s in %d %s", st.shown, plural(st.shown, "match", "matches"), st.withMatch, plural(st.withMatch, "file", "files")))
 	}
 	if skipped > 0 {
 		notes = append(notes, fmt.Sprintf("%d %s skipped by policy", skipped, plural(skipped, "file", "files")))
 	}
-	if binary > 0 {
-		notes = append(notes, fmt.Sprintf("%d binary %s not searched", binary, plural(binary, "file", "files")))
+	if st.binary > 0 {
+		notes = append(notes, fmt.Sprintf("%d binary %s not searched", st.binary, plural(st.binary, "file", "files")))
 	}
-	if large > 0 {
-		notes = append(notes, fmt.Sprintf("%d %s over %d MB not searched", large, plural(large, "file", "files"), grepMaxFileSize>>20))
+	if st.large > 0 {
+		notes = append(notes, fmt.Sprintf("%d %s over %d MB not searched", st.large, plural(st.large, "file", "files"), grepMaxFileSize>>20))
 	}
-	if shown == 0 {
+	if st.shown == 0 {
 		res.IsError = true
-		searched := files - binary - large
+		searched := files - st.binary - st.large
 		res.Content = fmt.Sprintf("grep: no match for %q in %s (%d %s searched; %s)\n", p.Pattern, where, searched, plural(searched, "file", "files"), strings.Join(notes[1:], "; "))
 		res.Content = strings.Replace(res.Content, "; )", ")", 1)
 		return res
@@ -373,90 +322,73 @@ func (s *grepSearch) result(p grepParams, where string, files, skipped int) Resu
 	return res
 }
 
+// grepStats counts what writeMatches wrote and met.
+type grepStats struct {
+	shown, withMatch, binary, large int
+	capped                          bool // matches past max_results were left out
+	cut                             bool // the byte cap stopped the output
+}
+
+// writeMatches writes the hits of the files in walk order, as
+// path:line:text (path-line-text for context, "--" between groups), up to
+// the maximum number of matches and the byte cap.
+func (s *grepSearch) writeMatches(b *strings.Builder, files int) grepStats {
+	var st grepStats
+	for idx := range files {
+		r := s.results[idx]
+		if r == nil {
+			continue
+		}
+		if r.binary {
+			st.binary++
+		}
+		if r.large {
+			st.large++
+		}
+		if r.matches == 0 || st.capped || st.cut {
+			if r.matches > 0 {
+				st.capped = true
+			}
+			continue
+		}
+		st.withMatch++
+		if s.context > 0 && b.Len() > 0 {
+			b.WriteString("--\n")
+		}
+		lastMatch, prev := 0, 0
+		for i, h := range r.hits {
+			if h.match && st.shown == s.max {
+				st.capped = true
+				break
+			}
+			if !h.match && st.shown == s.max && h.num > lastMatch+s.context {
+				st.capped = slices.ContainsFunc(r.hits[i:], func(h grepHit) bool { return h.match })
+				break
+			}
+			if s.context > 0 && prev != 0 && h.num > prev+1 {
+				b.WriteString("--\n")
+			}
+			sep := "-"
+			if h.match {
+				sep = ":"
+				st.shown++
+				lastMatch = h.num
+			}
+			line := fmt.Sprintf("%s%s%d%s%s\n", r.path, sep, h.num, sep, h.text)
+			if b.Len()+len(line) > grepMaxBytes {
+				st.cut = true
+				break
+			}
+			b.WriteString(line)
+			prev = h.num
+		}
+	}
+	return st
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
 	return many
-}
-
-// lineMatcher finds the lines of a buffer that match a pattern.
-type lineMatcher struct {
-	re *regexp.Regexp
-	// whole: the pattern has a literal prefix, so searching the whole
-	// buffer at once skips quickly to candidates.
-	whole bool
-	// lit, when set, is a literal every match contains (lower-case ASCII
-	// when fold is set): only lines holding it are matched. Without
-	// either, lines are matched one by one, which keeps Go's regexp on its
-	// fast paths for short inputs.
-	lit     []byte
-	fold    bool
-	scratch sync.Pool // *[]byte for the lower-cased copy of a buffer
-}
-
-func newLineMatcher(pattern string, fixed, fold bool) (*lineMatcher, error) {
-	if strings.ContainsAny(pattern, "\n") {
-		return nil, errors.New("pattern contains a newline; grep matches within single lines")
-	}
-	expr := pattern
-	if fixed {
-		expr = regexp.QuoteMeta(pattern)
-	}
-	flags := "(?m)"
-	if fold {
-		flags = "(?mi)"
-	}
-	if _, err := regexp.Compile(expr); err != nil {
-		return nil, fmt.Errorf("invalid pattern: %v", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-	}
-	re, err := regexp.Compile(flags + expr)
-	if err != nil {
-		return nil, fmt.Errorf("invalid pattern: %v", err)
-	}
-	m := &lineMatcher{re: re}
-	if prefix, _ := re.LiteralPrefix(); prefix != "" {
-		m.whole = true
-		return m, nil
-	}
-	m.lit, m.fold = requiredLiteral(flags + expr)
-	return m, nil
-}
-
-// search returns the matching lines of buf with ctx lines of context,
-// stopping after limit matches, and the number of matches found.
-func (m *lineMatcher) search(buf []byte, ctx, limit int) ([]grepHit, int) {
-	var starts []int // line start offsets, built on demand for context
-	var hits []grepHit
-	matches := 0
-	num, counted := 1, 0        // line number at offset counted
-	lastEmitted, after := 0, 0  // last line emitted; context runs through line after
-	context := func(upTo int) { // emit the context lines before line upTo
-		for n := lastEmitted + 1; n < upTo && n <= len(starts); n++ {
-			if n <= after || n >= upTo-ctx {
-				s := starts[n-1]
-				hits = append(hits, grepHit{num: n, text: lineText(buf[s:lineEnd(buf, s)])})
-				lastEmitted = n
-			}
-		}
-	}
-	m.each(buf, func(ls, le int) bool {
-		num += countNL(buf[counted:ls])
-		counted = ls
-		if ctx > 0 {
-			if starts == nil {
-				starts = lineStarts(buf)
-			}
-			context(num)
-			after = num + ctx
-		}
-		hits = append(hits, grepHit{num: num, text: lineText(buf[ls:le]), match: true})
-		lastEmitted = num
-		matches++
-		return matches < limit
-	})
-	if ctx > 0 {
-		context(after + 1)
-	}
-	return hits, matches
 }

@@ -3,6 +3,7 @@ package toolkit
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -65,16 +66,9 @@ func (t *Read) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	if err := decodeArgs(readSchema, args, &p); err != nil {
 		return errorResult("read: %v", err), nil
 	}
-	if p.Offset < 0 || p.Limit < 0 {
-		return errorResult("read: offset and limit must be positive"), nil
-	}
+	// The schema keeps offset ≥ 0 and limit ≥ 1; 0 means not given.
 	defaultLimit := p.Limit == 0
-	if p.Offset == 0 {
-		p.Offset = 1
-	}
-	if defaultLimit {
-		p.Limit = readDefaultLimit
-	}
+	p.Offset, p.Limit = max(p.Offset, 1), cmp.Or(p.Limit, readDefaultLimit)
 	loc, err := t.ws.resolve(p.Path)
 	if err != nil {
 		return errorResult("read: %v", err), nil
@@ -100,82 +94,101 @@ func (t *Read) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return errorResult("read: %s is a binary file (%d bytes); read shows text files only", loc.ref.Requested, fi.Size()), nil
 	}
+	pg, err := readPage(ctx, br, p.Offset, p.Limit)
+	if err != nil {
+		return Result{}, fmt.Errorf("toolkit: read %s: %w", loc.ref.Requested, err)
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	t.rt.record(loc.key(), sum)
+	return pg.result(loc.ref.Requested, p.Offset, defaultLimit), nil
+}
 
+// page is the numbered lines one read call shows.
+type page struct {
+	lines       strings.Builder // numbered lines
+	first, last int             // the line numbers shown; 0 when none
+	total       int             // lines in the file
+	capped      bool            // the byte cap stopped the page
+}
+
+// readPage reads br to the end, numbering up to limit lines from line
+// offset into a page of at most readMaxBytes, and counts every line.
+func readPage(ctx context.Context, br *bufio.Reader, offset, limit int) (*page, error) {
+	pg := &page{}
 	lr := lineReader{br: br}
-	var out strings.Builder
-	n, first, last := 0, 0, 0
-	capped := false
+	n := 0
 	for {
 		if err := ctx.Err(); err != nil {
-			return Result{}, err
+			return nil, err
 		}
 		line, ok, err := lr.next()
 		if err != nil {
-			return Result{}, fmt.Errorf("toolkit: read %s: %w", loc.ref.Requested, err)
+			return nil, err
 		}
 		if !ok {
 			break
 		}
 		n++
-		if n < p.Offset {
+		if n < offset {
 			continue
 		}
-		if n >= p.Offset+p.Limit {
+		if n >= offset+limit {
 			break
 		}
 		text := strings.ToValidUTF8(string(trimEOL(line)), "\uFFFD")
 		entry := fmt.Sprintf("%6d\t%s\n", n, text)
-		if out.Len()+len(entry) > readMaxBytes {
-			capped = true
-			if first == 0 { // a single line over the cap: show its start
-				entry = fmt.Sprintf("%6d\t%s … [line cut at %d KB]\n", n, cutUTF8(text, readMaxBytes-64), readMaxBytes>>10)
-				out.WriteString(entry)
-				first, last = n, n
+		if pg.lines.Len()+len(entry) > readMaxBytes {
+			pg.capped = true
+			if pg.first == 0 { // a single line over the cap: show its start
+				fmt.Fprintf(&pg.lines, "%6d\t%s … [line cut at %d KB]\n", n, cutUTF8(text, readMaxBytes-64), readMaxBytes>>10)
+				pg.first, pg.last = n, n
 			}
 			break
 		}
-		out.WriteString(entry)
-		if first == 0 {
-			first = n
+		pg.lines.WriteString(entry)
+		if pg.first == 0 {
+			pg.first = n
 		}
-		last = n
+		pg.last = n
 	}
 	rest, err := lr.count()
 	if err != nil {
-		return Result{}, fmt.Errorf("toolkit: read %s: %w", loc.ref.Requested, err)
+		return nil, err
 	}
-	total := n + rest // n counts every line consumed, shown or not
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	t.rt.record(loc.key(), sum)
+	pg.total = n + rest // n counts every line consumed, shown or not
+	return pg, nil
+}
 
+// result formats the page of the file name: a header with the total, the
+// lines, and a notice of how to read on when lines were left out.
+func (pg *page) result(name string, offset int, defaultLimit bool) Result {
 	var res Result
 	var b strings.Builder
 	switch {
-	case total == 0:
-		fmt.Fprintf(&b, "File: %s (empty)\n", loc.ref.Requested)
-		return Result{Content: b.String()}, nil
-	case first == 0:
-		return errorResult("read: offset %d is past the end of %s (%d lines)", p.Offset, loc.ref.Requested, total), nil
-	case first == 1 && last == total:
-		fmt.Fprintf(&b, "File: %s (%d lines)\n", loc.ref.Requested, total)
+	case pg.total == 0:
+		return Result{Content: fmt.Sprintf("File: %s (empty)\n", name)}
+	case pg.first == 0:
+		return errorResult("read: offset %d is past the end of %s (%d lines)", offset, name, pg.total)
+	case pg.first == 1 && pg.last == pg.total:
+		fmt.Fprintf(&b, "File: %s (%d lines)\n", name, pg.total)
 	default:
-		fmt.Fprintf(&b, "File: %s (%d lines; showing %d-%d)\n", loc.ref.Requested, total, first, last)
+		fmt.Fprintf(&b, "File: %s (%d lines; showing %d-%d)\n", name, pg.total, pg.first, pg.last)
 	}
-	b.WriteString(out.String())
-	if last < total {
+	b.WriteString(pg.lines.String())
+	if pg.last < pg.total {
 		why := "limit reached"
-		if capped {
+		if pg.capped {
 			why = fmt.Sprintf("output capped at %d KB", readMaxBytes>>10)
 			res.Meta.Truncated = true
 		} else if defaultLimit {
 			why = fmt.Sprintf("default limit of %d lines", readDefaultLimit)
 			res.Meta.Truncated = true
 		}
-		fmt.Fprintf(&b, "[%s: lines %d-%d not shown; read on with offset=%d]\n", why, last+1, total, last+1)
+		fmt.Fprintf(&b, "[%s: lines %d-%d not shown; read on with offset=%d]\n", why, pg.last+1, pg.total, pg.last+1)
 	}
 	res.Content = b.String()
-	return res, nil
+	return res
 }
 
 // lineReader yields the lines of a reader, then counts the rest quickly.

@@ -24,9 +24,9 @@ var errStopWalk = errors.New("stop walk")
 
 // walk visits, in lexical order, the regular files under the directory
 // start. It does not descend into .git directories and skips paths ignored
-// by .gitignore files (those of start's ancestors inside its root, those
-// met on the way, and .git/info/exclude), symlinks (so a walk never loops)
-// and special files. Files the filter rejects are skipped and counted.
+// by git's ignore files (see [repoIgnores] and [ancestorIgnores], and the
+// .gitignore files met on the way), symlinks (so a walk never loops) and
+// special files. Files the filter rejects are skipped and counted.
 // Unreadable directories are skipped. Each directory is opened as its own
 // [os.Root] beneath start's root, so a file is opened with one confined
 // openat. visit may return errStopWalk to end the walk.
@@ -35,7 +35,7 @@ func walk(ctx context.Context, start location, filter func(string) bool, visit f
 	if base == "." {
 		base = ""
 	}
-	stack := ancestorIgnores(start.root.r, base)
+	stack := append(repoIgnores(start.root.dir), ancestorIgnores(start.root.r, base)...)
 	dir, err := start.root.r.OpenRoot(start.rel)
 	if err != nil {
 		return 0, err
@@ -47,26 +47,6 @@ func walk(ctx context.Context, start location, filter func(string) bool, visit f
 		err = nil
 	}
 	return w.skipped, err
-}
-
-// ancestorIgnores loads .git/info/exclude and the .gitignore files of the
-// directories above the directory base (slash, relative to r).
-func ancestorIgnores(r *os.Root, base string) ignoreStack {
-	var stack ignoreStack
-	if data, err := readIgnoreFile(r, filepath.Join(".git", "info", "exclude")); err == nil {
-		stack = append(stack, parseGitignore("", data))
-	}
-	if base == "" {
-		return stack
-	}
-	dir := "" // the root, then each directory strictly above base
-	for _, elem := range splitRel(filepath.FromSlash(base)) {
-		if data, err := readIgnoreFile(r, filepath.Join(filepath.FromSlash(dir), ".gitignore")); err == nil {
-			stack = append(stack, parseGitignore(dir, data))
-		}
-		dir = path.Join(dir, elem)
-	}
-	return stack
 }
 
 type walker struct {
@@ -129,26 +109,4 @@ func (w *walker) dir(d *os.Root, rootRel, startRel string, stack ignoreStack) er
 		}
 	}
 	return nil
-}
-
-// maxIgnoreFile bounds the size of a .gitignore file read during a walk.
-const maxIgnoreFile = 1 << 20
-
-// readIgnoreFile reads an ignore file if it is a regular file (not a
-// symlink, as git ≥ 2.32 does not follow them, nor a FIFO that would block
-// the walk) of reasonable size.
-func readIgnoreFile(r *os.Root, name string) ([]byte, error) {
-	f, err := r.OpenFile(name, readFlags, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxIgnoreFile {
-		return nil, errors.New("not a regular file of reasonable size")
-	}
-	return readInto(f, nil, maxIgnoreFile)
 }

@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ func TestWrite(t *testing.T) {
 		changed  []string
 		diffHas  string
 		linkKept string // a path that must still be a symlink
+		resolved string // the path Effects must name as resolved
 	}{
 		{name: "create", args: obj{"path": "new.txt", "content": "hello\n"},
 			has: "Created new.txt (1 lines, 6 bytes)", files: map[string]string{"new.txt": "hello\n"},
@@ -35,9 +37,9 @@ func TestWrite(t *testing.T) {
 			has: "f.txt unchanged", files: map[string]string{"f.txt": "same"}},
 		{name: "through in-root symlink writes the target", tree: map[string]string{"real.txt": "old\n", "link.txt": "->real.txt"},
 			args: obj{"path": "link.txt", "content": "new\n"}, has: "Wrote real.txt through the symlink link.txt",
-			files: map[string]string{"real.txt": "new\n"}, changed: []string{"real.txt"}, linkKept: "link.txt"},
+			files: map[string]string{"real.txt": "new\n"}, changed: []string{"real.txt"}, linkKept: "link.txt", resolved: "real.txt"},
 		{name: "through symlinked dir", tree: map[string]string{"src/a.go": "a", "s": "->src"},
-			args: obj{"path": "s/b.go", "content": "b"}, files: map[string]string{"src/b.go": "b"}, changed: []string{"src/b.go"}, linkKept: "s"},
+			args: obj{"path": "s/b.go", "content": "b"}, files: map[string]string{"src/b.go": "b"}, changed: []string{"src/b.go"}, linkKept: "s", resolved: "src/b.go"},
 		{name: "dangling in-root link creates target", tree: map[string]string{"d": "->gen/out.txt"},
 			args: obj{"path": "d", "content": "z"}, files: map[string]string{"gen/out.txt": "z"}, changed: []string{"gen/out.txt"}, linkKept: "d"},
 		{name: "directory refused", tree: map[string]string{"dir/x": "x"}, args: obj{"path": "dir", "content": "x"},
@@ -49,7 +51,16 @@ func TestWrite(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ws := newWS(t, tc.tree)
-			res := call(t, NewWrite(ws, NewReadTracker()), tc.args)
+			tool := NewWrite(ws, NewReadTracker())
+			if tc.resolved != "" {
+				raw, _ := json.Marshal(tc.args)
+				eff, err := tool.Effects(raw)
+				want := PathRef{Requested: tc.args["path"].(string), Resolved: tc.resolved}
+				if err != nil || eff.Kind != EffectWrite || len(eff.Paths) != 1 || eff.Paths[0] != want {
+					t.Errorf("Effects = %+v, %v; want a write of %+v", eff, err, want)
+				}
+			}
+			res := call(t, tool, tc.args)
 			if res.IsError != tc.isErr {
 				t.Fatalf("IsError = %v, want %v: %q", res.IsError, tc.isErr, res.Content)
 			}
