@@ -209,7 +209,7 @@ func (s *sessionLog) finish() {
 		s.fail(err)
 		return
 	}
-	fmt.Fprintf(s.notes, "rubichan: session saved to %s\n", s.path)
+	fmt.Fprintf(s.notes, "session saved to %s\n", s.path)
 }
 
 // sessionLine is one line of a session. Which fields are set depends on

@@ -170,7 +170,7 @@ func TestSessionHeaderAndFile(t *testing.T) {
 	if _, err := checkSessionDir(dir, true, func(string) string { return "" }); err != nil {
 		t.Error(err)
 	}
-	if want := "rubichan: session saved to " + s.Path() + "\n"; notes.String() != want {
+	if want := "session saved to " + s.Path() + "\n"; notes.String() != want {
 		t.Errorf("notes %q, want %q", notes, want)
 	}
 	if err := s.Close(); err != nil {
