@@ -36,6 +36,7 @@ type execConfig struct {
 	SystemPrompt   string
 	AppendSystem   string
 	NoContextFiles bool
+	PassEnv        []string // variable names bash gets although they look secret
 
 	MaxTurns     int
 	Timeout      time.Duration // 0: none
@@ -66,6 +67,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		SystemPrompt:   c.String("system-prompt"),
 		AppendSystem:   c.String("append-system-prompt"),
 		NoContextFiles: c.Bool("no-context-files"),
+		PassEnv:        c.StringSlice("pass-env"),
 		Output:         c.String("output"),
 		Quiet:          c.Bool("quiet"),
 		Verbose:        c.Bool("verbose"),

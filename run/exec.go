@@ -243,7 +243,7 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
 	return toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
-		Bash:       toolkit.BashConfig{Env: env.environ(), DropEnv: drop},
+		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop},
 	})
 }
 

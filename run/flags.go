@@ -24,11 +24,8 @@ func execFlags() []cli.Flag {
 		catInput  = "Input"
 		catOutput = "Output"
 	)
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "policy", Usage: "policy file (TOML)", EnvVars: envs("policy"), Category: catPolicy, TakesFile: true},
-		&cli.StringSliceFlag{Name: "allow", Usage: "add an allow rule, CLASS:PATTERN (e.g. 'shell:go test ./...', 'write:src/**'); repeat for more", EnvVars: envs("allow"), Category: catPolicy},
-		&cli.StringSliceFlag{Name: "deny", Usage: "add a deny rule, CLASS:PATTERN", EnvVars: envs("deny"), Category: catPolicy},
-		&cli.BoolFlag{Name: "trust-workspace", Usage: "load .rubichan/policy.toml from the workspace (a checkout may be attacker-controlled)", EnvVars: envs("trust-workspace"), Category: catPolicy},
+	flags := policyFlags(catPolicy)
+	flags = append(flags, []cli.Flag{
 		&cli.StringFlag{Name: "on-ask", Usage: "what a call needing approval does with nobody there: deny (tell the model) or abort (exit 3); default: the policy's headless_ask", EnvVars: envs("on-ask"), Category: catPolicy},
 
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root (default: the current directory)", EnvVars: envs("cwd"), Category: catInput, TakesFile: true},
@@ -37,6 +34,7 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "system-prompt", Usage: "replace the base system prompt", EnvVars: envs("system-prompt"), Category: catInput},
 		&cli.StringFlag{Name: "append-system-prompt", Usage: "add text to the system prompt", EnvVars: envs("append-system-prompt"), Category: catInput},
 		&cli.BoolFlag{Name: "no-context-files", Usage: "do not add AGENTS.md, AGENT.md or CLAUDE.md to the system prompt", EnvVars: envs("no-context-files"), Category: catInput},
+		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass the environment variable `NAME` to bash although its name looks secret (never a provider's key variable); repeat for more", EnvVars: envs("pass-env"), Category: catInput},
 
 		&cli.StringFlag{Name: "output", Value: "text", Usage: "stdout format: text (streamed) or final (the last message only)", EnvVars: envs("output"), Category: catOutput},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "stderr: errors only", EnvVars: envs("quiet"), Category: catOutput},
@@ -44,5 +42,18 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colors on stderr: auto, always or never (auto: a terminal and NO_COLOR unset)", EnvVars: envs("color"), Category: catOutput},
 		&cli.StringFlag{Name: "session-dir", Usage: "write the session log (JSONL) in `DIR` (default: $XDG_STATE_HOME/rubichan/sessions, ~/.local/state/…)", EnvVars: envs("session-dir"), Category: catOutput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-session", Usage: "write no session log", EnvVars: envs("no-session"), Category: catOutput},
-	}, configFlags()...)
+	}...)
+	return append(flags, configFlags()...)
+}
+
+// policyFlags are the flags that choose the policy, shared by `rubichan
+// exec` and `rubichan policy check` so that check resolves the policy
+// exactly as a run would.
+func policyFlags(category string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "policy", Usage: "policy file (TOML)", EnvVars: envs("policy"), Category: category, TakesFile: true},
+		&cli.StringSliceFlag{Name: "allow", Usage: "add an allow rule, CLASS:PATTERN (e.g. 'shell:go test ./...', 'write:src/**'); repeat for more", EnvVars: envs("allow"), Category: category},
+		&cli.StringSliceFlag{Name: "deny", Usage: "add a deny rule, CLASS:PATTERN; repeat for more", EnvVars: envs("deny"), Category: category},
+		&cli.BoolFlag{Name: "trust-workspace", Usage: "use the workspace's .rubichan/policy.toml and the provider, base_url, api_key_env and headers keys of its .rubichan/config.toml (a checkout may be attacker-controlled)", EnvVars: envs("trust-workspace"), Category: category},
+	}
 }

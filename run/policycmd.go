@@ -48,15 +48,11 @@ the arguments are invalid.`,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err}
 		},
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "policy", Usage: "policy file (TOML)", EnvVars: envs("policy"), TakesFile: true},
-			&cli.StringSliceFlag{Name: "allow", Usage: "add an allow rule, CLASS:PATTERN (e.g. 'shell:go test ./...', 'write:src/**')", EnvVars: envs("allow")},
-			&cli.StringSliceFlag{Name: "deny", Usage: "add a deny rule, CLASS:PATTERN", EnvVars: envs("deny")},
-			&cli.BoolFlag{Name: "trust-workspace", Usage: "load .rubichan/policy.toml from the workspace", EnvVars: envs("trust-workspace")},
+		Flags: append(policyFlags(""),
 			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 			&cli.StringFlag{Name: "tool", Usage: "tool class of the call: shell, read or write (required)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
-		},
+		),
 		Action: runPolicyCheck,
 	}
 }
