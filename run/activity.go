@@ -25,6 +25,7 @@ type activitySink struct {
 	quiet   bool
 	verbose bool
 	pal     palette
+	red     *redactor // secrets hidden in every line; nil hides nothing
 }
 
 // palette holds the colors of the activity lines, each switched on or off
@@ -76,7 +77,7 @@ func newActivitySink(w io.Writer, quiet, verbose, colors bool) *activitySink {
 }
 
 func (s *activitySink) line(format string, args ...any) {
-	fmt.Fprintf(s.w, format+"\n", args...)
+	io.WriteString(s.w, s.red.redact(fmt.Sprintf(format+"\n", args...)))
 }
 
 func (s *activitySink) handle(ev Event) {

@@ -56,6 +56,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	text := newTextSink(stdout, cfg.Output == "final")
 	text.onError = stopRun
 	act := newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
+	act.red = newRedactor(cfg.secrets(env))
 	var sess *sessionLog // opened once the task is known; nil records nothing
 	emit := func(ev Event) {
 		text.handle(ev)

@@ -12,7 +12,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,14 +29,6 @@ const (
 	sessionContentMax = 32 << 10
 	sessionDiffMax    = 64 << 10
 )
-
-// secretMinLen is the shortest value redacted as a secret: shorter ones
-// ("x", "ollama") are placeholders, and replacing them everywhere would
-// wreck the log without protecting anything.
-const secretMinLen = 8
-
-// redactedMark replaces a secret in the session log.
-const redactedMark = "[REDACTED]"
 
 // SessionDir returns the directory session logs go to by default:
 // $XDG_STATE_HOME/rubichan/sessions, else home/.local/state/rubichan/sessions.
@@ -120,13 +111,7 @@ func openSession(opt sessionOptions, h sessionHeader) *sessionLog {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	for _, v := range opt.Secrets {
-		if len(v) >= secretMinLen && !slices.Contains(s.secrets, v) {
-			s.secrets = append(s.secrets, v)
-		}
-	}
-	// A longer secret goes first, in case it contains a shorter one.
-	slices.SortFunc(s.secrets, func(a, b string) int { return len(b) - len(a) })
+	s.secrets = newRedactor(opt.Secrets).secrets
 	s.write(s.header(h))
 	return s
 }
@@ -352,10 +337,7 @@ func (s *sessionLog) redactLine(l *sessionLine) {
 }
 
 func (s *sessionLog) redact(str string) string {
-	for _, sec := range s.secrets {
-		str = strings.ReplaceAll(str, sec, redactedMark)
-	}
-	return str
+	return (&redactor{secrets: s.secrets}).redact(str)
 }
 
 // redactValue returns a decoded JSON value with every secret in its
@@ -516,9 +498,8 @@ func stamp(t time.Time) string {
 }
 
 // openSession starts the session log of an exec run, or returns nil with
-// --no-session. The directory is --session-dir, else [SessionDir]; the
-// secrets are the run's key, the values of every provider key variable
-// set in the environment and the values of credential headers.
+// --no-session. The directory is --session-dir, else [SessionDir]; what it
+// hides is [execConfig.secrets].
 func (cfg execConfig) openSession(env environment, start time.Time, root string, pol *policy.Policy, prompt string, stderr io.Writer) *sessionLog {
 	if cfg.NoSession {
 		return nil
@@ -530,26 +511,11 @@ func (cfg execConfig) openSession(env environment, start time.Time, root string,
 	} else if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	secrets := []string{cfg.APIKey}
-	for _, v := range providerKeyVars(cfg.Settings) {
-		if val, ok := env.lookupEnv(v); ok {
-			secrets = append(secrets, val)
-		}
-	}
-	for name, val := range cfg.Resolved.Headers {
-		if redactHeader(name, val) == redacted {
-			// "Bearer TOKEN": the token alone is a secret too.
-			secrets = append(secrets, val)
-			if f := strings.Fields(val); len(f) > 1 {
-				secrets = append(secrets, f[len(f)-1])
-			}
-		}
-	}
 	notes := stderr
 	if cfg.Quiet {
 		notes = io.Discard
 	}
-	return openSession(sessionOptions{Dir: dir, Secrets: secrets, Warn: stderr, Notes: notes}, sessionHeader{
+	return openSession(sessionOptions{Dir: dir, Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
 		Start: start, Workspace: root, Provider: cfg.Provider, Model: cfg.Model,
 		Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
 	})
