@@ -1,6 +1,7 @@
 // Command rubichan is a headless coding agent for pipelines.
 //
-// main only wires the process to the runner: it turns SIGINT and SIGTERM
+// main only wires the process to the runner: it makes the process
+// non-dumpable ([run.HardenProcess]), turns SIGINT and SIGTERM
 // into a cancelled context whose cause names the signal, makes a write on
 // a closed stdout an error rather than a fatal SIGPIPE, hands the standard
 // streams and arguments to [run.Main], and exits with the code it returns.
@@ -16,6 +17,9 @@ import (
 )
 
 func main() {
+	// Keep the commands the agent runs out of this process's memory and
+	// /proc files (the API key is in its environment); best effort.
+	_ = run.HardenProcess()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
