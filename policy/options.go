@@ -221,11 +221,12 @@ var gitDiffValue = map[string]bool{
 
 // gitDiffPaths returns the paths that `git diff` reads as files rather
 // than from the repository: every path with --no-index, and otherwise
-// those outside the repository (absolute, or leaving it with ".."), for
-// which git implies --no-index (`git diff /etc/passwd /dev/null` prints
-// the file). A path that is a value of an option taking the next word is
-// taken for a path too, which can only make the decision stricter; the
-// values of the common ones are skipped.
+// those that may be outside the repository (absolute, or with a ".."
+// element anywhere: src/../../x leaves it too), for which git implies
+// --no-index (`git diff /etc/passwd /dev/null` prints the file). A path
+// that is a value of an option taking the next word is taken for a path
+// too, which can only make the decision stricter; the values of the
+// common ones are skipped.
 func gitDiffPaths(argv []word, from int) []optFinding {
 	noIndex := false
 	for _, w := range argv[from:] {
@@ -252,11 +253,21 @@ func gitDiffPaths(argv []word, from int) []optFinding {
 			}
 			continue
 		}
-		if noIndex || path.IsAbs(text) || text == ".." || strings.HasPrefix(text, "../") {
+		if noIndex || path.IsAbs(text) || hasDotDot(text) {
 			out = append(out, optFinding{index: j, name: "git diff", spec: optSpec{effect: optRead}, value: w})
 		}
 	}
 	return out
+}
+
+// hasDotDot reports whether a path has a ".." element anywhere. git
+// cleans a path before it decides whether it is in the repository, so
+// src/../../x is outside as much as ../x is; and a ".." after a symlink
+// goes where the link leads, which only the resolved read fact can tell.
+// A path inside the workspace taken for a read costs nothing: read rules
+// judge it.
+func hasDotDot(p string) bool {
+	return slices.Contains(strings.Split(p, "/"), "..")
 }
 
 // joinDir returns the directory a -C dir option moves to from base: an

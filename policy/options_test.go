@@ -116,6 +116,11 @@ func TestDecideOptions(t *testing.T) {
 		{"git diff HEAD~1 -- src/a.go", Allow, "prefix", ""},
 		{"git diff /etc/passwd /dev/null", Deny, RuleGuard, "read: /etc/passwd"},
 		{"git diff -- ../../x src/a", Deny, RuleGuard, "read: /x"},
+		// a path that leaves the repository only once cleaned is still
+		// outside it, and git implies --no-index for it
+		{"git diff src/../../etc/passwd /dev/null", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git diff ./../x /dev/null", Deny, RuleGuard, "read: /x"},
+		{"git diff /dev/null a/b/../../../x", Deny, RuleGuard, "read: /x"},
 		{"git diff --no-index .env /dev/null", Deny, "secrets", "read: .env"},
 		{"git diff --no-index src/a src/b", Allow, "src", ""},
 		{"git diff -S ../needle --src-prefix /a/ HEAD", Allow, "prefix", ""},
