@@ -367,7 +367,13 @@ func matchWord(w word, after []word, j int, table map[string]optSpec, short shor
 		}
 		return []optFinding{finding(after, j, name, spec, val, hasEq)}
 	}
-	if strings.HasPrefix(v, "--") || short == shortAlone {
+	if strings.HasPrefix(v, "--") {
+		if short == shortClusters {
+			return abbreviated(after, j, table, name, val, hasEq)
+		}
+		return nil
+	}
+	if short == shortAlone {
 		return nil
 	}
 	// one-letter options: "-xvalue", and in clusters "-kx", "-kxvalue"
@@ -383,6 +389,28 @@ func matchWord(w word, after []word, j int, table map[string]optSpec, short shor
 		if short != shortClusters {
 			return nil
 		}
+	}
+	return nil
+}
+
+// abbreviated returns the finding for a long option written as a prefix
+// of a table's option: git's option parser (shortClusters) accepts any
+// unambiguous prefix, so `git grep --open-files-in-p=CMD` runs CMD. Any
+// prefix counts, ambiguous or not (git refuses those; taking them is only
+// stricter), and among several candidates the first in name order.
+func abbreviated(after []word, j int, table map[string]optSpec, name, val string, hasEq bool) []optFinding {
+	if len(name) < 3 {
+		return nil
+	}
+	for _, opt := range slices.Sorted(maps.Keys(table)) {
+		if !strings.HasPrefix(opt, name) {
+			continue
+		}
+		spec := table[opt]
+		if spec.needsEq && !hasEq {
+			return nil
+		}
+		return []optFinding{finding(after, j, opt, spec, val, hasEq)}
 	}
 	return nil
 }

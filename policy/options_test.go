@@ -111,6 +111,16 @@ func TestDecideOptions(t *testing.T) {
 		{"git clone --template=t . x", Ask, "prefix", ""},
 		{"git push --receive-pack=x origin", Ask, "prefix", ""},
 		{"git d[i]ff --outp*", Ask, RuleOpaque, ""},
+		// git's option parser takes any unique prefix of a long option
+		{"git grep --open-files-in-p=touch x", Ask, "prefix", ""},
+		{"git grep --open x", Ask, "prefix", ""},
+		{"git rebase --exe=make main", Ask, "prefix", ""},
+		{"git ls-remote --upload-p='sh -c id' .", Ask, "prefix", ""},
+		{"git fetch --upload-pa x origin", Ask, "prefix", ""},
+		{"git clone --temp=t . x", Ask, "prefix", ""},
+		{"git format-patch --output-d=/x HEAD~1", Deny, RuleGuard, "write: /x"},
+		{"git grep --or x", Allow, "prefix", ""},                   // not a prefix of a listed option
+		{"git diff --output-indicator-new=+", Allow, "prefix", ""}, // longer than --output, not a prefix of it
 		// git diff shows files outside the repository (and with --no-index
 		// any file) as a read
 		{"git diff HEAD~1 -- src/a.go", Allow, "prefix", ""},
