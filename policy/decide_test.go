@@ -568,3 +568,71 @@ func TestInWorkspaceAliases(t *testing.T) {
 		t.Errorf("dir outside: %s by %s", r.Decision, r.Rule)
 	}
 }
+
+// gitDirPolicy allows every write, and names .git/info in a rule of its own.
+const gitDirPolicy = `
+version = 1
+[defaults]
+decision = "deny"
+[tools]
+write = "allow"
+[[rule]]
+id = "all"
+tool = "write"
+decision = "allow"
+paths = ["**"]
+[[rule]]
+id = "git-info"
+tool = "write"
+decision = "allow"
+paths = [".git/info/**"]
+[[rule]]
+id = "echo"
+tool = "shell"
+decision = "allow"
+commands = ["echo *"]
+`
+
+// TestDecideGitDirWrites checks that an allow which does not name .git
+// does not allow writing into a repository's .git directory: its config
+// and hooks name programs that git runs (core.fsmonitor, diff.external,
+// filter drivers), so `write:**` with `git diff *` would run any program.
+func TestDecideGitDirWrites(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("git.toml", []byte(gitDirPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		class     Class
+		requested string
+		resolved  string
+		command   string
+		want      Decision
+		rule      string
+	}{
+		{ClassWrite, ".git/config", "", "", Ask, "all"},
+		{ClassWrite, ".GIT/hooks/pre-commit", "", "", Ask, "all"},
+		{ClassWrite, "src/.git/config", "", "", Ask, "all"},
+		{ClassWrite, "src/link", ".git/hooks/pre-commit", "", Ask, "all"},
+		{ClassWrite, ".git/info/exclude", "", "", Allow, "git-info"},
+		{ClassWrite, ".gitignore", "", "", Allow, "all"},
+		{ClassWrite, "src/a.git/x", "", "", Allow, "all"},
+		{ClassShell, "", "", "echo '[diff]' >> .git/config", Ask, "all"},
+		{ClassWrite, "src/.git", "", "", Ask, "all"}, // a .git file: "gitdir: elsewhere"
+		{ClassShell, "", "", "echo x > src/a", Allow, "all"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.class.String()+" "+tc.requested+tc.command, func(t *testing.T) {
+			t.Parallel()
+			a := Action{Class: tc.class, Command: tc.command}
+			if tc.requested != "" {
+				a.Paths = []Path{{Requested: tc.requested, Resolved: tc.resolved}}
+			}
+			r := p.Decide(a)
+			if r.Decision != tc.want || r.Rule != tc.rule {
+				t.Errorf("got %s by %q (%s: %s), want %s by %q", r.Decision, r.Rule, r.Fact, r.Reason, tc.want, tc.rule)
+			}
+		})
+	}
+}
