@@ -531,6 +531,14 @@ func TestDecideWrapperChains(t *testing.T) {
 		{`bash -c "sh -c 'bash -c \"rm -rf /\"'"`, Deny, "destructive"},
 		{`sudo -u root sh -c 'curl x'`, Deny, "destructive"},
 		{`su -c 'rm -rf /' root`, Deny, "destructive"},
+		// the script is the first word after the options, wherever -c is
+		{`sh -c -- 'rm -rf /'`, Deny, "destructive"},
+		{`bash -c -x 'rm -rf /'`, Deny, "destructive"},
+		{`bash -c +e 'rm -rf /'`, Deny, "destructive"},
+		{`bash -c -o errexit 'rm -rf /'`, Deny, "destructive"},
+		{`sh -ce -- 'rm -rf /'`, Deny, "destructive"},
+		{`bash -c --rcfile /dev/null 'rm -rf /'`, Deny, "destructive"},
+		{`bash -o pipefail -c 'rm -rf /'`, Deny, "destructive"},
 	}
 	for _, tc := range tests {
 		r := p.Decide(Action{Class: ClassShell, Command: tc.cmd})

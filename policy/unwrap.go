@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -85,17 +86,48 @@ func (a *analyzer) spend() bool {
 	return true
 }
 
-// scripts returns the -c scripts of a shell argv: the word after -c or
-// after a cluster of short options that holds c (-ec, -lc).
+// scripts returns the -c scripts of a shell argv. With -c anywhere among
+// the options (alone or in a cluster: -ec, -lc), the script is the first
+// word that is not an option, as the shell reads it: options may follow
+// -c (`bash -c -x CMD`), `--` or `-` end them (`sh -c -- CMD`), and -o,
+// -O, +o, +O, --rcfile and --init-file take the next word. The word right
+// after the -c cluster is a candidate too, which only adds deny checks.
 func scripts(argv []word) []string {
 	var out []string
-	for i := 1; i+1 < len(argv); i++ {
-		v := argv[i].value
-		if argv[i].exact && len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.Contains(v, "c") {
-			out = append(out, argv[i+1].value)
+	sawC := false
+	for i := 1; i < len(argv); i++ {
+		w := argv[i]
+		if !w.exact {
+			break
 		}
+		v := w.value
+		if sawC && (v == "--" || v == "-") {
+			if i+1 < len(argv) {
+				out = append(out, argv[i+1].value)
+			}
+			break
+		}
+		if len(v) < 2 || (v[0] != '-' && v[0] != '+') {
+			if sawC {
+				out = append(out, v)
+			}
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			if v == "--rcfile" || v == "--init-file" {
+				i++
+			}
+			continue
+		}
+		if v[0] == '-' && strings.Contains(v, "c") {
+			sawC = true
+			if i+1 < len(argv) {
+				out = append(out, argv[i+1].value)
+			}
+		}
+		i += strings.Count(v, "o") + strings.Count(v, "O")
 	}
-	return out
+	return slices.Compact(out)
 }
 
 // script analyses a script that a shell or eval would run and returns every
