@@ -136,6 +136,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	ap := newApprover(pol, ws, spillDir)
 	sys, err := systemPrompt(promptOptions{
 		Root: ws.Root(), Now: start, Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
+		Readable: pol.ReadFilter(),
 	})
 	if err != nil {
 		return nil, err
