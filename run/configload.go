@@ -1,7 +1,6 @@
 package run
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -181,19 +180,36 @@ type configLoader struct {
 // readFile parses the file at path. A missing file that is not required
 // comes back with ok false.
 func (ld *configLoader) readFile(path string, required bool) (l configLayer, ok bool, err error) {
-	data, err := os.ReadFile(path)
+	f, err := openConfigFile(path)
 	if errors.Is(err, fs.ErrNotExist) && !required {
 		return configLayer{}, false, nil
 	}
 	if err != nil {
 		return configLayer{}, false, &ConfigError{File: path, Err: unwrapPathError(err)}
 	}
-	l, err = parseConfigLayer(bytes.NewReader(data), path)
+	defer f.Close()
+	l, err = parseConfigLayer(f, path)
 	if err != nil {
 		return configLayer{}, false, err
 	}
 	ld.lc.Files = append(ld.lc.Files, path)
 	return l, true, nil
+}
+
+// openConfigFile opens a config file, which must be a regular file: a
+// workspace file comes from the checkout, and a symlink to /dev/zero must
+// not be read until memory runs out (parseConfigLayer caps what it reads
+// of a regular file). The type is checked before opening, so a FIFO is
+// refused, not waited on.
+func openConfigFile(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return os.Open(path)
 }
 
 // userFile merges $XDG_CONFIG_HOME/rubichan/config.toml, if it exists.
