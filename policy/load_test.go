@@ -226,6 +226,11 @@ id = "all-writes"
 tool = "write"
 decision = "allow"
 paths = ["**"]
+[[rule]]
+id = "git-writes"
+tool = "write"
+decision = "allow"
+paths = ["**/.git/**"]
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -234,12 +239,15 @@ paths = ["**"]
 	for _, want := range []string{
 		`rule abs-deny: "/secrets/**" is absolute`, `rule spaced: the command name "git push" holds a space`,
 		`rule any-env: allow "env *" lets the model run any command through env`, `allow "bash *"`,
-		`rule all-writes: "**" lets the model write .git/`, `allow "python3 *" lets the model run any program in python3`,
+		`rule git-writes: "**/.git/**" lets the model write .git/`, `allow "python3 *" lets the model run any program in python3`,
 		`rule any-env: allow "git *" can change git's configuration`, `allow "go run *" builds and runs any program, so it lets the model run any program`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings lack %s:\n%s", want, got)
 		}
+	}
+	if strings.Contains(got, `"**" lets`) {
+		t.Errorf("** does not cover .git, yet it warns:\n%s", got)
 	}
 	if strings.Contains(got, `"git diff *"`) || strings.Contains(got, `through git`) {
 		t.Errorf("git diff * is not a wrapper and runs no program:\n%s", got)
