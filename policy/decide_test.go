@@ -141,6 +141,13 @@ commands = ["rm *"]
 		strings.Repeat("ls; ", MaxCommands) + "ls", "git status {fd}> x", "git status &> x", "echo x |& cat",
 		"sh -c \"$(printf 'env %.0s' $(seq 1 2000)) ls\"",
 		"cd .git/hooks && git status > pre-commit", "pushd x; ls > y", "$D; ls > y",
+		// sh ends a comment at the newline even after a backslash; the
+		// parser would take the next line for more words of the command
+		"echo #\\\nrm -rf x", "echo a # note \\\nrm -rf x", "#\\\nrm -rf x",
+		// a script that does not parse still runs its lines up to the
+		// error: sh -c runs rm here, then stops at "("
+		"sh -c 'rm -rf x\n('", "bash -c 'echo #\\\nrm -rf x'", "eval 'rm x\n('",
+		"bash -c \"sh -c 'rm x\n('\"",
 	}
 	for _, cmd := range tests {
 		name := cmd

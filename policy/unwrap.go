@@ -40,7 +40,7 @@ func (a *analyzer) unwrap(argv []word, depth int) [][]word {
 	switch {
 	case shells[name]:
 		for _, s := range scripts(argv) {
-			out = append(out, a.script(s, depth)...)
+			out = append(out, a.shellScript(s, depth)...)
 		}
 	case name == "eval":
 		var b strings.Builder
@@ -50,7 +50,7 @@ func (a *analyzer) unwrap(argv []word, depth int) [][]word {
 			}
 			b.WriteString(w.value)
 		}
-		out = a.script(b.String(), depth)
+		out = a.shellScript(b.String(), depth)
 	case wrappers[name]:
 		// Every suffix of argv is a candidate, which covers wrappers of
 		// wrappers without recursion; only scripts need parsing.
@@ -130,21 +130,50 @@ func scripts(argv []word) []string {
 	return slices.Compact(out)
 }
 
+// shellScript is [analyzer.script] for a script a shell surely runs (sh -c,
+// eval): one that parses in neither dialect makes the command opaque, since
+// the shell runs its lines up to the one it cannot parse, and what they
+// are is unknown (`sh -c 'rm -rf x<newline>('` runs rm).
+func (a *analyzer) shellScript(src string, depth int) [][]word {
+	out, parsed := a.scriptParsed(src, depth)
+	if !parsed && depth <= maxUnwrap {
+		a.opaque(unparsedScript, shorten(src, 200))
+	}
+	return out
+}
+
+// unparsedScript names the opaque fact of a script that does not parse. It
+// is passed up from a script inside a script, which only yields commands.
+const unparsedScript = "a script that does not parse"
+
 // script analyses a script that a shell or eval would run and returns every
 // command line in it, wrapped ones included.
 func (a *analyzer) script(src string, depth int) [][]word {
+	out, _ := a.scriptParsed(src, depth)
+	return out
+}
+
+// scriptParsed is [analyzer.script], and also says whether the script
+// parsed in either dialect (or was not looked at).
+func (a *analyzer) scriptParsed(src string, depth int) ([][]word, bool) {
 	if depth > maxUnwrap || len(src) > MaxCommandBytes || checkText(src) != nil {
-		return nil
+		return nil, true
 	}
 	var out [][]word
+	parsed := false
 	for _, l := range []lang{langBash, langPOSIX} {
 		f, err := parseShell(src, l)
 		if err != nil {
 			continue
 		}
+		parsed = true
 		sub := &analyzer{src: src, dir: a.dir, depth: depth, candidates: a.candidates}
 		sub.stmts(f.Stmts)
 		for _, rf := range sub.facts {
+			if rf.kind == FactOpaque && strings.HasPrefix(rf.value, unparsedScript) {
+				a.facts = append(a.facts, rf)
+				continue
+			}
 			if rf.kind != FactCommand || !a.spend() {
 				continue
 			}
@@ -152,5 +181,5 @@ func (a *analyzer) script(src string, depth int) [][]word {
 			out = append(out, rf.inner...)
 		}
 	}
-	return out
+	return out, parsed
 }
