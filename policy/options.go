@@ -37,7 +37,7 @@ const (
 	// changes settings from which it runs one.
 	optExec
 	// optRead: the word names a file the command reads and shows (the
-	// paths of `git diff --no-index`).
+	// paths of `git diff --no-index`, `git blame --contents FILE`).
 	optRead
 )
 
@@ -52,6 +52,7 @@ type optSpec struct {
 
 var (
 	writeFile   = optSpec{effect: optWrite, value: true}
+	readFile    = optSpec{effect: optRead, value: true}
 	gitConfigIn = optSpec{effect: optExec, value: true, why: "sets git configuration, which can name programs git runs (core.fsmonitor, core.pager, aliases)"}
 	gitRemote   = optSpec{effect: optExec, value: true, why: "names the program git runs for the remote side"}
 )
@@ -94,7 +95,15 @@ var gitSub = map[string]map[string]optSpec{
 		"--template": {effect: optExec, value: true, why: "copies hooks, which git runs, from a directory"},
 	},
 	"push":    {"--receive-pack": gitRemote, "--exec": gitRemote},
-	"archive": {"--exec": gitRemote},
+	"archive": {"--exec": gitRemote, "--output": writeFile, "-o": writeFile},
+	// options that read a file and show it (blame --contents prints it, a
+	// bad --ignore-revs-file line is quoted in the error) or put it in the
+	// history, where git log shows it
+	"blame":  {"--contents": readFile, "--ignore-revs-file": readFile, "-S": readFile},
+	"commit": {"-F": readFile, "--file": readFile, "-t": readFile, "--template": readFile},
+	"tag":    {"-F": readFile, "--file": readFile},
+	"notes":  {"-F": readFile, "--file": readFile},
+	"merge":  {"-F": readFile, "--file": readFile},
 }
 
 // goOptions are the go command's options, for every subcommand; a flag

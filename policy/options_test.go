@@ -136,6 +136,20 @@ func TestDecideOptions(t *testing.T) {
 		{"git diff -S ../needle --src-prefix /a/ HEAD", Allow, "prefix", ""},
 		{"git diff --no-index src/* /dev/null", Ask, RuleOpaque, ""},
 		{"git diff --stat /etc/passwd", Deny, RuleGuard, "read: /etc/passwd"},
+		// options that read a file and show it, or put it in the history
+		{"git blame --contents /etc/passwd a.go", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git blame --contents=.env a.go", Deny, "secrets", "read: .env"},
+		{"git blame --ignore-revs-file ../x a.go", Deny, RuleGuard, "read: /x"},
+		{"git blame -S/etc/passwd a.go", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git blame --contents src/a.go a.go", Allow, "src", ""},
+		{"git commit -F /etc/passwd", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git commit -aF.env", Deny, "secrets", "read: .env"},
+		{"git commit --template=/etc/passwd", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git tag -a v1 --file /etc/passwd", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git notes add -F /etc/passwd", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git merge -F /etc/passwd main", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git archive -o /tmp/x HEAD", Deny, RuleGuard, "write: /tmp/x"},
+		{"git archive --output=out/a.tar HEAD", Allow, "out", ""},
 		{"git diff" + strings.Repeat(" --output=out/a", maxOptionFindings+1), Ask, RuleOpaque, ""},
 	}
 	for _, tc := range tests {
