@@ -204,6 +204,12 @@ func (ld *configLoader) readFile(path string, required bool) (l configLayer, ok 
 func openConfigFile(path string) (*os.File, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
+		// the error opening it says what is wrong, as it always did
+		f, oerr := os.Open(path)
+		if oerr != nil {
+			return nil, oerr
+		}
+		f.Close()
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
