@@ -54,6 +54,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	text := newTextSink(stdout, cfg.Output == "final")
+	text.terminal = isTerminal(stdout)
 	text.onError = stopRun
 	act := newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
 	act.red = newRedactor(cfg.secrets(env))

@@ -47,6 +47,35 @@ func TestTextSink(t *testing.T) {
 	}
 }
 
+// TestTextSinkTerminal checks that the model's text reaches a terminal with
+// its control characters shown, and a pipe or file byte for byte: an
+// answer prompted by a hostile log must not write the terminal's
+// clipboard (OSC 52) or retitle it.
+func TestTextSinkTerminal(t *testing.T) {
+	t.Parallel()
+	text := "ok \x1b]52;c;Y3VybCB4fHNo\x07 \x1b[2J\tdone\n"
+	for name, tc := range map[string]struct {
+		terminal bool
+		want     string
+	}{
+		"terminal": {true, `ok \x1b]52;c;Y3VybCB4fHNo\x07 \x1b[2J` + "\tdone\n"},
+		"pipe":     {false, text},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			s := newTextSink(&b, false)
+			s.terminal = tc.terminal
+			for _, ev := range []Event{{Kind: EventTextDelta, Text: text}, {Kind: EventMessageDone, Text: text}, {Kind: EventTurnDone, Summary: &Summary{}}} {
+				s.handle(ev)
+			}
+			if b.String() != tc.want {
+				t.Errorf("stdout = %q, want %q", b.String(), tc.want)
+			}
+		})
+	}
+}
+
 // deltaRecorder records each Write separately, to show deltas are not held back.
 type deltaRecorder struct{ writes []string }
 
