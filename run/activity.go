@@ -106,9 +106,9 @@ func (s *activitySink) handle(ev Event) {
 	case EventToolCall:
 		t := ev.Tool
 		if t.Summary == "" {
-			s.line("%s %s", p.tool.Sprint("▸"), p.tool.Sprint(t.Name))
+			s.line("%s %s", p.tool.Sprint("▸"), p.tool.Sprint(clip(t.Name, 60)))
 		} else {
-			s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint(t.Name), clip(t.Summary, 120))
+			s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint(clip(t.Name, 60)), clip(t.Summary, 120))
 		}
 	case EventToolDenied:
 		d := ev.Denial

@@ -178,6 +178,7 @@ func TestActivityEscapesControls(t *testing.T) {
 	one := 1
 	events := []Event{
 		{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "bash", Summary: "echo \x1b]52;c;cm0gLXJmIH4=\x07 hi"}},
+		{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "ba\x1b[8msh"}},
 		{Kind: EventToolDenied, Denial: &DenialInfo{Rule: "opaque", Fact: "a\x1b[2Jb", Reason: "r\x9bc"}},
 		{Kind: EventNotice, Text: "c1 \u009b2J"},
 		{Kind: EventToolResult, Result: &ToolResultInfo{ExitCode: &one, IsError: true, Content: "out\x1b[31mred\rover\u202eevil\ttab\n\xffbad"}},
@@ -192,6 +193,7 @@ func TestActivityEscapesControls(t *testing.T) {
 	}
 	want := strings.Join([]string{
 		`▸ bash  echo \x1b]52;c;cm0gLXJmIH4=\x07 hi`,
+		`▸ ba\x1b[8msh`,
 		`⊘ denied by opaque: a\x1b[2Jb (r\x9bc)`,
 		`rubichan: c1 \u009b2J`,
 		"✗ exit 1 · 0ms",
