@@ -254,7 +254,13 @@ func (ld *configLoader) workspaceFile() error {
 	if ld.opts.Workspace == "" {
 		return nil
 	}
-	l, ok, err := ld.readFile(WorkspaceConfigPath(ld.opts.Workspace), false)
+	path := WorkspaceConfigPath(ld.opts.Workspace)
+	if !ld.opts.TrustWorkspace {
+		if err := insideWorkspace(path, ld.opts.Workspace); err != nil {
+			return &ConfigError{File: path, Err: err}
+		}
+	}
+	l, ok, err := ld.readFile(path, false)
 	if err != nil || !ok {
 		return err
 	}
@@ -266,6 +272,26 @@ func (ld *configLoader) workspaceFile() error {
 		}
 	}
 	return ld.s.add(l.values, layerOrigin(l))
+}
+
+// insideWorkspace refuses a workspace config file that is a symlink
+// leading out of the workspace: the checkout chose it, and the errors about
+// what a file holds would show pieces of whatever it points at
+// (/proc/self/environ, a file of the runner). A missing file is fine.
+func insideWorkspace(path, workspace string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil // missing, or unreadable: reading it says what is wrong
+	}
+	root, err := filepath.EvalSymlinks(workspace)
+	if err != nil {
+		root = workspace
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return errors.New("a symlink that leads outside the workspace; workspace files are not trusted in a headless run (pass --trust-workspace to use it)")
+	}
+	return nil
 }
 
 // variables merges the RUBICHAN_* variables that are set and not empty.

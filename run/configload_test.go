@@ -467,11 +467,46 @@ func TestLoadConfigSpecialFiles(t *testing.T) {
 			if err := os.Symlink(tc.target(t), link); err != nil {
 				t.Fatal(err)
 			}
-			_, err := LoadConfig(f.options())
+			opts := f.options()
+			opts.TrustWorkspace = true // read it: untrusted, a link outside is refused before
+			_, err := LoadConfig(opts)
 			var ce *ConfigError
 			if !errors.As(err, &ce) || ce.File != link || !strings.Contains(err.Error(), tc.contains) {
 				t.Fatalf("error = %v, want a ConfigError for %s saying %q", err, link, tc.contains)
 			}
 		})
+	}
+}
+
+// TestLoadConfigWorkspaceLinkOutside checks that an untrusted workspace
+// config file that is a symlink out of the workspace is refused, and read
+// when the workspace is trusted.
+func TestLoadConfigWorkspaceLinkOutside(t *testing.T) {
+	t.Parallel()
+	outside := filepath.Join(t.TempDir(), "elsewhere.toml")
+	if err := os.WriteFile(outside, []byte("model = \"from-outside\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newConfigFixture(t, "", "", "")
+	link := WorkspaceConfigPath(f.workspace)
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadConfig(f.options())
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.File != link || !strings.Contains(err.Error(), "outside the workspace") {
+		t.Fatalf("untrusted: error = %v, want a ConfigError for %s about leaving the workspace", err, link)
+	}
+	opts := f.options()
+	opts.TrustWorkspace = true
+	lc, err := LoadConfig(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lc.Config.Model != "from-outside" {
+		t.Errorf("trusted: model = %q, want the linked file's", lc.Config.Model)
 	}
 }
