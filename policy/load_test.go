@@ -61,6 +61,8 @@ func TestDefaultPolicy(t *testing.T) {
 		{ClassRead, "certs/x.pem", Deny}, {ClassRead, "x/tls.key", Deny}, {ClassRead, "home/.ssh/id_rsa", Deny},
 		{ClassRead, "id_rsa.pub", Deny}, {ClassRead, ".netrc", Deny}, {ClassRead, "web/.npmrc", Deny},
 		{ClassRead, ".pypirc", Deny}, {ClassWrite, "main.go", Ask}, {ClassWrite, ".rubichan/policy.toml", Deny},
+		// actions/checkout keeps the job's token in .git/config
+		{ClassRead, ".git/config", Deny}, {ClassRead, "vendor/x/.git/config", Deny}, {ClassRead, ".git/HEAD", Allow},
 	} {
 		if r := p.Decide(Action{Class: tc.class, Paths: []Path{{Requested: tc.path}}}); r.Decision != tc.want {
 			t.Errorf("%s %s: got %s, want %s", tc.class, tc.path, r.Decision, tc.want)
