@@ -140,7 +140,7 @@ func lintRules(rules []*rule) []string {
 			case r.decision == Deny && strings.HasPrefix(pat, "/") && !absAllow[r.class]:
 				out = append(out, fmt.Sprintf("rule %s: %q is absolute, so it only names paths outside the workspace, which are denied anyway; for a workspace path write %q",
 					r.id, pat, strings.TrimPrefix(pat, "/")))
-			case r.decision == Allow && r.class == ClassWrite && !gitDenied && matchPath(pat, gitConfig, Allow):
+			case r.decision == Allow && r.class == ClassWrite && !gitDenied && inGitDir(pat) && matchPath(pat, gitConfig, Allow):
 				out = append(out, fmt.Sprintf("rule %s: %q lets the model write .git/, whose config and hooks git runs as code; add a write deny for \".git/**\"", r.id, pat))
 			}
 		}

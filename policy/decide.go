@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -340,15 +341,24 @@ func (p *Policy) pathFact(c Class, kind FactKind, name string) Fact {
 	if kind == FactWrite && p.protected(clean) {
 		return guard(kind, clean, "the policy file cannot be written")
 	}
+	gitDir := kind == FactWrite && inGitDir(clean)
+	var unnamed Fact // gitDir: the first allow whose pattern does not name .git
 	for _, r := range p.rules {
 		if r.class != c || (f.Decision != 0 && r.decision <= f.Decision) {
 			continue
 		}
 		for _, pat := range r.paths {
-			if matchPath(pat, clean, r.decision) {
-				f.Decision, f.Rule, f.Reason = r.decision, r.id, r.explain(pat)
-				break
+			if !matchPath(pat, clean, r.decision) {
+				continue
 			}
+			if gitDir && r.decision == Allow && !inGitDir(pat) {
+				if unnamed.Rule == "" {
+					unnamed.Rule, unnamed.Reason = r.id, r.explain(pat)
+				}
+				continue
+			}
+			f.Decision, f.Rule, f.Reason = r.decision, r.id, r.explain(pat)
+			break
 		}
 	}
 	if f.Decision != 0 {
@@ -357,8 +367,28 @@ func (p *Policy) pathFact(c Class, kind FactKind, name string) Fact {
 	if outside {
 		return guard(kind, clean, "the path is outside the workspace and no absolute allow rule names it")
 	}
+	if unnamed.Rule != "" {
+		f.Decision, f.Rule, f.Reason = Ask, unnamed.Rule, unnamed.Reason+gitDirReason
+		return f
+	}
 	f.Decision, f.Rule, f.Reason = p.fallback(c)
+	if gitDir && f.Decision == Allow {
+		f.Decision, f.Reason = Ask, f.Reason+gitDirReason
+	}
 	return f
+}
+
+// gitDirReason explains why an allow does not cover a write in .git.
+const gitDirReason = ", but the path is in a .git directory, whose config and hooks name programs that git runs; " +
+	"only an allow rule whose pattern names .git allows it"
+
+// inGitDir reports whether a cleaned path, or a path pattern, has a .git
+// element: a repository's .git directory or file, or a file in it. Its
+// config can make an allowed `git diff` or `git status` run any program
+// (diff.external, filter drivers, core.fsmonitor), so an allow rule must
+// name .git to cover it.
+func inGitDir(p string) bool {
+	return slices.ContainsFunc(strings.Split(p, "/"), func(s string) bool { return strings.EqualFold(s, ".git") })
 }
 
 // normalize cleans a path and makes it workspace-relative when it lies in

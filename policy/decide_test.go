@@ -141,6 +141,13 @@ commands = ["rm *"]
 		strings.Repeat("ls; ", MaxCommands) + "ls", "git status {fd}> x", "git status &> x", "echo x |& cat",
 		"sh -c \"$(printf 'env %.0s' $(seq 1 2000)) ls\"",
 		"cd .git/hooks && git status > pre-commit", "pushd x; ls > y", "$D; ls > y",
+		// sh ends a comment at the newline even after a backslash; the
+		// parser would take the next line for more words of the command
+		"echo #\\\nrm -rf x", "echo a # note \\\nrm -rf x", "#\\\nrm -rf x",
+		// a script that does not parse still runs its lines up to the
+		// error: sh -c runs rm here, then stops at "("
+		"sh -c 'rm -rf x\n('", "bash -c 'echo #\\\nrm -rf x'", "eval 'rm x\n('",
+		"bash -c \"sh -c 'rm x\n('\"",
 	}
 	for _, cmd := range tests {
 		name := cmd
@@ -531,6 +538,14 @@ func TestDecideWrapperChains(t *testing.T) {
 		{`bash -c "sh -c 'bash -c \"rm -rf /\"'"`, Deny, "destructive"},
 		{`sudo -u root sh -c 'curl x'`, Deny, "destructive"},
 		{`su -c 'rm -rf /' root`, Deny, "destructive"},
+		// the script is the first word after the options, wherever -c is
+		{`sh -c -- 'rm -rf /'`, Deny, "destructive"},
+		{`bash -c -x 'rm -rf /'`, Deny, "destructive"},
+		{`bash -c +e 'rm -rf /'`, Deny, "destructive"},
+		{`bash -c -o errexit 'rm -rf /'`, Deny, "destructive"},
+		{`sh -ce -- 'rm -rf /'`, Deny, "destructive"},
+		{`bash -c --rcfile /dev/null 'rm -rf /'`, Deny, "destructive"},
+		{`bash -o pipefail -c 'rm -rf /'`, Deny, "destructive"},
 	}
 	for _, tc := range tests {
 		r := p.Decide(Action{Class: ClassShell, Command: tc.cmd})
@@ -566,5 +581,73 @@ func TestInWorkspaceAliases(t *testing.T) {
 	}
 	if r := base.InWorkspace(real).Decide(Action{Class: ClassShell, Command: "git status", Dir: "/elsewhere"}); r.Decision != Deny || r.Rule != RuleGuard {
 		t.Errorf("dir outside: %s by %s", r.Decision, r.Rule)
+	}
+}
+
+// gitDirPolicy allows every write, and names .git/info in a rule of its own.
+const gitDirPolicy = `
+version = 1
+[defaults]
+decision = "deny"
+[tools]
+write = "allow"
+[[rule]]
+id = "all"
+tool = "write"
+decision = "allow"
+paths = ["**"]
+[[rule]]
+id = "git-info"
+tool = "write"
+decision = "allow"
+paths = [".git/info/**"]
+[[rule]]
+id = "echo"
+tool = "shell"
+decision = "allow"
+commands = ["echo *"]
+`
+
+// TestDecideGitDirWrites checks that an allow which does not name .git
+// does not allow writing into a repository's .git directory: its config
+// and hooks name programs that git runs (core.fsmonitor, diff.external,
+// filter drivers), so `write:**` with `git diff *` would run any program.
+func TestDecideGitDirWrites(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("git.toml", []byte(gitDirPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		class     Class
+		requested string
+		resolved  string
+		command   string
+		want      Decision
+		rule      string
+	}{
+		{ClassWrite, ".git/config", "", "", Ask, "all"},
+		{ClassWrite, ".GIT/hooks/pre-commit", "", "", Ask, "all"},
+		{ClassWrite, "src/.git/config", "", "", Ask, "all"},
+		{ClassWrite, "src/link", ".git/hooks/pre-commit", "", Ask, "all"},
+		{ClassWrite, ".git/info/exclude", "", "", Allow, "git-info"},
+		{ClassWrite, ".gitignore", "", "", Allow, "all"},
+		{ClassWrite, "src/a.git/x", "", "", Allow, "all"},
+		{ClassShell, "", "", "echo '[diff]' >> .git/config", Ask, "all"},
+		{ClassWrite, "src/.git", "", "", Ask, "all"}, // a .git file: "gitdir: elsewhere"
+		{ClassShell, "", "", "echo x > src/a", Allow, "all"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.class.String()+" "+tc.requested+tc.command, func(t *testing.T) {
+			t.Parallel()
+			a := Action{Class: tc.class, Command: tc.command}
+			if tc.requested != "" {
+				a.Paths = []Path{{Requested: tc.requested, Resolved: tc.resolved}}
+			}
+			r := p.Decide(a)
+			if r.Decision != tc.want || r.Rule != tc.rule {
+				t.Errorf("got %s by %q (%s: %s), want %s by %q", r.Decision, r.Rule, r.Fact, r.Reason, tc.want, tc.rule)
+			}
+		})
 	}
 }

@@ -105,8 +105,12 @@
 //
 // Some decisions no file can loosen: a path outside the workspace needs an
 // absolute allow rule; a path with control or invisible characters is denied;
-// the policy file and .rubichan/policy.toml cannot be written; a call with an
-// unknown class or no path is denied. Writes through a symlink are judged by
+// the policy file and .rubichan/policy.toml cannot be written; a write in
+// a .git directory (or to a .git file) is at best "ask" unless the allow
+// rule's pattern names .git, since git runs the programs its config and
+// hooks name (`write:**` with `git diff *` would otherwise run anything,
+// through diff.external); a call with an unknown class or no path is
+// denied. Writes through a symlink are judged by
 // both the link and its target, which the runner resolves. The filter grep
 // and glob apply to the files they meet ([Policy.ReadFilter]) lets through
 // only files whose read is allowed: an "ask" is left out as a deny is, so a

@@ -61,6 +61,8 @@ func TestDefaultPolicy(t *testing.T) {
 		{ClassRead, "certs/x.pem", Deny}, {ClassRead, "x/tls.key", Deny}, {ClassRead, "home/.ssh/id_rsa", Deny},
 		{ClassRead, "id_rsa.pub", Deny}, {ClassRead, ".netrc", Deny}, {ClassRead, "web/.npmrc", Deny},
 		{ClassRead, ".pypirc", Deny}, {ClassWrite, "main.go", Ask}, {ClassWrite, ".rubichan/policy.toml", Deny},
+		// actions/checkout keeps the job's token in .git/config
+		{ClassRead, ".git/config", Deny}, {ClassRead, "vendor/x/.git/config", Deny}, {ClassRead, ".git/HEAD", Allow},
 	} {
 		if r := p.Decide(Action{Class: tc.class, Paths: []Path{{Requested: tc.path}}}); r.Decision != tc.want {
 			t.Errorf("%s %s: got %s, want %s", tc.class, tc.path, r.Decision, tc.want)
@@ -226,6 +228,11 @@ id = "all-writes"
 tool = "write"
 decision = "allow"
 paths = ["**"]
+[[rule]]
+id = "git-writes"
+tool = "write"
+decision = "allow"
+paths = ["**/.git/**"]
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -234,12 +241,15 @@ paths = ["**"]
 	for _, want := range []string{
 		`rule abs-deny: "/secrets/**" is absolute`, `rule spaced: the command name "git push" holds a space`,
 		`rule any-env: allow "env *" lets the model run any command through env`, `allow "bash *"`,
-		`rule all-writes: "**" lets the model write .git/`, `allow "python3 *" lets the model run any program in python3`,
+		`rule git-writes: "**/.git/**" lets the model write .git/`, `allow "python3 *" lets the model run any program in python3`,
 		`rule any-env: allow "git *" can change git's configuration`, `allow "go run *" builds and runs any program, so it lets the model run any program`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings lack %s:\n%s", want, got)
 		}
+	}
+	if strings.Contains(got, `"**" lets`) {
+		t.Errorf("** does not cover .git, yet it warns:\n%s", got)
 	}
 	if strings.Contains(got, `"git diff *"`) || strings.Contains(got, `through git`) {
 		t.Errorf("git diff * is not a wrapper and runs no program:\n%s", got)

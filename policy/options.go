@@ -37,7 +37,7 @@ const (
 	// changes settings from which it runs one.
 	optExec
 	// optRead: the word names a file the command reads and shows (the
-	// paths of `git diff --no-index`).
+	// paths of `git diff --no-index`, `git blame --contents FILE`).
 	optRead
 )
 
@@ -52,6 +52,7 @@ type optSpec struct {
 
 var (
 	writeFile   = optSpec{effect: optWrite, value: true}
+	readFile    = optSpec{effect: optRead, value: true}
 	gitConfigIn = optSpec{effect: optExec, value: true, why: "sets git configuration, which can name programs git runs (core.fsmonitor, core.pager, aliases)"}
 	gitRemote   = optSpec{effect: optExec, value: true, why: "names the program git runs for the remote side"}
 )
@@ -94,7 +95,15 @@ var gitSub = map[string]map[string]optSpec{
 		"--template": {effect: optExec, value: true, why: "copies hooks, which git runs, from a directory"},
 	},
 	"push":    {"--receive-pack": gitRemote, "--exec": gitRemote},
-	"archive": {"--exec": gitRemote},
+	"archive": {"--exec": gitRemote, "--output": writeFile, "-o": writeFile},
+	// options that read a file and show it (blame --contents prints it, a
+	// bad --ignore-revs-file line is quoted in the error) or put it in the
+	// history, where git log shows it
+	"blame":  {"--contents": readFile, "--ignore-revs-file": readFile, "-S": readFile},
+	"commit": {"-F": readFile, "--file": readFile, "-t": readFile, "--template": readFile},
+	"tag":    {"-F": readFile, "--file": readFile},
+	"notes":  {"-F": readFile, "--file": readFile},
+	"merge":  {"-F": readFile, "--file": readFile},
 }
 
 // goOptions are the go command's options, for every subcommand; a flag
@@ -221,11 +230,12 @@ var gitDiffValue = map[string]bool{
 
 // gitDiffPaths returns the paths that `git diff` reads as files rather
 // than from the repository: every path with --no-index, and otherwise
-// those outside the repository (absolute, or leaving it with ".."), for
-// which git implies --no-index (`git diff /etc/passwd /dev/null` prints
-// the file). A path that is a value of an option taking the next word is
-// taken for a path too, which can only make the decision stricter; the
-// values of the common ones are skipped.
+// those that may be outside the repository (absolute, or with a ".."
+// element anywhere: src/../../x leaves it too), for which git implies
+// --no-index (`git diff /etc/passwd /dev/null` prints the file). A path
+// that is a value of an option taking the next word is taken for a path
+// too, which can only make the decision stricter; the values of the
+// common ones are skipped.
 func gitDiffPaths(argv []word, from int) []optFinding {
 	noIndex := false
 	for _, w := range argv[from:] {
@@ -252,11 +262,21 @@ func gitDiffPaths(argv []word, from int) []optFinding {
 			}
 			continue
 		}
-		if noIndex || path.IsAbs(text) || text == ".." || strings.HasPrefix(text, "../") {
+		if noIndex || path.IsAbs(text) || hasDotDot(text) {
 			out = append(out, optFinding{index: j, name: "git diff", spec: optSpec{effect: optRead}, value: w})
 		}
 	}
 	return out
+}
+
+// hasDotDot reports whether a path has a ".." element anywhere. git
+// cleans a path before it decides whether it is in the repository, so
+// src/../../x is outside as much as ../x is; and a ".." after a symlink
+// goes where the link leads, which only the resolved read fact can tell.
+// A path inside the workspace taken for a read costs nothing: read rules
+// judge it.
+func hasDotDot(p string) bool {
+	return slices.Contains(strings.Split(p, "/"), "..")
 }
 
 // joinDir returns the directory a -C dir option moves to from base: an
@@ -356,7 +376,13 @@ func matchWord(w word, after []word, j int, table map[string]optSpec, short shor
 		}
 		return []optFinding{finding(after, j, name, spec, val, hasEq)}
 	}
-	if strings.HasPrefix(v, "--") || short == shortAlone {
+	if strings.HasPrefix(v, "--") {
+		if short == shortClusters {
+			return abbreviated(after, j, table, name, val, hasEq)
+		}
+		return nil
+	}
+	if short == shortAlone {
 		return nil
 	}
 	// one-letter options: "-xvalue", and in clusters "-kx", "-kxvalue"
@@ -372,6 +398,28 @@ func matchWord(w word, after []word, j int, table map[string]optSpec, short shor
 		if short != shortClusters {
 			return nil
 		}
+	}
+	return nil
+}
+
+// abbreviated returns the finding for a long option written as a prefix
+// of a table's option: git's option parser (shortClusters) accepts any
+// unambiguous prefix, so `git grep --open-files-in-p=CMD` runs CMD. Any
+// prefix counts, ambiguous or not (git refuses those; taking them is only
+// stricter), and among several candidates the first in name order.
+func abbreviated(after []word, j int, table map[string]optSpec, name, val string, hasEq bool) []optFinding {
+	if len(name) < 3 {
+		return nil
+	}
+	for _, opt := range slices.Sorted(maps.Keys(table)) {
+		if !strings.HasPrefix(opt, name) {
+			continue
+		}
+		spec := table[opt]
+		if spec.needsEq && !hasEq {
+			return nil
+		}
+		return []optFinding{finding(after, j, opt, spec, val, hasEq)}
 	}
 	return nil
 }

@@ -111,16 +111,45 @@ func TestDecideOptions(t *testing.T) {
 		{"git clone --template=t . x", Ask, "prefix", ""},
 		{"git push --receive-pack=x origin", Ask, "prefix", ""},
 		{"git d[i]ff --outp*", Ask, RuleOpaque, ""},
+		// git's option parser takes any unique prefix of a long option
+		{"git grep --open-files-in-p=touch x", Ask, "prefix", ""},
+		{"git grep --open x", Ask, "prefix", ""},
+		{"git rebase --exe=make main", Ask, "prefix", ""},
+		{"git ls-remote --upload-p='sh -c id' .", Ask, "prefix", ""},
+		{"git fetch --upload-pa x origin", Ask, "prefix", ""},
+		{"git clone --temp=t . x", Ask, "prefix", ""},
+		{"git format-patch --output-d=/x HEAD~1", Deny, RuleGuard, "write: /x"},
+		{"git grep --or x", Allow, "prefix", ""},                   // not a prefix of a listed option
+		{"git diff --output-indicator-new=+", Allow, "prefix", ""}, // longer than --output, not a prefix of it
 		// git diff shows files outside the repository (and with --no-index
 		// any file) as a read
 		{"git diff HEAD~1 -- src/a.go", Allow, "prefix", ""},
 		{"git diff /etc/passwd /dev/null", Deny, RuleGuard, "read: /etc/passwd"},
 		{"git diff -- ../../x src/a", Deny, RuleGuard, "read: /x"},
+		// a path that leaves the repository only once cleaned is still
+		// outside it, and git implies --no-index for it
+		{"git diff src/../../etc/passwd /dev/null", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git diff ./../x /dev/null", Deny, RuleGuard, "read: /x"},
+		{"git diff /dev/null a/b/../../../x", Deny, RuleGuard, "read: /x"},
 		{"git diff --no-index .env /dev/null", Deny, "secrets", "read: .env"},
 		{"git diff --no-index src/a src/b", Allow, "src", ""},
 		{"git diff -S ../needle --src-prefix /a/ HEAD", Allow, "prefix", ""},
 		{"git diff --no-index src/* /dev/null", Ask, RuleOpaque, ""},
 		{"git diff --stat /etc/passwd", Deny, RuleGuard, "read: /etc/passwd"},
+		// options that read a file and show it, or put it in the history
+		{"git blame --contents /etc/passwd a.go", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git blame --contents=.env a.go", Deny, "secrets", "read: .env"},
+		{"git blame --ignore-revs-file ../x a.go", Deny, RuleGuard, "read: /x"},
+		{"git blame -S/etc/passwd a.go", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git blame --contents src/a.go a.go", Allow, "src", ""},
+		{"git commit -F /etc/passwd", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git commit -aF.env", Deny, "secrets", "read: .env"},
+		{"git commit --template=/etc/passwd", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git tag -a v1 --file /etc/passwd", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git notes add -F /etc/passwd", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git merge -F /etc/passwd main", Deny, RuleGuard, "read: /etc/passwd"},
+		{"git archive -o /tmp/x HEAD", Deny, RuleGuard, "write: /tmp/x"},
+		{"git archive --output=out/a.tar HEAD", Allow, "out", ""},
 		{"git diff" + strings.Repeat(" --output=out/a", maxOptionFindings+1), Ask, RuleOpaque, ""},
 	}
 	for _, tc := range tests {

@@ -38,13 +38,31 @@ func (l lang) String() string {
 	return "bash"
 }
 
-// parseShell parses src in one dialect.
+// parseShell parses src in one dialect. A comment that ends in a
+// backslash is an error: the parser continues it onto the next line,
+// taking that line for more words of the commented command, while sh ends
+// every comment at the newline and runs the next line (`echo #\` then
+// `rm -rf x` would be judged as one echo).
 func parseShell(src string, l lang) (*syntax.File, error) {
 	v := syntax.LangBash
 	if l == langPOSIX {
 		v = syntax.LangPOSIX
 	}
-	return syntax.NewParser(syntax.Variant(v)).Parse(strings.NewReader(src), "")
+	f, err := syntax.NewParser(syntax.Variant(v), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return nil, err
+	}
+	var bad *syntax.Comment
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Comment); ok && bad == nil && strings.Contains(c.Text, "\n") {
+			bad = c
+		}
+		return bad == nil
+	})
+	if bad != nil {
+		return nil, fmt.Errorf("%s: a comment ending in a backslash, which the shell does not continue", bad.Pos())
+	}
+	return f, nil
 }
 
 // rawFact is a fact before the rules judge it.

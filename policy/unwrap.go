@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -39,7 +40,7 @@ func (a *analyzer) unwrap(argv []word, depth int) [][]word {
 	switch {
 	case shells[name]:
 		for _, s := range scripts(argv) {
-			out = append(out, a.script(s, depth)...)
+			out = append(out, a.shellScript(s, depth)...)
 		}
 	case name == "eval":
 		var b strings.Builder
@@ -49,7 +50,7 @@ func (a *analyzer) unwrap(argv []word, depth int) [][]word {
 			}
 			b.WriteString(w.value)
 		}
-		out = a.script(b.String(), depth)
+		out = a.shellScript(b.String(), depth)
 	case wrappers[name]:
 		// Every suffix of argv is a candidate, which covers wrappers of
 		// wrappers without recursion; only scripts need parsing.
@@ -85,34 +86,94 @@ func (a *analyzer) spend() bool {
 	return true
 }
 
-// scripts returns the -c scripts of a shell argv: the word after -c or
-// after a cluster of short options that holds c (-ec, -lc).
+// scripts returns the -c scripts of a shell argv. With -c anywhere among
+// the options (alone or in a cluster: -ec, -lc), the script is the first
+// word that is not an option, as the shell reads it: options may follow
+// -c (`bash -c -x CMD`), `--` or `-` end them (`sh -c -- CMD`), and -o,
+// -O, +o, +O, --rcfile and --init-file take the next word. The word right
+// after the -c cluster is a candidate too, which only adds deny checks.
 func scripts(argv []word) []string {
 	var out []string
-	for i := 1; i+1 < len(argv); i++ {
-		v := argv[i].value
-		if argv[i].exact && len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.Contains(v, "c") {
-			out = append(out, argv[i+1].value)
+	sawC := false
+	for i := 1; i < len(argv); i++ {
+		w := argv[i]
+		if !w.exact {
+			break
 		}
+		v := w.value
+		if sawC && (v == "--" || v == "-") {
+			if i+1 < len(argv) {
+				out = append(out, argv[i+1].value)
+			}
+			break
+		}
+		if len(v) < 2 || (v[0] != '-' && v[0] != '+') {
+			if sawC {
+				out = append(out, v)
+			}
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			if v == "--rcfile" || v == "--init-file" {
+				i++
+			}
+			continue
+		}
+		if v[0] == '-' && strings.Contains(v, "c") {
+			sawC = true
+			if i+1 < len(argv) {
+				out = append(out, argv[i+1].value)
+			}
+		}
+		i += strings.Count(v, "o") + strings.Count(v, "O")
+	}
+	return slices.Compact(out)
+}
+
+// shellScript is [analyzer.script] for a script a shell surely runs (sh -c,
+// eval): one that parses in neither dialect makes the command opaque, since
+// the shell runs its lines up to the one it cannot parse, and what they
+// are is unknown (`sh -c 'rm -rf x<newline>('` runs rm).
+func (a *analyzer) shellScript(src string, depth int) [][]word {
+	out, parsed := a.scriptParsed(src, depth)
+	if !parsed && depth <= maxUnwrap {
+		a.opaque(unparsedScript, shorten(src, 200))
 	}
 	return out
 }
 
+// unparsedScript names the opaque fact of a script that does not parse. It
+// is passed up from a script inside a script, which only yields commands.
+const unparsedScript = "a script that does not parse"
+
 // script analyses a script that a shell or eval would run and returns every
 // command line in it, wrapped ones included.
 func (a *analyzer) script(src string, depth int) [][]word {
+	out, _ := a.scriptParsed(src, depth)
+	return out
+}
+
+// scriptParsed is [analyzer.script], and also says whether the script
+// parsed in either dialect (or was not looked at).
+func (a *analyzer) scriptParsed(src string, depth int) ([][]word, bool) {
 	if depth > maxUnwrap || len(src) > MaxCommandBytes || checkText(src) != nil {
-		return nil
+		return nil, true
 	}
 	var out [][]word
+	parsed := false
 	for _, l := range []lang{langBash, langPOSIX} {
 		f, err := parseShell(src, l)
 		if err != nil {
 			continue
 		}
+		parsed = true
 		sub := &analyzer{src: src, dir: a.dir, depth: depth, candidates: a.candidates}
 		sub.stmts(f.Stmts)
 		for _, rf := range sub.facts {
+			if rf.kind == FactOpaque && strings.HasPrefix(rf.value, unparsedScript) {
+				a.facts = append(a.facts, rf)
+				continue
+			}
 			if rf.kind != FactCommand || !a.spend() {
 				continue
 			}
@@ -120,5 +181,5 @@ func (a *analyzer) script(src string, depth int) [][]word {
 			out = append(out, rf.inner...)
 		}
 	}
-	return out
+	return out, parsed
 }

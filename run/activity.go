@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fatih/color"
 )
@@ -86,9 +87,9 @@ func (s *activitySink) handle(ev Event) {
 	p := s.pal
 	switch ev.Kind {
 	case EventError:
-		s.line("%s", p.fail.Sprint("rubichan: "+ev.Err.Error()))
+		s.line("%s", p.fail.Sprint("rubichan: "+shown(ev.Err.Error())))
 	case EventLimit:
-		s.line("%s", p.fail.Sprint("rubichan: stopped: "+ev.Text))
+		s.line("%s", p.fail.Sprint("rubichan: stopped: "+shown(ev.Text)))
 	case EventStreamCut:
 		// Shown even when quiet: it explains a repeated answer on stdout.
 		s.line("%s", p.warn.Sprint("⚠ the partial answer above was interrupted; asking again"))
@@ -98,16 +99,16 @@ func (s *activitySink) handle(ev Event) {
 	}
 	switch ev.Kind {
 	case EventNotice:
-		s.line("%s", p.dim.Sprint("rubichan: "+ev.Text))
+		s.line("%s", p.dim.Sprint("rubichan: "+shown(ev.Text)))
 	case EventRetry:
 		r := ev.Retry
-		s.line("%s", p.warn.Sprintf("↻ retrying in %s (%s), attempt %d failed", formatDuration(r.Wait), r.Reason, r.Attempt))
+		s.line("%s", p.warn.Sprintf("↻ retrying in %s (%s), attempt %d failed", formatDuration(r.Wait), shown(r.Reason), r.Attempt))
 	case EventToolCall:
 		t := ev.Tool
 		if t.Summary == "" {
-			s.line("%s %s", p.tool.Sprint("▸"), p.tool.Sprint(t.Name))
+			s.line("%s %s", p.tool.Sprint("▸"), p.tool.Sprint(clip(t.Name, 60)))
 		} else {
-			s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint(t.Name), clip(t.Summary, 120))
+			s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint(clip(t.Name, 60)), clip(t.Summary, 120))
 		}
 	case EventToolDenied:
 		d := ev.Denial
@@ -132,7 +133,7 @@ func (s *activitySink) toolResult(r *ToolResultInfo) {
 	case r.IsError:
 		what = clip(firstLine(r.Content), 100)
 	case len(r.Changed) > 0:
-		what = "changed " + strings.Join(r.Changed, ", ")
+		what = "changed " + shown(strings.Join(r.Changed, ", "))
 	default:
 		what = "ok"
 	}
@@ -149,7 +150,7 @@ func (s *activitySink) toolResult(r *ToolResultInfo) {
 			lines = lines[:verboseMaxLines]
 		}
 		for _, l := range lines {
-			s.line("%s%s", p.dim.Sprint("  │ "), l)
+			s.line("%s%s", p.dim.Sprint("  │ "), shown(l))
 		}
 		if extra > 0 {
 			s.line("%s", p.dim.Sprintf("  │ … %d more lines", extra))
@@ -197,14 +198,64 @@ func formatDuration(d time.Duration) string {
 	}
 }
 
-// clip flattens s to one line of at most max runes, ending in … when cut.
+// clip flattens s to one line of at most max runes, ending in … when cut,
+// with its control characters shown (see [shown]).
 func clip(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = shown(strings.Join(strings.Fields(s), " "))
 	r := []rune(s)
 	if len(r) <= max {
 		return s
 	}
 	return string(r[:max-1]) + "…"
+}
+
+// shown returns s with the characters that would act on a terminal
+// written out instead: C0 controls but tab and newline, DEL and invalid
+// bytes as \xNN, C1 controls and bidirectional overrides as \uNNNN. The
+// text comes from the model, the tools and the workspace; an escape
+// sequence in it must not retitle the terminal, write its clipboard
+// (OSC 52) or hide lines of the log.
+func shown(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || actsOnTerminal(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r < 0x20 && r != '\t' && r != '\n' || r == 0x7f:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case actsOnTerminal(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// actsOnTerminal reports whether r is a control character a terminal acts
+// on, or one that reorders the text shown (bidirectional controls).
+func actsOnTerminal(r rune) bool {
+	switch {
+	case r == '\t' || r == '\n':
+		return false
+	case r < 0x20, r >= 0x7f && r <= 0x9f:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return false
 }
 
 func firstLine(s string) string {

@@ -1,7 +1,6 @@
 package run
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -181,19 +180,42 @@ type configLoader struct {
 // readFile parses the file at path. A missing file that is not required
 // comes back with ok false.
 func (ld *configLoader) readFile(path string, required bool) (l configLayer, ok bool, err error) {
-	data, err := os.ReadFile(path)
+	f, err := openConfigFile(path)
 	if errors.Is(err, fs.ErrNotExist) && !required {
 		return configLayer{}, false, nil
 	}
 	if err != nil {
 		return configLayer{}, false, &ConfigError{File: path, Err: unwrapPathError(err)}
 	}
-	l, err = parseConfigLayer(bytes.NewReader(data), path)
+	defer f.Close()
+	l, err = parseConfigLayer(f, path)
 	if err != nil {
 		return configLayer{}, false, err
 	}
 	ld.lc.Files = append(ld.lc.Files, path)
 	return l, true, nil
+}
+
+// openConfigFile opens a config file, which must be a regular file: a
+// workspace file comes from the checkout, and a symlink to /dev/zero must
+// not be read until memory runs out (parseConfigLayer caps what it reads
+// of a regular file). The type is checked before opening, so a FIFO is
+// refused, not waited on.
+func openConfigFile(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		// the error opening it says what is wrong, as it always did
+		f, oerr := os.Open(path)
+		if oerr != nil {
+			return nil, oerr
+		}
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	return os.Open(path)
 }
 
 // userFile merges $XDG_CONFIG_HOME/rubichan/config.toml, if it exists.
@@ -232,7 +254,13 @@ func (ld *configLoader) workspaceFile() error {
 	if ld.opts.Workspace == "" {
 		return nil
 	}
-	l, ok, err := ld.readFile(WorkspaceConfigPath(ld.opts.Workspace), false)
+	path := WorkspaceConfigPath(ld.opts.Workspace)
+	if !ld.opts.TrustWorkspace {
+		if err := insideWorkspace(path, ld.opts.Workspace); err != nil {
+			return &ConfigError{File: path, Err: err}
+		}
+	}
+	l, ok, err := ld.readFile(path, false)
 	if err != nil || !ok {
 		return err
 	}
@@ -244,6 +272,26 @@ func (ld *configLoader) workspaceFile() error {
 		}
 	}
 	return ld.s.add(l.values, layerOrigin(l))
+}
+
+// insideWorkspace refuses a workspace config file that is a symlink
+// leading out of the workspace: the checkout chose it, and the errors about
+// what a file holds would show pieces of whatever it points at
+// (/proc/self/environ, a file of the runner). A missing file is fine.
+func insideWorkspace(path, workspace string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil // missing, or unreadable: reading it says what is wrong
+	}
+	root, err := filepath.EvalSymlinks(workspace)
+	if err != nil {
+		root = workspace
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return errors.New("a symlink that leads outside the workspace; workspace files are not trusted in a headless run (pass --trust-workspace to use it)")
+	}
+	return nil
 }
 
 // variables merges the RUBICHAN_* variables that are set and not empty.

@@ -433,3 +433,80 @@ func BenchmarkLoadConfig(b *testing.B) {
 		}
 	}
 }
+
+// TestLoadConfigSpecialFiles checks that a config file that is not a
+// regular file, or is huge, is an error and is not read: a pull request
+// can commit .rubichan/config.toml as a symlink to /dev/zero, which would
+// otherwise be read until memory runs out.
+func TestLoadConfigSpecialFiles(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		target   func(t *testing.T) string
+		contains string
+	}{
+		"device":    {func(*testing.T) string { return "/dev/zero" }, "not a regular file"},
+		"directory": {func(t *testing.T) string { return t.TempDir() }, "not a regular file"},
+		"huge": {func(t *testing.T) string {
+			p := filepath.Join(t.TempDir(), "big.toml")
+			if err := os.WriteFile(p, []byte("# "+strings.Repeat("x", maxConfigSize)+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}, "larger than"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := os.Stat("/dev/zero"); err != nil && name == "device" {
+				t.Skip("no /dev/zero here")
+			}
+			f := newConfigFixture(t, "", "", "")
+			link := WorkspaceConfigPath(f.workspace)
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(tc.target(t), link); err != nil {
+				t.Fatal(err)
+			}
+			opts := f.options()
+			opts.TrustWorkspace = true // read it: untrusted, a link outside is refused before
+			_, err := LoadConfig(opts)
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.File != link || !strings.Contains(err.Error(), tc.contains) {
+				t.Fatalf("error = %v, want a ConfigError for %s saying %q", err, link, tc.contains)
+			}
+		})
+	}
+}
+
+// TestLoadConfigWorkspaceLinkOutside checks that an untrusted workspace
+// config file that is a symlink out of the workspace is refused, and read
+// when the workspace is trusted.
+func TestLoadConfigWorkspaceLinkOutside(t *testing.T) {
+	t.Parallel()
+	outside := filepath.Join(t.TempDir(), "elsewhere.toml")
+	if err := os.WriteFile(outside, []byte("model = \"from-outside\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newConfigFixture(t, "", "", "")
+	link := WorkspaceConfigPath(f.workspace)
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadConfig(f.options())
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.File != link || !strings.Contains(err.Error(), "outside the workspace") {
+		t.Fatalf("untrusted: error = %v, want a ConfigError for %s about leaving the workspace", err, link)
+	}
+	opts := f.options()
+	opts.TrustWorkspace = true
+	lc, err := LoadConfig(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lc.Config.Model != "from-outside" {
+		t.Errorf("trusted: model = %q, want the linked file's", lc.Config.Model)
+	}
+}

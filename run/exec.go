@@ -54,6 +54,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	text := newTextSink(stdout, cfg.Output == "final")
+	text.terminal = isTerminal(stdout)
 	text.onError = stopRun
 	act := newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
 	act.red = newRedactor(cfg.secrets(env))
@@ -136,6 +137,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	ap := newApprover(pol, ws, spillDir)
 	sys, err := systemPrompt(promptOptions{
 		Root: ws.Root(), Now: start, Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
+		Readable: pol.ReadFilter(),
 	})
 	if err != nil {
 		return nil, err

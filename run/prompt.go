@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -33,6 +34,10 @@ type promptOptions struct {
 	Replace        string    // --system-prompt: replaces the base prompt
 	Append         string    // --append-system-prompt
 	NoContextFiles bool
+	// Readable says whether the read rules allow a path (workspace-relative
+	// in slash form): a context file that is a symlink into the workspace
+	// is included only if its target is readable. nil allows none.
+	Readable func(path string) bool
 }
 
 // systemPrompt builds the system prompt: the base prompt (or its
@@ -55,7 +60,7 @@ func systemPrompt(opt promptOptions) (string, error) {
 		b.WriteString(a)
 	}
 	if !opt.NoContextFiles {
-		files, err := findContextFiles(opt.Root)
+		files, err := findContextFiles(opt.Root, opt.Readable)
 		if err != nil {
 			return "", err
 		}
@@ -76,7 +81,15 @@ type contextFile struct {
 // that nearer instructions come last. Without a repository only root itself
 // is searched. A file reached twice (CLAUDE.md linked to AGENTS.md) is
 // included once.
-func findContextFiles(root string) ([]contextFile, error) {
+//
+// A context file may be a symlink, which a pull request can commit: it is
+// followed only to a file inside the repository (or the workspace, without
+// one), and then only to a file the read rules allow (readable, for a
+// target in the workspace) or to another context file (a target above the
+// workspace). Otherwise `AGENTS.md -> /proc/self/environ` would put the
+// process's API key in the prompt, and `-> ~/.ssh/id_rsa` or `-> .env` any
+// file the tools may not read.
+func findContextFiles(root string, readable func(string) bool) ([]contextFile, error) {
 	dirs := []string{root}
 	for d := root; !isRepoRoot(d); {
 		parent := filepath.Dir(d)
@@ -87,11 +100,19 @@ func findContextFiles(root string) ([]contextFile, error) {
 		d = parent
 		dirs = append(dirs, d)
 	}
+	top := dirs[len(dirs)-1]
 	var out []contextFile
 	var seen []os.FileInfo
 	for i := len(dirs) - 1; i >= 0; i-- {
 		for _, name := range contextFileNames {
 			path := filepath.Join(dirs[i], name)
+			li, err := os.Lstat(path)
+			if err != nil {
+				continue
+			}
+			if li.Mode()&fs.ModeSymlink != 0 && !linkAllowed(path, root, top, readable) {
+				continue
+			}
 			fi, err := os.Stat(path)
 			if err != nil || !fi.Mode().IsRegular() || sameAsAny(fi, seen) {
 				continue
@@ -109,6 +130,38 @@ func findContextFiles(root string) ([]contextFile, error) {
 		}
 	}
 	return out, nil
+}
+
+// linkAllowed says whether the context file link may be followed: its
+// target is in top (the repository root, or the workspace) and is either
+// in the workspace root and readable, or above it and a context file.
+func linkAllowed(link, root, top string, readable func(string) bool) bool {
+	target, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		return false
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	if t, err := filepath.EvalSymlinks(top); err == nil {
+		top = t
+	}
+	if rel, ok := within(root, target); ok {
+		return readable != nil && readable(filepath.ToSlash(rel))
+	}
+	if _, ok := within(top, target); ok {
+		return slices.Contains(contextFileNames, filepath.Base(target))
+	}
+	return false
+}
+
+// within returns target relative to dir when it lies inside dir.
+func within(dir, target string) (string, bool) {
+	rel, err := filepath.Rel(dir, target)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
 }
 
 func isRepoRoot(dir string) bool {

@@ -78,7 +78,7 @@ func TestContextFilesOutsideRepo(t *testing.T) {
 	// in unrelated parent directories stay out.
 	parent := t.TempDir()
 	writeFiles(t, parent, map[string]string{"AGENTS.md": "parent", "ws/CLAUDE.md": "mine"})
-	files, err := findContextFiles(filepath.Join(parent, "ws"))
+	files, err := findContextFiles(filepath.Join(parent, "ws"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestContextFileCap(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{".git/HEAD": "x", "AGENTS.md": strings.Repeat("a", contextFileMax+10)})
-	files, err := findContextFiles(dir)
+	files, err := findContextFiles(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,5 +108,78 @@ func TestBasePromptIsSmall(t *testing.T) {
 	}
 	if len(got) > 1500 {
 		t.Errorf("base system prompt is %d bytes; keep it under 1.5 KB so the tools fit in 6 KB", len(got))
+	}
+}
+
+// TestContextFileLinks checks that a context file a pull request commits
+// as a symlink cannot pull into the prompt what the tools may not read:
+// the process's environment (its API key), a file outside the repository,
+// or a file the read rules deny.
+func TestContextFileLinks(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	writeFiles(t, outside, map[string]string{"secret": "outside-secret"})
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{
+		".git/HEAD":     "x",
+		"AGENTS.md":     "root rules",
+		".env":          "env-secret",
+		"docs/rules.md": "linked rules",
+		"a/.gitkeep":    "",
+		"b/.gitkeep":    "",
+		"c/.gitkeep":    "",
+		"d/.gitkeep":    "",
+	})
+	links := map[string]string{
+		"a/AGENTS.md": "/proc/self/environ",
+		"a/AGENT.md":  filepath.Join(outside, "secret"),
+		"a/CLAUDE.md": "../.env",
+		"b/AGENTS.md": "../docs/rules.md", // in the workspace b? no: above it, not a context file
+		"c/AGENTS.md": "../AGENTS.md",     // above the workspace, a context file
+		"d/AGENTS.md": "rules.md",
+	}
+	writeFiles(t, repo, map[string]string{"d/rules.md": "d rules"})
+	for link, target := range links {
+		if err := os.Symlink(target, filepath.Join(repo, filepath.FromSlash(link))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readable := func(p string) bool { return p != ".env" && !strings.HasSuffix(p, "/.env") }
+	tests := []struct {
+		ws   string
+		want []string // the texts included, in order
+	}{
+		{"a", []string{"root rules"}},
+		{"b", []string{"root rules"}},
+		{"c", []string{"root rules"}},
+		{"d", []string{"root rules", "d rules"}},
+		{".", []string{"root rules"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.ws, func(t *testing.T) {
+			t.Parallel()
+			files, err := findContextFiles(filepath.Join(repo, tc.ws), readable)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range files {
+				got = append(got, f.text)
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("context files = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// With the workspace at the repository root, a link to a readable file
+	// in it is followed, one to a denied file is not.
+	files, err := findContextFiles(filepath.Join(repo, "a"), func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.Contains(f.text, "outside-secret") || strings.Contains(f.text, "=") {
+			t.Errorf("context file %s holds %q", f.display, f.text)
+		}
 	}
 }

@@ -47,6 +47,35 @@ func TestTextSink(t *testing.T) {
 	}
 }
 
+// TestTextSinkTerminal checks that the model's text reaches a terminal with
+// its control characters shown, and a pipe or file byte for byte: an
+// answer prompted by a hostile log must not write the terminal's
+// clipboard (OSC 52) or retitle it.
+func TestTextSinkTerminal(t *testing.T) {
+	t.Parallel()
+	text := "ok \x1b]52;c;Y3VybCB4fHNo\x07 \x1b[2J\tdone\n"
+	for name, tc := range map[string]struct {
+		terminal bool
+		want     string
+	}{
+		"terminal": {true, `ok \x1b]52;c;Y3VybCB4fHNo\x07 \x1b[2J` + "\tdone\n"},
+		"pipe":     {false, text},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			s := newTextSink(&b, false)
+			s.terminal = tc.terminal
+			for _, ev := range []Event{{Kind: EventTextDelta, Text: text}, {Kind: EventMessageDone, Text: text}, {Kind: EventTurnDone, Summary: &Summary{}}} {
+				s.handle(ev)
+			}
+			if b.String() != tc.want {
+				t.Errorf("stdout = %q, want %q", b.String(), tc.want)
+			}
+		})
+	}
+}
+
 // deltaRecorder records each Write separately, to show deltas are not held back.
 type deltaRecorder struct{ writes []string }
 
@@ -137,6 +166,46 @@ func TestActivitySink(t *testing.T) {
 				t.Errorf("stderr:\n%s\nwant:\n%s", b.String(), tc.want)
 			}
 		})
+	}
+}
+
+// TestActivityEscapesControls checks that text from the model, the tools
+// and the workspace reaches stderr with its control characters shown, not
+// sent: an escape sequence in a command or in a file the tool printed
+// could retitle the terminal, write the clipboard (OSC 52) or hide lines.
+func TestActivityEscapesControls(t *testing.T) {
+	t.Parallel()
+	one := 1
+	events := []Event{
+		{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "bash", Summary: "echo \x1b]52;c;cm0gLXJmIH4=\x07 hi"}},
+		{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "ba\x1b[8msh"}},
+		{Kind: EventToolDenied, Denial: &DenialInfo{Rule: "opaque", Fact: "a\x1b[2Jb", Reason: "r\x9bc"}},
+		{Kind: EventNotice, Text: "c1 \u009b2J"},
+		{Kind: EventToolResult, Result: &ToolResultInfo{ExitCode: &one, IsError: true, Content: "out\x1b[31mred\rover\u202eevil\ttab\n\xffbad"}},
+		{Kind: EventToolResult, Result: &ToolResultInfo{IsError: true, Content: "no such file: \x1b[1mx"}},
+		{Kind: EventToolResult, Result: &ToolResultInfo{Changed: []string{"a\x1bb"}}},
+		{Kind: EventError, Err: errors.New("tool bash: \x1b]0;t\x07")},
+	}
+	var b bytes.Buffer
+	s := newActivitySink(&b, false, true, false)
+	for _, ev := range events {
+		s.handle(ev)
+	}
+	want := strings.Join([]string{
+		`▸ bash  echo \x1b]52;c;cm0gLXJmIH4=\x07 hi`,
+		`▸ ba\x1b[8msh`,
+		`⊘ denied by opaque: a\x1b[2Jb (r\x9bc)`,
+		`rubichan: c1 \u009b2J`,
+		"✗ exit 1 · 0ms",
+		`  │ out\x1b[31mred\x0dover\u202eevil` + "\ttab",
+		`  │ \xffbad`,
+		`✗ no such file: \x1b[1mx · 0ms`,
+		`  │ no such file: \x1b[1mx`,
+		`✓ changed a\x1bb · 0ms`,
+		`rubichan: tool bash: \x1b]0;t\x07`,
+	}, "\n") + "\n"
+	if b.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
 

@@ -16,6 +16,10 @@ import (
 type textSink struct {
 	w     io.Writer
 	final bool
+	// terminal: w is a terminal, so control characters in the model's
+	// text are shown (see [shown]) rather than sent; a pipe or a file
+	// gets the text byte for byte.
+	terminal bool
 
 	open    bool // the current message has written text
 	lastNL  bool // the last byte written ended a line
@@ -37,7 +41,11 @@ func (s *textSink) write(text string) {
 	if s.err != nil || text == "" {
 		return
 	}
-	if _, err := io.WriteString(s.w, text); err != nil {
+	out := text
+	if s.terminal {
+		out = shown(text)
+	}
+	if _, err := io.WriteString(s.w, out); err != nil {
 		s.err = stdoutError{err}
 		if s.onError != nil {
 			s.onError(s.err)

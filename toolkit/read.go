@@ -116,7 +116,9 @@ type page struct {
 // offset into a page of at most readMaxBytes, and counts every line.
 func readPage(ctx context.Context, br *bufio.Reader, offset, limit int) (*page, error) {
 	pg := &page{}
-	lr := lineReader{br: br}
+	// A line longer than a page is cut anyway; keeping one byte more than
+	// the page makes it take the "line cut" path as the whole line would.
+	lr := lineReader{br: br, max: readMaxBytes + 1}
 	n := 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -195,21 +197,32 @@ func (pg *page) result(name string, offset int, defaultLimit bool) Result {
 type lineReader struct {
 	br  *bufio.Reader
 	buf []byte
+	// max, when positive, is the most bytes of one line kept: the rest of
+	// a longer line is consumed and dropped (with its line ending), so a
+	// file of one huge line is read in bounded memory.
+	max int
 }
 
-// next returns the next line with its line ending; ok is false at the end.
+// next returns the next line with its line ending (a line longer than max
+// comes back as its first max bytes); ok is false at the end.
 func (r *lineReader) next() (line []byte, ok bool, err error) {
 	r.buf = r.buf[:0]
+	seen := false
 	for {
 		chunk, err := r.br.ReadSlice('\n')
-		r.buf = append(r.buf, chunk...)
+		seen = seen || len(chunk) > 0
+		if r.max <= 0 {
+			r.buf = append(r.buf, chunk...)
+		} else if room := r.max - len(r.buf); room > 0 {
+			r.buf = append(r.buf, chunk[:min(room, len(chunk))]...)
+		}
 		switch {
 		case err == nil:
 			return r.buf, true, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
-			return r.buf, len(r.buf) > 0, nil
+			return r.buf, seen, nil
 		default:
 			return nil, false, err
 		}

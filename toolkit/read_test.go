@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"bufio"
 	"fmt"
 	"strings"
 	"testing"
@@ -139,4 +140,31 @@ func TestReadArgs(t *testing.T) {
 		"not an object": {`[1]`, `arguments are not a JSON object`},
 		"negative":      {`{"path":"a","limit":-1}`, `argument "limit" must be at least 1, got -1`},
 	})
+}
+
+// TestLineReaderKeepsLongLinesBounded checks that a line far longer than a
+// page is consumed without being held: a checkout can hold a file of one
+// 300 MB line, which read used to copy whole several times (1.6 GB).
+func TestLineReaderKeepsLongLinesBounded(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", 8<<20)
+	lr := lineReader{br: bufio.NewReaderSize(strings.NewReader(long+"\nshort\n"+long), 64<<10), max: readMaxBytes + 1}
+	var got []int
+	for {
+		line, ok, err := lr.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		got = append(got, len(line))
+		if cap(lr.buf) > 2*readMaxBytes+64<<10 {
+			t.Fatalf("line %d: buffer grew to %d bytes", len(got), cap(lr.buf))
+		}
+	}
+	want := []int{readMaxBytes + 1, len("short\n"), readMaxBytes + 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("line lengths %v, want %v", got, want)
+	}
 }
