@@ -59,6 +59,8 @@ func TestAppUsage(t *testing.T) {
 		"quiet and verbose":   {args: []string{"exec", "-q", "-v", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--quiet and --verbose"}},
 		"missing workspace":   {args: []string{"exec", "-C", "/nonexistent/dir", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"workspace"}},
 		"version extra words": {args: []string{"version", "x"}, wantCode: ExitUsage, wantStderr: []string{"no arguments"}},
+		"config alone":        {args: []string{"config"}, wantCode: ExitUsage, wantStderr: []string{"config: missing subcommand", "rubichan config show"}},
+		"config unknown":      {args: []string{"config", "bogus"}, wantCode: ExitUsage, wantStderr: []string{`config: unknown subcommand "bogus"`}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -64,6 +64,14 @@ func configCommand(env environment) *cli.Command {
 		Name:            "config",
 		Usage:           "inspect the configuration",
 		HideHelpCommand: true,
+		// Like `rubichan policy`: without a known subcommand there is
+		// nothing to do, which is a usage error, not help on stdout.
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("config: missing subcommand; try: rubichan config show")
+			}
+			return usagef("config: unknown subcommand %q", c.Args().First())
+		},
 		Subcommands: []*cli.Command{{
 			Name:  "show",
 			Usage: "print the effective configuration and where each value came from (API keys redacted)",
