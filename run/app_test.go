@@ -59,6 +59,7 @@ func TestAppUsage(t *testing.T) {
 		"quiet and verbose":   {args: []string{"exec", "-q", "-v", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--quiet and --verbose"}},
 		"missing workspace":   {args: []string{"exec", "-C", "/nonexistent/dir", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"workspace"}},
 		"version extra words": {args: []string{"version", "x"}, wantCode: ExitUsage, wantStderr: []string{"no arguments"}},
+		"bad bool variable":   {args: []string{"exec", "fix"}, env: fakeEnv(map[string]string{"RUBICHAN_QUIET": "maybe"}), wantCode: ExitUsage, wantStderr: []string{`RUBICHAN_QUIET: want true or false (or 1 or 0), got "maybe"`}},
 		"config alone":        {args: []string{"config"}, wantCode: ExitUsage, wantStderr: []string{"config: missing subcommand", "rubichan config show"}},
 		"config unknown":      {args: []string{"config", "bogus"}, wantCode: ExitUsage, wantStderr: []string{`config: unknown subcommand "bogus"`}},
 	}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -56,4 +57,42 @@ func policyFlags(category string) []cli.Flag {
 		&cli.StringSliceFlag{Name: "deny", Usage: "add a deny rule, CLASS:PATTERN; repeat for more", EnvVars: envs("deny"), Category: category},
 		&cli.BoolFlag{Name: "trust-workspace", Usage: "use the workspace's .rubichan/policy.toml and the provider, base_url, api_key_env and headers keys of its .rubichan/config.toml (a checkout may be attacker-controlled)", EnvVars: envs("trust-workspace"), Category: category},
 	}
+}
+
+// checkBoolEnv reports a RUBICHAN_* variable of a boolean flag of the
+// command args name that is neither true nor false, in our words:
+// urfave/cli's own message quotes strconv's ("strconv.ParseBool: parsing
+// …: invalid syntax"). An empty variable counts as unset, as urfave/cli
+// treats it.
+func checkBoolEnv(app *cli.App, args []string, lookupEnv func(string) (string, bool)) error {
+	if len(args) < 2 {
+		return nil
+	}
+	cmd := app.Command(args[1])
+	for i := 2; cmd != nil && i < len(args); i++ {
+		sub := cmd.Command(args[i])
+		if sub == nil {
+			break
+		}
+		cmd = sub
+	}
+	if cmd == nil {
+		return nil
+	}
+	for _, f := range cmd.Flags {
+		bf, ok := f.(*cli.BoolFlag)
+		if !ok {
+			continue
+		}
+		for _, name := range bf.EnvVars {
+			v, ok := lookupEnv(name)
+			if !ok || v == "" {
+				continue
+			}
+			if _, err := strconv.ParseBool(v); err != nil {
+				return usagef("%s: want true or false (or 1 or 0), got %q", name, v)
+			}
+		}
+	}
+	return nil
 }

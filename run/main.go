@@ -43,6 +43,9 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	app := newApp(stdin, stdout, stderr, env)
 	normalized, err := normalizeArgs(app, args)
 	if err == nil {
+		err = checkBoolEnv(app, normalized, env.lookupEnv)
+	}
+	if err == nil {
 		err = app.RunContext(ctx, normalized)
 	}
 	var sig SignalError
