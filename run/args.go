@@ -45,6 +45,11 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		flags[n] = false
 	}
 
+	path := strings.Join(args[1:head], " ") // "exec", "config show"
+	hint := ""
+	if cmd.Name == "exec" {
+		hint = " (use -- before prompt words that start with a dash)"
+	}
 	rest := args[head:]
 	var front, positional []string
 	for i := 0; i < len(rest); i++ {
@@ -60,12 +65,12 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		takes, known := flags[name]
 		if !known || strings.HasPrefix(a, "---") {
-			return nil, usagef("%s: unknown flag %s (use -- before prompt words that start with a dash)", cmd.Name, a)
+			return nil, usagef("%s: unknown flag %s%s", path, a, hint)
 		}
 		front = append(front, a)
 		if takes && !hasValue {
 			if i+1 >= len(rest) {
-				return nil, usagef("%s: flag %s needs a value", cmd.Name, a)
+				return nil, usagef("%s: flag %s needs a value", path, a)
 			}
 			i++
 			front = append(front, rest[i])

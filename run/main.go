@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/rubichan/rubichan/policy"
@@ -75,10 +76,19 @@ func fileContentError(err error) bool {
 	return errors.As(err, &pe) || errors.As(err, &be)
 }
 
-// helpHint is the help command a usage error points to.
+// helpHint is the help command a usage error points to: that of the
+// deepest command or subcommand args name.
 func helpHint(app *cli.App, args []string) string {
-	if len(args) > 1 && app.Command(args[1]) != nil {
-		return "rubichan " + args[1] + " --help"
+	if len(args) < 2 || app.Command(args[1]) == nil {
+		return "rubichan --help"
 	}
-	return "rubichan --help"
+	path := []string{"rubichan", args[1]}
+	cmd := app.Command(args[1])
+	for _, a := range args[2:] {
+		if cmd = cmd.Command(a); cmd == nil {
+			break
+		}
+		path = append(path, a)
+	}
+	return strings.Join(path, " ") + " --help"
 }
