@@ -20,7 +20,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	}
 	cmd := app.Command(args[1])
 	if cmd == nil {
-		return args, nil
+		return args, unknownGlobalFlag(app, args[1])
 	}
 	head := 2 // program, command and any subcommands: left in place
 	for head < len(args) {
@@ -84,4 +84,29 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		out = append(out, positional...)
 	}
 	return out, nil
+}
+
+// unknownGlobalFlag is the usage error for a first word that looks like a
+// flag but is none of rubichan's own (--help, --version): urfave/cli would
+// say "flag provided but not defined: -bogus". Command flags go after the
+// command, so the error lists the commands.
+func unknownGlobalFlag(app *cli.App, first string) error {
+	if len(first) < 2 || first[0] != '-' || first == "--" {
+		return nil
+	}
+	name, _, _ := strings.Cut(strings.TrimLeft(first, "-"), "=")
+	for _, f := range []cli.Flag{cli.HelpFlag, cli.VersionFlag} {
+		for _, n := range f.Names() {
+			if n == name && !strings.HasPrefix(first, "---") {
+				return nil
+			}
+		}
+	}
+	var names []string
+	for _, c := range app.Commands {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	return usagef("unknown flag %s; commands: %s", first, strings.Join(names, ", "))
 }
