@@ -40,7 +40,7 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "output", Value: "text", Usage: "stdout format: text (streamed) or final (the last message only)", EnvVars: envs("output"), Category: catOutput},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "stderr: errors only", EnvVars: envs("quiet"), Category: catOutput},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stderr: tool output too", EnvVars: envs("verbose"), Category: catOutput},
-		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colors on stderr: auto, always or never (auto: a terminal and NO_COLOR unset)", EnvVars: envs("color"), Category: catOutput},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colors on stderr: auto, always or never (auto: a terminal other than TERM=dumb, and NO_COLOR unset)", EnvVars: envs("color"), Category: catOutput},
 		&cli.StringFlag{Name: "session-dir", Usage: "write the session log (JSONL) in `DIR` (default: $XDG_STATE_HOME/rubichan/sessions, ~/.local/state/…)", EnvVars: envs("session-dir"), Category: catOutput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-session", Usage: "write no session log", EnvVars: envs("no-session"), Category: catOutput},
 	}...)
