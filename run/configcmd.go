@@ -79,7 +79,7 @@ func configCommand(env environment) *cli.Command {
 				&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 				&cli.BoolFlag{Name: "all", Usage: "also list the built-in prices of models not in use"},
 				&cli.BoolFlag{Name: "trust-workspace", Usage: "show what a run with --trust-workspace would use", EnvVars: envs("trust-workspace")},
-				&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root (default: the current directory)", TakesFile: true},
+				&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 			),
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {
