@@ -50,7 +50,8 @@ func TestAppUsage(t *testing.T) {
 		"--version":               {args: []string{"--version"}, wantCode: ExitOK, wantStdout: "rubichan version dev\n"},
 		"unknown flag":            {args: []string{"exec", "fix", "--bogus"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"unknown flag --bogus", "rubichan exec --help"}},
 		"bad flag value":          {args: []string{"exec", "fix", "--max-turns", "many"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"max-turns"}},
-		"zero max turns":          {args: []string{"exec", "fix", "--max-turns", "0"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--max-turns must be at least 1"}},
+		"zero max turns":          {args: []string{"exec", "fix", "--max-turns", "0"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--max-turns: must be at least 1, got 0"}},
+		"negative max turns":      {args: []string{"exec", "fix", "--max-turns", "-1"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--max-turns: must be at least 1, got -1"}},
 		"bad output":              {args: []string{"exec", "--output", "xml", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--output must be text or final"}},
 		"bad on-ask":              {args: []string{"exec", "--on-ask", "maybe", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--on-ask"}},
 		"bad provider":            {args: []string{"exec", "--provider", "x", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--provider"}},
@@ -110,7 +111,7 @@ func TestFlagsReadEnvironment(t *testing.T) {
 	// The configuration's variables are read through the environment the
 	// runner is given (LoadConfig), not by urfave/cli.
 	code, _, stderr := runCLI(t, fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "k", "RUBICHAN_MAX_TURNS": "0"}), "", "exec", "fix")
-	if code != ExitUsage || !strings.Contains(stderr, "max_turns must be at least 1, not 0 (set by env RUBICHAN_MAX_TURNS)") {
+	if code != ExitUsage || !strings.Contains(stderr, "RUBICHAN_MAX_TURNS: must be at least 1, got 0") {
 		t.Fatalf("RUBICHAN_MAX_TURNS=0: code %d, stderr %q", code, stderr)
 	}
 }
