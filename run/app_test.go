@@ -115,3 +115,46 @@ func TestFlagsReadEnvironment(t *testing.T) {
 		t.Fatalf("RUBICHAN_MAX_TURNS=0: code %d, stderr %q", code, stderr)
 	}
 }
+
+// TestHelpHasExamples checks that every command a user runs shows, in its
+// own --help, an example and the exit codes, and names every variable the
+// same way.
+func TestHelpHasExamples(t *testing.T) {
+	tests := map[string]struct {
+		args []string
+		want []string
+	}{
+		"exec": {args: []string{"exec", "--help"}, want: []string{
+			"Examples:",
+			`git diff | rubichan exec --output final "write a commit message for this diff"`,
+			"Exit codes:",
+		}},
+		"policy check": {args: []string{"policy", "check", "--help"}, want: []string{
+			"Examples:",
+			"rubichan policy check --tool shell -- 'git status && rm -rf /'",
+		}},
+		"config show": {args: []string{"config", "show", "--help"}, want: []string{
+			"Examples:",
+			"rubichan config show --json",
+			"Exit codes:",
+		}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, _ := runCLI(t, fakeEnv(nil), "", tc.args...)
+			if code != ExitOK {
+				t.Fatalf("exit code %d", code)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("%s --help does not contain %q:\n%s", name, w, stdout)
+				}
+			}
+			// urfave/cli shows a flag's variables as [$NAME]; a
+			// hand-written (…) beside them reads like something else.
+			if strings.Contains(stdout, "($RUBICHAN_") {
+				t.Errorf("%s --help names a variable in parentheses, not [$NAME]:\n%s", name, stdout)
+			}
+		})
+	}
+}
