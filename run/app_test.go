@@ -3,7 +3,9 @@ package run
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -154,6 +156,31 @@ func TestHelpHasExamples(t *testing.T) {
 			// hand-written (…) beside them reads like something else.
 			if strings.Contains(stdout, "($RUBICHAN_") {
 				t.Errorf("%s --help names a variable in parentheses, not [$NAME]:\n%s", name, stdout)
+			}
+		})
+	}
+}
+
+func TestSignalErrorNamesTheSignal(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		sig  os.Signal
+		want string
+		code int
+	}{
+		"SIGINT":       {os.Interrupt, "interrupted by SIGINT", 130},
+		"SIGTERM":      {syscall.SIGTERM, "interrupted by SIGTERM", 143},
+		"other signal": {syscall.SIGHUP, "interrupted by hangup", 129},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := SignalError{Signal: tc.sig}
+			if e.Error() != tc.want || e.ExitCode() != tc.code {
+				t.Errorf("SignalError{%v} = %q, exit %d; want %q, exit %d", tc.sig, e.Error(), e.ExitCode(), tc.want, tc.code)
+			}
+			if got := stopReason(e); got != tc.want {
+				t.Errorf("stopReason = %q, want %q", got, tc.want)
 			}
 		})
 	}
