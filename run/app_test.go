@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"syscall"
@@ -183,5 +184,16 @@ func TestSignalErrorNamesTheSignal(t *testing.T) {
 				t.Errorf("stopReason = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestStdoutErrorSaysItOnce(t *testing.T) {
+	t.Parallel()
+	err := stdoutError{&os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}}
+	if got, want := err.Error(), "run: write stdout: no space left on device"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("%v does not wrap ENOSPC", err)
 	}
 }
