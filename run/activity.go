@@ -56,7 +56,8 @@ func newPalette(enabled bool) palette {
 }
 
 // colorEnabled decides whether stderr gets colors: --color always or never
-// wins; auto means stderr is a terminal and NO_COLOR is unset or empty.
+// wins; auto means stderr is a terminal other than TERM=dumb and NO_COLOR
+// is unset or empty.
 func colorEnabled(mode string, stderrIsTerminal bool, lookupEnv func(string) (string, bool)) bool {
 	switch mode {
 	case "always":
@@ -65,6 +66,9 @@ func colorEnabled(mode string, stderrIsTerminal bool, lookupEnv func(string) (st
 		return false
 	}
 	if v, ok := lookupEnv("NO_COLOR"); ok && v != "" {
+		return false
+	}
+	if v, _ := lookupEnv("TERM"); v == "dumb" {
 		return false
 	}
 	return stderrIsTerminal

@@ -3,7 +3,10 @@ package run
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -44,21 +47,28 @@ func TestAppUsage(t *testing.T) {
 		wantStdout string
 		wantStderr []string
 	}{
-		"bare":                {args: nil, wantCode: ExitUsage, wantStderr: []string{"USAGE", "rubichan exec"}},
-		"unknown command":     {args: []string{"fix it"}, wantCode: ExitUsage, wantStderr: []string{`unknown command "fix it"`, `rubichan exec "fix it"`}},
-		"version":             {args: []string{"version"}, wantCode: ExitOK, wantStdout: "rubichan version dev\n"},
-		"--version":           {args: []string{"--version"}, wantCode: ExitOK, wantStdout: "rubichan version dev\n"},
-		"unknown flag":        {args: []string{"exec", "fix", "--bogus"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"unknown flag --bogus", "rubichan exec --help"}},
-		"bad flag value":      {args: []string{"exec", "fix", "--max-turns", "many"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"max-turns"}},
-		"zero max turns":      {args: []string{"exec", "fix", "--max-turns", "0"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--max-turns must be at least 1"}},
-		"bad output":          {args: []string{"exec", "--output", "xml", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--output must be text or final"}},
-		"bad on-ask":          {args: []string{"exec", "--on-ask", "maybe", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--on-ask"}},
-		"bad provider":        {args: []string{"exec", "--provider", "x", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--provider"}},
-		"missing key":         {args: []string{"exec", "fix"}, env: fakeEnv(nil), wantCode: ExitUsage, wantStderr: []string{"ANTHROPIC_API_KEY"}},
-		"missing openai key":  {args: []string{"exec", "--provider", "openai", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"OPENAI_API_KEY"}},
-		"quiet and verbose":   {args: []string{"exec", "-q", "-v", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--quiet and --verbose"}},
-		"missing workspace":   {args: []string{"exec", "-C", "/nonexistent/dir", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"workspace"}},
-		"version extra words": {args: []string{"version", "x"}, wantCode: ExitUsage, wantStderr: []string{"no arguments"}},
+		"bare":                    {args: nil, wantCode: ExitUsage, wantStderr: []string{"USAGE", "rubichan exec"}},
+		"unknown command":         {args: []string{"fix it"}, wantCode: ExitUsage, wantStderr: []string{`unknown command "fix it"`, `rubichan exec "fix it"`}},
+		"version":                 {args: []string{"version"}, wantCode: ExitOK, wantStdout: "rubichan version dev\n"},
+		"--version":               {args: []string{"--version"}, wantCode: ExitOK, wantStdout: "rubichan version dev\n"},
+		"unknown flag":            {args: []string{"exec", "fix", "--bogus"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"unknown flag --bogus", "rubichan exec --help"}},
+		"bad flag value":          {args: []string{"exec", "fix", "--max-turns", "many"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"max-turns"}},
+		"zero max turns":          {args: []string{"exec", "fix", "--max-turns", "0"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--max-turns: must be at least 1, got 0"}},
+		"negative max turns":      {args: []string{"exec", "fix", "--max-turns", "-1"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--max-turns: must be at least 1, got -1"}},
+		"bad output":              {args: []string{"exec", "--output", "xml", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--output must be text or final"}},
+		"bad on-ask":              {args: []string{"exec", "--on-ask", "maybe", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--on-ask"}},
+		"bad provider":            {args: []string{"exec", "--provider", "x", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--provider"}},
+		"missing key":             {args: []string{"exec", "fix"}, env: fakeEnv(nil), wantCode: ExitUsage, wantStderr: []string{"ANTHROPIC_API_KEY"}},
+		"missing openai key":      {args: []string{"exec", "--provider", "openai", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"OPENAI_API_KEY"}},
+		"quiet and verbose":       {args: []string{"exec", "-q", "-v", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--quiet and --verbose"}},
+		"missing workspace":       {args: []string{"exec", "-C", "/nonexistent/dir", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"workspace"}},
+		"version extra words":     {args: []string{"version", "x"}, wantCode: ExitUsage, wantStderr: []string{"no arguments"}},
+		"bad bool variable":       {args: []string{"exec", "fix"}, env: fakeEnv(map[string]string{"RUBICHAN_QUIET": "maybe"}), wantCode: ExitUsage, wantStderr: []string{`RUBICHAN_QUIET: want true or false (or 1 or 0), got "maybe"`}},
+		"subcommand unknown flag": {args: []string{"config", "show", "--bogus"}, wantCode: ExitUsage, wantStderr: []string{"rubichan: config show: unknown flag --bogus\n", "run 'rubichan config show --help' for usage"}},
+		"subcommand usage hint":   {args: []string{"policy", "check", "--", "ls"}, wantCode: ExitUsage, wantStderr: []string{"run 'rubichan policy check --help' for usage"}},
+		"unknown global flag":     {args: []string{"--bogus"}, wantCode: ExitUsage, wantStderr: []string{"rubichan: unknown flag --bogus; commands: exec, config, version, policy\n"}},
+		"config alone":            {args: []string{"config"}, wantCode: ExitUsage, wantStderr: []string{"config: missing subcommand", "rubichan config show"}},
+		"config unknown":          {args: []string{"config", "bogus"}, wantCode: ExitUsage, wantStderr: []string{`config: unknown subcommand "bogus"`}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -104,7 +114,86 @@ func TestFlagsReadEnvironment(t *testing.T) {
 	// The configuration's variables are read through the environment the
 	// runner is given (LoadConfig), not by urfave/cli.
 	code, _, stderr := runCLI(t, fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "k", "RUBICHAN_MAX_TURNS": "0"}), "", "exec", "fix")
-	if code != ExitUsage || !strings.Contains(stderr, "max_turns must be at least 1, not 0 (set by env RUBICHAN_MAX_TURNS)") {
+	if code != ExitUsage || !strings.Contains(stderr, "RUBICHAN_MAX_TURNS: must be at least 1, got 0") {
 		t.Fatalf("RUBICHAN_MAX_TURNS=0: code %d, stderr %q", code, stderr)
+	}
+}
+
+// TestHelpHasExamples checks that every command a user runs shows, in its
+// own --help, an example and the exit codes, and names every variable the
+// same way.
+func TestHelpHasExamples(t *testing.T) {
+	tests := map[string]struct {
+		args []string
+		want []string
+	}{
+		"exec": {args: []string{"exec", "--help"}, want: []string{
+			"Examples:",
+			`git diff | rubichan exec --output final "write a commit message for this diff"`,
+			"Exit codes:",
+		}},
+		"policy check": {args: []string{"policy", "check", "--help"}, want: []string{
+			"Examples:",
+			"rubichan policy check --tool shell -- 'git status && rm -rf /'",
+		}},
+		"config show": {args: []string{"config", "show", "--help"}, want: []string{
+			"Examples:",
+			"rubichan config show --json",
+			"Exit codes:",
+		}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, _ := runCLI(t, fakeEnv(nil), "", tc.args...)
+			if code != ExitOK {
+				t.Fatalf("exit code %d", code)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("%s --help does not contain %q:\n%s", name, w, stdout)
+				}
+			}
+			// urfave/cli shows a flag's variables as [$NAME]; a
+			// hand-written (…) beside them reads like something else.
+			if strings.Contains(stdout, "($RUBICHAN_") {
+				t.Errorf("%s --help names a variable in parentheses, not [$NAME]:\n%s", name, stdout)
+			}
+		})
+	}
+}
+
+func TestSignalErrorNamesTheSignal(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		sig  os.Signal
+		want string
+		code int
+	}{
+		"SIGINT":       {os.Interrupt, "interrupted by SIGINT", 130},
+		"SIGTERM":      {syscall.SIGTERM, "interrupted by SIGTERM", 143},
+		"other signal": {syscall.SIGHUP, "interrupted by hangup", 129},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := SignalError{Signal: tc.sig}
+			if e.Error() != tc.want || e.ExitCode() != tc.code {
+				t.Errorf("SignalError{%v} = %q, exit %d; want %q, exit %d", tc.sig, e.Error(), e.ExitCode(), tc.want, tc.code)
+			}
+			if got := stopReason(e); got != tc.want {
+				t.Errorf("stopReason = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestStdoutErrorSaysItOnce(t *testing.T) {
+	t.Parallel()
+	err := stdoutError{&os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}}
+	if got, want := err.Error(), "run: write stdout: no space left on device"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("%v does not wrap ENOSPC", err)
 	}
 }

@@ -20,7 +20,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	}
 	cmd := app.Command(args[1])
 	if cmd == nil {
-		return args, nil
+		return args, unknownGlobalFlag(app, args[1])
 	}
 	head := 2 // program, command and any subcommands: left in place
 	for head < len(args) {
@@ -45,6 +45,11 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		flags[n] = false
 	}
 
+	path := strings.Join(args[1:head], " ") // "exec", "config show"
+	hint := ""
+	if cmd.Name == "exec" {
+		hint = " (use -- before prompt words that start with a dash)"
+	}
 	rest := args[head:]
 	var front, positional []string
 	for i := 0; i < len(rest); i++ {
@@ -60,12 +65,12 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		takes, known := flags[name]
 		if !known || strings.HasPrefix(a, "---") {
-			return nil, usagef("%s: unknown flag %s (use -- before prompt words that start with a dash)", cmd.Name, a)
+			return nil, usagef("%s: unknown flag %s%s", path, a, hint)
 		}
 		front = append(front, a)
 		if takes && !hasValue {
 			if i+1 >= len(rest) {
-				return nil, usagef("%s: flag %s needs a value", cmd.Name, a)
+				return nil, usagef("%s: flag %s needs a value", path, a)
 			}
 			i++
 			front = append(front, rest[i])
@@ -79,4 +84,29 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		out = append(out, positional...)
 	}
 	return out, nil
+}
+
+// unknownGlobalFlag is the usage error for a first word that looks like a
+// flag but is none of rubichan's own (--help, --version): urfave/cli would
+// say "flag provided but not defined: -bogus". Command flags go after the
+// command, so the error lists the commands.
+func unknownGlobalFlag(app *cli.App, first string) error {
+	if len(first) < 2 || first[0] != '-' || first == "--" {
+		return nil
+	}
+	name, _, _ := strings.Cut(strings.TrimLeft(first, "-"), "=")
+	for _, f := range []cli.Flag{cli.HelpFlag, cli.VersionFlag} {
+		for _, n := range f.Names() {
+			if n == name && !strings.HasPrefix(first, "---") {
+				return nil
+			}
+		}
+	}
+	var names []string
+	for _, c := range app.Commands {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	return usagef("unknown flag %s; commands: %s", first, strings.Join(names, ", "))
 }

@@ -23,16 +23,16 @@ func configFlags() []cli.Flag {
 		input  = "Input"
 	)
 	return []cli.Flag{
-		&cli.StringFlag{Name: "config", Usage: "read this config `FILE` after the user file ($RUBICHAN_CONFIG)", Category: model, TakesFile: true},
-		&cli.StringFlag{Name: "provider", Usage: "anthropic, openai, openrouter, groq, deepseek, ollama or a [providers.NAME] entry (default: the configured one, else the first whose key variable is set) ($RUBICHAN_PROVIDER)", Category: model},
-		&cli.StringFlag{Name: "model", Usage: "model name (default: the provider's default model) ($RUBICHAN_MODEL)", Category: model},
-		&cli.StringFlag{Name: "base-url", Usage: "API base URL, replacing the provider's ($RUBICHAN_BASE_URL)", Category: model},
-		&cli.StringFlag{Name: "max-cost", Usage: "stop (exit 4) before the spend in `USD` would pass this; 0 for none ($RUBICHAN_MAX_COST)", Category: limits},
-		&cli.StringFlag{Name: "max-tokens-total", Usage: "stop (exit 4) before the tokens used would pass `N`; 0 for none ($RUBICHAN_MAX_TOKENS_TOTAL)", Category: limits},
-		&cli.StringFlag{Name: "max-turns", Usage: "stop (exit 4) after `N` model requests (default 50) ($RUBICHAN_MAX_TURNS)", Category: limits},
-		&cli.StringFlag{Name: "timeout", Usage: "stop (exit 4) after this wall-clock `DURATION`, 0 for none (default 30m) ($RUBICHAN_TIMEOUT)", Category: limits},
-		&cli.StringFlag{Name: "max-tool-calls", Usage: "stop (exit 4) after `N` tool calls; 0 for none ($RUBICHAN_MAX_TOOL_CALLS)", Category: limits},
-		&cli.StringFlag{Name: "stdin-inline-max", Usage: "largest stdin put into the prompt; more is spilled to a file (default 256KB) ($RUBICHAN_STDIN_INLINE_MAX)", Category: input},
+		&cli.StringFlag{Name: "config", Usage: "read this config `FILE` after the user file [$RUBICHAN_CONFIG]", Category: model, TakesFile: true},
+		&cli.StringFlag{Name: "provider", Usage: "provider `NAME`: anthropic, openai, openrouter, groq, deepseek, ollama or a [providers.NAME] entry (default: the configured one, else the first whose key variable is set) [$RUBICHAN_PROVIDER]", Category: model},
+		&cli.StringFlag{Name: "model", Usage: "model `NAME` (default: the provider's default model) [$RUBICHAN_MODEL]", Category: model},
+		&cli.StringFlag{Name: "base-url", Usage: "API base `URL`, replacing the provider's [$RUBICHAN_BASE_URL]", Category: model},
+		&cli.StringFlag{Name: "max-cost", Usage: "stop (exit 4) before the spend in `USD` would pass this; 0 for none [$RUBICHAN_MAX_COST]", Category: limits},
+		&cli.StringFlag{Name: "max-tokens-total", Usage: "stop (exit 4) before the tokens used would pass `N`; 0 for none [$RUBICHAN_MAX_TOKENS_TOTAL]", Category: limits},
+		&cli.StringFlag{Name: "max-turns", Usage: "stop (exit 4) after `N` model requests (default: 50) [$RUBICHAN_MAX_TURNS]", Category: limits},
+		&cli.StringFlag{Name: "timeout", Usage: "stop (exit 4) after this wall-clock `DURATION`, 0 for none (default: 30m) [$RUBICHAN_TIMEOUT]", Category: limits},
+		&cli.StringFlag{Name: "max-tool-calls", Usage: "stop (exit 4) after `N` tool calls; 0 for none [$RUBICHAN_MAX_TOOL_CALLS]", Category: limits},
+		&cli.StringFlag{Name: "stdin-inline-max", Usage: "largest stdin (`SIZE`: B, KB, MB, GB) put into the prompt; more is spilled to a file (default: 256KB) [$RUBICHAN_STDIN_INLINE_MAX]", Category: input},
 	}
 }
 
@@ -64,14 +64,36 @@ func configCommand(env environment) *cli.Command {
 		Name:            "config",
 		Usage:           "inspect the configuration",
 		HideHelpCommand: true,
+		// Like `rubichan policy`: without a known subcommand there is
+		// nothing to do, which is a usage error, not help on stdout.
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("config: missing subcommand; try: rubichan config show")
+			}
+			return usagef("config: unknown subcommand %q", c.Args().First())
+		},
 		Subcommands: []*cli.Command{{
-			Name:  "show",
-			Usage: "print the effective configuration and where each value came from (API keys redacted)",
+			Name:      "show",
+			Usage:     "print the effective configuration and where each value came from (API keys redacted)",
+			UsageText: "rubichan config show [--json] [--all] [--trust-workspace] [-C DIR] [exec's model, limit and input flags]",
+			Description: `Loads the configuration exactly as exec would in the same directory
+(defaults < user file < --config < workspace file < RUBICHAN_* < flags, and
+the workspace trust rule) and prints every value with where it came from.
+API keys and credential headers are shown as "[redacted]".
+
+Examples:
+   rubichan config show
+   rubichan config show --json | jq -r .provider.model
+   rubichan config show --provider openai --max-cost 2 -C services/api
+   rubichan config show --all      # with every built-in model price
+
+Exit codes: 0 printed, 2 the configuration is invalid or names no usable
+provider (what could be loaded is still printed).`,
 			Flags: append(configFlags(),
 				&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 				&cli.BoolFlag{Name: "all", Usage: "also list the built-in prices of models not in use"},
 				&cli.BoolFlag{Name: "trust-workspace", Usage: "show what a run with --trust-workspace would use", EnvVars: envs("trust-workspace")},
-				&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root (default: the current directory)", TakesFile: true},
+				&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 			),
 			Action: func(c *cli.Context) error {
 				if c.NArg() > 0 {

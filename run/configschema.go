@@ -24,6 +24,7 @@ const (
 	kindProviderType                  // "openai" or "anthropic"
 	kindHeaderValue                   // HTTP header value
 	kindCount                         // whole number >= 0
+	kindTurns                         // whole number >= 1 (max_turns has no "none")
 	kindUSD                           // number >= 0
 	kindDuration                      // "30m", "1h30m", or 0
 	kindSize                          // "256KB" or a whole number of bytes
@@ -70,7 +71,7 @@ func configSchema() *field {
 		"model", leaf(kindString),
 		"base_url", leaf(kindURL),
 		"limits", table(
-			"max_turns", leaf(kindCount),
+			"max_turns", leaf(kindTurns),
 			"timeout", leaf(kindDuration),
 			"max_tokens_total", leaf(kindCount),
 			"max_cost", leaf(kindUSD),
@@ -183,6 +184,8 @@ func normalizeLeaf(k valueKind, v any) (any, error) {
 	switch k {
 	case kindCount:
 		return normalizeCount(v)
+	case kindTurns:
+		return normalizeTurns(v)
 	case kindUSD:
 		return normalizeUSD(v)
 	case kindDuration:
@@ -201,6 +204,19 @@ func normalizeCount(v any) (any, error) {
 	}
 	if i < 0 {
 		return nil, fmt.Errorf("must not be negative (0 means no limit), got %d", i)
+	}
+	return i, nil
+}
+
+// normalizeTurns checks a whole number >= 1: unlike the other limits, zero
+// turns is not "no limit" but a run that could do nothing.
+func normalizeTurns(v any) (any, error) {
+	i, ok := v.(int64)
+	if !ok {
+		return nil, fmt.Errorf("want a whole number, got %s", tomlType(v))
+	}
+	if i < 1 {
+		return nil, fmt.Errorf("must be at least 1, got %d", i)
 	}
 	return i, nil
 }
@@ -300,7 +316,7 @@ func normalizeString(k valueKind, v any) (any, error) {
 // type a TOML file would give, then normalizes it.
 func parseText(k valueKind, s string) (any, error) {
 	switch k {
-	case kindCount:
+	case kindCount, kindTurns:
 		i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("want a whole number, got %q", s)

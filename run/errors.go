@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"syscall"
 )
 
@@ -64,7 +65,15 @@ func (e reportedError) Unwrap() error { return e.err }
 // [ExitBrokenPipe]. Any other failure is a runtime failure (exit 1).
 type stdoutError struct{ err error }
 
-func (e stdoutError) Error() string { return "run: write stdout: " + e.err.Error() }
+func (e stdoutError) Error() string {
+	// "write /dev/stdout: no space left on device" would say "write" and
+	// "stdout" twice; the cause alone is enough.
+	var pe *fs.PathError
+	if errors.As(e.err, &pe) {
+		return "run: write stdout: " + pe.Err.Error()
+	}
+	return "run: write stdout: " + e.err.Error()
+}
 func (e stdoutError) Unwrap() error { return e.err }
 
 // brokenPipe reports whether err is a write on a stdout nobody reads any

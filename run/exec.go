@@ -23,12 +23,24 @@ const execUsageText = `rubichan exec [flags] [PROMPT...]
    to the model before the prompt; alone, it is the prompt. Flags may come
    before or after the prompt; "--" ends them.`
 
+const execDescription = `Examples:
+   cat build.log | rubichan exec "why did the build fail?"
+   git diff | rubichan exec --output final "write a commit message for this diff"
+   rubichan exec --allow 'write:**' --allow 'shell:go test ./...' "fix the failing test"
+   rubichan exec --policy ci.toml --max-cost 2 --timeout 10m "fix the lint errors" > answer.md
+   echo "list the TODO comments" | rubichan exec -
+
+Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
+3 stopped by the policy, 4 a limit was reached, 5 the model provider failed,
+130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
+
 func execCommand(stdin io.Reader, env environment) *cli.Command {
 	return &cli.Command{
-		Name:      "exec",
-		Usage:     "run the agent on a task until it is done",
-		UsageText: execUsageText,
-		Flags:     execFlags(),
+		Name:        "exec",
+		Usage:       "run the agent on a task until it is done",
+		UsageText:   execUsageText,
+		Description: execDescription,
+		Flags:       execFlags(),
 		Action: func(c *cli.Context) error {
 			cfg, err := configFromContext(c, env)
 			if err != nil {

@@ -13,13 +13,6 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 	if err != nil {
 		return err
 	}
-	if lc.Limits.MaxTurns < 1 {
-		o := lc.Origin("limits", "max_turns")
-		if o.Source == "flag --max-turns" {
-			return usagef("--max-turns must be at least 1, not %d", lc.Limits.MaxTurns)
-		}
-		return usagef("max_turns must be at least 1, not %d (set by %s)", lc.Limits.MaxTurns, o)
-	}
 	rp, err := lc.ResolveProvider(env.lookupEnv)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -26,20 +27,20 @@ func execFlags() []cli.Flag {
 	)
 	flags := policyFlags(catPolicy)
 	flags = append(flags, []cli.Flag{
-		&cli.StringFlag{Name: "on-ask", Usage: "what a call needing approval does with nobody there: deny (tell the model) or abort (exit 3); default: the policy's headless_ask", EnvVars: envs("on-ask"), Category: catPolicy},
+		&cli.StringFlag{Name: "on-ask", Usage: "`ACTION` for a call needing approval with nobody there: deny (tell the model) or abort (exit 3); default: the policy's headless_ask", EnvVars: envs("on-ask"), Category: catPolicy},
 
-		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root (default: the current directory)", EnvVars: envs("cwd"), Category: catInput, TakesFile: true},
+		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), Category: catInput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-stdin", Usage: "never read standard input", EnvVars: envs("no-stdin"), Category: catInput},
 		&cli.StringFlag{Name: "prompt-file", Usage: "read the prompt from `FILE`", EnvVars: envs("prompt-file"), Category: catInput, TakesFile: true},
-		&cli.StringFlag{Name: "system-prompt", Usage: "replace the base system prompt", EnvVars: envs("system-prompt"), Category: catInput},
-		&cli.StringFlag{Name: "append-system-prompt", Usage: "add text to the system prompt", EnvVars: envs("append-system-prompt"), Category: catInput},
+		&cli.StringFlag{Name: "system-prompt", Usage: "replace the base system prompt with `TEXT`", EnvVars: envs("system-prompt"), Category: catInput},
+		&cli.StringFlag{Name: "append-system-prompt", Usage: "add `TEXT` to the system prompt", EnvVars: envs("append-system-prompt"), Category: catInput},
 		&cli.BoolFlag{Name: "no-context-files", Usage: "do not add AGENTS.md, AGENT.md or CLAUDE.md to the system prompt", EnvVars: envs("no-context-files"), Category: catInput},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass the environment variable `NAME` to bash although its name looks secret (never a provider's key variable); repeat for more", EnvVars: envs("pass-env"), Category: catInput},
 
-		&cli.StringFlag{Name: "output", Value: "text", Usage: "stdout format: text (streamed) or final (the last message only)", EnvVars: envs("output"), Category: catOutput},
+		&cli.StringFlag{Name: "output", Value: "text", Usage: "stdout `FORMAT`: text (streamed) or final (the last message only)", EnvVars: envs("output"), Category: catOutput},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "stderr: errors only", EnvVars: envs("quiet"), Category: catOutput},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stderr: tool output too", EnvVars: envs("verbose"), Category: catOutput},
-		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colors on stderr: auto, always or never (auto: a terminal and NO_COLOR unset)", EnvVars: envs("color"), Category: catOutput},
+		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colors on stderr: `WHEN` is auto, always or never (auto: a terminal other than TERM=dumb, and NO_COLOR unset)", EnvVars: envs("color"), Category: catOutput},
 		&cli.StringFlag{Name: "session-dir", Usage: "write the session log (JSONL) in `DIR` (default: $XDG_STATE_HOME/rubichan/sessions, ~/.local/state/…)", EnvVars: envs("session-dir"), Category: catOutput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-session", Usage: "write no session log", EnvVars: envs("no-session"), Category: catOutput},
 	}...)
@@ -51,9 +52,47 @@ func execFlags() []cli.Flag {
 // exactly as a run would.
 func policyFlags(category string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "policy", Usage: "policy file (TOML)", EnvVars: envs("policy"), Category: category, TakesFile: true},
-		&cli.StringSliceFlag{Name: "allow", Usage: "add an allow rule, CLASS:PATTERN (e.g. 'shell:go test ./...', 'write:src/**'); repeat for more", EnvVars: envs("allow"), Category: category},
-		&cli.StringSliceFlag{Name: "deny", Usage: "add a deny rule, CLASS:PATTERN; repeat for more", EnvVars: envs("deny"), Category: category},
+		&cli.StringFlag{Name: "policy", Usage: "policy `FILE` (TOML)", EnvVars: envs("policy"), Category: category, TakesFile: true},
+		&cli.StringSliceFlag{Name: "allow", Usage: "add an allow `RULE`, CLASS:PATTERN (e.g. 'shell:go test ./...', 'write:src/**'); repeat for more", EnvVars: envs("allow"), Category: category},
+		&cli.StringSliceFlag{Name: "deny", Usage: "add a deny `RULE`, CLASS:PATTERN; repeat for more", EnvVars: envs("deny"), Category: category},
 		&cli.BoolFlag{Name: "trust-workspace", Usage: "use the workspace's .rubichan/policy.toml and the provider, base_url, api_key_env and headers keys of its .rubichan/config.toml (a checkout may be attacker-controlled)", EnvVars: envs("trust-workspace"), Category: category},
 	}
+}
+
+// checkBoolEnv reports a RUBICHAN_* variable of a boolean flag of the
+// command args name that is neither true nor false, in our words:
+// urfave/cli's own message quotes strconv's ("strconv.ParseBool: parsing
+// …: invalid syntax"). An empty variable counts as unset, as urfave/cli
+// treats it.
+func checkBoolEnv(app *cli.App, args []string, lookupEnv func(string) (string, bool)) error {
+	if len(args) < 2 {
+		return nil
+	}
+	cmd := app.Command(args[1])
+	for i := 2; cmd != nil && i < len(args); i++ {
+		sub := cmd.Command(args[i])
+		if sub == nil {
+			break
+		}
+		cmd = sub
+	}
+	if cmd == nil {
+		return nil
+	}
+	for _, f := range cmd.Flags {
+		bf, ok := f.(*cli.BoolFlag)
+		if !ok {
+			continue
+		}
+		for _, name := range bf.EnvVars {
+			v, ok := lookupEnv(name)
+			if !ok || v == "" {
+				continue
+			}
+			if _, err := strconv.ParseBool(v); err != nil {
+				return usagef("%s: want true or false (or 1 or 0), got %q", name, v)
+			}
+		}
+	}
+	return nil
 }

@@ -104,6 +104,11 @@ func readInput(stdin io.Reader, opt inputOptions) (*input, error) {
 		if err != nil {
 			return nil, err
 		}
+		if strings.TrimSpace(data) == "" {
+			// Blank stdin (`printf '\n' | rubichan exec`) is no input:
+			// as the prompt, every provider would reject it.
+			data = ""
+		}
 	}
 
 	switch {
@@ -118,7 +123,7 @@ func readInput(stdin io.Reader, opt inputOptions) (*input, error) {
 	case prompt != "":
 		in.Text = prompt
 	case fromStdin:
-		return nil, usagef(`the prompt "-" means standard input, but stdin was empty`)
+		return nil, usagef(`the prompt "-" means standard input, but stdin was empty or blank`)
 	default:
 		return nil, usagef(`no prompt: give it as arguments, with --prompt-file, or on standard input`)
 	}

@@ -45,10 +45,15 @@ func TestReadInput(t *testing.T) {
 		"dash without stdin":  {opt: inputOptions{Args: []string{"-"}}, wantErr: true},
 		"dash with no-stdin":  {opt: inputOptions{Args: []string{"-"}, NoStdin: true}, stdin: strings.NewReader("x"), wantErr: true},
 		"dash empty stdin":    {opt: inputOptions{Args: []string{"-"}}, stdin: strings.NewReader(""), wantErr: true},
-		"dash and words":      {opt: inputOptions{Args: []string{"-", "more"}}, stdin: strings.NewReader("x"), wantErr: true},
-		"file and args":       {opt: inputOptions{Args: []string{"x"}, PromptFile: promptFile}, wantErr: true},
-		"missing prompt file": {opt: inputOptions{PromptFile: filepath.Join(dir, "nope")}, wantErr: true},
-		"blank prompt file":   {opt: inputOptions{PromptFile: blankFile}, wantErr: true, errHas: "blank.md is empty"},
+		// Blank stdin is no input: as the prompt it would be a request
+		// every provider rejects (exit 5); beside a prompt, an empty block.
+		"blank stdin alone":      {stdin: strings.NewReader(" \r\n\n\t"), wantErr: true, errHas: "no prompt"},
+		"dash blank stdin":       {opt: inputOptions{Args: []string{"-"}}, stdin: strings.NewReader("\n\n"), wantErr: true, errHas: "stdin was empty"},
+		"blank stdin and prompt": {opt: inputOptions{Args: []string{"go"}}, stdin: strings.NewReader("\n \n"), want: "go"},
+		"dash and words":         {opt: inputOptions{Args: []string{"-", "more"}}, stdin: strings.NewReader("x"), wantErr: true},
+		"file and args":          {opt: inputOptions{Args: []string{"x"}, PromptFile: promptFile}, wantErr: true},
+		"missing prompt file":    {opt: inputOptions{PromptFile: filepath.Join(dir, "nope")}, wantErr: true},
+		"blank prompt file":      {opt: inputOptions{PromptFile: blankFile}, wantErr: true, errHas: "blank.md is empty"},
 		// An empty task file is a mistake upstream, not "stdin is the task".
 		"blank prompt file + stdin": {opt: inputOptions{PromptFile: blankFile}, stdin: strings.NewReader("data"), wantErr: true, errHas: "blank.md is empty"},
 	}

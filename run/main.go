@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/rubichan/rubichan/policy"
@@ -18,8 +19,21 @@ type SignalError struct {
 	Signal os.Signal
 }
 
-// Error names the signal: "interrupted by terminated".
-func (e SignalError) Error() string { return "interrupted by " + e.Signal.String() }
+// Error names the signal as a shell user knows it: "interrupted by SIGTERM".
+func (e SignalError) Error() string { return "interrupted by " + signalName(e.Signal) }
+
+// signalName is SIGINT or SIGTERM, the two signals main hands over; Go's
+// own names for them ("interrupt", "terminated") read oddly after
+// "interrupted by".
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
 
 // ExitCode returns the conventional exit code for the signal: 128 + its number.
 func (e SignalError) ExitCode() int {
@@ -42,6 +56,9 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	app := newApp(stdin, stdout, stderr, env)
 	normalized, err := normalizeArgs(app, args)
+	if err == nil {
+		err = checkBoolEnv(app, normalized, env.lookupEnv)
+	}
 	if err == nil {
 		err = app.RunContext(ctx, normalized)
 	}
@@ -72,10 +89,19 @@ func fileContentError(err error) bool {
 	return errors.As(err, &pe) || errors.As(err, &be)
 }
 
-// helpHint is the help command a usage error points to.
+// helpHint is the help command a usage error points to: that of the
+// deepest command or subcommand args name.
 func helpHint(app *cli.App, args []string) string {
-	if len(args) > 1 && app.Command(args[1]) != nil {
-		return "rubichan " + args[1] + " --help"
+	if len(args) < 2 || app.Command(args[1]) == nil {
+		return "rubichan --help"
 	}
-	return "rubichan --help"
+	path := []string{"rubichan", args[1]}
+	cmd := app.Command(args[1])
+	for _, a := range args[2:] {
+		if cmd = cmd.Command(a); cmd == nil {
+			break
+		}
+		path = append(path, a)
+	}
+	return strings.Join(path, " ") + " --help"
 }

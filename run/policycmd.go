@@ -43,14 +43,19 @@ and --deny), then prints the facts of the call, the rule that decided each,
 and the decision. With --tool read or write, ARG is a path resolved against
 the workspace as the file tools resolve it.
 
+Examples:
+   rubichan policy check --tool shell -- 'git status && rm -rf /'
+   rubichan policy check --policy ci.toml --json --tool shell -- 'go test ./...' | jq -r .decision
+   rubichan policy check --allow 'write:src/**' --tool write src/main.go
+
 Exit codes: 0 when it decided (whatever the decision), 2 when the policy or
 the arguments are invalid.`,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err}
 		},
 		Flags: append(policyFlags(""),
-			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
-			&cli.StringFlag{Name: "tool", Usage: "tool class of the call: shell, read or write (required)"},
+			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
+			&cli.StringFlag{Name: "tool", Usage: "`CLASS` of the call: shell, read or write (required)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
 		),
 		Action: runPolicyCheck,

@@ -228,6 +228,7 @@ func TestColorEnabled(t *testing.T) {
 	noColor := func(k string) (string, bool) { return "1", k == "NO_COLOR" }
 	emptyNoColor := func(k string) (string, bool) { return "", k == "NO_COLOR" }
 	none := func(string) (string, bool) { return "", false }
+	dumb := func(k string) (string, bool) { return "dumb", k == "TERM" }
 	tests := []struct {
 		mode string
 		tty  bool
@@ -239,6 +240,8 @@ func TestColorEnabled(t *testing.T) {
 		{"auto", true, noColor, false},
 		{"auto", true, emptyNoColor, true},
 		{"always", false, noColor, true},
+		{"auto", true, dumb, false}, // a terminal that cannot show them
+		{"always", true, dumb, true},
 		{"never", true, none, false},
 	}
 	for _, tc := range tests {

@@ -228,7 +228,7 @@ func stopReason(err error) string {
 	var sig SignalError
 	switch {
 	case errors.As(err, &sig):
-		return "interrupted by " + sig.Signal.String()
+		return sig.Error()
 	default:
 		return err.Error()
 	}
