@@ -183,8 +183,12 @@ func (b *Budget) CostSummary() string {
 	return formatUSD(c)
 }
 
-// formatUSD writes an amount in dollars with enough digits for small runs.
+// formatUSD writes an amount in dollars with enough digits for small runs;
+// a spend too small for four decimals is "<$0.0001", never "$0.0000".
 func formatUSD(v float64) string {
+	if v > 0 && v < 0.00005 {
+		return "<$0.0001"
+	}
 	if v != 0 && v < 0.01 {
 		return "$" + strconv.FormatFloat(v, 'f', 4, 64)
 	}

@@ -79,9 +79,13 @@ func (s *spill) Remove() error {
 func (s *spill) describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<stdin path=%q bytes=\"%d\" lines=\"%d\">\n", s.Path, s.Size, s.Lines)
-	fmt.Fprintf(&b, "Standard input is too large to include (%s, %d lines). It is saved at %s; "+
+	lines := "lines"
+	if s.Lines == 1 {
+		lines = "line"
+	}
+	fmt.Fprintf(&b, "Standard input is too large to include (%s, %d %s). It is saved at %s; "+
 		"use the read tool (with offset and limit), grep or glob on that path to explore it.\n",
-		formatBytes(s.Size), s.Lines, s.Path)
+		formatBytes(s.Size), s.Lines, lines, s.Path)
 	fmt.Fprintf(&b, "--- first lines ---\n%s", withNewline(s.head))
 	fmt.Fprintf(&b, "--- last lines ---\n%s", withNewline(s.tail))
 	b.WriteString("</stdin>")

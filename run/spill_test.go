@@ -218,3 +218,16 @@ func FuzzPreviews(f *testing.F) {
 		}
 	})
 }
+
+func TestSpillDescribeCountsLines(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		lines int64
+		want  string
+	}{{1, "(300.0 KB, 1 line)"}, {2, "(300.0 KB, 2 lines)"}, {0, "(300.0 KB, 0 lines)"}} {
+		s := &spill{Path: "/tmp/x/stdin", Size: 300 << 10, Lines: tc.lines}
+		if got := s.describe(); !strings.Contains(got, tc.want) {
+			t.Errorf("%d lines: description lacks %q:\n%s", tc.lines, tc.want, got)
+		}
+	}
+}
