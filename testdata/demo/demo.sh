@@ -17,7 +17,8 @@ echo "\$ rubichan exec --policy policy.toml \"fix the typo\" < greet.go"
 echo
 cd "$work/ws"
 set +e
-ANTHROPIC_API_KEY=demo-key ANTHROPIC_BASE_URL=$(cat "$work/url") \
+# The session log goes to the demo's temporary directory, not ~/.local/state.
+ANTHROPIC_API_KEY=demo-key ANTHROPIC_BASE_URL=$(cat "$work/url") RUBICHAN_SESSION_DIR="$work/sessions" \
   "$rubichan" exec --policy "$demo/policy.toml" "fix the typo" < greet.go
 code=$?
 set -e
@@ -26,3 +27,6 @@ echo "exit code: $code"
 echo
 echo "changes:"
 diff -u "$demo/ws/greet.go" greet.go | sed '1,2d' || true
+echo
+echo "session log (first lines; a run's log lives in ~/.local/state/rubichan/sessions):"
+head -n 4 "$work"/sessions/*.jsonl | cut -c1-150
