@@ -83,6 +83,9 @@ func DefaultConfig() Config {
 	}
 }
 
+// configFromFlags is the File of a [ConfigError] about a flag's value.
+const configFromFlags = "command line"
+
 // ConfigError is a bad configuration value or key. File is the file it was
 // found in, or "environment" or "command line"; Key is the dotted key (or the
 // variable or flag name); Line is the 1-based line in File when known.

@@ -318,7 +318,7 @@ func (ld *configLoader) flags() error {
 		if !ok {
 			continue
 		}
-		if err := ld.s.addText(set.path, v, "command line", "--"+set.flag, Origin{Source: "flag --" + set.flag}); err != nil {
+		if err := ld.s.addText(set.path, v, configFromFlags, "--"+set.flag, Origin{Source: "flag --" + set.flag}); err != nil {
 			return err
 		}
 	}

@@ -84,7 +84,7 @@ func fileContentError(err error) bool {
 	var pe *policy.LoadError
 	var be *BudgetError
 	if errors.As(err, &ce) {
-		return ce.File != "command line"
+		return ce.File != configFromFlags
 	}
 	return errors.As(err, &pe) || errors.As(err, &be)
 }
