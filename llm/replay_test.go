@@ -56,6 +56,9 @@ type goldenBlock struct {
 	Input     string `json:"input,omitempty"`
 	Signature string `json:"signature,omitempty"`
 	Data      string `json:"data,omitempty"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	Content   string `json:"content,omitempty"`
+	IsError   bool   `json:"is_error,omitempty"`
 }
 
 type goldenEvent struct {
@@ -84,7 +87,8 @@ type goldenResult struct {
 }
 
 func toGoldenBlock(b Block) goldenBlock {
-	return goldenBlock{Kind: b.Kind.String(), Text: b.Text, ID: b.ID, Name: b.Name, Input: string(b.Input), Signature: b.Signature, Data: b.Data}
+	return goldenBlock{Kind: b.Kind.String(), Text: b.Text, ID: b.ID, Name: b.Name, Input: string(b.Input), Signature: b.Signature, Data: b.Data,
+		ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError}
 }
 
 // replay streams a recording through c's protocol and returns the result
@@ -94,7 +98,7 @@ func replayResult(t *testing.T, s *Stream) goldenResult {
 	var res goldenResult
 	for _, ev := range drain(t, s) {
 		ge := goldenEvent{Kind: ev.Kind.String(), Text: ev.Text, StopReason: ev.StopReason}
-		if ev.Kind == EventToolUse {
+		if ev.Kind == EventToolUse || ev.Kind == EventServerTool {
 			b := toGoldenBlock(ev.ToolUse)
 			ge.ToolUse = &b
 		}
