@@ -10,10 +10,7 @@ import (
 // decodeString runs an SSE body through a decoder, without HTTP.
 func decodeString(t *testing.T, provider, body string) (*Stream, []Event) {
 	t.Helper()
-	var dec decoder = &anthropicDecoder{}
-	if provider != "anthropic" {
-		dec = newOpenAIDecoder()
-	}
+	dec := testDecoder(provider)
 	s := newStream(provider, io.NopCloser(strings.NewReader(body)), dec, nil)
 	return s, drain(t, s)
 }

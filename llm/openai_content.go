@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // oaiContent is a chunk's delta.content: a string, null, or (Mistral, some
@@ -21,6 +22,10 @@ func (c *oaiContent) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '[' {
 		if string(b) == "null" {
+			return nil
+		}
+		if s, ok := plainJSONString(b); ok {
+			c.Text = s
 			return nil
 		}
 		return json.Unmarshal(b, &c.Text)
@@ -41,6 +46,25 @@ func (c *oaiContent) UnmarshalJSON(b []byte) error {
 	}
 	c.Text, c.Thinking = text.String(), thinking.String()
 	return nil
+}
+
+// plainJSONString returns the JSON string literal b when it needs no
+// decoding (no escapes, valid UTF-8), saving the decoder's allocations on
+// the common path; ok is false otherwise.
+func plainJSONString(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", false
+	}
+	in := b[1 : len(b)-1]
+	for _, c := range in {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(in) {
+		return "", false
+	}
+	return string(in), true
 }
 
 type oaiContentPart struct {
