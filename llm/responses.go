@@ -155,7 +155,8 @@ func (c *ResponsesClient) encode(req Request) ([]byte, error) {
 // (arguments as streamed, empty becomes {}) and reasoning items with their
 // encrypted content. Reasoning without encrypted content (a cut stream)
 // and other providers' thinking are left out: the API could not resolve
-// them without stored state. Items carry no ids but a reasoning item's,
+// them without stored state; so is reasoning that ends a message, which
+// the API refuses without the item it led to. Items carry no ids but a reasoning item's,
 // which the API requires.
 func encodeResponsesInput(msgs []Message) []respItem {
 	out := make([]respItem, 0, len(msgs))
@@ -206,6 +207,11 @@ func encodeResponsesInput(msgs []Message) []respItem {
 			}
 		}
 		flush(string(RoleAssistant), "")
+		// The API refuses a reasoning item without the item it led to (an
+		// answer cut after its reasoning).
+		for len(out) > 0 && out[len(out)-1].Type == "reasoning" {
+			out = out[:len(out)-1]
+		}
 	}
 	return out
 }
