@@ -157,3 +157,23 @@ func TestResponsesRequestWithoutReasoning(t *testing.T) {
 		t.Errorf("reasoning body = %s", got)
 	}
 }
+
+func TestResponsesInputDropsDanglingReasoning(t *testing.T) {
+	t.Parallel()
+	items := encodeResponsesInput([]Message{
+		{Role: RoleUser, Content: []Block{TextBlock("hi")}},
+		{Role: RoleAssistant, Content: []Block{
+			{Kind: BlockReasoning, ID: "rs_1", Data: "enc1"},
+			TextBlock("a"),
+			{Kind: BlockReasoning, ID: "rs_2", Text: "cut here", Data: "enc2"},
+		}},
+		{Role: RoleAssistant, Content: []Block{{Kind: BlockReasoning, ID: "rs_3"}, TextBlock("b")}},
+	})
+	var got []string
+	for _, it := range items {
+		got = append(got, it.Type+":"+it.ID+it.Content)
+	}
+	if want := "message:hi reasoning:rs_1 message:a message:b"; strings.Join(got, " ") != want {
+		t.Errorf("items = %v, want %s", got, want)
+	}
+}

@@ -1,5 +1,5 @@
 // Package llmtest is a scripted model server for tests: an httptest server
-// on 127.0.0.1 that answers the Anthropic Messages API (POST /v1/messages)
+// on 127.0.0.1 that answers the Anthropic Messages API (POST /v1/messages),
 // the OpenAI Chat Completions API (POST /chat/completions and
 // /v1/chat/completions) and the OpenAI Responses API (POST /responses and
 // /v1/responses) from the same [Script], and records every request it
