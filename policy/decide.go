@@ -202,10 +202,22 @@ func (p *Policy) shellFacts(a Action) []Fact {
 		dir = f.Value // cleaned, workspace-relative when inside
 	}
 	var facts []Fact
-	for _, rf := range analyzeCommand(a.Command, dir) {
+	raw := analyzeCommand(a.Command, dir)
+	// A command a rule denies needs no judging of the files its options
+	// name: the rule's reason says more than a guard's.
+	commands := make(map[int]Fact, len(raw))
+	denied := map[int]bool{}
+	for i, rf := range raw {
+		if rf.kind == FactCommand {
+			f := p.commandFact(rf)
+			commands[i] = f
+			denied[rf.owner] = denied[rf.owner] || f.Decision == Deny && f.Rule != RuleGuard
+		}
+	}
+	for i, rf := range raw {
 		switch rf.kind {
 		case FactCommand:
-			facts = append(facts, p.commandFact(rf))
+			facts = append(facts, commands[i])
 		case FactBackground:
 			facts = append(facts, Fact{Kind: FactBackground, Value: rf.value, Decision: p.shell.Background,
 				Rule: "shell.background", Reason: "a job started with & outlives the command", exact: true})
@@ -213,6 +225,9 @@ func (p *Policy) shellFacts(a Action) []Fact {
 			facts = append(facts, Fact{Kind: FactOpaque, Value: rf.value, Decision: Ask, Rule: RuleOpaque,
 				Reason: "the analysis cannot fully read this construct"})
 		case FactRead, FactWrite:
+			if !rf.redirect && denied[rf.owner] {
+				continue
+			}
 			class := ClassRead
 			if rf.kind == FactWrite {
 				class = ClassWrite
@@ -222,7 +237,11 @@ func (p *Policy) shellFacts(a Action) []Fact {
 					Rule: "shell.redirects", Reason: "the policy allows no file redirects"})
 				continue
 			}
-			facts = append(facts, p.pathFact(class, rf.kind, rf.path))
+			if rf.tree {
+				facts = append(facts, p.treeFact(class, rf.kind, rf.path))
+			} else {
+				facts = append(facts, p.pathFact(class, rf.kind, rf.path))
+			}
 			if a.Resolve == nil {
 				continue
 			}
@@ -230,6 +249,8 @@ func (p *Policy) shellFacts(a Action) []Fact {
 			switch {
 			case err != nil:
 				facts = append(facts, guard(rf.kind, rf.path, "redirect target: "+err.Error()))
+			case resolved != "" && resolved != rf.path && rf.tree:
+				facts = append(facts, p.treeFact(class, rf.kind, resolved))
 			case resolved != "" && resolved != rf.path:
 				facts = append(facts, p.pathFact(class, rf.kind, resolved))
 			}
