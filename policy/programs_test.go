@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -314,6 +315,52 @@ paths = ["**"]
 					t.Errorf("%q allowed by %s (%s); facts %v", cmd, r.Rule, r.Reason, r.Facts)
 				}
 			}
+		}
+	}
+}
+
+// TestWarnUnmodelled checks that an allow rule with a final `*` for a
+// program whose options rubichan does not model draws a warning, and one
+// for a modelled program does not.
+func TestWarnUnmodelled(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		pattern string
+		warn    bool
+	}{
+		{"npm test *", true},
+		{"jq *", true},
+		{"sed -n *", false},
+		{"git diff *", false},
+		{"cat *", false},
+		{"npm test", false},
+	} {
+		p, err := Parse("w.toml", []byte(fmt.Sprintf("[[rule]]\ntool = \"shell\"\ndecision = \"allow\"\ncommands = [%q]\n", tt.pattern)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(strings.Join(p.Warnings(), "\n"), "does not model the options")
+		if got != tt.warn {
+			t.Errorf("%q: warning %v, want %v (%q)", tt.pattern, got, tt.warn, p.Warnings())
+		}
+	}
+}
+
+// TestModelledSorted keeps modelledPrograms sorted (isModelled searches
+// it) and every program with a model in it.
+func TestModelledSorted(t *testing.T) {
+	t.Parallel()
+	if !slices.IsSorted(modelledPrograms) {
+		t.Fatal("modelledPrograms is not sorted")
+	}
+	for _, name := range modelledPrograms {
+		if programModel(name) == nil && !slices.Contains([]string{"git", "go"}, name) && dangerous[name] != nil {
+			t.Errorf("%s has dangerous options listed but no model", name)
+		}
+	}
+	for name := range dangerous {
+		if programModel(name) == nil {
+			t.Errorf("%s: no model", name)
 		}
 	}
 }

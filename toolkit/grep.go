@@ -78,7 +78,9 @@ func (t *Grep) Effects(args json.RawMessage) (Effects, error) {
 	if err := decodeArgs(grepSchema, args, &p); err != nil {
 		return Effects{}, err
 	}
-	return t.ws.effectsFor(EffectRead, p.path())
+	eff, err := t.ws.effectsFor(EffectRead, p.path())
+	eff.Summary = strings.TrimSpace(p.Pattern + "  " + p.Path)
+	return eff, err
 }
 
 // grepJob is one opened file to search; idx is its place in walk order.
