@@ -81,6 +81,11 @@ type Action struct {
 	// redirect through a link is judged by its target too. An error denies
 	// the redirect.
 	Resolve func(path string) (string, error)
+	// Links, when set, returns the number of hard links of the existing
+	// file a path (as in Paths, or a redirect target as for Resolve) names
+	// after symlinks; 0 or 1 when it does not exist or cannot be told.
+	// A multiply-linked file is judged by [Policy.linkFact].
+	Links func(path string) int
 }
 
 // Fact is one thing a call does, with its decision.
@@ -138,6 +143,11 @@ func (p *Policy) Decide(a Action) Result {
 				}
 				seen[name] = true
 				facts = append(facts, p.pathFact(a.Class, kind, name))
+				if name == pr.Requested && kind == FactRead {
+					if lf, ok := p.linkFact(kind, name, a.Links); ok {
+						facts = append(facts, lf)
+					}
+				}
 			}
 		}
 	case ClassShell:
@@ -241,6 +251,9 @@ func (p *Policy) shellFacts(a Action) []Fact {
 				facts = append(facts, p.treeFact(class, rf.kind, rf.path))
 			} else {
 				facts = append(facts, p.pathFact(class, rf.kind, rf.path))
+				if lf, ok := p.linkFact(rf.kind, rf.path, a.Links); ok {
+					facts = append(facts, lf)
+				}
 			}
 			if a.Resolve == nil {
 				continue

@@ -364,3 +364,55 @@ func TestModelledSorted(t *testing.T) {
 		}
 	}
 }
+
+// TestHardLinks checks that a file with more than one hard link is not
+// read while a read rule denies, nor written in place through a redirect.
+func TestHardLinks(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("ci.toml", []byte(ciPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := func(name string) int {
+		if strings.HasPrefix(name, "linked") {
+			return 2
+		}
+		return 1
+	}
+	open, err := Parse("open.toml", []byte("[defaults]\ndecision = \"allow\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		pol  *Policy
+		a    Action
+		want Decision
+	}{
+		{p, Action{Class: ClassRead, Paths: []Path{{Requested: "linked.txt"}}, Links: links}, Ask},
+		{p, Action{Class: ClassRead, Paths: []Path{{Requested: "plain.txt"}}, Links: links}, Allow},
+		{open, Action{Class: ClassRead, Paths: []Path{{Requested: "linked.txt"}}, Links: links}, Allow}, // no read deny
+		{p, Action{Class: ClassShell, Command: "echo x >> linked.txt", Links: links}, Ask},
+		{p, Action{Class: ClassShell, Command: "echo x > plain.txt", Links: links}, Allow},
+		{p, Action{Class: ClassShell, Command: "echo x < linked.txt", Links: links}, Ask},
+		{p, Action{Class: ClassShell, Command: "tee linked.txt", Links: links}, Ask},
+	} {
+		r := tt.pol.Decide(tt.a)
+		if r.Decision != tt.want {
+			t.Errorf("%v %q: %s (%s: %s), want %s", tt.a.Class, tt.a.Command+pathsOf(tt.a), r.Decision, r.Fact, r.Reason, tt.want)
+		}
+		if tt.want == Ask && !strings.Contains(r.Reason, "hard links") {
+			t.Errorf("%q: reason %q does not say why", tt.a.Command, r.Reason)
+		}
+	}
+	keep := p.ReadFilterLinks(links)
+	if keep("linked.txt") || !keep("plain.txt") {
+		t.Error("ReadFilterLinks keeps a multiply-linked file or drops a plain one")
+	}
+}
+
+func pathsOf(a Action) string {
+	if len(a.Paths) == 0 {
+		return ""
+	}
+	return a.Paths[0].Requested
+}

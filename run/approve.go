@@ -53,14 +53,14 @@ func (a *approver) inSpill(p string) bool {
 // (a file whose read is "ask" is left out, as a headless run refuses it),
 // plus the spill file.
 func (a *approver) readFilter() func(string) bool {
-	rules := a.pol.ReadFilter()
+	rules := a.pol.ReadFilterLinks(a.links)
 	return func(p string) bool { return a.inSpill(p) || rules(p) }
 }
 
 // judge decides one call. It fails closed: an effect kind it does not know
 // is denied.
 func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
-	act := policy.Action{Command: eff.Command, Dir: eff.Dir}
+	act := policy.Action{Command: eff.Command, Dir: eff.Dir, Links: a.links}
 	switch eff.Kind {
 	case toolkit.EffectRead:
 		act.Class = policy.ClassRead
@@ -98,4 +98,18 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 		v.Kind = verdictDeny
 	}
 	return v
+}
+
+// links returns the number of hard links of the file a path names, as the
+// workspace resolves it; 0 when it does not exist or cannot be told.
+func (a *approver) links(p string) int {
+	ref, err := a.ws.Resolve(p)
+	if err != nil {
+		return 0
+	}
+	abs := filepath.FromSlash(ref.Resolved)
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(a.ws.Root(), abs)
+	}
+	return linkCount(abs)
 }
