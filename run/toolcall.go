@@ -222,7 +222,6 @@ func sanitize(m llm.Message) llm.Message {
 	return out
 }
 
-
 // stopReason is a short phrase for why the run stopped, for "not run" results.
 func stopReason(err error) string {
 	var sig SignalError
