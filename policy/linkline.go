@@ -16,8 +16,7 @@ import (
 // the line may use.
 var linkMakers = map[string]bool{
 	"ln": true, "link": true, "cp": true, "mv": true, "install": true, "rsync": true,
-	"cpio": true, "patch": true, "unzip": true, "tar": true, "gtar": true, "bsdtar": true,
-	"7z": true, "ar": true,
+	"cpio": true, "patch": true, "7z": true, "ar": true,
 }
 
 // gitLinkMakers are git subcommands that write the working tree, where a
@@ -39,8 +38,15 @@ func makesLinks(argv []word) bool {
 		sub := gitSubIndex(argv)
 		return sub < 0 || gitLinkMakers[argv[sub].value]
 	}
+	if extractors[name] {
+		return slices.ContainsFunc(findOptions(argv), func(f optFinding) bool { return f.spec.effect == optWriteTree })
+	}
 	return linkMakers[name]
 }
+
+// extractors make links only when they extract (tar -x, unzip without a
+// listing mode), which their models report as a tree write.
+var extractors = map[string]bool{"tar": true, "gtar": true, "bsdtar": true, "unzip": true}
 
 // linkLine makes the line opaque when a link maker shares it with a
 // redirect or with another command's file operands.
