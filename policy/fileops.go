@@ -87,7 +87,12 @@ func copyFindings(argv []word) []optFinding {
 		dstAt = srcs[len(srcs)-1]
 		dst, srcs = argv[dstAt], srcs[:len(srcs)-1]
 	case len(srcs) == 1: // ln TARGET: a link named after it, here
-		dst, dstAt = dotWord, srcs[0]
+		s := argv[srcs[0]]
+		in := word{src: s.src}
+		if s.exact {
+			in = word{value: path.Base(s.value), exact: true, src: s.src}
+		}
+		return append(out, writeAt(srcs[0], name, in))
 	default:
 		return out
 	}

@@ -514,6 +514,16 @@ func curlFindings(argv []word) []optFinding {
 			}
 		case "--url":
 			out = append(out, fileURL(o.index, o.value)...)
+		case "-b", "--cookie", "-H", "--header":
+			// a cookie file (no "=") or @FILE headers are read and sent
+			v := o.value
+			if !v.exact || o.name[1] == 'b' || o.name == "--cookie" {
+				if !v.exact || !strings.Contains(v.value, "=") {
+					out = append(out, readAt(o.index, o.name, v))
+				}
+			} else if f, ok := strings.CutPrefix(v.value, "@"); ok && f != "-" {
+				out = append(out, readAt(o.index, o.name, word{value: f, exact: true, src: v.src}))
+			}
 		}
 	}
 	if named {
