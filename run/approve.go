@@ -102,14 +102,17 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 
 // links returns the number of hard links of the file a path names, as the
 // workspace resolves it; 0 when it does not exist or cannot be told.
-func (a *approver) links(p string) int {
-	ref, err := a.ws.Resolve(p)
+func (a *approver) links(p string) int { return linksIn(a.ws, a.ws.Root(), p) }
+
+// linksIn is [approver.links] for a resolver rooted at root.
+func linksIn(ws resolver, root, p string) int {
+	ref, err := ws.Resolve(p)
 	if err != nil {
 		return 0
 	}
 	abs := filepath.FromSlash(ref.Resolved)
 	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(a.ws.Root(), abs)
+		abs = filepath.Join(root, abs)
 	}
 	return linkCount(abs)
 }
