@@ -275,6 +275,33 @@ var dangerous = map[string][]string{
 	"patch":    {"", "-o o", "o"},
 	"xxd":      {"-r a o", "a o"},
 	"uniq":     {"a o"},
+	"gsed":     {"-e '1e id'", "-i"},
+	"gtar":     {"-x", "--to-command=id"},
+	"bsdtar":   {"-x", "--use-compress-program=id"},
+	"gfind":    {"-exec id ;", "-delete"},
+	"mawk":     {"-W exec", "'{system(\"id\")}'"},
+	"nawk":     {"-f p.awk"},
+	"link":     {"a o"},
+	"rmdir":    {"d"},
+	"unlink":   {"o"},
+	"chgrp":    {"g o"},
+	"ed":       {"x"},
+	"view":     {"x"},
+	"nvim":     {"x"},
+	"vimdiff":  {"a b"},
+	"pico":     {"x"},
+}
+
+// dangerousAtStart are options of git and go, which stand right after
+// the program name or the subcommand.
+var dangerousAtStart = map[string][]string{
+	"git": {"-c core.pager=id status", "--config-env=core.pager=X status", "--exec-path=/x status", "--git-dir=. status",
+		"diff --output=o", "log --output o", "format-patch -o o", "grep -O x", "grep --open-files-in-pager=id x",
+		"rebase --exec=id", "rebase -x id", "difftool", "mergetool", "bisect run id", "submodule foreach id",
+		"filter-branch --tree-filter=id", "apply --unsafe-paths p", "bundle create o HEAD", "worktree add o",
+		"fetch --upload-pack=id", "clone -u id x", "push --receive-pack=id", "archive -o o HEAD", "send-email --to-cmd=id"},
+	"go": {"test -exec id ./...", "test -toolexec=id ./...", "vet -vettool=id ./...", "build -o o", "test -coverprofile=o ./...",
+		"build -ldflags=-extld=id", "env -w CC=id", "test --exec id", "test -test.cpuprofile=o"},
 }
 
 // TestPropertyModelledOptions checks, for each modelled program, that an
@@ -323,6 +350,44 @@ paths = ["**"]
 					t.Errorf("%q allowed by %s (%s); facts %v", cmd, r.Rule, r.Reason, r.Facts)
 				}
 			}
+		}
+	}
+	for prog, cmds := range dangerousAtStart {
+		p, err := Parse("p.toml", []byte(fmt.Sprintf("[defaults]\ndecision = \"deny\"\n[[rule]]\ntool = \"shell\"\ndecision = \"allow\"\ncommands = [%q]\n", prog+" *")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cmds {
+			cmd := prog + " " + c
+			if r := p.Decide(shellAction(cmd)); r.Decision == Allow {
+				t.Errorf("%q allowed by %s (%s); facts %v", cmd, r.Rule, r.Reason, r.Facts)
+			}
+		}
+	}
+}
+
+// TestREADMEPolicy checks the README's CI policy against the git paths
+// of the issue: git diff reads both paths from disk in its no-index mode,
+// and git grep --untracked searches files the read rules deny.
+func TestREADMEPolicy(t *testing.T) {
+	t.Parallel()
+	p, err := Load("../testdata/policy/ci.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]Decision{
+		"git diff HEAD":                Allow,
+		"git diff /dev/null .env":      Deny,
+		"git diff /dev/null src/.env":  Deny,
+		"git diff --no-index a .env":   Deny,
+		"git grep --untracked -e X":    Deny,
+		"git grep --no-index X":        Deny,
+		"git diff --output=.git/x":     Deny,
+		"git diff --ext-diff HEAD":     Allow,
+		"git --git-dir=fake diff HEAD": Ask,
+	} {
+		if r := p.Decide(shellAction(cmd)); r.Decision != want {
+			t.Errorf("%q: %s (%s: %s), want %s", cmd, r.Decision, r.Fact, r.Reason, want)
 		}
 	}
 }
