@@ -261,7 +261,11 @@ func (p *Policy) shellFacts(a Action) []Fact {
 			resolved, err := a.Resolve(rf.path)
 			switch {
 			case err != nil:
-				facts = append(facts, guard(rf.kind, rf.path, "redirect target: "+err.Error()))
+				what := "redirect target: "
+				if !rf.redirect {
+					what = "a file the command names: "
+				}
+				facts = append(facts, guard(rf.kind, rf.path, what+err.Error()))
 			case resolved != "" && resolved != rf.path && rf.tree:
 				facts = append(facts, p.treeFact(class, rf.kind, resolved))
 			case resolved != "" && resolved != rf.path:
