@@ -265,7 +265,7 @@ func awkFindings(argv []word) []optFinding {
 	return out
 }
 
-// zipFindings: -TT and --unzip-command run a program; the archive (the
+// zipFindings: -T, --test, -TT and --unzip-command run a program; the archive (the
 // first operand) and -O are written; -m deletes the files it adds.
 func zipFindings(argv []word) []optFinding {
 	var out []optFinding
@@ -274,9 +274,12 @@ func zipFindings(argv []word) []optFinding {
 			out = append(out, execAt(i+1, w.value, "runs a program to test the archive"))
 		}
 	}
-	p := getopt{val: "bnOtiIxZsP", long: map[string]bool{"--output-file": true, "--temp-path": true, "--unzip-command": true}}.parse(argv)
+	p := getopt{val: "bnOtiIxZsP", long: map[string]bool{"--output-file": true, "--temp-path": true, "--unzip-command": true, "--test": false}}.parse(argv)
 	out = append(out, globExecs(p, argv)...)
 	for _, o := range p.opts {
+		if o.name == "-T" || o.name == "--test" {
+			out = append(out, execAt(o.index, o.name, "tests the archive by running unzip"))
+		}
 		if (o.name == "-O" || o.name == "--output-file" || o.name == "-b" || o.name == "--temp-path") && o.has {
 			out = append(out, writeAt(o.index, o.name, o.value))
 		}

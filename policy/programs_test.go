@@ -245,7 +245,7 @@ var dangerous = map[string][]string{
 	"parallel": {"id"},
 	"awk":      {"'BEGIN{system(\"id\")}'", "'{print | \"id\"}'", "'{print > \"o\"}'", "-f p.awk", "'{\"id\" | getline}'"},
 	"gawk":     {"-E p.awk", "-l ext", "-i inc.awk", "--dump-variables", "-o", "--profile=o"},
-	"zip":      {"-TT id", "--unzip-command=id", "o.zip"},
+	"zip":      {"-TT id", "--unzip-command=id", "o.zip", "-T"},
 	"unzip":    {"x.zip", "-d d x.zip"},
 	"rsync":    {"-e id", "--rsh=id", "--rsync-path=id", "a o", "--log-file=o", "--write-batch=o", "-M--log-file=o"},
 	"ssh":      {"-o ProxyCommand=id", "-F cfg", "-E o"},
