@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/urfave/cli/v2"
 )
 
@@ -80,11 +81,11 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // policy file says, or a cap the configuration cannot enforce: the error
 // names the file and key, and the command's help would not fix it.
 func fileContentError(err error) bool {
-	var ce *ConfigError
+	var ce *config.Error
 	var pe *policy.LoadError
 	var be *BudgetError
 	if errors.As(err, &ce) {
-		return ce.File != configFromFlags
+		return ce.File != config.FromCommandLine
 	}
 	return errors.As(err, &pe) || errors.As(err, &be)
 }

@@ -1,4 +1,4 @@
-package run
+package config
 
 import (
 	"errors"
@@ -117,7 +117,7 @@ func (n normalizer) errorf(path []string, format string, args ...any) error {
 }
 
 func (n normalizer) wrap(path []string, err error) error {
-	e := &ConfigError{File: n.file, Key: displayKey(path), Err: err}
+	e := &Error{File: n.file, Key: DisplayKey(path), Err: err}
 	if n.keyName != "" {
 		e.Key = n.keyName
 	}
@@ -463,9 +463,9 @@ func checkHeaderName(s string) error {
 	return nil
 }
 
-// displayKey writes a key path the way TOML would: dotted, with parts that
+// DisplayKey writes a key path the way TOML would: dotted, with parts that
 // are not bare keys quoted (prices."gpt-4.1".input).
-func displayKey(path []string) string {
+func DisplayKey(path []string) string {
 	parts := make([]string, len(path))
 	for i, p := range path {
 		parts[i] = p

@@ -2,25 +2,28 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
+	"github.com/rubichan/rubichan/run/config"
 )
 
 func TestNewProviderClient(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name     string
-		rp       ResolvedProvider
+		rp       config.ResolvedProvider
 		path     string
 		auth     string // header carrying the key
 		wantAuth string
 	}{
-		{"anthropic", ResolvedProvider{Name: "anthropic", Type: ProviderAnthropic, Model: "m", apiKey: "k1"}, "/v1/messages", "X-Api-Key", "k1"},
-		{"openai", ResolvedProvider{Name: "openai", Type: ProviderOpenAI, Model: "m", apiKey: "k2"}, "/v1/chat/completions", "Authorization", "Bearer k2"},
-		{"custom without key", ResolvedProvider{Name: "local", Type: ProviderOpenAI, Model: "m"}, "/v1/chat/completions", "Authorization", ""},
+		{"anthropic", config.ResolvedProvider{Name: "anthropic", Type: config.ProviderAnthropic, Model: "m"}.WithAPIKey("k1"), "/v1/messages", "X-Api-Key", "k1"},
+		{"openai", config.ResolvedProvider{Name: "openai", Type: config.ProviderOpenAI, Model: "m"}.WithAPIKey("k2"), "/v1/chat/completions", "Authorization", "Bearer k2"},
+		{"custom without key", config.ResolvedProvider{Name: "local", Type: config.ProviderOpenAI, Model: "m"}, "/v1/chat/completions", "Authorization", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -28,7 +31,7 @@ func TestNewProviderClient(t *testing.T) {
 			defer srv.Close()
 			rp := tc.rp
 			rp.BaseURL = srv.URL()
-			if rp.Type == ProviderOpenAI {
+			if rp.Type == config.ProviderOpenAI {
 				rp.BaseURL += "/v1"
 			}
 			rp.Headers = map[string]string{"X-Team": "ci"}
@@ -60,9 +63,9 @@ func TestNewProviderClient(t *testing.T) {
 
 func TestProviderKeyVars(t *testing.T) {
 	t.Parallel()
-	lc := &LoadedConfig{Config: Config{Providers: map[string]ProviderConfig{
-		"gw":    {Type: ProviderOpenAI, BaseURL: "http://h", APIKeyEnv: "GW_TOKEN"},
-		"local": {Type: ProviderOpenAI, BaseURL: "http://h"},
+	lc := &config.Loaded{Config: config.Config{Providers: map[string]config.ProviderConfig{
+		"gw":    {Type: config.ProviderOpenAI, BaseURL: "http://h", APIKeyEnv: "GW_TOKEN"},
+		"local": {Type: config.ProviderOpenAI, BaseURL: "http://h"},
 	}}}
 	got := providerKeyVars(lc)
 	for _, want := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "GW_TOKEN"} {
@@ -75,5 +78,15 @@ func TestProviderKeyVars(t *testing.T) {
 	}
 	if len(providerKeyVars(nil)) != 5 {
 		t.Errorf("providerKeyVars(nil) = %q, want the five preset variables", providerKeyVars(nil))
+	}
+}
+
+func TestExecConfigHidesKey(t *testing.T) {
+	t.Parallel()
+	cfg := execConfig{Provider: "anthropic", APIKey: secretKey, Resolved: config.ResolvedProvider{Name: "anthropic"}.WithAPIKey(secretKey)}
+	for _, out := range []string{fmt.Sprintf("%v", cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), fmt.Sprint(cfg)} {
+		if strings.Contains(out, secretKey) {
+			t.Errorf("execConfig prints its key: %s", out)
+		}
 	}
 }

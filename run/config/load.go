@@ -1,4 +1,4 @@
-package run
+package config
 
 import (
 	"errors"
@@ -15,9 +15,9 @@ import (
 	"github.com/knadh/koanf/v2"
 )
 
-// ConfigOptions says where [LoadConfig] finds configuration. LoadConfig reads
+// Options says where [Load] finds configuration. Load reads
 // files but never the process environment: the caller hands it in.
-type ConfigOptions struct {
+type Options struct {
 	// LookupEnv looks up an environment variable (os.LookupEnv in main).
 	// Nil means an empty environment.
 	LookupEnv func(string) (string, bool)
@@ -31,7 +31,7 @@ type ConfigOptions struct {
 	// back to $RUBICHAN_CONFIG, then to none.
 	ConfigFile string
 	// Flags holds the configuration flags the user set, by flag name
-	// without dashes ("max-cost" → "0.50"); see [ConfigFlagNames].
+	// without dashes ("max-cost" → "0.50"); see [FlagNames].
 	Flags map[string]string
 	// TrustWorkspace loads the workspace file's provider, base_url,
 	// [providers] and [prices] and lets its [limits] loosen earlier ones.
@@ -40,9 +40,9 @@ type ConfigOptions struct {
 	TrustWorkspace bool
 }
 
-// LoadedConfig is the effective configuration with where each value came
+// Loaded is the effective configuration with where each value came
 // from.
-type LoadedConfig struct {
+type Loaded struct {
 	Config
 	// Notes are messages for stderr, such as workspace keys ignored under
 	// the trust rule. The caller prints them.
@@ -73,7 +73,7 @@ func (o Origin) String() string {
 // Origin returns where the value at path (such as "limits", "max_cost")
 // came from, or the zero Origin if nothing set it. A built-in price that no
 // file changed comes from "default".
-func (l *LoadedConfig) Origin(path ...string) Origin {
+func (l *Loaded) Origin(path ...string) Origin {
 	if o, ok := l.origins[strings.Join(path, pathSep)]; ok {
 		return o
 	}
@@ -83,6 +83,12 @@ func (l *LoadedConfig) Origin(path ...string) Origin {
 		}
 	}
 	return Origin{}
+}
+
+// EnvName is the environment variable a flag also reads: RUBICHAN_ + the
+// flag's name in upper snake case (--max-turns → RUBICHAN_MAX_TURNS).
+func EnvName(flag string) string {
+	return "RUBICHAN_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
 
 // configSetting ties a configuration key to its flag and environment
@@ -107,9 +113,9 @@ func configSettings() []configSetting {
 	}
 }
 
-// ConfigFlagNames returns the names of the flags that set configuration
-// keys (the keys of [ConfigOptions.Flags]), "config" excluded.
-func ConfigFlagNames() []string {
+// FlagNames returns the names of the flags that set configuration
+// keys (the keys of [Options.Flags]), "config" excluded.
+func FlagNames() []string {
 	var names []string
 	for _, s := range configSettings() {
 		names = append(names, s.flag)
@@ -117,10 +123,10 @@ func ConfigFlagNames() []string {
 	return names
 }
 
-// UserConfigPath returns $XDG_CONFIG_HOME/rubichan/config.toml, with
+// UserPath returns $XDG_CONFIG_HOME/rubichan/config.toml, with
 // XDG_CONFIG_HOME defaulting to home/.config (a relative XDG_CONFIG_HOME is
 // ignored, as the XDG spec says). It returns "" when neither is known.
-func UserConfigPath(lookupEnv func(string) (string, bool), home string) string {
+func UserPath(lookupEnv func(string) (string, bool), home string) string {
 	if dir, ok := lookupEnv("XDG_CONFIG_HOME"); ok && filepath.IsAbs(dir) {
 		return filepath.Join(dir, "rubichan", "config.toml")
 	}
@@ -130,27 +136,19 @@ func UserConfigPath(lookupEnv func(string) (string, bool), home string) string {
 	return filepath.Join(home, ".config", "rubichan", "config.toml")
 }
 
-// WorkspaceConfigPath returns the workspace's .rubichan/config.toml.
-func WorkspaceConfigPath(workspace string) string {
+// WorkspacePath returns the workspace's .rubichan/config.toml.
+func WorkspacePath(workspace string) string {
 	return filepath.Join(workspace, ".rubichan", "config.toml")
 }
 
-// LoadConfig builds the effective configuration, later sources winning:
+// Load builds the effective configuration, later sources winning:
 // built-in defaults, the user file, the --config file, the workspace file
 // (under the trust rule), RUBICHAN_* variables, then flags. A missing user
 // or workspace file is skipped; a missing --config file is an error. Every
-// error is a usage error (exit 2) wrapping a [*ConfigError] that names the
+// error is or wraps a [*Error] that names the
 // file or variable, the key and, for files, the line.
-func LoadConfig(opts ConfigOptions) (*LoadedConfig, error) {
-	lc, err := loadConfig(opts)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return lc, nil
-}
-
-func loadConfig(opts ConfigOptions) (*LoadedConfig, error) {
-	ld := configLoader{opts: opts, env: opts.LookupEnv, lc: &LoadedConfig{}, s: newConfigStack()}
+func Load(opts Options) (*Loaded, error) {
+	ld := configLoader{opts: opts, env: opts.LookupEnv, lc: &Loaded{}, s: newConfigStack()}
 	if ld.env == nil {
 		ld.env = func(string) (string, bool) { return "", false }
 	}
@@ -168,12 +166,12 @@ func loadConfig(opts ConfigOptions) (*LoadedConfig, error) {
 	return ld.lc, nil
 }
 
-// configLoader merges the sources of one [LoadConfig] call, one method per
+// configLoader merges the sources of one [Load] call, one method per
 // layer, in order.
 type configLoader struct {
-	opts ConfigOptions
+	opts Options
 	env  func(string) (string, bool)
-	lc   *LoadedConfig
+	lc   *Loaded
 	s    *configStack
 }
 
@@ -185,7 +183,7 @@ func (ld *configLoader) readFile(path string, required bool) (l configLayer, ok 
 		return configLayer{}, false, nil
 	}
 	if err != nil {
-		return configLayer{}, false, &ConfigError{File: path, Err: unwrapPathError(err)}
+		return configLayer{}, false, &Error{File: path, Err: unwrapPathError(err)}
 	}
 	defer f.Close()
 	l, err = parseConfigLayer(f, path)
@@ -220,7 +218,7 @@ func openConfigFile(path string) (*os.File, error) {
 
 // userFile merges $XDG_CONFIG_HOME/rubichan/config.toml, if it exists.
 func (ld *configLoader) userFile() error {
-	p := UserConfigPath(ld.env, ld.opts.Home)
+	p := UserPath(ld.env, ld.opts.Home)
 	if p == "" {
 		return nil
 	}
@@ -236,7 +234,7 @@ func (ld *configLoader) userFile() error {
 func (ld *configLoader) explicitFile() error {
 	path := ld.opts.ConfigFile
 	if path == "" {
-		path, _ = ld.env(envName("config"))
+		path, _ = ld.env(EnvName("config"))
 	}
 	if path == "" {
 		return nil
@@ -254,10 +252,10 @@ func (ld *configLoader) workspaceFile() error {
 	if ld.opts.Workspace == "" {
 		return nil
 	}
-	path := WorkspaceConfigPath(ld.opts.Workspace)
+	path := WorkspacePath(ld.opts.Workspace)
 	if !ld.opts.TrustWorkspace {
 		if err := insideWorkspace(path, ld.opts.Workspace); err != nil {
-			return &ConfigError{File: path, Err: err}
+			return &Error{File: path, Err: err}
 		}
 	}
 	l, ok, err := ld.readFile(path, false)
@@ -297,7 +295,7 @@ func insideWorkspace(path, workspace string) error {
 // variables merges the RUBICHAN_* variables that are set and not empty.
 func (ld *configLoader) variables() error {
 	for _, set := range configSettings() {
-		name := envName(set.flag)
+		name := EnvName(set.flag)
 		v, ok := ld.env(name)
 		if !ok || v == "" {
 			continue
@@ -318,7 +316,7 @@ func (ld *configLoader) flags() error {
 		if !ok {
 			continue
 		}
-		if err := ld.s.addText(set.path, v, configFromFlags, "--"+set.flag, Origin{Source: "flag --" + set.flag}); err != nil {
+		if err := ld.s.addText(set.path, v, FromCommandLine, "--"+set.flag, Origin{Source: "flag --" + set.flag}); err != nil {
 			return err
 		}
 	}
@@ -330,7 +328,7 @@ func (ld *configLoader) flags() error {
 	return nil
 }
 
-// unwrapPathError drops the path from an *fs.PathError, since ConfigError
+// unwrapPathError drops the path from an *fs.PathError, since Error
 // already names the file.
 func unwrapPathError(err error) error {
 	var pe *fs.PathError
@@ -384,7 +382,7 @@ func (s *configStack) addText(path []string, text, file, name string, o Origin) 
 	f := configSchema().lookup(path)
 	v, err := parseText(f.kind, text)
 	if err != nil {
-		return &ConfigError{File: file, Key: name, Err: err}
+		return &Error{File: file, Key: name, Err: err}
 	}
 	values := map[string]any{}
 	m := values
@@ -520,7 +518,7 @@ func (s *configStack) prices(raw map[string]any) (map[string]Price, error) {
 // file that defined the table.
 func (s *configStack) missing(path []string, key, why string) error {
 	o := s.origins[strings.Join(path, pathSep)]
-	return &ConfigError{File: o.Source, Line: o.Line, Key: displayKey(append(path, key)), Err: fmt.Errorf("missing: %s", why)}
+	return &Error{File: o.Source, Line: o.Line, Key: DisplayKey(append(path, key)), Err: fmt.Errorf("missing: %s", why)}
 }
 
 // walkValues calls fn for every value under m, tables before their
@@ -540,7 +538,7 @@ func walkValues(path []string, m map[string]any, fn func([]string, any)) {
 // left out (see [configStack]), and so are the empty provider, model and
 // base URL.
 func defaultValues() map[string]any {
-	c := DefaultConfig()
+	c := Default()
 	return map[string]any{
 		"limits": map[string]any{
 			"max_turns":        int64(c.Limits.MaxTurns),
