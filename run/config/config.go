@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rubichan/rubichan/policy/tomlpos"
 	"io"
 	"strconv"
 	"strings"
@@ -142,7 +143,7 @@ func Parse(r io.Reader, name string) (Config, error) {
 // from.
 type configLayer struct {
 	file   string
-	lines  keyLines
+	lines  tomlpos.Lines
 	values map[string]any
 }
 
@@ -165,7 +166,7 @@ func parseConfigLayer(r io.Reader, file string) (configLayer, error) {
 		}
 		return configLayer{}, ce
 	}
-	l := configLayer{file: file, lines: indexKeyLines(data)}
+	l := configLayer{file: file, lines: tomlpos.Index(data)}
 	n := normalizer{file: file, lines: l.lines}
 	v, err := n.value(nil, raw, configSchema())
 	if err != nil {

@@ -180,38 +180,6 @@ func TestParseConfigTooLarge(t *testing.T) {
 	}
 }
 
-func TestKeyLines(t *testing.T) {
-	t.Parallel()
-	doc := []byte(`model = "m"
-
-[limits]
-max_turns = 3
-inline = { a = 1, b = { c = 2 } }
-[prices."gpt-4.1"]
-input = 1
-x.y.z = 1
-`)
-	l := indexKeyLines(doc)
-	for _, tc := range []struct {
-		path []string
-		want int
-	}{
-		{[]string{"model"}, 1},
-		{[]string{"limits"}, 3},
-		{[]string{"limits", "max_turns"}, 4},
-		{[]string{"limits", "inline", "b", "c"}, 5},
-		{[]string{"prices", "gpt-4.1"}, 6},
-		{[]string{"prices", "gpt-4.1", "input"}, 7},
-		{[]string{"prices", "gpt-4.1", "x", "y", "z"}, 8},
-		{[]string{"prices", "gpt-4.1", "missing"}, 6},
-		{[]string{"nowhere"}, 0},
-	} {
-		if got := l.line(tc.path); got != tc.want {
-			t.Errorf("line(%q) = %d, want %d", tc.path, got, tc.want)
-		}
-	}
-}
-
 func TestDisplayKey(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

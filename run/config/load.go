@@ -341,7 +341,7 @@ func unwrapPathError(err error) error {
 // layerOrigin returns the origin of each path in a file layer.
 func layerOrigin(l configLayer) func([]string) Origin {
 	return func(path []string) Origin {
-		return Origin{Source: l.file, Line: l.lines.line(path)}
+		return Origin{Source: l.file, Line: l.lines.Nearest(path...)}
 	}
 }
 
@@ -354,8 +354,14 @@ type configStack struct {
 	origins map[string]Origin
 }
 
-// koanfDelim is koanf's key delimiter. Model names contain dots and
-// slashes, so neither can be the delimiter.
+// pathSep joins key parts in origin maps and is koanf's key delimiter.
+// TOML keys can hold dots and slashes (model names such as "gpt-4.1",
+// "openai/gpt-oss-120b"), so neither can be the delimiter; a unit
+// separator cannot appear in a model name (checkModelName refuses control
+// characters).
+const pathSep = "\x1f"
+
+// koanfDelim is koanf's key delimiter.
 const koanfDelim = pathSep
 
 func newConfigStack() *configStack {
