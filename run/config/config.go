@@ -1,16 +1,12 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"github.com/rubichan/rubichan/policy/tomlpos"
 	"io"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/pelletier/go-toml/v2"
 )
 
 // Config is rubichan's effective configuration: built-in defaults with the
@@ -127,53 +123,32 @@ var ErrUnknownKey = errors.New("unknown key")
 // values are [*Error]s naming the key and line. Parse applies no
 // trust rule and reads no environment: that is [Load]'s job.
 func Parse(r io.Reader, name string) (Config, error) {
-	l, err := parseConfigLayer(r, name)
+	data, err := readCapped(r, name)
 	if err != nil {
 		return Config{}, err
 	}
-	s := newConfigStack()
-	if err := s.add(l.values, layerOrigin(l)); err != nil {
+	l, err := fileLayer(data, name, nil)
+	if err != nil {
+		return Config{}, err
+	}
+	s := newStack()
+	if err := s.push(l); err != nil {
 		return Config{}, err
 	}
 	return s.finish()
 }
 
-// configLayer is one parsed source: normalized values (nested maps of
-// string, int64, float64, time.Duration and ByteSize) and where they came
-// from.
-type configLayer struct {
-	file   string
-	lines  tomlpos.Lines
-	values map[string]any
-}
-
-// parseConfigLayer decodes and validates one TOML file.
-func parseConfigLayer(r io.Reader, file string) (configLayer, error) {
+// readCapped reads a config file's contents, refusing more than
+// maxConfigSize bytes.
+func readCapped(r io.Reader, file string) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxConfigSize+1))
 	if err != nil {
-		return configLayer{}, &Error{File: file, Err: err}
+		return nil, &Error{File: file, Err: err}
 	}
 	if len(data) > maxConfigSize {
-		return configLayer{}, &Error{File: file, Err: fmt.Errorf("file is larger than %s", ByteSize(maxConfigSize))}
+		return nil, &Error{File: file, Err: fmt.Errorf("file is larger than %s", ByteSize(maxConfigSize))}
 	}
-	raw := map[string]any{}
-	if err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
-		ce := &Error{File: file, Err: err}
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			ce.Line, _ = de.Position()
-			ce.Key = strings.Join(de.Key(), ".")
-		}
-		return configLayer{}, ce
-	}
-	l := configLayer{file: file, lines: tomlpos.Index(data)}
-	n := normalizer{file: file, lines: l.lines}
-	v, err := n.value(nil, raw, configSchema())
-	if err != nil {
-		return configLayer{}, err
-	}
-	l.values = v.(map[string]any)
-	return l, nil
+	return data, nil
 }
 
 // maxConfigSize bounds how much of a config file is read: a config file

@@ -403,7 +403,7 @@ func TestConfigFlagNames(t *testing.T) {
 	}
 }
 
-func BenchmarkLoad(b *testing.B) {
+func BenchmarkLoadConfig(b *testing.B) {
 	dir := b.TempDir()
 	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
 	for path, body := range map[string]string{
