@@ -24,23 +24,23 @@ type Budget struct {
 	requests int
 }
 
-// NewBudget returns the budget of a run of model under limits, priced from
+// newBudget returns the budget of a run of model under limits, priced from
 // prices (see [config.LookupPrice]). A cost cap on a model without a known price
 // is a usage error (exit 2): a cap that cannot be enforced must not look
 // like one.
-func NewBudget(limits config.Limits, model string, prices map[string]config.Price) (*Budget, error) {
+func newBudget(limits config.Limits, model string, prices map[string]config.Price) (*Budget, error) {
 	b := &Budget{maxTokens: limits.MaxTokensTotal, maxCost: limits.MaxCost, model: model}
 	b.price, _, b.priced = config.LookupPrice(prices, model)
 	if b.maxCost > 0 && !b.priced {
-		return nil, usageError{&BudgetError{Limit: "max_cost", Max: b.maxCost, Model: model}}
+		return nil, usageError{&budgetError{Limit: "max_cost", Max: b.maxCost, Model: model}}
 	}
 	return b, nil
 }
 
-// BudgetError says a run reached its token or cost cap (wrapped so that it
-// ends the run with exit code 4, [ExitLimit]), or that a cost cap was set
+// budgetError says a run reached its token or cost cap (wrapped so that it
+// ends the run with exit code 4, [exitLimit]), or that a cost cap was set
 // for a model without a price (a usage error, exit 2).
-type BudgetError struct {
+type budgetError struct {
 	// Limit is "max_cost" or "max_tokens_total".
 	Limit string
 	// Spent is what the run had spent when it stopped (USD or tokens).
@@ -57,7 +57,7 @@ type BudgetError struct {
 
 // Error says which cap was reached and what was spent, in the words of the
 // flag that sets it.
-func (e *BudgetError) Error() string {
+func (e *budgetError) Error() string {
 	if e.Model != "" {
 		return fmt.Sprintf("--max-cost %s: the price of model %q is not known, so the cap cannot be enforced; "+
 			"add [prices.%q] with input and output in USD per million tokens to a config file",
@@ -152,11 +152,11 @@ func (b *Budget) check(next llm.Usage) error {
 }
 
 func (b *Budget) limitErr(limit string, spent, total, max float64, next llm.Usage) error {
-	e := &BudgetError{Limit: limit, Spent: spent, Max: max}
+	e := &budgetError{Limit: limit, Spent: spent, Max: max}
 	if next != (llm.Usage{}) {
 		e.Projected = total
 	}
-	return exitError{code: ExitLimit, err: e}
+	return exitError{code: exitLimit, err: e}
 }
 
 // Spent returns the usage counted so far.

@@ -60,7 +60,7 @@ func TestBudgetStopsAtTheRightRequest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := NewBudget(tc.limits, "m", testPrices())
+			b, err := newBudget(tc.limits, "m", testPrices())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,10 +74,10 @@ func TestBudgetStopsAtTheRightRequest(t *testing.T) {
 				}
 				return
 			}
-			if exitCode(err) != ExitLimit {
-				t.Errorf("exit code %d, want %d", exitCode(err), ExitLimit)
+			if exitCode(err) != exitLimit {
+				t.Errorf("exit code %d, want %d", exitCode(err), exitLimit)
 			}
-			var be *BudgetError
+			var be *budgetError
 			if !errors.As(err, &be) || be.Limit != tc.wantLimit || (be.Projected > 0) != tc.projected {
 				t.Fatalf("error = %#v, want limit %s projected %v", err, tc.wantLimit, tc.projected)
 			}
@@ -110,7 +110,7 @@ func TestBudgetCountsFailedAttempts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := NewBudget(tc.limits, "m", testPrices())
+			b, err := newBudget(tc.limits, "m", testPrices())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,8 +137,8 @@ func TestBudgetCountsFailedAttempts(t *testing.T) {
 				}
 				return
 			}
-			var be *BudgetError
-			if exitCode(err) != ExitLimit || !errors.As(err, &be) {
+			var be *budgetError
+			if exitCode(err) != exitLimit || !errors.As(err, &be) {
 				t.Fatalf("error = %v (exit %d), want a budget stop", err, exitCode(err))
 			}
 			if d := be.Projected - tc.projected; d > 1e-9 || d < -1e-9 {
@@ -150,7 +150,7 @@ func TestBudgetCountsFailedAttempts(t *testing.T) {
 
 func TestBudgetErrorText(t *testing.T) {
 	t.Parallel()
-	b, err := NewBudget(config.Limits{MaxCost: 0.007}, "m", testPrices())
+	b, err := newBudget(config.Limits{MaxCost: 0.007}, "m", testPrices())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,9 +170,9 @@ func TestBudgetErrorText(t *testing.T) {
 
 func TestBudgetUnknownPrice(t *testing.T) {
 	t.Parallel()
-	_, err := NewBudget(config.Limits{MaxCost: 1}, "mystery-model", testPrices())
-	if exitCode(err) != ExitUsage {
-		t.Fatalf("exit code %d (%v), want %d", exitCode(err), err, ExitUsage)
+	_, err := newBudget(config.Limits{MaxCost: 1}, "mystery-model", testPrices())
+	if exitCode(err) != exitUsage {
+		t.Fatalf("exit code %d (%v), want %d", exitCode(err), err, exitUsage)
 	}
 	for _, s := range []string{"--max-cost $1.00", `"mystery-model"`, `[prices."mystery-model"]`} {
 		if !strings.Contains(err.Error(), s) {
@@ -180,7 +180,7 @@ func TestBudgetUnknownPrice(t *testing.T) {
 		}
 	}
 	// Without a cost cap an unknown price is fine; the cost is just unknown.
-	b, err := NewBudget(config.Limits{MaxTokensTotal: 10}, "mystery-model", testPrices())
+	b, err := newBudget(config.Limits{MaxTokensTotal: 10}, "mystery-model", testPrices())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestFormatUSD(t *testing.T) {
 }
 
 func BenchmarkBudget(b *testing.B) {
-	bud, err := NewBudget(config.Limits{MaxCost: 1e9, MaxTokensTotal: 1 << 62}, "claude-sonnet-5-5", config.DefaultPrices())
+	bud, err := newBudget(config.Limits{MaxCost: 1e9, MaxTokensTotal: 1 << 62}, "claude-sonnet-5-5", config.DefaultPrices())
 	if err != nil {
 		b.Fatal(err)
 	}

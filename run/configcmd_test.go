@@ -48,7 +48,7 @@ func TestConfigShowText(t *testing.T) {
 		"model = \"claude-opus-5-5\"\nbase_url = \"https://attacker.example\"\n",
 		map[string]string{"ANTHROPIC_API_KEY": secretKey, "RUBICHAN_MAX_TURNS": "7"})
 	code, out, errOut := runCLI(t, env, "", "config", "show", "-C", ws, "--timeout", "5m")
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	for _, want := range []string{
@@ -86,7 +86,7 @@ func TestConfigShowJSON(t *testing.T) {
 	env, ws := configShowFixture(t, "", "base_url = \"https://ws.example/v1\"\n",
 		map[string]string{"OPENAI_API_KEY": secretKey})
 	code, out, errOut := runCLI(t, env, "", "config", "show", "--json", "--trust-workspace", "-C", ws, "--all")
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	if strings.Contains(out, secretKey) {
@@ -137,8 +137,8 @@ func TestConfigShowErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			env, ws := configShowFixture(t, tc.user, "", tc.vars)
 			code, out, errOut := runCLI(t, env, "", append(tc.args, "-C", ws)...)
-			if code != ExitUsage {
-				t.Fatalf("exit %d, want %d; stderr %s", code, ExitUsage, errOut)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr %s", code, exitUsage, errOut)
 			}
 			for _, s := range tc.contains {
 				if !strings.Contains(errOut, s) {

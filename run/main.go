@@ -70,7 +70,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	var rep reportedError
 	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) && !brokenPipe(err) {
 		fmt.Fprintf(stderr, "rubichan: %v\n", err)
-		if exitCode(err) == ExitUsage && !fileContentError(err) {
+		if exitCode(err) == exitUsage && !fileContentError(err) {
 			fmt.Fprintf(stderr, "run '%s' for usage\n", helpHint(app, args))
 		}
 	}
@@ -83,7 +83,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 func fileContentError(err error) bool {
 	var ce *config.Error
 	var pe *policy.LoadError
-	var be *BudgetError
+	var be *budgetError
 	if errors.As(err, &ce) {
 		return ce.File != config.FromCommandLine
 	}

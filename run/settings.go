@@ -23,7 +23,7 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 	}
 	// A cost cap on a model without a price refuses to start, before
 	// stdin is read or any request made.
-	if _, err := NewBudget(lc.Limits, rp.Model, lc.Prices); err != nil {
+	if _, err := newBudget(lc.Limits, rp.Model, lc.Prices); err != nil {
 		if o := lc.Origin("limits", "max_cost"); o.Source != "flag --max-cost" {
 			return usagef("%w (max_cost set by %s)", err, o)
 		}
@@ -99,7 +99,7 @@ func (cfg execConfig) startSettings(notice func(string)) (*Budget, error) {
 	for _, n := range cfg.Settings.Notes {
 		notice(n)
 	}
-	return NewBudget(cfg.Settings.Limits, cfg.Model, cfg.Settings.Prices)
+	return newBudget(cfg.Settings.Limits, cfg.Model, cfg.Settings.Prices)
 }
 
 // inlineMax is the stdin size above which stdin is spilled; 0 means the
