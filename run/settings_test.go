@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -88,5 +89,23 @@ func TestExecConfigHidesKey(t *testing.T) {
 		if strings.Contains(out, secretKey) {
 			t.Errorf("execConfig prints its key: %s", out)
 		}
+	}
+}
+
+// TestConfigErrorsAreUsageErrors checks that run reports what run/config
+// refuses as a usage error (exit 2) that still carries the *config.Error.
+func TestConfigErrorsAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	_, err := loadConfig(config.Options{Flags: map[string]string{"max-cost": "lots"}})
+	var ce *config.Error
+	if exitCode(err) != exitUsage || !errors.As(err, &ce) || ce.Key != "--max-cost" {
+		t.Errorf("loadConfig error %v (exit %d), want a usage error naming --max-cost", err, exitCode(err))
+	}
+	lc, err := loadConfig(config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resolveProvider(lc, func(string) (string, bool) { return "", false }); exitCode(err) != exitUsage {
+		t.Errorf("resolveProvider without a key: %v (exit %d), want exit %d", err, exitCode(err), exitUsage)
 	}
 }

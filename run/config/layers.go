@@ -12,7 +12,6 @@ import (
 	env "github.com/knadh/koanf/providers/env/v2"
 	"github.com/knadh/koanf/providers/rawbytes"
 	"github.com/knadh/koanf/v2"
-
 	gotoml "github.com/pelletier/go-toml/v2"
 
 	"github.com/rubichan/rubichan/policy/tomlpos"
