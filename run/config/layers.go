@@ -155,11 +155,6 @@ func flagLayer(flags map[string]string) (*layer, error) {
 			values[strings.Join(set.path, pathSep)] = v
 		}
 	}
-	for _, name := range sortedKeys(flags) {
-		if !known[name] {
-			return nil, fmt.Errorf("config: --%s is not a configuration flag", name)
-		}
-	}
 	l := newLayer(func(path []string) Origin {
 		for _, set := range configSettings() {
 			if strings.Join(set.path, pathSep) == strings.Join(path, pathSep) {
@@ -171,7 +166,15 @@ func flagLayer(flags map[string]string) (*layer, error) {
 	err := l.ko.Load(confmap.Provider(values, pathSep), nil, koanf.WithMergeFunc(func(src, dest map[string]any) error {
 		return l.keepText(src, dest, FromCommandLine, func(s configSetting) string { return "--" + s.flag })
 	}))
-	return l, err
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range sortedKeys(flags) {
+		if !known[name] {
+			return nil, fmt.Errorf("config: --%s is not a configuration flag", name)
+		}
+	}
+	return l, nil
 }
 
 // keepText parses the text of each setting's variable or flag in src (a
