@@ -51,7 +51,7 @@ func programModel(name string) progModel {
 	return fileProgramModel(name)
 }
 
-// ModelledPrograms are the programs whose options and operands the
+// modelledPrograms are the programs whose options and operands the
 // analysis models: the ones above, git and go, and plain readers that
 // have no option that runs a program or writes a file. An allow rule with
 // a final `*` for any other program draws a warning at load time.
