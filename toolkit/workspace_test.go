@@ -8,41 +8,16 @@ import (
 	"testing"
 )
 
-func TestResolve(t *testing.T) {
-	t.Parallel()
-	outside := t.TempDir()
-	mkTree(t, outside, map[string]string{"secret.txt": "s", "d/f": "x"})
-	ws := newWS(t, map[string]string{
-		"a.txt":       "a",
-		"src/main.go": "package main",
-		".git/config": "[core]",
-		"src/cfg":     "->../.git/config",
-		"abs_in":      "", // replaced below by an absolute link into the root
-		"passwd":      "->/etc/passwd",
-		"out":         "->" + outside,
-		"srclink":     "->src",
-		"loop1":       "->loop2",
-		"loop2":       "->loop1",
-		"dangling":    "->src/new.go",
-		"pipe":        fifoMark,
-		"empty/":      "",
-		"chain":       "->srclink/cfg",
-		"sub/up":      "->../a.txt",
-		"sub/escape":  "->../../x",
-	})
-	root := ws.Root()
-	if err := os.Remove(filepath.Join(root, "abs_in")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(root, "src", "main.go"), filepath.Join(root, "abs_in")); err != nil {
-		t.Fatal(err)
-	}
+// resolveCase is one case of TestResolve.
+type resolveCase struct {
+	name, path          string
+	requested, resolved string
+	errHas              string // non-empty: Resolve must fail with this in the message
+}
 
-	tests := []struct {
-		name, path          string
-		requested, resolved string
-		errHas              string // non-empty: Resolve must fail with this in the message
-	}{
+// resolveCases returns the cases of TestResolve.
+func resolveCases(root string) []resolveCase {
+	return []resolveCase{
 		{"relative file", "a.txt", "a.txt", "a.txt", ""},
 		{"dot", ".", ".", ".", ""},
 		{"cleaned", "src/../a.txt", "a.txt", "a.txt", ""},
@@ -74,6 +49,39 @@ func TestResolve(t *testing.T) {
 		{"file as directory", "a.txt/x", "", "", "a.txt is not a directory"},
 		{"empty dir", "empty", "empty", "empty", ""},
 	}
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	mkTree(t, outside, map[string]string{"secret.txt": "s", "d/f": "x"})
+	ws := newWS(t, map[string]string{
+		"a.txt":       "a",
+		"src/main.go": "package main",
+		".git/config": "[core]",
+		"src/cfg":     "->../.git/config",
+		"abs_in":      "", // replaced below by an absolute link into the root
+		"passwd":      "->/etc/passwd",
+		"out":         "->" + outside,
+		"srclink":     "->src",
+		"loop1":       "->loop2",
+		"loop2":       "->loop1",
+		"dangling":    "->src/new.go",
+		"pipe":        fifoMark,
+		"empty/":      "",
+		"chain":       "->srclink/cfg",
+		"sub/up":      "->../a.txt",
+		"sub/escape":  "->../../x",
+	})
+	root := ws.Root()
+	if err := os.Remove(filepath.Join(root, "abs_in")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "src", "main.go"), filepath.Join(root, "abs_in")); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := resolveCases(root)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
