@@ -169,7 +169,7 @@ func oracleRedirect(t *testing.T, cmd string, r *syntax.Redirect) {
 
 // FuzzParse checks that any policy file either loads or fails with a
 // *LoadError naming the file, and that a loaded policy decides without
-// panicking.
+// panicking, every decision one of allow, ask and deny.
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"../testdata/policy/ci.toml", "../testdata/policy/strict.toml", "default.toml"} {
 		data, err := os.ReadFile(name)
@@ -189,8 +189,14 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		p.Decide(Action{Class: ClassShell, Command: "git status; rm -rf /"})
-		p.Decide(Action{Class: ClassWrite, Paths: []Path{{Requested: "src/a.go", Resolved: ".git/config"}}})
+		for _, a := range []Action{
+			{Class: ClassShell, Command: "git status; rm -rf /"},
+			{Class: ClassWrite, Paths: []Path{{Requested: "src/a.go", Resolved: ".git/config"}}},
+		} {
+			if r := p.Decide(a); r.Decision != Allow && r.Decision != Ask && r.Decision != Deny {
+				t.Fatalf("Decide(%+v) = decision %d, not allow, ask or deny", a, r.Decision)
+			}
+		}
 		_ = p.ExtraRoots()
 	})
 }
