@@ -69,6 +69,7 @@ var gitGlobal = map[string]optSpec{
 	"--config-env": gitConfigIn,
 	"--exec-path":  {effect: optExec, needsEq: true, why: "sets where git finds the programs it runs"},
 	"--git-dir":    {effect: optExec, value: true, why: "names a git directory explicitly, whose config (which the workspace may have written) can name programs git runs"},
+	"--bare":       {effect: optExec, why: "uses the working directory as a git directory explicitly, whose config (which the workspace may have written) can name programs git runs; safe.bareRepository does not stop that"},
 }
 
 // gitGlobalValue are git's options before the subcommand that take the

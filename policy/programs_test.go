@@ -318,7 +318,7 @@ var dangerous = map[string][]string{
 // dangerousAtStart are options of git and go, which stand right after
 // the program name or the subcommand.
 var dangerousAtStart = map[string][]string{
-	"git": {"-c core.pager=id status", "--config-env=core.pager=X status", "--exec-path=/x status", "--git-dir=. status",
+	"git": {"-c core.pager=id status", "--config-env=core.pager=X status", "--exec-path=/x status", "--git-dir=. status", "--bare log -p",
 		"diff --output=o", "log --output o", "format-patch -o o", "grep -O x", "grep --open-files-in-pager=id x",
 		"rebase --exec=id", "rebase -x id", "difftool", "mergetool", "bisect run id", "submodule foreach id",
 		"filter-branch --tree-filter=id", "apply --unsafe-paths p", "bundle create o HEAD", "worktree add o",
