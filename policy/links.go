@@ -12,8 +12,10 @@ import "fmt"
 // file (the write and edit tools rename a new file into place) do not
 // reach the other names.
 
-// readGuarded reports whether any read rule denies or asks.
-func (p *Policy) readGuarded() bool {
+// GuardsReads reports whether any read rule denies or asks: then a file
+// with more than one hard link is not read without asking, and grep should
+// leave such files out (another name of one may be a denied file).
+func (p *Policy) GuardsReads() bool {
 	for _, r := range p.rules {
 		if r.class == ClassRead && r.decision != Allow && len(r.paths) > 0 {
 			return true
@@ -25,7 +27,7 @@ func (p *Policy) readGuarded() bool {
 // linkFact returns the fact for a path of kind read or write that has
 // more than one hard link, and whether there is one.
 func (p *Policy) linkFact(kind FactKind, name string, links func(string) int) (Fact, bool) {
-	if links == nil || kind == FactRead && !p.readGuarded() {
+	if links == nil || kind == FactRead && !p.GuardsReads() {
 		return Fact{}, false
 	}
 	n := links(name)
@@ -38,15 +40,4 @@ func (p *Policy) linkFact(kind FactKind, name string, links func(string) int) (F
 	}
 	return Fact{Kind: kind, Value: name, Decision: Ask, Rule: RuleGuard, Reason: fmt.Sprintf(
 		"the file has %d hard links, other names of the same file; %s it reaches them all, and %s", n, what, why)}, true
-}
-
-// ReadFilterLinks is [Policy.ReadFilter] that also leaves out a file
-// with more than one hard link while a read rule denies or asks, as a
-// direct read of it would be asked (see [Policy.linkFact]).
-func (p *Policy) ReadFilterLinks(links func(path string) int) func(path string) bool {
-	allowed := p.ReadFilter()
-	guarded := links != nil && p.readGuarded()
-	return func(name string) bool {
-		return allowed(name) && !(guarded && links(name) > 1)
-	}
 }

@@ -53,7 +53,7 @@ func (a *approver) inSpill(p string) bool {
 // (a file whose read is "ask" is left out, as a headless run refuses it),
 // plus the spill file.
 func (a *approver) readFilter() func(string) bool {
-	rules := a.pol.ReadFilterLinks(a.links)
+	rules := a.pol.ReadFilter()
 	return func(p string) bool { return a.inSpill(p) || rules(p) }
 }
 
@@ -100,17 +100,15 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 	return v
 }
 
-// links returns the number of hard links of the file a path names, as the
-// workspace resolves it; 0 when it does not exist or cannot be told.
-func (a *approver) links(p string) int { return linksIn(a.ws, a.ws.Root(), p) }
+// links returns the number of hard links of the file a path names
+// (workspace-relative or absolute, symlinks followed); 0 when it does not
+// exist or cannot be told. One stat, since grep and glob ask for every
+// file they meet.
+func (a *approver) links(p string) int { return linksIn(a.ws.Root(), p) }
 
-// linksIn is [approver.links] for a resolver rooted at root.
-func linksIn(ws resolver, root, p string) int {
-	ref, err := ws.Resolve(p)
-	if err != nil {
-		return 0
-	}
-	abs := filepath.FromSlash(ref.Resolved)
+// linksIn is [approver.links] for a workspace rooted at root.
+func linksIn(root, p string) int {
+	abs := filepath.FromSlash(p)
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(root, abs)
 	}

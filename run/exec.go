@@ -258,6 +258,7 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
 	return toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
+		SkipLinked: ap.pol.GuardsReads(),
 		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg)},
 	})
 }

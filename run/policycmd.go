@@ -122,7 +122,7 @@ type resolver interface {
 func checkAction(pol *policy.Policy, ws resolver, class policy.Class, arg string) policy.Result {
 	a := policy.Action{Class: class}
 	if r, ok := ws.(interface{ Root() string }); ok {
-		a.Links = func(p string) int { return linksIn(ws, r.Root(), p) }
+		a.Links = func(p string) int { return linksIn(r.Root(), p) }
 	}
 	if class == policy.ClassShell {
 		a.Command = arg

@@ -163,3 +163,28 @@ func TestBashFakeBareRepo(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepSkipsLinked checks that grep leaves out a file with more than
+// one hard link when asked to, and counts it as skipped.
+func TestGrepSkipsLinked(t *testing.T) {
+	t.Parallel()
+	ws := newWS(t, map[string]string{".env": "TOPSECRET=1\n", "plain.txt": "TOPSECRET in plain\n"})
+	if err := os.Link(filepath.Join(ws.Root(), ".env"), filepath.Join(ws.Root(), "notes.txt")); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	deny := func(p string) bool { return p != ".env" }
+	for _, skip := range []bool{false, true} {
+		g := newGrepLinked(ws, deny, skip)
+		res, err := g.Run(t.Context(), json.RawMessage(`{"pattern": "TOPSECRET", "path": "."}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaked := strings.Contains(res.Content, "notes.txt")
+		if leaked == skip || !strings.Contains(res.Content, "plain.txt") {
+			t.Errorf("skipLinked %v: %q", skip, res.Content)
+		}
+		if skip && (res.Meta.Skipped != 2 || !strings.Contains(res.Content, "2 files skipped by policy")) {
+			t.Errorf("skipLinked: skipped %d, content %q; want .env and notes.txt counted", res.Meta.Skipped, res.Content)
+		}
+	}
+}
