@@ -161,6 +161,7 @@ type Policy struct {
 	rules      []*rule
 	tests      []selfTest
 	warnings   []string
+	secretsOff bool // [defaults] secret_denials = false
 }
 
 // Name names where the policy came from: a file path, or "built-in default
@@ -183,8 +184,15 @@ func (p *Policy) Shell() ShellOptions { return p.shell }
 
 // Warnings returns the load-time warnings, such as an allow rule that a deny
 // rule fully covers and so can never take effect. The runner prints them on
-// stderr.
-func (p *Policy) Warnings() []string { return slices.Clone(p.warnings) }
+// stderr. A policy that turns the built-in secret-file denials off always
+// warns about it.
+func (p *Policy) Warnings() []string {
+	w := slices.Clone(p.warnings)
+	if p.secretsOff {
+		w = append(w, secretsOffWarning)
+	}
+	return w
+}
 
 // Fallback returns the decision for a fact of class c that no rule matches:
 // the [tools] entry for the class, else the default.
