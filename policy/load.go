@@ -148,8 +148,7 @@ func Default() *Policy {
 // …) are added to its rules, so, deny winning, a file can add to them but
 // not allow what they deny; only `[defaults] secret_denials = false` turns
 // them off, and the policy then carries a warning. And a file that says
-// nothing about reads (no `[tools] read`, no read rule that allows or
-// asks) gets the built-in read behaviour, allow, whatever its default: a
+// nothing about reads (no `[tools] read`, no read rule) gets the built-in read behaviour, allow, whatever its default: a
 // headless agent that cannot read is blind.
 //
 // Parsing is strict: unknown keys, unknown classes or decisions,
@@ -222,7 +221,8 @@ func (b *builder) build(doc *document) (*Policy, error) {
 		return nil, err
 	}
 	if p.tools[ClassRead] == 0 && !slices.ContainsFunc(doc.Rule, func(r ruleDoc) bool {
-		return r.Tool == ClassRead.String() && r.Decision != Deny.String()
+		c, err := ParseClass(r.Tool)
+		return err == nil && c == ClassRead
 	}) {
 		p.tools[ClassRead] = Allow
 	}

@@ -77,17 +77,19 @@ func (c Class) String() string {
 	return fmt.Sprintf("class(%d)", uint8(c))
 }
 
-// ParseClass parses "read", "write" or "shell".
+// ParseClass parses "read", "write" or "shell", or the name of a tool,
+// which stands for its class: "grep", "glob" and "ls" for read, "edit" for
+// write, "bash" for shell.
 func ParseClass(s string) (Class, error) {
 	switch s {
-	case "read":
+	case "read", "grep", "glob", "ls":
 		return ClassRead, nil
-	case "write":
+	case "write", "edit":
 		return ClassWrite, nil
-	case "shell":
+	case "shell", "bash":
 		return ClassShell, nil
 	}
-	return 0, fmt.Errorf("unknown tool class %q (want read, write or shell)", s)
+	return 0, fmt.Errorf("unknown tool class %q (want read, write or shell; a tool name stands for its class: read, grep, glob, ls → read; write, edit → write; bash → shell)", s)
 }
 
 // HeadlessAsk is what "ask" means when nobody is there to answer.
