@@ -28,7 +28,7 @@ const (
 // defaults above; HTTPClient defaults to a client without timeout (the
 // caller's context bounds the call).
 type AnthropicConfig struct {
-	BaseURL    string            // without /v1; default DefaultAnthropicBaseURL
+	BaseURL    string            // with or without a final /v1; default DefaultAnthropicBaseURL
 	APIKey     string            // sent as x-api-key; never appears in errors
 	Version    string            // anthropic-version header
 	Headers    map[string]string // extra headers, e.g. anthropic-beta
@@ -65,7 +65,11 @@ func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
 	if cfg.Version == "" {
 		cfg.Version = DefaultAnthropicVersion
 	}
-	return &AnthropicClient{cfg: cfg, t: newTransport("anthropic", cfg.BaseURL, "/v1/messages", cfg.HTTPClient, cfg.Clock,
+	// The API lives under /v1; a base URL that names it already (as
+	// OpenAI-style settings do) must not get a second one.
+	base := strings.TrimRight(cfg.BaseURL, "/")
+	base = strings.TrimSuffix(base, "/v1")
+	return &AnthropicClient{cfg: cfg, t: newTransport("anthropic", base, "/v1/messages", cfg.HTTPClient, cfg.Clock,
 		cfg.Headers, map[string]string{"anthropic-version": cfg.Version}, "x-api-key", "", cfg.APIKey)}
 }
 

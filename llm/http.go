@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ const maxErrorBody = 64 << 10
 type transport struct {
 	provider string
 	url      string
+	shownURL string // url without credentials, for errors
 	hc       *http.Client
 	header   http.Header // cloned for every request
 	redact   func(string) string
@@ -50,7 +52,19 @@ func newTransport(provider, base, path string, hc *http.Client, clk Clock, extra
 	if key != "" {
 		h.Set(keyHeader, keyPrefix+key)
 	}
-	return transport{provider: provider, url: strings.TrimRight(base, "/") + path, hc: hc, header: h, redact: redactor(key), clock: clk}
+	u := strings.TrimRight(base, "/") + path
+	return transport{provider: provider, url: u, shownURL: withoutCredentials(u), hc: hc, header: h, redact: redactor(key), clock: clk}
+}
+
+// withoutCredentials returns the URL without user info, query and
+// fragment, which may carry keys.
+func withoutCredentials(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
 }
 
 // stream posts body and returns the answer's event stream read by dec.
@@ -81,7 +95,11 @@ func (t *transport) post(ctx context.Context, body []byte) (*http.Response, erro
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, statusError(t.provider, resp, raw, t.redact, t.clock.Now())
+		e := statusError(t.provider, resp, raw, t.redact, t.clock.Now())
+		if e.Kind == KindNotFound {
+			e.URL = t.shownURL
+		}
+		return nil, e
 	}
 	if ct := resp.Header.Get("content-type"); strings.HasPrefix(ct, "application/json") {
 		// Some gateways answer an error, or a server that ignores
