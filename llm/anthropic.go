@@ -171,7 +171,7 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 	if c.cfg.PromptCaching {
 		markLastCacheable(w.Messages)
 	}
-	body, err := json.Marshal(w)
+	body, err := marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
@@ -188,7 +188,7 @@ func (c *AnthropicClient) encodeSystem(system string) (json.RawMessage, error) {
 	if c.cfg.PromptCaching {
 		v = []antBlock{{Type: "text", Text: &system, CacheControl: ephemeral()}}
 	}
-	raw, err := json.Marshal(v)
+	raw, err := marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode system prompt: %w", err)
 	}

@@ -238,3 +238,16 @@ func isJSONObject(raw []byte) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
 }
+
+// marshal encodes v as JSON without HTML escaping: a request body is no
+// web page, and `<`, `>` and `&`, common in code, would take six bytes
+// each (\u003c) on every turn.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

@@ -139,7 +139,7 @@ func (c *OpenAIClient) encode(req Request) ([]byte, error) {
 	for _, t := range req.Tools {
 		w.Tools = append(w.Tools, oaiTool{Type: "function", Function: oaiFunctionDef{Name: t.Name, Description: t.Description, Parameters: toolSchema(t)}})
 	}
-	body, err := json.Marshal(w)
+	body, err := marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
 	}
