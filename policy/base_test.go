@@ -51,6 +51,20 @@ func TestSecretBaseLayer(t *testing.T) {
 		}
 	}
 
+	// README's ci.toml allows what a model runs, and not through -exec.
+	readme, err := Parse("README ci.toml", readmePolicy(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]Decision{
+		"go test ./...": Allow, "go test -run TestX -count=1 ./policy/...": Allow,
+		"go test -exec sh ./...": Ask, "go test -toolexec ./x ./...": Ask, "go test -o /tmp/x ./...": Deny,
+	} {
+		if r := readme.Decide(Action{Class: ClassShell, Command: cmd}); r.Decision != want {
+			t.Errorf("README ci.toml: %s = %s by %s, want %s", cmd, r.Decision, r.Rule, want)
+		}
+	}
+
 	// A file with its own read rules keeps its own fallback.
 	p, err := Parse("own.toml", []byte("version = 1\n[defaults]\ndecision = \"deny\"\n[[rule]]\ntool = \"read\"\ndecision = \"allow\"\npaths = [\"src/**\"]\n"))
 	if err != nil {
