@@ -67,10 +67,12 @@ func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
 	}
 	// The API lives under /v1; a base URL that names it already (as
 	// OpenAI-style settings do) must not get a second one.
-	base := strings.TrimRight(cfg.BaseURL, "/")
-	base = strings.TrimSuffix(base, "/v1")
-	return &AnthropicClient{cfg: cfg, t: newTransport("anthropic", base, "/v1/messages", cfg.HTTPClient, cfg.Clock,
-		cfg.Headers, map[string]string{"anthropic-version": cfg.Version}, "x-api-key", "", cfg.APIKey)}
+	base := strings.TrimSuffix(strings.TrimRight(cfg.BaseURL, "/"), "/v1")
+	return &AnthropicClient{cfg: cfg, t: newTransport(transportOptions{
+		Provider: "anthropic", Base: base, Path: "/v1/messages", Client: cfg.HTTPClient, Clock: cfg.Clock,
+		Extra: cfg.Headers, Fixed: map[string]string{"anthropic-version": cfg.Version},
+		KeyHeader: "x-api-key", Key: cfg.APIKey,
+	})}
 }
 
 // Stream sends req as POST {base}/v1/messages with stream: true and returns
