@@ -65,7 +65,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		Usage:                "a headless coding agent for pipelines",
 		UsageText:            "rubichan exec [flags] [PROMPT...]\nrubichan version",
 		Description:          appDescription,
-		Version:              version,
+		Version:              readBuildInfo().String(),
 		Reader:               stdin,
 		Writer:               stdout,
 		ErrWriter:            stderr,
@@ -113,7 +113,7 @@ func versionCommand() *cli.Command {
 				return usagef("version takes no arguments")
 			}
 			// The same line as --version prints.
-			if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, version); err != nil {
+			if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, c.App.Version); err != nil {
 				return stdoutError{err}
 			}
 			return nil

@@ -49,8 +49,8 @@ func TestAppUsage(t *testing.T) {
 	}{
 		"bare":                    {args: nil, wantCode: exitUsage, wantStderr: []string{"USAGE", "rubichan exec"}},
 		"unknown command":         {args: []string{"fix it"}, wantCode: exitUsage, wantStderr: []string{`unknown command "fix it"`, `rubichan exec "fix it"`}},
-		"version":                 {args: []string{"version"}, wantCode: exitOK, wantStdout: "rubichan version dev\n"},
-		"--version":               {args: []string{"--version"}, wantCode: exitOK, wantStdout: "rubichan version dev\n"},
+		"version":                 {args: []string{"version"}, wantCode: exitOK, wantStdout: "rubichan version " + readBuildInfo().String() + "\n"},
+		"--version":               {args: []string{"--version"}, wantCode: exitOK, wantStdout: "rubichan version " + readBuildInfo().String() + "\n"},
 		"unknown flag":            {args: []string{"exec", "fix", "--bogus"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"unknown flag --bogus", "rubichan exec --help"}},
 		"bad flag value":          {args: []string{"exec", "fix", "--max-turns", "many"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"max-turns"}},
 		"zero max turns":          {args: []string{"exec", "fix", "--max-turns", "0"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"--max-turns: must be at least 1, got 0"}},

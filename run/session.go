@@ -209,6 +209,9 @@ type sessionLine struct {
 	// header
 	Schema      int     `json:"schema,omitempty"`
 	Version     string  `json:"version,omitempty"`
+	Commit      string  `json:"commit,omitempty"`
+	Modified    bool    `json:"modified,omitempty"`
+	GoVersion   string  `json:"go,omitempty"`
 	Workspace   string  `json:"workspace,omitempty"`
 	Provider    string  `json:"provider,omitempty"`
 	Model       string  `json:"model,omitempty"`
@@ -374,9 +377,10 @@ func (s *sessionLog) redactValue(v any) any {
 
 // header is the first line: the run's identity, without its key.
 func (s *sessionLog) header(h sessionHeader) *sessionLine {
+	bi := readBuildInfo()
 	return &sessionLine{
 		Type: "session", Time: stamp(h.Start),
-		Schema: sessionSchema, Version: version,
+		Schema: sessionSchema, Version: bi.Version, Commit: bi.Commit, Modified: bi.Modified, GoVersion: bi.Go,
 		Workspace: h.Workspace, Provider: h.Provider, Model: h.Model,
 		Policy: h.Policy, PolicyFile: h.PolicyFile,
 		PromptBytes: ptr(len(h.Prompt)), Prompt: ptr(h.Prompt),
