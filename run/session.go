@@ -249,6 +249,7 @@ type sessionLine struct {
 	// end
 	Turns        *int     `json:"turns,omitempty"`
 	ToolCalls    *int     `json:"tool_calls,omitempty"`
+	Denials      int      `json:"denials,omitempty"` // calls the policy refused
 	InputTokens  *int64   `json:"input_tokens,omitempty"`
 	OutputTokens *int64   `json:"output_tokens,omitempty"`
 	ElapsedMS    *int64   `json:"elapsed_ms,omitempty"`
@@ -475,7 +476,7 @@ func addSummary(l *sessionLine, sum *Summary) {
 		return
 	}
 	l.ExitCode = ptr(sum.ExitCode)
-	l.Turns, l.ToolCalls = ptr(sum.Turns), ptr(sum.ToolCalls)
+	l.Turns, l.ToolCalls, l.Denials = ptr(sum.Turns), ptr(sum.ToolCalls), sum.Denials
 	l.InputTokens, l.OutputTokens = ptr(sum.InputTokens), ptr(sum.OutputTokens)
 	l.ElapsedMS = ptr(sum.Elapsed.Milliseconds())
 	if sum.CostKnown && !math.IsNaN(sum.CostUSD) && !math.IsInf(sum.CostUSD, 0) {
