@@ -53,8 +53,10 @@ func NewResponses(cfg ResponsesConfig) *ResponsesClient {
 	if cfg.ReasoningSummary == "" {
 		cfg.ReasoningSummary = "auto"
 	}
-	return &ResponsesClient{cfg: cfg, t: newTransport(cfg.Provider, cfg.BaseURL, "/responses", cfg.HTTPClient, cfg.Clock,
-		cfg.Headers, nil, "authorization", "Bearer ", cfg.APIKey)}
+	return &ResponsesClient{cfg: cfg, t: newTransport(transportOptions{
+		Provider: cfg.Provider, Base: openAIBase(cfg.BaseURL), Path: "/responses", Client: cfg.HTTPClient, Clock: cfg.Clock,
+		Extra: cfg.Headers, KeyHeader: "authorization", KeyPrefix: "Bearer ", Key: cfg.APIKey,
+	})}
 }
 
 // Stream sends req as POST {base}/responses with stream: true and returns

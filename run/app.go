@@ -27,7 +27,7 @@ Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
 // environment is what the runner reads from the process beyond its standard
-// streams and arguments. Tests replace it; [NewApp] uses the real process.
+// streams and arguments. Tests replace it; [newProcessApp] uses the real process.
 type environment struct {
 	// lookupEnv reads an environment variable.
 	lookupEnv func(string) (string, bool)
@@ -39,14 +39,14 @@ func processEnvironment() environment {
 	return environment{lookupEnv: os.LookupEnv, environ: os.Environ}
 }
 
-// NewApp builds the command-line application on the given streams. It never
+// newProcessApp builds the command-line application on the given streams. It never
 // calls os.Exit: errors come back from Run and [Main] turns them into exit
 // codes. Usage errors are printed on stderr, never stdout.
 //
 // urfave/cli stops parsing flags at the first positional word; [Main] puts
 // flags given after the prompt in front first (see [normalizeArgs]), so
-// callers of NewApp that want the same behaviour should do likewise.
-func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+// callers of newProcessApp that want the same behaviour should do likewise.
+func newProcessApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	return newApp(stdin, stdout, stderr, processEnvironment())
 }
 
@@ -61,11 +61,19 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		return usageError{err}
 	}
 	app := &cli.App{
-		Name:                 "rubichan",
-		Usage:                "a headless coding agent for pipelines",
-		UsageText:            "rubichan exec [flags] [PROMPT...]\nrubichan version",
-		Description:          appDescription,
-		Version:              version,
+		Name:  "rubichan",
+		Usage: "a headless coding agent for pipelines",
+		UsageText: "rubichan exec [flags] [PROMPT...]\n" +
+			"rubichan policy check [flags] --tool CLASS -- ARG\n" +
+			"rubichan config show [flags]\n" +
+			"rubichan version\n" +
+			"rubichan help [COMMAND]",
+		Description: appDescription,
+		Version:     readBuildInfo().String(),
+		// -v is --verbose under exec; the version has its long flag only
+		// (and the version command), so -v never means two things.
+		HideVersion:          true,
+		Flags:                []cli.Flag{&cli.BoolFlag{Name: "version", Usage: "print the version"}},
 		Reader:               stdin,
 		Writer:               stdout,
 		ErrWriter:            stderr,
@@ -95,6 +103,12 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 // rootAction runs when no command was named: bare `rubichan` prints help on
 // stderr, anything else is an unknown command. Both are usage errors.
 func rootAction(c *cli.Context) error {
+	if c.Bool("version") {
+		return printVersion(c)
+	}
+	if c.Args().First() == "help" {
+		return helpAction(c)
+	}
 	if c.NArg() == 0 {
 		c.App.Writer = c.App.ErrWriter
 		_ = cli.ShowAppHelp(c)
@@ -112,11 +126,31 @@ func versionCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usagef("version takes no arguments")
 			}
-			// The same line as --version prints.
-			if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, version); err != nil {
-				return stdoutError{err}
-			}
-			return nil
+			return printVersion(c)
 		},
 	}
+}
+
+// printVersion prints the line of `rubichan version` and `--version`.
+func printVersion(c *cli.Context) error {
+	if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, c.App.Version); err != nil {
+		return stdoutError{err}
+	}
+	return nil
+}
+
+// helpAction is `rubichan help [COMMAND]`: the help on stdout, as --help
+// prints it. It never runs the agent.
+func helpAction(c *cli.Context) error {
+	switch c.NArg() {
+	case 1:
+		return cli.ShowAppHelp(c)
+	case 2:
+		name := c.Args().Get(1)
+		if c.App.Command(name) == nil {
+			return usagef("help: unknown command %q; the commands are exec, policy, config and version", name)
+		}
+		return cli.ShowCommandHelp(c, name)
+	}
+	return usagef("help takes at most one command name")
 }

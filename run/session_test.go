@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 )
 
-func TestSessionDir(t *testing.T) {
+func TestDefaultSessionDir(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
 		env  map[string]string
@@ -36,7 +37,7 @@ func TestSessionDir(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			lookup := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
-			if got := SessionDir(lookup, tc.home); got != filepath.FromSlash(tc.want) {
+			if got := defaultSessionDir(lookup, tc.home); got != filepath.FromSlash(tc.want) {
 				t.Errorf("SessionDir = %q, want %q", got, tc.want)
 			}
 		})
@@ -151,7 +152,7 @@ func TestSessionHeaderAndFile(t *testing.T) {
 	t.Parallel()
 	s, dir, _, notes := newTestSession(t, nil, "fix the <bug> & go")
 	lines := readSession(t, s)
-	want := `{"type":"session","time":"2026-11-21T12:50:01.234Z","schema":1,"version":"` + version +
+	want := `{"type":"session","time":"2026-11-21T12:50:01.234Z","schema":1,"version":"` + version + `","go":"` + runtime.Version() +
 		`","workspace":"/w","provider":"anthropic","model":"m","policy":"built-in default policy","prompt_bytes":18,"prompt":"fix the <bug> & go"}`
 	if len(lines) != 1 || lines[0] != want {
 		t.Errorf("header:\n got %q\nwant %s", lines, want)

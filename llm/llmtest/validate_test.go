@@ -2,47 +2,20 @@ package llmtest
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 )
 
-func TestRequestValidation(t *testing.T) {
-	t.Parallel()
-	const (
-		antUse    = `{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"a","name":"ls","input":{}},{"type":"tool_use","id":"b","name":"ls","input":{}}]}`
-		oaiCalls  = `{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"ls","arguments":"{}"}},{"id":"b","type":"function","function":{"name":"ls","arguments":"{}"}}]}`
-		userHi    = `{"role":"user","content":"hi"}`
-		antResult = `{"type":"tool_result","tool_use_id":"%s","content":"ok"}`
-	)
-	res := func(ids ...string) string {
-		var parts []string
-		for _, id := range ids {
-			parts = append(parts, strings.Replace(antResult, "%s", id, 1))
-		}
-		return `{"role":"user","content":[` + strings.Join(parts, ",") + `]}`
-	}
-	tool := func(id string) string { return `{"role":"tool","tool_call_id":"` + id + `","content":"ok"}` }
-	msgs := func(m ...string) string {
-		return `{"model":"x","max_tokens":100,"stream":true,"messages":[` + strings.Join(m, ",") + `]}`
-	}
-	input := func(items ...string) string {
-		return `{"model":"x","stream":true,"store":false,"input":[` + strings.Join(items, ",") + `]}`
-	}
-	const rUser = `{"type":"message","role":"user","content":"hi"}`
-	rCall := func(id string) string {
-		return `{"type":"function_call","call_id":"` + id + `","name":"ls","arguments":"{}"}`
-	}
-	rOut := func(id string) string { return `{"type":"function_call_output","call_id":"` + id + `","output":"ok"}` }
-	rReason := func(enc string) string {
-		return `{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"` + enc + `"}`
-	}
-	params := func(p string) string {
-		return `{"model":"x","stream":true,` + p + `,"messages":[` + userHi + `]}`
-	}
-	tests := map[string]struct {
-		path, body string
-		want       string // "" means valid
-	}{
+// requestValidationCase is one case of TestRequestValidation.
+type requestValidationCase struct {
+	path, body string
+	want       string // "" means valid
+}
+
+// requestValidationCases returns the cases of TestRequestValidation.
+func requestValidationCases(antUse string, oaiCalls string, userHi string, res func(...string) string, tool func(string) string, msgs func(...string) string, params func(string) string) map[string]requestValidationCase {
+	return map[string]requestValidationCase{
 		"anthropic ok":                    {"/v1/messages", msgs(userHi, antUse, res("a", "b")), ""},
 		"anthropic results reordered":     {"/v1/messages", msgs(userHi, antUse, res("b", "a")), ""},
 		"anthropic missing result":        {"/v1/messages", msgs(userHi, antUse, res("a")), "without tool_result blocks immediately after: b"},
@@ -77,17 +50,61 @@ func TestRequestValidation(t *testing.T) {
 		"openai ends with tool calls":   {"/chat/completions", msgs(userHi, oaiCalls), "have no tool messages: a, b"},
 		"openai tool after user":        {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), userHi, tool("b")), "missing: b"},
 		"openai duplicate tool message": {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), tool("a"), tool("b")), `tool_call_id "a"`},
-		"responses ok":                  {"/v1/responses", input(rUser, rReason("enc"), rCall("a"), rCall("b"), rOut("a"), rOut("b"), rUser), ""},
-		"responses string input":        {"/responses", `{"model":"x","stream":true,"input":"hi"}`, ""},
-		"responses empty input":         {"/v1/responses", input(), "input: empty"},
-		"responses missing output":      {"/v1/responses", input(rUser, rCall("a"), rCall("b"), rOut("a")), "no tool output found for function call b"},
-		"responses stray output":        {"/v1/responses", input(rUser, rOut("a")), "no tool call found for function call output with call_id a"},
-		"responses output twice":        {"/v1/responses", input(rUser, rCall("a"), rOut("a"), rOut("a")), "call_id a"},
+	}
+}
+
+// responsesValidationCases returns the Responses API cases of
+// TestRequestValidation.
+func responsesValidationCases() map[string]requestValidationCase {
+	input := func(items ...string) string {
+		return `{"model":"x","stream":true,"store":false,"input":[` + strings.Join(items, ",") + `]}`
+	}
+	const rUser = `{"type":"message","role":"user","content":"hi"}`
+	rCall := func(id string) string {
+		return `{"type":"function_call","call_id":"` + id + `","name":"ls","arguments":"{}"}`
+	}
+	rOut := func(id string) string { return `{"type":"function_call_output","call_id":"` + id + `","output":"ok"}` }
+	rReason := func(enc string) string {
+		return `{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"` + enc + `"}`
+	}
+	return map[string]requestValidationCase{
+		"responses ok":             {"/v1/responses", input(rUser, rReason("enc"), rCall("a"), rCall("b"), rOut("a"), rOut("b"), rUser), ""},
+		"responses string input":   {"/responses", `{"model":"x","stream":true,"input":"hi"}`, ""},
+		"responses empty input":    {"/v1/responses", input(), "input: empty"},
+		"responses missing output": {"/v1/responses", input(rUser, rCall("a"), rCall("b"), rOut("a")), "no tool output found for function call b"},
+		"responses stray output":   {"/v1/responses", input(rUser, rOut("a")), "no tool call found for function call output with call_id a"},
+		"responses output twice":   {"/v1/responses", input(rUser, rCall("a"), rOut("a"), rOut("a")), "call_id a"},
 		"responses unencrypted reasoning": {"/v1/responses", input(rUser, rReason(""), rCall("a"), rOut("a")),
 			"items are not persisted when store is false"},
 		"responses trailing reasoning": {"/v1/responses", input(rUser, rReason("enc")), "without its required following item"},
 		"responses not streaming":      {"/v1/responses", `{"model":"x","input":"hi"}`, `"stream" is not true`},
 	}
+}
+
+func TestRequestValidation(t *testing.T) {
+	t.Parallel()
+	const (
+		antUse    = `{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"a","name":"ls","input":{}},{"type":"tool_use","id":"b","name":"ls","input":{}}]}`
+		oaiCalls  = `{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"ls","arguments":"{}"}},{"id":"b","type":"function","function":{"name":"ls","arguments":"{}"}}]}`
+		userHi    = `{"role":"user","content":"hi"}`
+		antResult = `{"type":"tool_result","tool_use_id":"%s","content":"ok"}`
+	)
+	res := func(ids ...string) string {
+		var parts []string
+		for _, id := range ids {
+			parts = append(parts, strings.Replace(antResult, "%s", id, 1))
+		}
+		return `{"role":"user","content":[` + strings.Join(parts, ",") + `]}`
+	}
+	tool := func(id string) string { return `{"role":"tool","tool_call_id":"` + id + `","content":"ok"}` }
+	msgs := func(m ...string) string {
+		return `{"model":"x","max_tokens":100,"stream":true,"messages":[` + strings.Join(m, ",") + `]}`
+	}
+	params := func(p string) string {
+		return `{"model":"x","stream":true,` + p + `,"messages":[` + userHi + `]}`
+	}
+	tests := requestValidationCases(antUse, oaiCalls, userHi, res, tool, msgs, params)
+	maps.Copy(tests, responsesValidationCases())
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -1,8 +1,9 @@
-package run
+package config
 
 import (
 	"errors"
 	"fmt"
+	"github.com/rubichan/rubichan/policy/tomlpos"
 	"math"
 	"net/url"
 	"sort"
@@ -28,6 +29,7 @@ const (
 	kindUSD                           // number >= 0
 	kindDuration                      // "30m", "1h30m", or 0
 	kindSize                          // "256KB" or a whole number of bytes
+	kindPathList                      // array of directory names
 )
 
 // field describes one key of the configuration schema.
@@ -80,6 +82,9 @@ func configSchema() *field {
 		"input", table(
 			"stdin_inline_max", leaf(kindSize),
 		),
+		"bash", table(
+			"path_add", leaf(kindPathList),
+		),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
 		"prices", &field{kind: kindMap, elem: price, name: checkModelName},
 	)
@@ -106,7 +111,7 @@ func (f *field) lookup(path []string) *field {
 // types the Config struct holds.
 type normalizer struct {
 	file  string
-	lines keyLines
+	lines tomlpos.Lines
 	// keyName, when set, names the offending key in errors instead of the
 	// dotted path (an environment variable or a flag).
 	keyName string
@@ -117,13 +122,11 @@ func (n normalizer) errorf(path []string, format string, args ...any) error {
 }
 
 func (n normalizer) wrap(path []string, err error) error {
-	e := &ConfigError{File: n.file, Key: displayKey(path), Err: err}
+	e := &Error{File: n.file, Key: DisplayKey(path), Err: err}
 	if n.keyName != "" {
 		e.Key = n.keyName
 	}
-	if n.lines != nil {
-		e.Line = n.lines.line(path)
-	}
+	e.Line = n.lines.Nearest(path...)
 	return e
 }
 
@@ -171,10 +174,7 @@ func (n normalizer) value(path []string, v any, f *field) (any, error) {
 // one on every run.
 func (n normalizer) keysInFileOrder(path []string, m map[string]any) []string {
 	keys := sortedKeys(m)
-	if n.lines == nil {
-		return keys
-	}
-	line := func(k string) int { return n.lines.line(append(path[:len(path):len(path)], k)) }
+	line := func(k string) int { return n.lines.Nearest(append(path[:len(path):len(path)], k)...) }
 	sort.SliceStable(keys, func(i, j int) bool { return line(keys[i]) < line(keys[j]) })
 	return keys
 }
@@ -192,8 +192,31 @@ func normalizeLeaf(k valueKind, v any) (any, error) {
 		return normalizeDuration(v)
 	case kindSize:
 		return normalizeSize(v)
+	case kindPathList:
+		return normalizePathList(v)
 	}
 	return normalizeString(k, v)
+}
+
+// normalizePathList checks an array of directory names: each non-empty,
+// without NUL or the PATH separator.
+func normalizePathList(v any) (any, error) {
+	items, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want an array of directory names, got %s", tomlType(v))
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			return nil, fmt.Errorf("want directory names (strings), got %s", tomlType(it))
+		}
+		if strings.TrimSpace(s) == "" || strings.ContainsAny(s, ":\x00") {
+			return nil, fmt.Errorf("want a directory name without ':' or NUL, got %q", s)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // normalizeCount checks a whole number >= 0.
@@ -463,9 +486,9 @@ func checkHeaderName(s string) error {
 	return nil
 }
 
-// displayKey writes a key path the way TOML would: dotted, with parts that
+// DisplayKey writes a key path the way TOML would: dotted, with parts that
 // are not bare keys quoted (prices."gpt-4.1".input).
-func displayKey(path []string) string {
+func DisplayKey(path []string) string {
 	parts := make([]string, len(path))
 	for i, p := range path {
 		parts[i] = p
