@@ -63,7 +63,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 	app := &cli.App{
 		Name:                 "rubichan",
 		Usage:                "a headless coding agent for pipelines",
-		UsageText:            "rubichan exec [flags] [PROMPT...]\nrubichan version",
+		UsageText:            "rubichan exec [flags] [PROMPT...]\nrubichan schema events\nrubichan version",
 		Description:          appDescription,
 		Version:              version,
 		Reader:               stdin,
@@ -82,6 +82,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 			configCommand(env),
 			versionCommand(),
 			policyCommand(),
+			schemaCommand(),
 		},
 	}
 	for _, c := range app.Commands {

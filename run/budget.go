@@ -194,3 +194,12 @@ func formatUSD(v float64) string {
 	}
 	return "$" + strconv.FormatFloat(v, 'f', 2, 64)
 }
+
+// RequestCost returns the USD cost of one request's usage, and false when
+// the model's price is not known.
+func (b *Budget) RequestCost(u llm.Usage) (float64, bool) {
+	if b == nil || !b.priced {
+		return 0, false
+	}
+	return b.price.Cost(u), true
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -46,7 +47,7 @@ func execCommand(stdin io.Reader, env environment) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env)
+			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, machineSink(c))
 		},
 	}
 }
@@ -60,12 +61,24 @@ func isTerminal(w io.Writer) bool {
 // runExec is one headless run: policy, workspace, input, tools, the loop,
 // and the closing summary. Errors it has already shown on stderr come back
 // as [reportedError]s carrying their exit code.
-func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment) error {
+//
+// machine, when not nil, is the sink of --output json or stream-json that
+// [runMain] made before the arguments were parsed; it writes the result.
+func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment, machine *jsonSink) (err error) {
 	start := time.Now()
 	// A failed write on stdout stops the run: its answer is lost.
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	text := newTextSink(stdout, cfg.Output == "final")
+	js := machine
+	if js == nil && (cfg.Output == outputJSON || cfg.Output == outputStreamJSON) {
+		// An app run without runMain: the result is written here.
+		js = newJSONSink(stdout, cfg.Output == outputStreamJSON, newSessionID(start), nil)
+		defer func() { js.finish(err, exitCode(err)) }()
+	}
+	text := newTextSink(stdout, cfg.Output == outputFinal)
+	if js != nil {
+		text = newTextSink(io.Discard, true) // stdout is the JSON sink's
+	}
 	text.terminal = isTerminal(stdout)
 	text.onError = stopRun
 	act := newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
@@ -76,19 +89,31 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		act.handle(ev)
 		sess.handle(ev)
 	}
-	notice := func(s string) { act.handle(Event{Kind: EventNotice, Text: s}) }
+	var notes io.Writer = stderr
+	if cfg.Quiet {
+		notes = io.Discard
+	}
+	if js != nil {
+		js.onError, js.thinking, js.red = stopRun, cfg.IncludeThinking, act.red
+		emit = func(ev Event) {
+			act.handle(ev)
+			js.handle(ev)
+			sess.handle(ev)
+		}
+		notes = &noticeWriter{w: notes, js: js}
+	}
+	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
 	budget, err := cfg.startSettings(notice)
 	if err != nil {
 		return err
+	}
+	if js != nil {
+		js.price = budget.RequestCost
 	}
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, cfg.Timeout, errTimeout)
 		defer cancel()
-	}
-	notes := stderr
-	if cfg.Quiet {
-		notes = io.Discard
 	}
 	ws, pol, err := openWorkspace(cfg, notes, notice)
 	if err != nil {
@@ -108,8 +133,16 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	sess = cfg.openSession(env, start, ws.Root(), pol, in.Text, stderr)
+	id := ""
+	if js != nil {
+		id = js.sessionID
+	}
+	sess = cfg.openSession(env, id, start, ws.Root(), pol, in.Text, stderr)
 	defer sess.Close()
+	if js != nil {
+		js.setSession(sess.Path())
+		js.init(initEvent(cfg, ws.Root(), l.toolSpecNames(), pol))
+	}
 	return finishRun(l.run(ctx, in.Text), l, text, start, emit)
 }
 
@@ -209,7 +242,7 @@ func interrupted(ctx context.Context, err error, emit func(Event)) error {
 	cause := context.Cause(ctx)
 	if errors.Is(cause, errTimeout) {
 		emit(Event{Kind: EventLimit, Text: "reached --timeout while reading standard input"})
-		return reportedError{exitError{code: ExitLimit, err: cause}}
+		return reportedError{exitError{code: ExitLimit, err: cause, kind: events.ErrTimeout}}
 	}
 	emit(Event{Kind: EventError, Err: cause})
 	return reportedError{cause}

@@ -20,7 +20,8 @@ const schemaURL = "https://github.com/rubichan/rubichan/docs/events.schema.json"
 // Validator validates events against the schema [events.Schema] returns,
 // with formats (date-time) asserted. It is safe for concurrent use.
 type Validator struct {
-	sch *jsonschema.Schema
+	sch  *jsonschema.Schema
+	defs map[string]*jsonschema.Schema // by event type, for plain errors
 }
 
 // NewValidator compiles the embedded schema.
@@ -38,7 +39,13 @@ func NewValidator() (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eventstest: compile schema: %w", err)
 	}
-	return &Validator{sch: sch}, nil
+	v := &Validator{sch: sch, defs: map[string]*jsonschema.Schema{}}
+	for _, typ := range events.Types() {
+		if v.defs[typ], err = c.Compile(schemaURL + "#/$defs/" + typ); err != nil {
+			return nil, fmt.Errorf("eventstest: compile schema of %s: %w", typ, err)
+		}
+	}
+	return v, nil
 }
 
 // Event is one decoded event.
@@ -52,6 +59,13 @@ func (v *Validator) Validate(line []byte) error {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
 	if err != nil {
 		return fmt.Errorf("not JSON: %v: %q", err, line)
+	}
+	if m, ok := inst.(map[string]any); ok {
+		if def := v.defs[fmt.Sprint(m["type"])]; def != nil {
+			if err := def.Validate(inst); err != nil {
+				return fmt.Errorf("invalid event %s:\n%v", line, err)
+			}
+		}
 	}
 	if err := v.sch.Validate(inst); err != nil {
 		return fmt.Errorf("invalid event %s:\n%v", line, err)
