@@ -198,7 +198,7 @@ func (s *jsonSink) toolResult(ev Event) events.ToolResult {
 	content, cut := capUTF8(s.red.redact(r.Content), events.ContentMax)
 	out := events.ToolResult{ID: ev.Tool.ID, IsError: r.IsError, ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(),
 		Content: content, Truncated: cut, FilesChanged: append([]string{}, r.Changed...)}
-	if r.Diff != "" || ev.Tool.Name == "write" || ev.Tool.Name == "edit" {
+	if r.Diff != "" { // write, edit
 		diff, dcut := capUTF8(s.red.redact(r.Diff), events.DiffMax)
 		out.Diff, out.Truncated = &diff, cut || dcut
 	}

@@ -37,7 +37,7 @@ func cmdEvents(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("--output json wrote %d objects, want exactly one result:\n%s", len(evs), out)
 	}
 	for _, ev := range evs {
-		fmt.Fprintln(ts.Stdout(), renderEvent(ev))
+		fmt.Fprintln(ts.Stdout(), strings.ReplaceAll(renderEvent(ev), ts.Getenv("WORK"), "$WORK"))
 	}
 }
 
