@@ -55,7 +55,7 @@ func TestAppUsage(t *testing.T) {
 		"bad flag value":          {args: []string{"exec", "fix", "--max-turns", "many"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"max-turns"}},
 		"zero max turns":          {args: []string{"exec", "fix", "--max-turns", "0"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--max-turns: must be at least 1, got 0"}},
 		"negative max turns":      {args: []string{"exec", "fix", "--max-turns", "-1"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--max-turns: must be at least 1, got -1"}},
-		"bad output":              {args: []string{"exec", "--output", "xml", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--output must be text or final"}},
+		"bad output":              {args: []string{"exec", "--output", "xml", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--output must be text, final, json or stream-json"}},
 		"bad on-ask":              {args: []string{"exec", "--on-ask", "maybe", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--on-ask"}},
 		"bad provider":            {args: []string{"exec", "--provider", "x", "fix"}, env: keyed, wantCode: ExitUsage, wantStderr: []string{"--provider"}},
 		"missing key":             {args: []string{"exec", "fix"}, env: fakeEnv(nil), wantCode: ExitUsage, wantStderr: []string{"ANTHROPIC_API_KEY"}},
@@ -66,7 +66,7 @@ func TestAppUsage(t *testing.T) {
 		"bad bool variable":       {args: []string{"exec", "fix"}, env: fakeEnv(map[string]string{"RUBICHAN_QUIET": "maybe"}), wantCode: ExitUsage, wantStderr: []string{`RUBICHAN_QUIET: want true or false (or 1 or 0), got "maybe"`}},
 		"subcommand unknown flag": {args: []string{"config", "show", "--bogus"}, wantCode: ExitUsage, wantStderr: []string{"rubichan: config show: unknown flag --bogus\n", "run 'rubichan config show --help' for usage"}},
 		"subcommand usage hint":   {args: []string{"policy", "check", "--", "ls"}, wantCode: ExitUsage, wantStderr: []string{"run 'rubichan policy check --help' for usage"}},
-		"unknown global flag":     {args: []string{"--bogus"}, wantCode: ExitUsage, wantStderr: []string{"rubichan: unknown flag --bogus; commands: exec, config, version, policy\n"}},
+		"unknown global flag":     {args: []string{"--bogus"}, wantCode: ExitUsage, wantStderr: []string{"rubichan: unknown flag --bogus; commands: exec, config, version, policy, schema\n"}},
 		"config alone":            {args: []string{"config"}, wantCode: ExitUsage, wantStderr: []string{"config: missing subcommand", "rubichan config show"}},
 		"config unknown":          {args: []string{"config", "bogus"}, wantCode: ExitUsage, wantStderr: []string{`config: unknown subcommand "bogus"`}},
 	}
