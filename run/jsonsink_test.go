@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm/llmtest"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/events/eventstest"
 )
@@ -96,7 +97,7 @@ func TestJSONSinkResultOnly(t *testing.T) {
 	js.init(events.Init{})
 	js.handle(Event{Kind: EventTextDelta, Turn: 1, Text: "Hi"})
 	js.handle(Event{Kind: EventMessageDone, Turn: 1, Text: "Hi"})
-	js.finish(reportedError{exitError{code: ExitLimit, err: errors.New("reached --timeout 1s"), kind: events.ErrTimeout}}, ExitLimit)
+	js.finish(reportedError{exitError{code: exitLimit, err: errors.New("reached --timeout 1s"), kind: events.ErrTimeout}}, exitLimit)
 	evs := eventsOf(t, out.Bytes())
 	if len(evs) != 1 || evs[0]["status"] != "limit" || evs[0]["final_text"] != "Hi" {
 		t.Fatalf("got %v", evs)
@@ -115,14 +116,14 @@ func TestOutcome(t *testing.T) {
 		{nil, 0, "success", ""},
 		{usagef("bad flag"), 2, "error", "usage"},
 		{settingsError{usagef("no key")}, 2, "error", "config"},
-		{usageError{&ConfigError{File: configFromFlags, Err: errors.New("x")}}, 2, "error", "usage"},
-		{usageError{&ConfigError{File: "c.toml", Err: errors.New("x")}}, 2, "error", "config"},
-		{reportedError{&BudgetError{Limit: "max_cost", Max: 1}}, 4, "limit", "max_cost"},
-		{reportedError{&BudgetError{Limit: "max_tokens_total", Max: 1}}, 4, "limit", "max_tokens"},
-		{reportedError{exitError{code: ExitPolicy, err: errors.New("x"), kind: events.ErrMaxDenials}}, 3, "denied", "max_denials"},
+		{usageError{&config.Error{File: config.FromCommandLine, Err: errors.New("x")}}, 2, "error", "usage"},
+		{usageError{&config.Error{File: "c.toml", Err: errors.New("x")}}, 2, "error", "config"},
+		{reportedError{&budgetError{Limit: "max_cost", Max: 1}}, 4, "limit", "max_cost"},
+		{reportedError{&budgetError{Limit: "max_tokens_total", Max: 1}}, 4, "limit", "max_tokens"},
+		{reportedError{exitError{code: exitPolicy, err: errors.New("x"), kind: events.ErrMaxDenials}}, 3, "denied", "max_denials"},
 		{reportedError{SignalError{Signal: syscall.SIGTERM}}, 143, "interrupted", "interrupted"},
 		{reportedError{stdoutError{syscall.EPIPE}}, 141, "error", "broken_pipe"},
-		{exitError{code: ExitFailure, err: errors.New("tool bash: boom")}, 1, "error", "internal"},
+		{exitError{code: exitFailure, err: errors.New("tool bash: boom")}, 1, "error", "internal"},
 	}
 	for _, tc := range tests {
 		status, e := outcome(tc.err, tc.code)
@@ -236,7 +237,7 @@ func FuzzStreamJSON(f *testing.F) {
 		if w.failed != nil {
 			// A run that failed keeps its exit code when only its
 			// result could not be written.
-			if code != ExitBrokenPipe && !(code != ExitOK && bytes.Contains(w.failed, []byte(`"type":"result"`))) {
+			if code != exitBrokenPipe && !(code != exitOK && bytes.Contains(w.failed, []byte(`"type":"result"`))) {
 				t.Fatalf("exit %d after a broken stdout (at %s), want 141", code, w.failed)
 			}
 			if len(out) > 0 {

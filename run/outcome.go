@@ -6,13 +6,14 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
 )
 
 // outcome is how a run that ended with err and exit code code reads in a
 // result event: its status, and unless it succeeded, what went wrong.
 func outcome(err error, code int) (string, *events.ResultError) {
-	if err == nil && code == ExitOK {
+	if err == nil && code == exitOK {
 		return events.StatusSuccess, nil
 	}
 	typ, retryable := errorKind(err)
@@ -23,9 +24,9 @@ func outcome(err error, code int) (string, *events.ResultError) {
 	switch {
 	case typ == events.ErrInterrupted:
 		status = events.StatusInterrupted
-	case code == ExitLimit:
+	case code == exitLimit:
 		status = events.StatusLimit
-	case code == ExitPolicy:
+	case code == exitPolicy:
 		status = events.StatusDenied
 	}
 	msg := "exit code " + itoa(code)
@@ -41,7 +42,7 @@ func errorKind(err error) (string, bool) {
 	var (
 		sig SignalError
 		ee  exitError
-		be  *BudgetError
+		be  *budgetError
 		pe  *policy.LoadError
 		ae  *llm.APIError
 		ue  usageError
@@ -69,7 +70,7 @@ func errorKind(err error) (string, bool) {
 		return events.ErrConfig, false
 	case errors.As(err, &ue):
 		return events.ErrUsage, false
-	case exitCode(err) == ExitProvider:
+	case exitCode(err) == exitProvider:
 		return events.ErrServer, false
 	}
 	return events.ErrInternal, false
@@ -117,9 +118,9 @@ func (e settingsError) Unwrap() error { return e.err }
 // the command line: a file, a variable, a missing key.
 func configError(err error) bool {
 	var se settingsError
-	var ce *ConfigError
+	var ce *config.Error
 	if errors.As(err, &ce) {
-		return ce.File != configFromFlags
+		return ce.File != config.FromCommandLine
 	}
 	return errors.As(err, &se)
 }
