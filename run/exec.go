@@ -30,6 +30,7 @@ const execDescription = `Examples:
    rubichan exec --allow 'write:**' --allow 'shell:go test ./...' "fix the failing test"
    rubichan exec --policy ci.toml --max-cost 2 --timeout 10m "fix the lint errors" > answer.md
    echo "list the TODO comments" | rubichan exec -
+   rubichan exec --output stream-json "fix the lint errors" | jq -c 'select(.type=="result")'
 
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 3 stopped by the policy, 4 a limit was reached, 5 the model provider failed,
