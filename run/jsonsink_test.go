@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
@@ -120,6 +121,10 @@ func TestOutcome(t *testing.T) {
 		{usageError{&config.Error{File: "c.toml", Err: errors.New("x")}}, 2, "error", "config"},
 		{reportedError{&budgetError{Limit: "max_cost", Max: 1}}, 4, "limit", "max_cost"},
 		{reportedError{&budgetError{Limit: "max_tokens_total", Max: 1}}, 4, "limit", "max_tokens"},
+		{reportedError{exitError{code: exitLimit, err: &budgetError{Limit: "max_cost", Max: 1}}}, 4, "limit", "max_cost"},
+		{usageError{&budgetError{Limit: "max_cost", Max: 1, Model: "m"}}, 2, "error", "config"},
+		{reportedError{exitError{code: exitLimit, err: errTimeout, kind: events.ErrTimeout}}, 4, "limit", "timeout"},
+		{reportedError{exitError{code: exitProvider, err: fmt.Errorf("model request failed: %w", &llm.APIError{Kind: llm.KindRateLimit, Retryable: true})}}, 5, "error", "rate_limit"},
 		{reportedError{exitError{code: exitPolicy, err: errors.New("x"), kind: events.ErrMaxDenials}}, 3, "denied", "max_denials"},
 		{reportedError{SignalError{Signal: syscall.SIGTERM}}, 143, "interrupted", "interrupted"},
 		{reportedError{stdoutError{syscall.EPIPE}}, 141, "error", "broken_pipe"},
