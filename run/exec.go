@@ -76,33 +76,8 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		js = newJSONSink(stdout, cfg.Output == outputStreamJSON, newSessionID(start), nil)
 		defer func() { js.finish(err, exitCode(err)) }()
 	}
-	text := newTextSink(stdout, cfg.Output == outputFinal)
-	if js != nil {
-		text = newTextSink(io.Discard, true) // stdout is the JSON sink's
-	}
-	text.terminal = isTerminal(stdout)
-	text.onError = stopRun
-	act := newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
-	act.red = newRedactor(cfg.secrets(env))
-	var sess *sessionLog // opened once the task is known; nil records nothing
-	emit := func(ev Event) {
-		text.handle(ev)
-		act.handle(ev)
-		sess.handle(ev)
-	}
-	var notes io.Writer = stderr
-	if cfg.Quiet {
-		notes = io.Discard
-	}
-	if js != nil {
-		js.onError, js.thinking, js.red = stopRun, cfg.IncludeThinking, act.red
-		emit = func(ev Event) {
-			act.handle(ev)
-			js.handle(ev)
-			sess.handle(ev)
-		}
-		notes = &noticeWriter{w: notes, js: js}
-	}
+	sinks := newRunSinks(cfg, js, stdout, stderr, env, stopRun)
+	emit, notes, text := sinks.emit, sinks.notes, sinks.text
 	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
 	budget, err := cfg.startSettings(notice)
 	if err != nil {
@@ -134,16 +109,9 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	id := ""
-	if js != nil {
-		id = js.sessionID
-	}
-	sess = cfg.openSession(env, id, start, ws.Root(), pol, in.Text, stderr)
+	sess := cfg.openSession(env, sinks.sessionID(), start, ws.Root(), pol, in.Text, stderr)
 	defer sess.Close()
-	if js != nil {
-		js.setSession(sess.Path())
-		js.init(initEvent(cfg, ws.Root(), l.toolSpecNames(), pol))
-	}
+	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol))
 	return finishRun(l.run(ctx, in.Text), l, text, start, emit)
 }
 
