@@ -285,3 +285,49 @@ func FuzzEncodeText(f *testing.F) {
 		}
 	})
 }
+
+// TestSchemaDefinitions checks the schema's form: draft 2020-12, one
+// definition per event type with additionalProperties false, whose
+// schema_version is SchemaVersion and whose type is its name, and a top
+// level that accepts exactly those definitions.
+func TestSchemaDefinitions(t *testing.T) {
+	t.Parallel()
+	var s struct {
+		Schema string `json:"$schema"`
+		OneOf  []struct {
+			Ref string `json:"$ref"`
+		} `json:"oneOf"`
+		Defs map[string]struct {
+			AdditionalProperties *bool `json:"additionalProperties"`
+			Properties           map[string]struct {
+				Const any `json:"const"`
+			} `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(events.Schema(), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Schema != "https://json-schema.org/draft/2020-12/schema" {
+		t.Errorf("$schema %q", s.Schema)
+	}
+	var refs []string
+	for _, r := range s.OneOf {
+		refs = append(refs, strings.TrimPrefix(r.Ref, "#/$defs/"))
+	}
+	if !slices.Equal(refs, events.Types()) {
+		t.Errorf("oneOf %q, want %q", refs, events.Types())
+	}
+	for _, typ := range events.Types() {
+		d, ok := s.Defs[typ]
+		switch {
+		case !ok:
+			t.Errorf("no definition of %s", typ)
+		case d.AdditionalProperties == nil || *d.AdditionalProperties:
+			t.Errorf("%s: additionalProperties is not false", typ)
+		case d.Properties["schema_version"].Const != float64(events.SchemaVersion):
+			t.Errorf("%s: schema_version const %v, want %d", typ, d.Properties["schema_version"].Const, events.SchemaVersion)
+		case d.Properties["type"].Const != typ:
+			t.Errorf("%s: type const %v", typ, d.Properties["type"].Const)
+		}
+	}
+}
