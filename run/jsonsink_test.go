@@ -265,3 +265,12 @@ func FuzzStreamJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestSchemaCommand: `rubichan schema events` prints the embedded schema
+// byte for byte.
+func TestSchemaCommand(t *testing.T) {
+	code, out, errOut := runCLI(t, fakeEnv(nil), "", "schema", "events")
+	if code != exitOK || out != string(events.Schema()) || errOut != "" {
+		t.Fatalf("exit %d, stderr %q, stdout equal to the schema: %v", code, errOut, out == string(events.Schema()))
+	}
+}
