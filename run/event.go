@@ -92,6 +92,9 @@ type DenialInfo struct {
 	// Ask says the policy asked for approval, which nobody could give;
 	// Abort says that stopped the run rather than denying the call.
 	Ask, Abort bool
+	// Allow are the narrowest --allow rules (CLASS:PATTERN) that would
+	// have let the call through; empty when no --allow can.
+	Allow []string
 }
 
 // AllowInfo is why the policy allowed a call.
@@ -113,12 +116,12 @@ type RetryInfo struct {
 type Summary struct {
 	Turns        int
 	ToolCalls    int
+	Denials      int // calls the policy refused
 	InputTokens  int64
 	OutputTokens int64
 	Elapsed      time.Duration
 	ExitCode     int
-	CostUSD      float64 // the spend, when CostKnown
-	CostKnown    bool    // false when the model's price is unknown
-	Denials      int
+	CostUSD      float64   // the spend, when CostKnown
+	CostKnown    bool      // false when the model's price is unknown
 	Usage        llm.Usage // the whole run's tokens, by kind
 }

@@ -71,7 +71,7 @@ func machineSink(c *cli.Context) *jsonSink {
 // initEvent describes the run that is about to start.
 func initEvent(cfg execConfig, root string, tools []string, pol *policy.Policy) events.Init {
 	ev := events.Init{
-		Version: version, Provider: cfg.Provider, Model: cfg.Model, Workspace: root, Tools: tools,
+		Version: readBuildInfo().Version, Provider: cfg.Provider, Model: cfg.Model, Workspace: root, Tools: tools,
 		Policy: events.Policy{Source: pol.Name(), SHA256: policyDigest(pol, cfg.Allow, cfg.Deny)},
 		Limits: events.Limits{MaxTurns: cfg.MaxTurns, TimeoutMS: cfg.Timeout.Milliseconds(), MaxToolCalls: cfg.MaxToolCalls},
 	}
