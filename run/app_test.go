@@ -105,7 +105,7 @@ func TestHelpCommand(t *testing.T) {
 		args []string
 		want []string
 	}{
-		"help": {[]string{"help"}, []string{"USAGE:\n   rubichan exec [flags] [PROMPT...]\n   rubichan policy check [flags] --tool CLASS -- ARG\n   rubichan config show [flags]\n   rubichan version\n   rubichan help [COMMAND]\n",
+		"help": {[]string{"help"}, []string{"USAGE:\n   rubichan exec [flags] [PROMPT...]\n   rubichan policy check [flags] --tool CLASS -- ARG\n   rubichan config show [flags]\n   rubichan schema events\n   rubichan version\n   rubichan help [COMMAND]\n",
 			"--version", "exec", "policy", "config"}},
 		"help exec":   {[]string{"help", "exec"}, []string{"--verbose, -v", "--model NAME, -m NAME"}},
 		"help policy": {[]string{"help", "policy"}, []string{"work with policy files"}},
