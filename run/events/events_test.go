@@ -331,3 +331,25 @@ func TestSchemaDefinitions(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeExample keeps the example stream in README.md valid: every
+// line an event of this schema, init first, the result last.
+func TestReadmeExample(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(data), "```jsonl\n")
+	block, _, ok2 := strings.Cut(block, "```")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no ```jsonl block")
+	}
+	evs, err := validator(t).Stream([]byte(block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs[0].Type() != "init" {
+		t.Errorf("the example starts with %s, not init", evs[0].Type())
+	}
+}
