@@ -162,6 +162,8 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 		"expandfile": cmdExpandFile,
 		// sessionlog [-partial] DIR: see session_script_test.go.
 		"sessionlog": cmdSessionLog,
+		// events [-json]: see script_events_test.go.
+		"events": cmdEvents,
 	}
 }
 
