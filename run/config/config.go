@@ -29,6 +29,10 @@ type Config struct {
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`
+	// Models are context windows and output limits by model name: the
+	// built-in table (see [DefaultWindows]) with [models."model"] entries
+	// merged over it.
+	Models map[string]Window `koanf:"models"`
 }
 
 // ProviderConfig is a [providers.NAME] entry: any endpoint that speaks the
@@ -91,6 +95,7 @@ func Default() Config {
 		},
 		Input:  Input{StdinInlineMax: 256 << 10},
 		Prices: DefaultPrices(),
+		Models: DefaultWindows(),
 	}
 }
 

@@ -89,6 +89,10 @@ func configSchema() *field {
 		),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
 		"prices", &field{kind: kindMap, elem: price, name: checkModelName},
+		"models", &field{kind: kindMap, elem: table(
+			"context_window", leaf(kindCount),
+			"max_output", leaf(kindCount),
+		), name: checkModelName},
 	)
 }
 
