@@ -128,6 +128,9 @@ func (s *activitySink) handle(ev Event) {
 		if !ev.Result.NotRun { // the denial line said it
 			s.toolResult(ev.Result)
 		}
+	case EventCompaction:
+		c := ev.Compaction
+		s.line("%s", p.dim.Sprintf("⇣ compacted the conversation: about %d → %d tokens, %d turns summarised", c.TokensBefore, c.TokensAfter, c.TurnsSummarised))
 	case EventTurnDone:
 		s.line("%s", p.dim.Sprint(formatSummary(ev.Summary)))
 	}

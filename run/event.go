@@ -44,6 +44,9 @@ const (
 	EventToolAllowed
 	// EventThinkingDelta is a piece of the model's reasoning: Text.
 	EventThinkingDelta
+	// EventCompaction reports that the older part of the conversation was
+	// replaced by a summary: Compaction.
+	EventCompaction
 )
 
 // Event is one thing that happened in a run. Which fields are set depends
@@ -61,6 +64,8 @@ type Event struct {
 	Retry   *RetryInfo
 	Summary *Summary
 	Err     error
+	// Compaction is set for EventCompaction.
+	Compaction *CompactionInfo
 }
 
 // ToolCallInfo names one tool call.

@@ -22,11 +22,12 @@ func _() {
 	_ = x[EventTurnDone-12]
 	_ = x[EventToolAllowed-13]
 	_ = x[EventThinkingDelta-14]
+	_ = x[EventCompaction-15]
 }
 
-const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDelta"
+const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDeltaCompaction"
 
-var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119}
+var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119, 129}
 
 func (i EventKind) String() string {
 	idx := int(i) - 1

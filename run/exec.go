@@ -167,6 +167,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		Timeout:      cfg.Timeout,
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
+		Compact:      compactSettings(cfg, emit),
 	}, newClient(cfg), ap.judge, emit), nil
 }
 

@@ -43,6 +43,9 @@ type execConfig struct {
 	Timeout      time.Duration // 0: none
 	MaxToolCalls int           // 0: none
 
+	CompactAt string // --compact-at: the share of the usable window past which to compact; "": the default
+	NoCompact bool   // --no-compact
+
 	Output          string // "text", "final", "json" or "stream-json"
 	IncludeThinking bool   // stream-json: thinking events too
 	Quiet           bool
@@ -77,6 +80,8 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		Color:           c.String("color"),
 		SessionDir:      c.String("session-dir"),
 		NoSession:       c.Bool("no-session"),
+		CompactAt:       c.String("compact-at"),
+		NoCompact:       c.Bool("no-compact"),
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, err
@@ -100,6 +105,9 @@ func (cfg *execConfig) validate() error {
 		return usagef("--color must be auto, always or never, not %q", cfg.Color)
 	case cfg.Quiet && cfg.Verbose:
 		return usagef("--quiet and --verbose cannot be used together")
+	}
+	if _, err := parseCompactAt(cfg.CompactAt); err != nil {
+		return err
 	}
 	return nil
 }

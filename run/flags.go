@@ -18,9 +18,10 @@ func envs(flag string) []string { return []string{envName(flag)} }
 // come from [configFlags]; LoadConfig reads their variables.
 func execFlags() []cli.Flag {
 	const (
-		catPolicy = "Policy"
-		catInput  = "Input"
-		catOutput = "Output"
+		catPolicy  = "Policy"
+		catInput   = "Input"
+		catOutput  = "Output"
+		catContext = "Context window"
 	)
 	flags := policyFlags(catPolicy)
 	flags = append(flags, []cli.Flag{
@@ -41,6 +42,9 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colors on stderr: `WHEN` is auto, always or never (auto: a terminal other than TERM=dumb, and NO_COLOR unset)", EnvVars: envs("color"), Category: catOutput},
 		&cli.StringFlag{Name: "session-dir", Usage: "write the session log (JSONL) in `DIR` (default: $XDG_STATE_HOME/rubichan/sessions, ~/.local/state/…)", EnvVars: envs("session-dir"), Category: catOutput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-session", Usage: "write no session log", EnvVars: envs("no-session"), Category: catOutput},
+
+		&cli.StringFlag{Name: "compact-at", Usage: "compact the conversation when a request would pass this `RATIO` of the context window minus the output reserve (default: 0.8)", EnvVars: envs("compact-at"), Category: catContext},
+		&cli.BoolFlag{Name: "no-compact", Usage: "never compact: a conversation that outgrows the context window ends the run (exit 5)", EnvVars: envs("no-compact"), Category: catContext},
 	}...)
 	return append(flags, configFlags()...)
 }

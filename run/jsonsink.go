@@ -141,6 +141,8 @@ func (s *jsonSink) handle(ev Event) {
 		s.emit(denialEvent(ev.Tool.ID, ev.Denial, s.red))
 	case EventToolResult:
 		s.emit(s.toolResult(ev))
+	case EventCompaction:
+		s.emit(compactionEvent(ev.Compaction))
 	case EventTurnDone:
 		s.sum = ev.Summary
 	}

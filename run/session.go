@@ -255,6 +255,12 @@ type sessionLine struct {
 	Attempt int        `json:"attempt,omitempty"`
 	WaitMS  *int64     `json:"wait_ms,omitempty"`
 
+	// compaction (also text: the summary; usage; reason)
+	TokensBefore       *int `json:"tokens_before,omitempty"`
+	TokensAfter        *int `json:"tokens_after,omitempty"`
+	TurnsSummarised    *int `json:"turns_summarised,omitempty"`
+	MessagesSummarised *int `json:"messages_summarised,omitempty"`
+
 	// end
 	Turns        *int     `json:"turns,omitempty"`
 	ToolCalls    *int     `json:"tool_calls,omitempty"`
@@ -446,6 +452,8 @@ func (s *sessionLog) record(ev Event) *sessionLine {
 		if d := ev.Denial; d != nil {
 			l.Rule, l.Fact, l.Reason = d.Rule, d.Fact, d.Reason
 		}
+	case EventCompaction:
+		compactionLine(l, ev.Compaction)
 	case EventLimit:
 		l.Type, l.Text = "limit", ptr(ev.Text)
 	case EventError:
