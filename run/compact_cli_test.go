@@ -90,7 +90,7 @@ func TestNoCompactCLI(t *testing.T) {
 
 func TestCompactAtFlag(t *testing.T) {
 	code, _, stderr, _ := compactCLI(t, "--compact-at", "1.5")
-	if code != exitUsage || !strings.Contains(stderr, "--compact-at must be a ratio") {
+	if code != exitUsage || !strings.Contains(stderr, "want a ratio above 0 and at most 1") {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 }

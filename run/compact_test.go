@@ -200,12 +200,3 @@ func TestCompactThreshold(t *testing.T) {
 		}
 	}
 }
-
-func TestParseCompactAt(t *testing.T) {
-	t.Parallel()
-	for in, ok := range map[string]bool{"": true, "0.8": true, "1": true, "0": false, "1.5": false, "x": false, "-0.1": false} {
-		if _, err := parseCompactAt(in); (err == nil) != ok {
-			t.Errorf("%q: %v", in, err)
-		}
-	}
-}

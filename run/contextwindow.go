@@ -3,7 +3,6 @@ package run
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/config"
@@ -161,19 +160,6 @@ func (e *tokenEstimator) tailSplit(msgs []llm.Message, keep int) int {
 	return 0
 }
 
-// parseCompactAt reads --compact-at: a ratio above 0 and at most 1; ""
-// is the default.
-func parseCompactAt(s string) (float64, error) {
-	if s == "" {
-		return 0, nil
-	}
-	r, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(r > 0 && r <= 1) {
-		return 0, usagef("--compact-at must be a ratio above 0 and at most 1, such as 0.8, not %q", s)
-	}
-	return r, nil
-}
-
 // compactSettings returns the compaction settings of a headless run: off
 // with --no-compact; else the model's window from the configuration, or
 // the conservative default with a notice when the model is not known.
@@ -181,7 +167,6 @@ func compactSettings(cfg execConfig, emit func(Event)) compactConfig {
 	if cfg.NoCompact {
 		return compactConfig{}
 	}
-	at, _ := parseCompactAt(cfg.CompactAt) // checked by validate
 	var models map[string]config.Window
 	if cfg.Settings != nil {
 		models = cfg.Settings.Models
@@ -195,5 +180,5 @@ func compactSettings(cfg execConfig, emit func(Event)) compactConfig {
 	if w.ContextWindow <= 0 {
 		return compactConfig{}
 	}
-	return compactConfig{Window: w.ContextWindow, MaxOutput: w.MaxOutput, At: at}
+	return compactConfig{Window: w.ContextWindow, MaxOutput: w.MaxOutput, At: cfg.CompactAt}
 }

@@ -43,8 +43,8 @@ type execConfig struct {
 	Timeout      time.Duration // 0: none
 	MaxToolCalls int           // 0: none
 
-	CompactAt string // --compact-at: the share of the usable window past which to compact; "": the default
-	NoCompact bool   // --no-compact
+	CompactAt float64 // compact_at: the share of the usable window past which to compact; 0: the default
+	NoCompact bool    // --no-compact
 
 	Output          string // "text", "final", "json" or "stream-json"
 	IncludeThinking bool   // stream-json: thinking events too
@@ -80,7 +80,6 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		Color:           c.String("color"),
 		SessionDir:      c.String("session-dir"),
 		NoSession:       c.Bool("no-session"),
-		CompactAt:       c.String("compact-at"),
 		NoCompact:       c.Bool("no-compact"),
 	}
 	if err := cfg.validate(); err != nil {
@@ -106,9 +105,7 @@ func (cfg *execConfig) validate() error {
 	case cfg.Quiet && cfg.Verbose:
 		return usagef("--quiet and --verbose cannot be used together")
 	}
-	if _, err := parseCompactAt(cfg.CompactAt); err != nil {
-		return err
-	}
+
 	return nil
 }
 

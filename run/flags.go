@@ -43,7 +43,6 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "session-dir", Usage: "write the session log (JSONL) in `DIR` (default: $XDG_STATE_HOME/rubichan/sessions, ~/.local/state/…)", EnvVars: envs("session-dir"), Category: catOutput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-session", Usage: "write no session log", EnvVars: envs("no-session"), Category: catOutput},
 
-		&cli.StringFlag{Name: "compact-at", Usage: "compact the conversation when a request would pass this `RATIO` of the context window minus the output reserve (default: 0.8)", EnvVars: envs("compact-at"), Category: catContext},
 		&cli.BoolFlag{Name: "no-compact", Usage: "never compact: a conversation that outgrows the context window ends the run (exit 5)", EnvVars: envs("no-compact"), Category: catContext},
 	}...)
 	return append(flags, configFlags()...)

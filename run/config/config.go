@@ -21,6 +21,9 @@ type Config struct {
 	Model string `koanf:"model"`
 	// BaseURL, when set, replaces the chosen provider's base URL.
 	BaseURL string `koanf:"base_url"`
+	// CompactAt is the share of the context window, minus the output
+	// reserve, past which the conversation is compacted.
+	CompactAt float64 `koanf:"compact_at"`
 	// Providers are custom endpoints, by name.
 	Providers map[string]ProviderConfig `koanf:"providers"`
 	Limits    Limits                    `koanf:"limits"`
@@ -89,6 +92,7 @@ type Bash struct {
 func Default() Config {
 	return Config{
 		Providers: map[string]ProviderConfig{},
+		CompactAt: 0.8,
 		Limits: Limits{
 			MaxTurns: 50,
 			Timeout:  30 * time.Minute,

@@ -447,6 +447,7 @@ func setPath(m map[string]any, path []string, v any) {
 func defaultValues() map[string]any {
 	c := Default()
 	return map[string]any{
+		"compact_at": c.CompactAt,
 		"limits": map[string]any{
 			"max_turns":        int64(c.Limits.MaxTurns),
 			"timeout":          c.Limits.Timeout,

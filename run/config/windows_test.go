@@ -56,3 +56,19 @@ func TestModelsOverride(t *testing.T) {
 		t.Error("an unknown key was accepted")
 	}
 }
+
+func TestCompactAt(t *testing.T) {
+	t.Parallel()
+	cfg, err := Parse(strings.NewReader(""), "c.toml")
+	if err != nil || cfg.CompactAt != 0.8 {
+		t.Fatalf("default %v %v", cfg.CompactAt, err)
+	}
+	if cfg, err := Parse(strings.NewReader("compact_at = 0.5\n"), "c.toml"); err != nil || cfg.CompactAt != 0.5 {
+		t.Errorf("0.5: %v %v", cfg.CompactAt, err)
+	}
+	for _, bad := range []string{"compact_at = 1.5\n", "compact_at = 0\n", "compact_at = \"x\"\n"} {
+		if _, err := Parse(strings.NewReader(bad), "c.toml"); err == nil || !strings.Contains(err.Error(), "ratio") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
