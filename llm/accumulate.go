@@ -18,6 +18,40 @@ type accumulator struct {
 
 	queue []Event
 	next  int // index of the next event of queue to deliver
+
+	// limit caps size, the bytes of text, thinking, signatures and tool
+	// input kept for the message; 0 means no cap.
+	limit, size int64
+	overflow    *responseTooLarge // set when size passed limit
+}
+
+// responseTooLarge is the error of an answer past the accumulator's cap;
+// the stream fails with a [KindProtocol] error that is not retryable.
+type responseTooLarge struct{ limit int64 }
+
+func (e *responseTooLarge) Error() string {
+	return fmt.Sprintf("the answer exceeded the cap of %s on text, thinking and tool input kept per response", formatBytes(e.limit))
+}
+
+// grow accounts for n more bytes kept, failing past the cap.
+func (a *accumulator) grow(n int) error {
+	a.size += int64(n)
+	if a.limit > 0 && a.size > a.limit {
+		a.overflow = &responseTooLarge{limit: a.limit}
+		return a.overflow
+	}
+	return nil
+}
+
+// formatBytes writes n as "32 MB", "512 KB" or "100 bytes".
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 type accBlock struct {
@@ -58,12 +92,18 @@ func (a *accumulator) start(index int, b Block) error {
 	}
 	ab := accBlock{kind: b.Kind, id: b.ID, name: b.Name, signature: b.Signature, data: b.Data, open: true}
 	a.blocks = append(a.blocks, ab)
+	if err := a.grow(len(b.Signature) + len(b.Data)); err != nil {
+		return err
+	}
 	switch b.Kind {
 	case BlockText, BlockThinking:
 		if b.Text != "" {
 			return a.appendText(index, b.Kind, b.Text)
 		}
 	case BlockToolUse:
+		if err := a.grow(len(b.Input)); err != nil {
+			return err
+		}
 		a.blocks[index].buf = append(a.blocks[index].buf, b.Input...)
 		a.blocks[index].seeded = len(b.Input) > 0
 	case BlockRedactedThinking:
@@ -109,6 +149,9 @@ func (a *accumulator) appendText(index int, kind BlockKind, s string) error {
 	if err != nil || s == "" {
 		return err
 	}
+	if err := a.grow(len(s)); err != nil {
+		return err
+	}
 	b.buf = append(b.buf, s...)
 	if kind == BlockText {
 		a.emit(Event{Kind: EventText, Text: s})
@@ -125,7 +168,11 @@ func (a *accumulator) appendInput(index int, s string) error {
 		return err
 	}
 	if b.seeded {
+		a.size -= int64(len(b.buf))
 		b.buf, b.seeded = b.buf[:0], false
+	}
+	if err := a.grow(len(s)); err != nil {
+		return err
 	}
 	b.buf = append(b.buf, s...)
 	return nil
@@ -135,6 +182,9 @@ func (a *accumulator) appendInput(index int, s string) error {
 func (a *accumulator) appendSignature(index int, s string) error {
 	b, err := a.typed(index, "signature delta", BlockThinking)
 	if err != nil {
+		return err
+	}
+	if err := a.grow(len(s)); err != nil {
 		return err
 	}
 	b.signature += s

@@ -48,6 +48,10 @@ type AnthropicConfig struct {
 	// Clock is the time a retry-after HTTP date is measured from; nil
 	// means [SystemClock]. Give it the clock given to [Retry].
 	Clock Clock
+	// Limits bound one answer's memory and idle time; HTTPClient's
+	// CheckRedirect is replaced by one that follows only same-origin
+	// redirects, so the key never reaches another host, port or scheme.
+	Limits StreamLimits
 }
 
 // AnthropicClient streams from the Anthropic Messages API. It is safe for
@@ -65,8 +69,10 @@ func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
 	if cfg.Version == "" {
 		cfg.Version = DefaultAnthropicVersion
 	}
-	return &AnthropicClient{cfg: cfg, t: newTransport("anthropic", cfg.BaseURL, "/v1/messages", cfg.HTTPClient, cfg.Clock,
+	c := &AnthropicClient{cfg: cfg, t: newTransport("anthropic", cfg.BaseURL, "/v1/messages", cfg.HTTPClient, cfg.Clock,
 		cfg.Headers, map[string]string{"anthropic-version": cfg.Version}, "x-api-key", "", cfg.APIKey)}
+	c.t.guard(cfg.Limits)
+	return c
 }
 
 // Stream sends req as POST {base}/v1/messages with stream: true and returns

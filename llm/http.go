@@ -25,6 +25,7 @@ type transport struct {
 	header   http.Header // cloned for every request
 	redact   func(string) string
 	clock    Clock
+	limits   StreamLimits // see [transport.guard]
 }
 
 // newTransport returns a transport posting to base (trailing slashes
@@ -54,12 +55,24 @@ func newTransport(provider, base, path string, hc *http.Client, clk Clock, extra
 }
 
 // stream posts body and returns the answer's event stream read by dec.
+// The attempt is watched for stalls (see [StreamLimits.IdleTimeout]) and
+// what the stream keeps is capped (see [StreamLimits.MaxResponseBytes]).
 func (t *transport) stream(ctx context.Context, body []byte, dec decoder) (*Stream, error) {
-	resp, err := t.post(ctx, body)
+	w := newIdleWatch(ctx, t.limits.idle())
+	resp, err := t.post(w.ctx, body)
 	if err != nil {
+		stall := w.stalled()
+		w.close()
+		if stall != nil && ctx.Err() == nil {
+			return nil, stall.apiError(t.provider)
+		}
 		return nil, err
 	}
-	return newStream(t.provider, resp.Body, dec, t.redact), nil
+	w.headers()
+	s := newStream(t.provider, resp.Body, dec, t.redact)
+	s.idle = w
+	s.acc.limit = t.limits.maxBytes()
+	return s, nil
 }
 
 // post sends body as JSON and returns the response of a successful (2xx)
@@ -73,6 +86,9 @@ func (t *transport) post(ctx context.Context, body []byte) (*http.Response, erro
 	req.Header = t.header.Clone()
 	resp, err := t.hc.Do(req)
 	if err != nil {
+		if e := redirectAPIError(t.provider, err); e != nil {
+			return nil, e
+		}
 		if ctx.Err() != nil || isContextErr(err) {
 			return nil, fmt.Errorf("%s: send request: %w", t.provider, context.Cause(ctx))
 		}

@@ -34,6 +34,10 @@ type OpenAIConfig struct {
 	// Clock is the time a retry-after HTTP date is measured from; nil
 	// means [SystemClock]. Give it the clock given to [Retry].
 	Clock Clock
+	// Limits bound one answer's memory and idle time; HTTPClient's
+	// CheckRedirect is replaced by one that follows only same-origin
+	// redirects, so the key never reaches another host, port or scheme.
+	Limits StreamLimits
 }
 
 // OpenAIClient streams from an OpenAI-compatible Chat Completions endpoint.
@@ -54,8 +58,10 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAIClient {
 	if cfg.MaxTokensField == "" {
 		cfg.MaxTokensField = "max_tokens"
 	}
-	return &OpenAIClient{cfg: cfg, t: newTransport(cfg.Provider, cfg.BaseURL, "/chat/completions", cfg.HTTPClient, cfg.Clock,
+	c := &OpenAIClient{cfg: cfg, t: newTransport(cfg.Provider, cfg.BaseURL, "/chat/completions", cfg.HTTPClient, cfg.Clock,
 		cfg.Headers, nil, "authorization", "Bearer ", cfg.APIKey)}
+	c.t.guard(cfg.Limits)
+	return c
 }
 
 // Stream sends req as POST {base}/chat/completions with stream: true and
