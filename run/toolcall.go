@@ -120,7 +120,7 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 		return l.deny(call, info, v)
 	}
 	start := l.now()
-	res, err := toolkit.SafeRun(ctx, tool, call.Input)
+	res, err := toolkit.SafeRunJudged(ctx, tool, call.Input, eff)
 	span := timeSpan{ran: true, d: l.now().Sub(start)}
 	if err != nil {
 		if ctx.Err() != nil {
