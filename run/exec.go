@@ -104,7 +104,11 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return interrupted(ctx, err, emit)
 	}
 	defer in.Close()
-	l, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, start, emit)
+	// Commands' descendants that detached from their process group are
+	// ended with each command and, at the latest, here (also on a signal).
+	reaper := toolkit.NewReaper()
+	defer reaper.Sweep()
+	l, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, start, emit, reaper)
 	if err != nil {
 		return err
 	}
@@ -138,7 +142,7 @@ func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolk
 // newExecLoop builds the turn loop of a headless run: the spilled stdin,
 // if any, opened read-only for the file tools; the tools behind the
 // policy; the system prompt; the limits and the model client.
-func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, start time.Time, emit func(Event)) (*loop, error) {
+func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, start time.Time, emit func(Event), reaper *toolkit.Reaper) (*loop, error) {
 	spillDir := ""
 	if sp != nil {
 		spillDir = sp.Dir
@@ -157,7 +161,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
 		System:       sys,
-		Tools:        buildTools(ws, ap, cfg, env),
+		Tools:        buildTools(ws, ap, cfg, env, reaper),
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxDenials:   pol.MaxDenials(),
@@ -254,11 +258,11 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 // buildTools returns the tools of a headless run: the file tools with the
 // policy's read filter, and bash in the workspace root with the process
 // environment minus secrets and the provider keys.
-func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment) []toolkit.Tool {
+func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, reaper *toolkit.Reaper) []toolkit.Tool {
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
 	return toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
-		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop},
+		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, Reaper: reaper},
 	})
 }
 

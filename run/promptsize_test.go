@@ -27,7 +27,7 @@ func promptBytes(t testing.TB) (system, tools int) {
 	cfg := execConfig{KeyVar: "ANTHROPIC_API_KEY"}
 	env := environment{environ: func() []string { return []string{"PATH=/usr/bin:/bin"} }}
 	// Measured as the loop sends them.
-	l := newLoop(loopConfig{Tools: buildTools(ws, ap, cfg, env)}, nil, nil, nil)
+	l := newLoop(loopConfig{Tools: buildTools(ws, ap, cfg, env, nil)}, nil, nil, nil)
 	for _, s := range l.specs {
 		tools += len(s.Name) + len(s.Description) + len(s.Schema)
 	}

@@ -36,6 +36,7 @@ func TestMain(m *testing.M) {
 
 // rubichanMain is main.go's wiring, so the scripts run the real program.
 func rubichanMain() {
+	_ = HardenProcess()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
