@@ -88,6 +88,47 @@ func BenchmarkVersion(b *testing.B) {
 	}
 }
 
+// BenchmarkVersionWithKey is BenchmarkVersion with an API key in the
+// environment: the start-up then includes hiding the key from
+// /proc/PID/environ (one re-execution of the binary). Compare it with
+// BenchmarkEmptyBinary, the floor; the target is at most 5 times it.
+func BenchmarkVersionWithKey(b *testing.B) {
+	bin := buildRubichan(b)
+	cmd := func() *exec.Cmd {
+		c := exec.Command(bin, "version")
+		c.Env = append(os.Environ(), "ANTHROPIC_API_KEY=sk-ant-bench-0123456789")
+		return c
+	}
+	if out, err := cmd().Output(); err != nil || !strings.HasPrefix(string(out), "rubichan version ") {
+		b.Fatalf("version: %q, %v", out, err)
+	}
+	for b.Loop() {
+		if err := cmd().Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEmptyBinary is the start-up floor: a Go program that does
+// nothing.
+func BenchmarkEmptyBinary(b *testing.B) {
+	dir := b.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "empty")
+	if out, err := exec.Command("go", "build", "-o", bin, src).CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	exec.Command(bin).Run()
+	for b.Loop() {
+		if err := exec.Command(bin).Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // toolTurns is a script of n tool-call turns and a final answer.
 func toolTurns(n int, name, args string) llmtest.Script {
 	var s llmtest.Script

@@ -169,6 +169,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		Timeout:      cfg.Timeout,
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
+		Redact:       newRedactor(cfg.secrets(env)),
 	}, newClient(cfg), ap.judge, emit), nil
 }
 

@@ -67,6 +67,8 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 		var res toolkit.Result
 		var dur timeSpan
 		res, dur, stop = l.runCall(ctx, call, info, cut)
+		res.Content = l.cfg.Redact.redact(res.Content)
+		res.Meta.Diff = l.cfg.Redact.redact(res.Meta.Diff)
 		if res.Content == "" && !res.IsError {
 			res.Content = "(no output)"
 		}

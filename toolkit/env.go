@@ -107,3 +107,9 @@ func commandEnv(base, allow, drop []string, dir string) []string {
 	}
 	return out
 }
+
+// LooksSecret reports whether an environment variable's name suggests it
+// holds a credential, by the rule the bash tool scrubs its environment
+// with: the name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
+// CREDENTIAL, in any case.
+func LooksSecret(name string) bool { return looksSecret(name) }
