@@ -69,10 +69,12 @@ func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
 	if cfg.Version == "" {
 		cfg.Version = DefaultAnthropicVersion
 	}
-	c := &AnthropicClient{cfg: cfg, t: newTransport("anthropic", cfg.BaseURL, "/v1/messages", cfg.HTTPClient, cfg.Clock,
-		cfg.Headers, map[string]string{"anthropic-version": cfg.Version}, "x-api-key", "", cfg.APIKey)}
-	c.t.guard(cfg.Limits)
-	return c
+	return &AnthropicClient{cfg: cfg, t: newTransport(transportOptions{
+		Provider: "anthropic", Base: cfg.BaseURL, Path: "/v1/messages", Client: cfg.HTTPClient, Clock: cfg.Clock,
+		Extra: cfg.Headers, Fixed: map[string]string{"anthropic-version": cfg.Version},
+		KeyHeader: "x-api-key", Key: cfg.APIKey,
+		Limits: cfg.Limits,
+	})}
 }
 
 // Stream sends req as POST {base}/v1/messages with stream: true and returns

@@ -122,72 +122,82 @@ func TestAnthropicLenient(t *testing.T) {
 	}
 }
 
-func TestOpenAIDecoding(t *testing.T) {
-	t.Parallel()
-	chunk := func(delta, finish string) string {
-		f := "null"
-		if finish != "" {
-			f = `"` + finish + `"`
-		}
-		return `{"choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + `}]}`
+// oaiTestChunk writes one OpenAI stream chunk with delta and finish reason.
+func oaiTestChunk(delta, finish string) string {
+	f := "null"
+	if finish != "" {
+		f = `"` + finish + `"`
 	}
-	tests := map[string]struct {
-		body     string
-		blocks   []Block
-		stop     StopReason
-		wantErr  string
-		wantKind ErrorKind
-	}{
+	return `{"choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + f + `}]}`
+}
+
+// openAIDecodingCase is one case of TestOpenAIDecoding.
+type openAIDecodingCase struct {
+	body     string
+	blocks   []Block
+	stop     StopReason
+	wantErr  string
+	wantKind ErrorKind
+}
+
+// openAIDecodingCases returns the cases of TestOpenAIDecoding.
+func openAIDecodingCases() map[string]openAIDecodingCase {
+	return map[string]openAIDecodingCase{
 		"calls without index": {
-			body: oaiSSE(chunk(`{"tool_calls":[{"id":"a","function":{"name":"ls","arguments":"{\"p\":"}}]}`, ""),
-				chunk(`{"tool_calls":[{"function":{"arguments":"1}"}}]}`, ""),
-				chunk(`{"tool_calls":[{"id":"b","function":{"name":"read","arguments":"{}"}}]}`, "tool_calls"), "[DONE]"),
+			body: oaiSSE(oaiTestChunk(`{"tool_calls":[{"id":"a","function":{"name":"ls","arguments":"{\"p\":"}}]}`, ""),
+				oaiTestChunk(`{"tool_calls":[{"function":{"arguments":"1}"}}]}`, ""),
+				oaiTestChunk(`{"tool_calls":[{"id":"b","function":{"name":"read","arguments":"{}"}}]}`, "tool_calls"), "[DONE]"),
 			blocks: []Block{ToolUseBlock("a", "ls", []byte(`{"p":1}`)), ToolUseBlock("b", "read", []byte(`{}`))},
 			stop:   StopToolUse,
 		},
 		"every call numbered 0": {
-			body: oaiSSE(chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{\"p\":"}}]}`, ""),
-				chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}`, ""),
-				chunk(`{"tool_calls":[{"index":0,"id":"b","function":{"name":"read","arguments":"{}"}}]}`, ""),
-				chunk(`{"tool_calls":[{"index":0,"id":"b","function":{"arguments":""}}]}`, "tool_calls"), "[DONE]"),
+			body: oaiSSE(oaiTestChunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{\"p\":"}}]}`, ""),
+				oaiTestChunk(`{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}`, ""),
+				oaiTestChunk(`{"tool_calls":[{"index":0,"id":"b","function":{"name":"read","arguments":"{}"}}]}`, ""),
+				oaiTestChunk(`{"tool_calls":[{"index":0,"id":"b","function":{"arguments":""}}]}`, "tool_calls"), "[DONE]"),
 			blocks: []Block{ToolUseBlock("a", "ls", []byte(`{"p":1}`)), ToolUseBlock("b", "read", []byte(`{}`))},
 			stop:   StopToolUse,
 		},
 		"calls without id": {
-			body:   oaiSSE(chunk(`{"tool_calls":[{"index":0,"function":{"name":"ls","arguments":"{}"}},{"index":1,"function":{"name":"cat","arguments":"{}"}}]}`, "tool_calls"), "[DONE]"),
+			body:   oaiSSE(oaiTestChunk(`{"tool_calls":[{"index":0,"function":{"name":"ls","arguments":"{}"}},{"index":1,"function":{"name":"cat","arguments":"{}"}}]}`, "tool_calls"), "[DONE]"),
 			blocks: []Block{ToolUseBlock("call_0", "ls", []byte(`{}`)), ToolUseBlock("call_1", "cat", []byte(`{}`))},
 			stop:   StopToolUse,
 		},
 		"interleaved by index": {
-			body: oaiSSE(chunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{\"x\""}},{"index":1,"id":"b","function":{"name":"cat","arguments":"{"}}]}`, ""),
-				chunk(`{"tool_calls":[{"index":1,"function":{"arguments":"}"}},{"index":0,"function":{"arguments":":2}"}}]}`, "tool_calls"), "[DONE]"),
+			body: oaiSSE(oaiTestChunk(`{"tool_calls":[{"index":0,"id":"a","function":{"name":"ls","arguments":"{\"x\""}},{"index":1,"id":"b","function":{"name":"cat","arguments":"{"}}]}`, ""),
+				oaiTestChunk(`{"tool_calls":[{"index":1,"function":{"arguments":"}"}},{"index":0,"function":{"arguments":":2}"}}]}`, "tool_calls"), "[DONE]"),
 			blocks: []Block{ToolUseBlock("a", "ls", []byte(`{"x":2}`)), ToolUseBlock("b", "cat", []byte(`{}`))},
 			stop:   StopToolUse,
 		},
 		"text after a tool call opens a new block": {
-			body: oaiSSE(chunk(`{"content":"a"}`, ""), chunk(`{"tool_calls":[{"index":0,"id":"c","function":{"name":"ls"}}]}`, ""),
-				chunk(`{"content":"b"}`, "stop"), "[DONE]"),
+			body: oaiSSE(oaiTestChunk(`{"content":"a"}`, ""), oaiTestChunk(`{"tool_calls":[{"index":0,"id":"c","function":{"name":"ls"}}]}`, ""),
+				oaiTestChunk(`{"content":"b"}`, "stop"), "[DONE]"),
 			blocks: []Block{TextBlock("a"), ToolUseBlock("c", "ls", []byte(`{}`)), TextBlock("b")},
 			stop:   StopToolUse,
 		},
 		"refusal": {
-			body:   oaiSSE(chunk(`{"refusal":"I can't help with that."}`, "stop"), "[DONE]"),
+			body:   oaiSSE(oaiTestChunk(`{"refusal":"I can't help with that."}`, "stop"), "[DONE]"),
 			blocks: []Block{TextBlock("I can't help with that.")},
 			stop:   StopRefusal,
 		},
-		"content filter":      {body: oaiSSE(chunk(`{"content":"x"}`, "content_filter"), "[DONE]"), blocks: []Block{TextBlock("x")}, stop: StopRefusal},
-		"unknown finish":      {body: oaiSSE(chunk(`{"content":"x"}`, "eos"), "[DONE]"), blocks: []Block{TextBlock("x")}, stop: "eos"},
-		"done without finish": {body: oaiSSE(chunk(`{"content":"x"}`, ""), "[DONE]"), blocks: []Block{TextBlock("x")}, stop: StopEndTurn},
+		"content filter":      {body: oaiSSE(oaiTestChunk(`{"content":"x"}`, "content_filter"), "[DONE]"), blocks: []Block{TextBlock("x")}, stop: StopRefusal},
+		"unknown finish":      {body: oaiSSE(oaiTestChunk(`{"content":"x"}`, "eos"), "[DONE]"), blocks: []Block{TextBlock("x")}, stop: "eos"},
+		"done without finish": {body: oaiSSE(oaiTestChunk(`{"content":"x"}`, ""), "[DONE]"), blocks: []Block{TextBlock("x")}, stop: StopEndTurn},
 		"other choices ignored": {
-			body:   oaiSSE(`{"choices":[{"index":1,"delta":{"content":"no"}},{"index":0,"delta":{"content":"yes"}}]}`, chunk(`{}`, "stop"), "[DONE]"),
+			body:   oaiSSE(`{"choices":[{"index":1,"delta":{"content":"no"}},{"index":0,"delta":{"content":"yes"}}]}`, oaiTestChunk(`{}`, "stop"), "[DONE]"),
 			blocks: []Block{TextBlock("yes")}, stop: StopEndTurn,
 		},
 		"error as event type": {body: "event: error\ndata: {\"message\":\"boom\",\"type\":\"server_error\"}\n\n", wantErr: "boom", wantKind: KindServer},
 		"error with string":   {body: oaiSSE(`{"error":"rate limited, slow down"}`), wantErr: "rate limited", wantKind: KindServer},
 		"quota in stream": {body: oaiSSE(`{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`),
 			wantErr: "current quota", wantKind: KindQuota},
-		"cut": {body: oaiSSE(chunk(`{"content":"x"}`, "")), wantErr: "end marker", wantKind: KindStreamCut},
+		"cut": {body: oaiSSE(oaiTestChunk(`{"content":"x"}`, "")), wantErr: "end marker", wantKind: KindStreamCut},
 	}
+}
+
+func TestOpenAIDecoding(t *testing.T) {
+	t.Parallel()
+	tests := openAIDecodingCases()
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -58,10 +58,11 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAIClient {
 	if cfg.MaxTokensField == "" {
 		cfg.MaxTokensField = "max_tokens"
 	}
-	c := &OpenAIClient{cfg: cfg, t: newTransport(cfg.Provider, cfg.BaseURL, "/chat/completions", cfg.HTTPClient, cfg.Clock,
-		cfg.Headers, nil, "authorization", "Bearer ", cfg.APIKey)}
-	c.t.guard(cfg.Limits)
-	return c
+	return &OpenAIClient{cfg: cfg, t: newTransport(transportOptions{
+		Provider: cfg.Provider, Base: cfg.BaseURL, Path: "/chat/completions", Client: cfg.HTTPClient, Clock: cfg.Clock,
+		Extra: cfg.Headers, KeyHeader: "authorization", KeyPrefix: "Bearer ", Key: cfg.APIKey,
+		Limits: cfg.Limits,
+	})}
 }
 
 // Stream sends req as POST {base}/chat/completions with stream: true and

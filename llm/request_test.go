@@ -58,17 +58,20 @@ func indentJSON(t *testing.T, raw []byte) []byte {
 	return marshalGolden(t, v)
 }
 
-func TestRequestSent(t *testing.T) {
-	t.Parallel()
-	tests := map[string]struct {
-		client     func(url string) streamer
-		recording  string
-		path       string
-		golden     string
-		header     map[string]string
-		noHeader   []string
-		mustAbsent []string // substrings the body must not contain
-	}{
+// requestSentCase is one case of TestRequestSent.
+type requestSentCase struct {
+	client     func(url string) streamer
+	recording  string
+	path       string
+	golden     string
+	header     map[string]string
+	noHeader   []string
+	mustAbsent []string // substrings the body must not contain
+}
+
+// requestSentCases returns the cases of TestRequestSent.
+func requestSentCases() map[string]requestSentCase {
+	return map[string]requestSentCase{
 		"anthropic": {
 			client: func(url string) streamer {
 				return NewAnthropic(AnthropicConfig{BaseURL: url + "/", APIKey: "sk-ant-secret-123456", PromptCaching: true,
@@ -100,6 +103,11 @@ func TestRequestSent(t *testing.T) {
 			noHeader: []string{"authorization"},
 		},
 	}
+}
+
+func TestRequestSent(t *testing.T) {
+	t.Parallel()
+	tests := requestSentCases()
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -119,20 +119,23 @@ func TestScriptedBothProtocols(t *testing.T) {
 	}
 }
 
-func TestScriptedFaults(t *testing.T) {
-	t.Parallel()
-	tests := map[string]struct {
-		turn        llmtest.Turn
-		kind        ErrorKind
-		status      int
-		retryable   bool // IsRetryable
-		partial     bool
-		retryAfter  time.Duration
-		contextLen  bool
-		fromStream  bool // the error surfaces from Stream.Err, not Stream
-		wantText    string
-		wantMessage string // substring of the error message
-	}{
+// scriptedFaultsCase is one case of TestScriptedFaults.
+type scriptedFaultsCase struct {
+	turn        llmtest.Turn
+	kind        ErrorKind
+	status      int
+	retryable   bool // IsRetryable
+	partial     bool
+	retryAfter  time.Duration
+	contextLen  bool
+	fromStream  bool // the error surfaces from Stream.Err, not Stream
+	wantText    string
+	wantMessage string // substring of the error message
+}
+
+// scriptedFaultsCases returns the cases of TestScriptedFaults.
+func scriptedFaultsCases() map[string]scriptedFaultsCase {
+	return map[string]scriptedFaultsCase{
 		"429 retry-after": {turn: llmtest.Turn{Fault: &llmtest.Fault{Status: 429, Headers: map[string]string{"retry-after": "3"}}},
 			kind: KindRateLimit, status: 429, retryable: true, retryAfter: 3 * time.Second},
 		"429 retry-after-ms": {turn: llmtest.Turn{Fault: &llmtest.Fault{Status: 429, Headers: map[string]string{"retry-after-ms": "1500", "retry-after": "9"}}},
@@ -167,6 +170,11 @@ func TestScriptedFaults(t *testing.T) {
 		"error event after content": {turn: llmtest.Turn{Text: []string{"a"}, Fault: &llmtest.Fault{After: 1, Type: "api_error", ErrorEvent: true}},
 			kind: KindServer, partial: true, fromStream: true, wantText: "a"},
 	}
+}
+
+func TestScriptedFaults(t *testing.T) {
+	t.Parallel()
+	tests := scriptedFaultsCases()
 	for name, tc := range tests {
 		for _, pname := range protocols {
 			t.Run(name+"/"+pname, func(t *testing.T) {

@@ -83,16 +83,16 @@ func decodeOpenAIMessages(t *testing.T, body []byte) (string, []Message) {
 	return system, out
 }
 
-func TestTranslationRoundTrip(t *testing.T) {
-	t.Parallel()
-	user := func(b ...Block) Message { return Message{Role: RoleUser, Content: b} }
-	asst := func(b ...Block) Message { return Message{Role: RoleAssistant, Content: b} }
-	obj := json.RawMessage(`{"path":"a.go"}`)
-	tests := map[string]struct {
-		in        []Message
-		anthropic []Message // nil: same as in
-		openai    []Message // nil: same as in
-	}{
+// translationRoundTripCase is one case of TestTranslationRoundTrip.
+type translationRoundTripCase struct {
+	in        []Message
+	anthropic []Message // nil: same as in
+	openai    []Message // nil: same as in
+}
+
+// translationRoundTripCases returns the cases of TestTranslationRoundTrip.
+func translationRoundTripCases(user func(...Block) Message, asst func(...Block) Message, obj json.RawMessage) map[string]translationRoundTripCase {
+	return map[string]translationRoundTripCase{
 		"text": {in: []Message{user(TextBlock("hi")), asst(TextBlock("hello"))}},
 		"several tool results after one assistant turn": {
 			in: []Message{
@@ -140,6 +140,14 @@ func TestTranslationRoundTrip(t *testing.T) {
 			openai:    []Message{user(TextBlock("q")), asst(ToolUseBlock("c1", "ls", obj))},
 		},
 	}
+}
+
+func TestTranslationRoundTrip(t *testing.T) {
+	t.Parallel()
+	user := func(b ...Block) Message { return Message{Role: RoleUser, Content: b} }
+	asst := func(b ...Block) Message { return Message{Role: RoleAssistant, Content: b} }
+	obj := json.RawMessage(`{"path":"a.go"}`)
+	tests := translationRoundTripCases(user, asst, obj)
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

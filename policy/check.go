@@ -17,7 +17,7 @@ type selfTest struct {
 
 func (b *builder) test(i int, td testDoc) (selfTest, error) {
 	key := fmt.Sprintf("test[%d]", i)
-	t := selfTest{key: key, line: b.lines[key]}
+	t := selfTest{key: key, line: b.lines.Dotted(key)}
 	class, err := ParseClass(td.Tool)
 	if err != nil {
 		return t, b.errf(key+".tool", "%v", err)

@@ -16,15 +16,16 @@ func loadStrict(t testing.TB) *Policy {
 	return p
 }
 
-func TestDecideShell(t *testing.T) {
-	t.Parallel()
-	p := loadStrict(t)
-	chain70 := strings.Repeat("git status; ", 69) + "git status"
-	tests := []struct {
-		cmd  string
-		want Decision
-		rule string // the deciding rule, when it matters
-	}{
+// decideShellCase is one case of TestDecideShell.
+type decideShellCase struct {
+	cmd  string
+	want Decision
+	rule string // the deciding rule, when it matters
+}
+
+// decideShellCases returns the cases of TestDecideShell.
+func decideShellCases(chain70 string) []decideShellCase {
+	return []decideShellCase{
 		// allowed
 		{"git status", Allow, "checks"},
 		{`"git" 'status'`, Allow, "checks"},
@@ -95,6 +96,13 @@ func TestDecideShell(t *testing.T) {
 		{"curl -s x", Deny, "destructive"},
 		{"/BIN/Rm -rf /", Deny, "destructive"},
 	}
+}
+
+func TestDecideShell(t *testing.T) {
+	t.Parallel()
+	p := loadStrict(t)
+	chain70 := strings.Repeat("git status; ", 69) + "git status"
+	tests := decideShellCases(chain70)
 	for _, tc := range tests {
 		name := tc.cmd
 		if len(name) > 60 {

@@ -14,6 +14,19 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
+// shellSeeds are the seed commands of FuzzDecideShell.
+func shellSeeds() []string {
+	return []string{
+		"git status", "git status; rm -rf ~", "go test ./... $(rm -rf /)", "env rm -rf /",
+		"git status > .git/hooks/pre-commit", "FOO=$(id) git status", "bash -c 'git status'",
+		"git status 2>&1 | go test ./...", "if true; then git status; fi", "cat <<EOF\n$x\nEOF",
+		"git status &", "\\rm -rf /", `"git" 'status'`, "git status # x", "(git status) && { go test ./...; }",
+		"git diff --output=/tmp/x", "go test -exec x ./...", "git -C d format-patch -ko/x", "git st\\\natus", "{git,rm} x", "$'git' status", "git status <(x)", "x=1; git status",
+		`git "sta"tus`, `git ''status`, `git st''atus ''`, `go te'st' ./"..."`, `git "st\atus"`, `g\it 'sta\tus'`, `go "test" ./..."."`, "git status > src/x",
+		"echo a > ../x", "git status < /etc/passwd",
+	}
+}
+
 // FuzzDecideShell checks that any command string is judged without a panic
 // and is allowed only when every simple command in it, under both dialects,
 // matches an allow rule, with no opaque construct and no redirect out of
@@ -26,15 +39,7 @@ import (
 // package's word reader or pattern matcher. A bug in either (quote
 // removal, say) makes the two disagree and the target fail.
 func FuzzDecideShell(f *testing.F) {
-	for _, s := range []string{
-		"git status", "git status; rm -rf ~", "go test ./... $(rm -rf /)", "env rm -rf /",
-		"git status > .git/hooks/pre-commit", "FOO=$(id) git status", "bash -c 'git status'",
-		"git status 2>&1 | go test ./...", "if true; then git status; fi", "cat <<EOF\n$x\nEOF",
-		"git status &", "\\rm -rf /", `"git" 'status'`, "git status # x", "(git status) && { go test ./...; }",
-		"git diff --output=/tmp/x", "go test -exec x ./...", "git -C d format-patch -ko/x", "git st\\\natus", "{git,rm} x", "$'git' status", "git status <(x)", "x=1; git status",
-		`git "sta"tus`, `git ''status`, `git st''atus ''`, `go te'st' ./"..."`, `git "st\atus"`, `g\it 'sta\tus'`, `go "test" ./..."."`, "git status > src/x",
-		"echo a > ../x", "git status < /etc/passwd",
-	} {
+	for _, s := range shellSeeds() {
 		f.Add(s)
 	}
 	p, err := Parse("fuzz.toml", []byte(`
@@ -160,7 +165,7 @@ func oracleRedirect(t *testing.T, cmd string, r *syntax.Redirect) {
 
 // FuzzParse checks that any policy file either loads or fails with a
 // *LoadError naming the file, and that a loaded policy decides without
-// panicking.
+// panicking, every decision one of allow, ask and deny.
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"../testdata/policy/ci.toml", "../testdata/policy/strict.toml", "default.toml"} {
 		data, err := os.ReadFile(name)
@@ -180,8 +185,14 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		p.Decide(Action{Class: ClassShell, Command: "git status; rm -rf /"})
-		p.Decide(Action{Class: ClassWrite, Paths: []Path{{Requested: "src/a.go", Resolved: ".git/config"}}})
+		for _, a := range []Action{
+			{Class: ClassShell, Command: "git status; rm -rf /"},
+			{Class: ClassWrite, Paths: []Path{{Requested: "src/a.go", Resolved: ".git/config"}}},
+		} {
+			if r := p.Decide(a); r.Decision != Allow && r.Decision != Ask && r.Decision != Deny {
+				t.Fatalf("Decide(%+v) = decision %d, not allow, ask or deny", a, r.Decision)
+			}
+		}
 		_ = p.ExtraRoots()
 	})
 }

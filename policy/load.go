@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/rubichan/rubichan/policy/tomlpos"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -136,8 +137,7 @@ func Parse(name string, data []byte) (*Policy, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, tomlError(name, err)
 	}
-	lines := keyLines(data)
-	b := builder{name: name, lines: lines}
+	b := builder{name: name, lines: tomlpos.Index(data)}
 	p, err := b.build(&doc)
 	if err != nil {
 		return nil, err
@@ -167,18 +167,18 @@ func tomlError(name string, err error) error {
 // builder turns a decoded document into a Policy.
 type builder struct {
 	name  string
-	lines map[string]int
+	lines tomlpos.Lines
 }
 
 func (b *builder) errf(key string, format string, args ...any) error {
-	line := b.lines[key]
+	line := b.lines.Dotted(key)
 	for k := key; line == 0 && k != ""; {
 		i := strings.LastIndexAny(k, ".[")
 		if i < 0 {
 			break
 		}
 		k = k[:i]
-		line = b.lines[k]
+		line = b.lines.Dotted(k)
 	}
 	return &LoadError{File: b.name, Key: key, Line: line, Err: fmt.Errorf(format, args...)}
 }

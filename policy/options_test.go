@@ -37,23 +37,23 @@ decision = "allow"
 paths = ["out/**"]
 `
 
-// TestDecideOptions checks that a prefix allow does not allow what the
-// well-known options of git and go do beyond the command: a file an option
-// writes is a write fact, and an option that runs a program makes the
-// allow an ask unless a rule names the option.
-func TestDecideOptions(t *testing.T) {
-	t.Parallel()
-	p, err := Parse("opts.toml", []byte(optionsPolicy))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p = p.InWorkspace("/ws")
-	tests := []struct {
-		cmd  string
-		want Decision
-		rule string
-		fact string // the deciding fact, when it matters
-	}{
+// decideOptionsCase is one case of TestDecideOptions.
+type decideOptionsCase struct {
+	cmd  string
+	want Decision
+	rule string
+	fact string // the deciding fact, when it matters
+}
+
+// decideOptionsCases returns the cases of TestDecideOptions.
+func decideOptionsCases() []decideOptionsCase {
+	return append(optionWriteCases(), optionRunCases()...)
+}
+
+// optionWriteCases are the cases of TestDecideOptions without an option
+// that runs a program.
+func optionWriteCases() []decideOptionsCase {
+	return []decideOptionsCase{
 		// nothing extra: still allowed
 		{"git diff HEAD -- a.go", Allow, "prefix", ""},
 		{"git diff --stat -p --output-indicator-new=+", Allow, "prefix", ""},
@@ -90,6 +90,13 @@ func TestDecideOptions(t *testing.T) {
 		{"go build -C sub -o ../out/x .", Allow, "out", ""},
 		{"go test -coverprofile=out/c.out ./...", Allow, "out", ""},
 		{"git diff --output=*.patch", Ask, RuleOpaque, ""},
+	}
+}
+
+// optionRunCases are the cases of TestDecideOptions from the options that
+// run a program on.
+func optionRunCases() []decideOptionsCase {
+	return []decideOptionsCase{
 		// an option that runs a program: the prefix allow becomes ask
 		{"go test ./... -exec 'sh -c id'", Ask, "prefix", "command: go test ./... -exec 'sh -c id'"},
 		{"go test -exec=./evil ./...", Ask, "prefix", ""},
@@ -152,6 +159,20 @@ func TestDecideOptions(t *testing.T) {
 		{"git archive --output=out/a.tar HEAD", Allow, "out", ""},
 		{"git diff" + strings.Repeat(" --output=out/a", maxOptionFindings+1), Ask, RuleOpaque, ""},
 	}
+}
+
+// TestDecideOptions checks that a prefix allow does not allow what the
+// well-known options of git and go do beyond the command: a file an option
+// writes is a write fact, and an option that runs a program makes the
+// allow an ask unless a rule names the option.
+func TestDecideOptions(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("opts.toml", []byte(optionsPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p = p.InWorkspace("/ws")
+	tests := decideOptionsCases()
 	for _, tc := range tests {
 		t.Run(shorten(tc.cmd, 60), func(t *testing.T) {
 			t.Parallel()

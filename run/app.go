@@ -27,7 +27,7 @@ Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
 // environment is what the runner reads from the process beyond its standard
-// streams and arguments. Tests replace it; [NewApp] uses the real process.
+// streams and arguments. Tests replace it; [newProcessApp] uses the real process.
 type environment struct {
 	// lookupEnv reads an environment variable.
 	lookupEnv func(string) (string, bool)
@@ -39,14 +39,14 @@ func processEnvironment() environment {
 	return environment{lookupEnv: os.LookupEnv, environ: os.Environ}
 }
 
-// NewApp builds the command-line application on the given streams. It never
+// newProcessApp builds the command-line application on the given streams. It never
 // calls os.Exit: errors come back from Run and [Main] turns them into exit
 // codes. Usage errors are printed on stderr, never stdout.
 //
 // urfave/cli stops parsing flags at the first positional word; [Main] puts
 // flags given after the prompt in front first (see [normalizeArgs]), so
-// callers of NewApp that want the same behaviour should do likewise.
-func NewApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+// callers of newProcessApp that want the same behaviour should do likewise.
+func newProcessApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	return newApp(stdin, stdout, stderr, processEnvironment())
 }
 

@@ -10,24 +10,9 @@ import (
 	"github.com/rubichan/rubichan/toolkit"
 )
 
-func TestApprover(t *testing.T) {
-	t.Parallel()
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"src/a.go": "package a\n", ".env": "KEY=1\n"})
-	spillDir := t.TempDir()
-	spillFile := filepath.Join(spillDir, "stdin.txt")
-	if err := os.WriteFile(spillFile, []byte("big\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := toolkit.OpenWorkspace(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	if err := ws.AddRoot(spillDir, false); err != nil {
-		t.Fatal(err)
-	}
-	pol, err := policy.Parse("test.toml", []byte(`version = 1
+// approverPolicy allows go test, denies curl and reading .env, allows
+// other reads and asks for the rest.
+const approverPolicy = `version = 1
 [defaults]
 decision = "ask"
 [tools]
@@ -48,7 +33,26 @@ id = "secrets"
 tool = "read"
 decision = "deny"
 paths = [".env"]
-`))
+`
+
+func TestApprover(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"src/a.go": "package a\n", ".env": "KEY=1\n"})
+	spillDir := t.TempDir()
+	spillFile := filepath.Join(spillDir, "stdin.txt")
+	if err := os.WriteFile(spillFile, []byte("big\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := toolkit.OpenWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := ws.AddRoot(spillDir, false); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Parse("test.toml", []byte(approverPolicy))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rubichan/rubichan/run/config"
 )
 
 func TestNormalizeArgs(t *testing.T) {
@@ -96,7 +98,7 @@ func TestEveryExecFlagReadsItsEnvVar(t *testing.T) {
 	// LoadConfig reads the variables of the configuration flags itself, so
 	// they rank between the workspace file and the flags.
 	fromConfig := map[string]bool{"config": true}
-	for _, n := range ConfigFlagNames() {
+	for _, n := range config.FlagNames() {
 		fromConfig[n] = true
 	}
 	for _, f := range execFlags() {
@@ -107,7 +109,7 @@ func TestEveryExecFlagReadsItsEnvVar(t *testing.T) {
 		want := envName(f.Names()[0])
 		if fromConfig[f.Names()[0]] {
 			if len(ev.GetEnvVars()) != 0 {
-				t.Errorf("config flag --%s: urfave reads %v; LoadConfig reads %s itself", f.Names()[0], ev.GetEnvVars(), want)
+				t.Errorf("config flag --%s: urfave reads %v; config.Load reads %s itself", f.Names()[0], ev.GetEnvVars(), want)
 			}
 			continue
 		}

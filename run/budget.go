@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/config"
 )
 
 // Budget tracks what one run has spent against its token and cost caps
@@ -15,7 +16,7 @@ type Budget struct {
 	maxTokens int64
 	maxCost   float64
 	model     string
-	price     Price
+	price     config.Price
 	priced    bool
 
 	spent    llm.Usage
@@ -23,23 +24,23 @@ type Budget struct {
 	requests int
 }
 
-// NewBudget returns the budget of a run of model under limits, priced from
-// prices (see [LookupPrice]). A cost cap on a model without a known price
+// newBudget returns the budget of a run of model under limits, priced from
+// prices (see [config.LookupPrice]). A cost cap on a model without a known price
 // is a usage error (exit 2): a cap that cannot be enforced must not look
 // like one.
-func NewBudget(limits Limits, model string, prices map[string]Price) (*Budget, error) {
+func newBudget(limits config.Limits, model string, prices map[string]config.Price) (*Budget, error) {
 	b := &Budget{maxTokens: limits.MaxTokensTotal, maxCost: limits.MaxCost, model: model}
-	b.price, _, b.priced = LookupPrice(prices, model)
+	b.price, _, b.priced = config.LookupPrice(prices, model)
 	if b.maxCost > 0 && !b.priced {
-		return nil, usageError{&BudgetError{Limit: "max_cost", Max: b.maxCost, Model: model}}
+		return nil, usageError{&budgetError{Limit: "max_cost", Max: b.maxCost, Model: model}}
 	}
 	return b, nil
 }
 
-// BudgetError says a run reached its token or cost cap (wrapped so that it
-// ends the run with exit code 4, [ExitLimit]), or that a cost cap was set
+// budgetError says a run reached its token or cost cap (wrapped so that it
+// ends the run with exit code 4, [exitLimit]), or that a cost cap was set
 // for a model without a price (a usage error, exit 2).
-type BudgetError struct {
+type budgetError struct {
 	// Limit is "max_cost" or "max_tokens_total".
 	Limit string
 	// Spent is what the run had spent when it stopped (USD or tokens).
@@ -56,7 +57,7 @@ type BudgetError struct {
 
 // Error says which cap was reached and what was spent, in the words of the
 // flag that sets it.
-func (e *BudgetError) Error() string {
+func (e *budgetError) Error() string {
 	if e.Model != "" {
 		return fmt.Sprintf("--max-cost %s: the price of model %q is not known, so the cap cannot be enforced; "+
 			"add [prices.%q] with input and output in USD per million tokens to a config file",
@@ -139,8 +140,8 @@ func (b *Budget) check(next llm.Usage) error {
 		}
 	}
 	if b.maxCost > 0 && b.priced {
-		spent := b.price.Cost(b.spent)
-		total := spent + b.price.Cost(next)
+		spent := priceCost(b.price, b.spent)
+		total := spent + priceCost(b.price, next)
 		// A relative epsilon keeps float rounding from stopping a run that
 		// lands exactly on its cap.
 		if total > b.maxCost*(1+1e-9) {
@@ -151,11 +152,11 @@ func (b *Budget) check(next llm.Usage) error {
 }
 
 func (b *Budget) limitErr(limit string, spent, total, max float64, next llm.Usage) error {
-	e := &BudgetError{Limit: limit, Spent: spent, Max: max}
+	e := &budgetError{Limit: limit, Spent: spent, Max: max}
 	if next != (llm.Usage{}) {
 		e.Projected = total
 	}
-	return exitError{code: ExitLimit, err: e}
+	return exitError{code: exitLimit, err: e}
 }
 
 // Spent returns the usage counted so far.
@@ -170,7 +171,7 @@ func (b *Budget) Cost() (float64, bool) {
 	if b == nil || !b.priced {
 		return 0, false
 	}
-	return b.price.Cost(b.spent), true
+	return priceCost(b.price, b.spent), true
 }
 
 // CostSummary formats the cost for the closing summary line: "$0.0123", or
@@ -193,4 +194,14 @@ func formatUSD(v float64) string {
 		return "$" + strconv.FormatFloat(v, 'f', 4, 64)
 	}
 	return "$" + strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// priceCost returns the USD cost of u at price p. [llm.Usage] counts input
+// tokens billed at the full rate apart from cache reads and writes, for both
+// providers, so each count is multiplied by its own price.
+func priceCost(p config.Price, u llm.Usage) float64 {
+	return (float64(u.InputTokens)*p.Input +
+		float64(u.OutputTokens)*p.Output +
+		float64(u.CacheReadTokens)*p.CacheRead +
+		float64(u.CacheCreationTokens)*p.CacheWrite) / 1e6
 }

@@ -2,16 +2,18 @@ package run
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/config"
 )
 
 // testPrices prices "m" at $2 input and $10 output per million tokens, so a
 // request of 1000 input and 100 output tokens costs $0.003.
-func testPrices() map[string]Price {
-	return map[string]Price{"m": {Input: 2, Output: 10, CacheRead: 0.2, CacheWrite: 2.5}}
+func testPrices() map[string]config.Price {
+	return map[string]config.Price{"m": {Input: 2, Output: 10, CacheRead: 0.2, CacheWrite: 2.5}}
 }
 
 // runBudget plays requests of the given usage through a budget the way the
@@ -36,29 +38,29 @@ func TestBudgetStopsAtTheRightRequest(t *testing.T) {
 	five := []llm.Usage{req, req, req, req, req}
 	for _, tc := range []struct {
 		name      string
-		limits    Limits
+		limits    config.Limits
 		usages    []llm.Usage
 		wantReqs  int
 		wantLimit string
 		projected bool
 	}{
-		{"no caps", Limits{}, five, 5, "", false},
+		{"no caps", config.Limits{}, five, 5, "", false},
 		// After 2 requests $0.006 is spent; a third would bring it to $0.009.
-		{"cost stops before the third", Limits{MaxCost: 0.007}, five, 2, "max_cost", true},
-		{"cost exactly reachable", Limits{MaxCost: 0.009}, five, 3, "max_cost", true},
-		{"cost roomy", Limits{MaxCost: 1}, five, 5, "", false},
+		{"cost stops before the third", config.Limits{MaxCost: 0.007}, five, 2, "max_cost", true},
+		{"cost exactly reachable", config.Limits{MaxCost: 0.009}, five, 3, "max_cost", true},
+		{"cost roomy", config.Limits{MaxCost: 1}, five, 5, "", false},
 		// After 3 requests 3300 tokens; a fourth would make 4400.
-		{"tokens stop before the fourth", Limits{MaxTokensTotal: 4000}, five, 3, "max_tokens_total", true},
-		{"tokens exactly", Limits{MaxTokensTotal: 5500}, five, 5, "", false},
+		{"tokens stop before the fourth", config.Limits{MaxTokensTotal: 4000}, five, 3, "max_tokens_total", true},
+		{"tokens exactly", config.Limits{MaxTokensTotal: 5500}, five, 5, "", false},
 		// One request larger than the cap: stopped after it, not before.
-		{"first request passes the cap", Limits{MaxTokensTotal: 500}, five, 1, "max_tokens_total", false},
+		{"first request passes the cap", config.Limits{MaxTokensTotal: 500}, five, 1, "max_tokens_total", false},
 		// A sudden big request passes the cap after it is made.
-		{"jump after", Limits{MaxCost: 0.05}, []llm.Usage{req, {InputTokens: 30000}, req}, 2, "max_cost", false},
-		{"both caps, tokens first", Limits{MaxCost: 1, MaxTokensTotal: 2000}, five, 1, "max_tokens_total", true},
+		{"jump after", config.Limits{MaxCost: 0.05}, []llm.Usage{req, {InputTokens: 30000}, req}, 2, "max_cost", false},
+		{"both caps, tokens first", config.Limits{MaxCost: 1, MaxTokensTotal: 2000}, five, 1, "max_tokens_total", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := NewBudget(tc.limits, "m", testPrices())
+			b, err := newBudget(tc.limits, "m", testPrices())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,10 +74,10 @@ func TestBudgetStopsAtTheRightRequest(t *testing.T) {
 				}
 				return
 			}
-			if exitCode(err) != ExitLimit {
-				t.Errorf("exit code %d, want %d", exitCode(err), ExitLimit)
+			if exitCode(err) != exitLimit {
+				t.Errorf("exit code %d, want %d", exitCode(err), exitLimit)
 			}
-			var be *BudgetError
+			var be *budgetError
 			if !errors.As(err, &be) || be.Limit != tc.wantLimit || (be.Projected > 0) != tc.projected {
 				t.Fatalf("error = %#v, want limit %s projected %v", err, tc.wantLimit, tc.projected)
 			}
@@ -92,23 +94,23 @@ func TestBudgetCountsFailedAttempts(t *testing.T) {
 	cut := llm.Usage{InputTokens: 1500, OutputTokens: 1}   // reported before the stream broke
 	for _, tc := range []struct {
 		name      string
-		limits    Limits
+		limits    config.Limits
 		first     bool // the cut is in the first request
 		wantStop  bool
 		projected float64
 	}{
 		// 1100 + 1501 spent; the retry is estimated at 1500 in + 100 out.
-		{"tokens: retry would pass", Limits{MaxTokensTotal: 4000}, false, true, 4201},
-		{"tokens: retry fits", Limits{MaxTokensTotal: 4201}, false, false, 0},
+		{"tokens: retry would pass", config.Limits{MaxTokensTotal: 4000}, false, true, 4201},
+		{"tokens: retry fits", config.Limits{MaxTokensTotal: 4201}, false, false, 0},
 		// No finished request yet: the retry is estimated at the cut's usage.
-		{"tokens: first request", Limits{MaxTokensTotal: 3000}, true, true, 3002},
+		{"tokens: first request", config.Limits{MaxTokensTotal: 3000}, true, true, 3002},
 		// $0.003 + $0.00301 spent; the retry at about $0.004.
-		{"cost: retry would pass", Limits{MaxCost: 0.009}, false, true, 0.01001},
-		{"no caps", Limits{}, false, false, 0},
+		{"cost: retry would pass", config.Limits{MaxCost: 0.009}, false, true, 0.01001},
+		{"no caps", config.Limits{}, false, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := NewBudget(tc.limits, "m", testPrices())
+			b, err := newBudget(tc.limits, "m", testPrices())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,8 +137,8 @@ func TestBudgetCountsFailedAttempts(t *testing.T) {
 				}
 				return
 			}
-			var be *BudgetError
-			if exitCode(err) != ExitLimit || !errors.As(err, &be) {
+			var be *budgetError
+			if exitCode(err) != exitLimit || !errors.As(err, &be) {
 				t.Fatalf("error = %v (exit %d), want a budget stop", err, exitCode(err))
 			}
 			if d := be.Projected - tc.projected; d > 1e-9 || d < -1e-9 {
@@ -148,7 +150,7 @@ func TestBudgetCountsFailedAttempts(t *testing.T) {
 
 func TestBudgetErrorText(t *testing.T) {
 	t.Parallel()
-	b, err := NewBudget(Limits{MaxCost: 0.007}, "m", testPrices())
+	b, err := newBudget(config.Limits{MaxCost: 0.007}, "m", testPrices())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,9 +170,9 @@ func TestBudgetErrorText(t *testing.T) {
 
 func TestBudgetUnknownPrice(t *testing.T) {
 	t.Parallel()
-	_, err := NewBudget(Limits{MaxCost: 1}, "mystery-model", testPrices())
-	if exitCode(err) != ExitUsage {
-		t.Fatalf("exit code %d (%v), want %d", exitCode(err), err, ExitUsage)
+	_, err := newBudget(config.Limits{MaxCost: 1}, "mystery-model", testPrices())
+	if exitCode(err) != exitUsage {
+		t.Fatalf("exit code %d (%v), want %d", exitCode(err), err, exitUsage)
 	}
 	for _, s := range []string{"--max-cost $1.00", `"mystery-model"`, `[prices."mystery-model"]`} {
 		if !strings.Contains(err.Error(), s) {
@@ -178,7 +180,7 @@ func TestBudgetUnknownPrice(t *testing.T) {
 		}
 	}
 	// Without a cost cap an unknown price is fine; the cost is just unknown.
-	b, err := NewBudget(Limits{MaxTokensTotal: 10}, "mystery-model", testPrices())
+	b, err := newBudget(config.Limits{MaxTokensTotal: 10}, "mystery-model", testPrices())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +205,7 @@ func TestFormatUSD(t *testing.T) {
 }
 
 func BenchmarkBudget(b *testing.B) {
-	bud, err := NewBudget(Limits{MaxCost: 1e9, MaxTokensTotal: 1 << 62}, "claude-sonnet-5-5", DefaultPrices())
+	bud, err := newBudget(config.Limits{MaxCost: 1e9, MaxTokensTotal: 1 << 62}, "claude-sonnet-5-5", config.DefaultPrices())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -215,6 +217,25 @@ func BenchmarkBudget(b *testing.B) {
 		}
 		if err := bud.AfterRequest(u); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+func TestPriceCost(t *testing.T) {
+	t.Parallel()
+	p := config.Price{Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75}
+	for _, tc := range []struct {
+		u    llm.Usage
+		want float64
+	}{
+		{llm.Usage{}, 0},
+		{llm.Usage{InputTokens: 1_000_000}, 3},
+		{llm.Usage{OutputTokens: 1_000_000}, 15},
+		{llm.Usage{CacheReadTokens: 1_000_000}, 0.30},
+		{llm.Usage{CacheCreationTokens: 1_000_000}, 3.75},
+		{llm.Usage{InputTokens: 2000, OutputTokens: 500, CacheReadTokens: 10000, CacheCreationTokens: 1000}, 0.006 + 0.0075 + 0.003 + 0.00375},
+	} {
+		if got := priceCost(p, tc.u); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("Cost(%+v) = %v, want %v", tc.u, got, tc.want)
 		}
 	}
 }

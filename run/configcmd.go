@@ -4,16 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/urfave/cli/v2"
 )
 
 // configFlags are the flags that set configuration keys, shared by exec and
-// `config show`. They carry no EnvVars: [LoadConfig] reads the RUBICHAN_*
+// `config show`. They carry no EnvVars: [config.Load] reads the RUBICHAN_*
 // variables itself, so that a variable ranks below flags and above the
 // workspace file, and `config show` can say which one set a value.
 func configFlags() []cli.Flag {
@@ -40,15 +43,15 @@ func configFlags() []cli.Flag {
 // line of c. workspace is the absolute workspace root; trusted says whether
 // the workspace file may redirect the provider (line mode or
 // --trust-workspace).
-func configOptionsFromCLI(c *cli.Context, env environment, workspace string, trusted bool) ConfigOptions {
+func configOptionsFromCLI(c *cli.Context, env environment, workspace string, trusted bool) config.Options {
 	flags := map[string]string{}
-	for _, name := range ConfigFlagNames() {
+	for _, name := range config.FlagNames() {
 		if c.IsSet(name) {
 			flags[name] = fmt.Sprint(c.Value(name))
 		}
 	}
 	home, _ := env.lookupEnv("HOME")
-	return ConfigOptions{
+	return config.Options{
 		LookupEnv:      env.lookupEnv,
 		Home:           home,
 		Workspace:      workspace,
@@ -107,14 +110,14 @@ provider (what could be loaded is still printed).`,
 				if err != nil {
 					return usagef("workspace %s: %v", dir, err)
 				}
-				lc, err := LoadConfig(configOptionsFromCLI(c, env, ws, c.Bool("trust-workspace")))
+				lc, err := loadConfig(configOptionsFromCLI(c, env, ws, c.Bool("trust-workspace")))
 				if err != nil {
 					return err
 				}
 				for _, n := range lc.Notes {
 					fmt.Fprintf(c.App.ErrWriter, "rubichan: %s\n", n)
 				}
-				rp, perr := lc.ResolveProvider(env.lookupEnv)
+				rp, perr := resolveProvider(lc, env.lookupEnv)
 				show := newConfigShow(lc, rp, perr, c.Bool("all"))
 				if c.Bool("json") {
 					err = show.writeJSON(c.App.Writer)
@@ -132,12 +135,12 @@ provider (what could be loaded is still printed).`,
 
 // configShow is the printable effective configuration.
 type configShow struct {
-	Provider      *publicProvider `json:"provider"`
-	ProviderError string          `json:"provider_error,omitempty"`
-	Values        []shownValue    `json:"values"`
-	Files         []string        `json:"files"`
-	Notes         []string        `json:"notes,omitempty"`
-	Hidden        int             `json:"hidden_prices,omitempty"`
+	Provider      *config.PublicProvider `json:"provider"`
+	ProviderError string                 `json:"provider_error,omitempty"`
+	Values        []shownValue           `json:"values"`
+	Files         []string               `json:"files"`
+	Notes         []string               `json:"notes,omitempty"`
+	Hidden        int                    `json:"hidden_prices,omitempty"`
 }
 
 // shownValue is one key with its value and origin.
@@ -147,19 +150,19 @@ type shownValue struct {
 	Origin string `json:"origin"`
 }
 
-func newConfigShow(lc *LoadedConfig, rp ResolvedProvider, perr error, all bool) configShow {
+func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, all bool) configShow {
 	s := configShow{Files: lc.Files, Notes: lc.Notes}
 	if s.Files == nil {
 		s.Files = []string{}
 	}
 	if perr == nil {
-		pub := rp.public()
+		pub := rp.Public()
 		s.Provider = &pub
 	} else {
 		s.ProviderError = perr.Error()
 	}
 	add := func(path []string, v any) {
-		s.Values = append(s.Values, shownValue{Key: displayKey(path), Value: v, Origin: lc.Origin(path...).String()})
+		s.Values = append(s.Values, shownValue{Key: config.DisplayKey(path), Value: v, Origin: lc.Origin(path...).String()})
 	}
 	for _, k := range []struct {
 		key string
@@ -176,22 +179,22 @@ func newConfigShow(lc *LoadedConfig, rp ResolvedProvider, perr error, all bool) 
 	add([]string{"limits", "max_cost"}, l.MaxCost)
 	add([]string{"limits", "max_tool_calls"}, l.MaxToolCalls)
 	add([]string{"input", "stdin_inline_max"}, lc.Input.StdinInlineMax)
-	for _, name := range sortedKeys(lc.Providers) {
+	for _, name := range slices.Sorted(maps.Keys(lc.Providers)) {
 		p := lc.Providers[name]
 		add([]string{"providers", name, "type"}, p.Type)
 		add([]string{"providers", name, "base_url"}, p.BaseURL)
 		if p.APIKeyEnv != "" {
 			add([]string{"providers", name, "api_key_env"}, p.APIKeyEnv)
 		}
-		for _, h := range sortedKeys(p.Headers) {
+		for _, h := range slices.Sorted(maps.Keys(p.Headers)) {
 			add([]string{"providers", name, "headers", h}, redactHeader(h, p.Headers[h]))
 		}
 	}
 	var inUse string
 	if perr == nil {
-		_, inUse, _ = LookupPrice(lc.Prices, rp.Model)
+		_, inUse, _ = config.LookupPrice(lc.Prices, rp.Model)
 	}
-	for _, model := range sortedKeys(lc.Prices) {
+	for _, model := range slices.Sorted(maps.Keys(lc.Prices)) {
 		if !all && model != inUse && lc.Origin("prices", model, "input").Source == "default" {
 			s.Hidden++
 			continue
@@ -212,13 +215,13 @@ func redactHeader(name, value string) string {
 	n := strings.ToLower(name)
 	for _, s := range []string{"auth", "key", "token", "secret", "cookie", "pass", "signature", "credential", "access", "session"} {
 		if strings.Contains(n, s) {
-			return redacted
+			return config.Redacted
 		}
 	}
 	v := strings.ToLower(strings.TrimSpace(value))
 	for _, p := range []string{"bearer ", "basic ", "token ", "sk-", "eyj"} {
 		if strings.HasPrefix(v, p) {
-			return redacted
+			return config.Redacted
 		}
 	}
 	return value
@@ -290,7 +293,7 @@ func textValue(v any) string {
 		return strconv.Quote(x)
 	case time.Duration:
 		return strconv.Quote(shortDuration(x))
-	case ByteSize:
+	case config.ByteSize:
 		return strconv.Quote(x.String())
 	case float64:
 		return strconv.FormatFloat(x, 'f', -1, 64)

@@ -7,17 +7,22 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rubichan/rubichan/run/config"
 )
 
 // configShowFixture makes a home with a user file and a workspace with a
 // workspace file, and an environment pointing at them.
+// secretKey is a fake API key that no output may show.
+const secretKey = "sk-test-SECRET-0123456789"
+
 func configShowFixture(t *testing.T, user, ws string, vars map[string]string) (environment, string) {
 	t.Helper()
 	dir := t.TempDir()
 	home, workspace := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
 	for path, body := range map[string]string{
 		filepath.Join(home, ".config", "rubichan", "config.toml"): user,
-		WorkspaceConfigPath(workspace):                            ws,
+		config.WorkspacePath(workspace):                           ws,
 	} {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -43,7 +48,7 @@ func TestConfigShowText(t *testing.T) {
 		"model = \"claude-opus-5-5\"\nbase_url = \"https://attacker.example\"\n",
 		map[string]string{"ANTHROPIC_API_KEY": secretKey, "RUBICHAN_MAX_TURNS": "7"})
 	code, out, errOut := runCLI(t, env, "", "config", "show", "-C", ws, "--timeout", "5m")
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	for _, want := range []string{
@@ -81,7 +86,7 @@ func TestConfigShowJSON(t *testing.T) {
 	env, ws := configShowFixture(t, "", "base_url = \"https://ws.example/v1\"\n",
 		map[string]string{"OPENAI_API_KEY": secretKey})
 	code, out, errOut := runCLI(t, env, "", "config", "show", "--json", "--trust-workspace", "-C", ws, "--all")
-	if code != ExitOK {
+	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	if strings.Contains(out, secretKey) {
@@ -92,7 +97,7 @@ func TestConfigShowJSON(t *testing.T) {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
 	p := got.Provider
-	if p == nil || p.Name != "openai" || p.BaseURL != "https://ws.example/v1" || p.APIKey != redacted || p.APIKeyEnv != "OPENAI_API_KEY" {
+	if p == nil || p.Name != "openai" || p.BaseURL != "https://ws.example/v1" || p.APIKey != config.Redacted || p.APIKeyEnv != "OPENAI_API_KEY" {
 		t.Fatalf("provider = %+v", p)
 	}
 	if !strings.HasSuffix(p.BaseURLFrom, ".rubichan/config.toml:1") {
@@ -132,8 +137,8 @@ func TestConfigShowErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			env, ws := configShowFixture(t, tc.user, "", tc.vars)
 			code, out, errOut := runCLI(t, env, "", append(tc.args, "-C", ws)...)
-			if code != ExitUsage {
-				t.Fatalf("exit %d, want %d; stderr %s", code, ExitUsage, errOut)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr %s", code, exitUsage, errOut)
 			}
 			for _, s := range tc.contains {
 				if !strings.Contains(errOut, s) {
@@ -152,13 +157,13 @@ func TestConfigShowErrors(t *testing.T) {
 func TestRedactHeader(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, value, want string }{
-		{"Authorization", "v", redacted}, {"X-Api-Key", "v", redacted}, {"X-Auth-Token", "v", redacted},
-		{"Cookie", "v", redacted}, {"X-Team", "v", "v"}, {"X-Title", "v", "v"},
-		{"Ocp-Apim-Subscription-Key", "v", redacted}, {"X-Access", "v", redacted}, {"X-Session", "v", redacted},
+		{"Authorization", "v", config.Redacted}, {"X-Api-Key", "v", config.Redacted}, {"X-Auth-Token", "v", config.Redacted},
+		{"Cookie", "v", config.Redacted}, {"X-Team", "v", "v"}, {"X-Title", "v", "v"},
+		{"Ocp-Apim-Subscription-Key", "v", config.Redacted}, {"X-Access", "v", config.Redacted}, {"X-Session", "v", config.Redacted},
 		// A credential under a name that does not say so.
-		{"X-Gateway", "Bearer abc123", redacted}, {"X-Gateway", "basic dTpw", redacted},
-		{"X-Gateway", "sk-ant-api03-abc", redacted}, {"X-Gateway", "sk-proj-abc", redacted},
-		{"X-Gateway", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", redacted},
+		{"X-Gateway", "Bearer abc123", config.Redacted}, {"X-Gateway", "basic dTpw", config.Redacted},
+		{"X-Gateway", "sk-ant-api03-abc", config.Redacted}, {"X-Gateway", "sk-proj-abc", config.Redacted},
+		{"X-Gateway", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", config.Redacted},
 		{"X-Gateway", "skeleton", "skeleton"},
 	} {
 		if got := redactHeader(tc.name, tc.value); got != tc.want {
@@ -170,11 +175,11 @@ func TestRedactHeader(t *testing.T) {
 func TestShortDuration(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{"30m0s": "30m", "1h0m0s": "1h", "1h30m0s": "1h30m", "45s": "45s", "0s": "0s", "1m30s": "1m30s"} {
-		d, err := parseText(kindDuration, in)
+		d, err := time.ParseDuration(in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := shortDuration(d.(time.Duration)); got != want {
+		if got := shortDuration(d); got != want {
 			t.Errorf("shortDuration(%s) = %s, want %s", in, got, want)
 		}
 	}

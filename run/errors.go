@@ -9,17 +9,17 @@ import (
 
 // Exit codes, as documented in DESIGN.md.
 const (
-	ExitOK       = 0
-	ExitFailure  = 1
-	ExitUsage    = 2
-	ExitPolicy   = 3
-	ExitLimit    = 4
-	ExitProvider = 5
+	exitOK       = 0
+	exitFailure  = 1
+	exitUsage    = 2
+	exitPolicy   = 3
+	exitLimit    = 4
+	exitProvider = 5
 
-	// ExitBrokenPipe ends a run whose stdout reader has gone (`rubichan
+	// exitBrokenPipe ends a run whose stdout reader has gone (`rubichan
 	// exec … | head -1`): 128 + SIGPIPE, what a shell reports for a
 	// process that signal killed.
-	ExitBrokenPipe = 128 + int(syscall.SIGPIPE)
+	exitBrokenPipe = 128 + int(syscall.SIGPIPE)
 )
 
 // errTimeout is the cancellation cause when --timeout expires.
@@ -62,7 +62,7 @@ func (e reportedError) Unwrap() error { return e.err }
 
 // stdoutError is a failed write on stdout. When the reader has closed the
 // pipe (EPIPE) there is nobody left to answer: the run stops quietly with
-// [ExitBrokenPipe]. Any other failure is a runtime failure (exit 1).
+// [exitBrokenPipe]. Any other failure is a runtime failure (exit 1).
 type stdoutError struct{ err error }
 
 func (e stdoutError) Error() string {
@@ -86,18 +86,18 @@ func brokenPipe(err error) bool {
 // exitCode maps an error returned by the app to a process exit code.
 func exitCode(err error) int {
 	if err == nil {
-		return ExitOK
+		return exitOK
 	}
 	var ue usageError
 	if errors.As(err, &ue) {
-		return ExitUsage
+		return exitUsage
 	}
 	if brokenPipe(err) {
-		return ExitBrokenPipe
+		return exitBrokenPipe
 	}
 	var ee exitError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	return ExitFailure
+	return exitFailure
 }

@@ -214,7 +214,7 @@ func interrupted(ctx context.Context, err error, emit func(Event)) error {
 	cause := context.Cause(ctx)
 	if errors.Is(cause, errTimeout) {
 		emit(Event{Kind: EventLimit, Text: "reached --timeout while reading standard input"})
-		return reportedError{exitError{code: ExitLimit, err: cause}}
+		return reportedError{exitError{code: exitLimit, err: cause}}
 	}
 	emit(Event{Kind: EventError, Err: cause})
 	return reportedError{cause}

@@ -2,17 +2,14 @@ package run
 
 import (
 	"strconv"
-	"strings"
 
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/urfave/cli/v2"
 )
 
-// envName is the environment variable every flag also reads:
-// RUBICHAN_ + the flag's name in upper snake case (--max-turns →
-// RUBICHAN_MAX_TURNS).
-func envName(flag string) string {
-	return "RUBICHAN_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
-}
+// envName is the environment variable every flag also reads (see
+// [config.EnvName]).
+func envName(flag string) string { return config.EnvName(flag) }
 
 func envs(flag string) []string { return []string{envName(flag)} }
 

@@ -151,14 +151,14 @@ func (l *loop) contextError(ctx context.Context) error {
 func (l *loop) limit(format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	l.emit(Event{Kind: EventLimit, Text: msg})
-	return reportedError{exitError{code: ExitLimit, err: errors.New(msg)}}
+	return reportedError{exitError{code: exitLimit, err: errors.New(msg)}}
 }
 
 // policyStop reports that the policy ended the run and returns its exit-3 error.
 func (l *loop) policyStop(format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	l.emit(Event{Kind: EventLimit, Text: msg})
-	return reportedError{exitError{code: ExitPolicy, err: errors.New(msg)}}
+	return reportedError{exitError{code: exitPolicy, err: errors.New(msg)}}
 }
 
 // request streams one model answer, retrying transient failures. Text is
@@ -240,14 +240,14 @@ func (l *loop) requestError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return l.contextError(ctx)
 	}
-	var be *BudgetError
+	var be *budgetError
 	if errors.As(err, &be) {
 		return l.budgetStop(err)
 	}
 	if llm.IsContextLength(err) {
-		return exitError{code: ExitProvider, err: fmt.Errorf("the conversation no longer fits the model's context window: %w", err)}
+		return exitError{code: exitProvider, err: fmt.Errorf("the conversation no longer fits the model's context window: %w", err)}
 	}
-	return exitError{code: ExitProvider, err: fmt.Errorf("model request failed: %w", err)}
+	return exitError{code: exitProvider, err: fmt.Errorf("model request failed: %w", err)}
 }
 
 // summary is the closing tally of the run.
@@ -263,4 +263,11 @@ func (l *loop) summary(start time.Time, code int) *Summary {
 		CostUSD:      cost,
 		CostKnown:    known,
 	}
+}
+
+// budgetStop reports a budget error from [Budget] as the limit that ends
+// the run (exit 4), keeping the *budgetError in the chain.
+func (l *loop) budgetStop(err error) error {
+	l.emit(Event{Kind: EventLimit, Text: err.Error()})
+	return reportedError{err}
 }

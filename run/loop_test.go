@@ -275,7 +275,7 @@ func TestLoopDenials(t *testing.T) {
 		t.Parallel()
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{turn, turn, turn}},
 			loopConfig{MaxDenials: 2}, judgeBy(map[string]bool{"curl x": true}, nil), bash)
-		if exitCode(r.err) != ExitPolicy || len(r.requests) != 2 {
+		if exitCode(r.err) != exitPolicy || len(r.requests) != 2 {
 			t.Fatalf("err %v (code %d), %d requests", r.err, exitCode(r.err), len(r.requests))
 		}
 		if lim := r.kinds(EventLimit); len(lim) != 1 || !strings.Contains(lim[0].Text, "max_denials 2") {
@@ -295,7 +295,7 @@ func TestLoopDenials(t *testing.T) {
 		two := llmtest.Turn{ToolCalls: []llmtest.ToolCall{call("a", "bash", `{"command":"curl x"}`), call("b", "bash", `{"command":"ls"}`)}}
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{two, {Text: []string{"never"}}}},
 			loopConfig{AbortOnAsk: "--on-ask is abort"}, judgeBy(nil, map[string]bool{"curl x": true}), bash)
-		if exitCode(r.err) != ExitPolicy || len(r.requests) != 1 || len(bash.ranWith()) != 0 {
+		if exitCode(r.err) != exitPolicy || len(r.requests) != 1 || len(bash.ranWith()) != 0 {
 			t.Fatalf("err %v, %d requests, ran %q", r.err, len(r.requests), bash.ranWith())
 		}
 		// The conversation stays valid: both calls have a result.
@@ -314,7 +314,7 @@ func TestLoopLimits(t *testing.T) {
 		t.Parallel()
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{loopTurn, loopTurn, loopTurn, loopTurn}},
 			loopConfig{MaxTurns: 3}, nil, bash)
-		if exitCode(r.err) != ExitLimit || len(r.requests) != 3 {
+		if exitCode(r.err) != exitLimit || len(r.requests) != 3 {
 			t.Fatalf("err %v, %d requests", r.err, len(r.requests))
 		}
 		if lim := r.kinds(EventLimit); len(lim) != 1 || !strings.Contains(lim[0].Text, "--max-turns 3") {
@@ -327,7 +327,7 @@ func TestLoopLimits(t *testing.T) {
 		tool := &fakeTool{name: "bash", kind: toolkit.EffectExecute}
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{three, three}},
 			loopConfig{MaxToolCalls: 2}, nil, tool)
-		if exitCode(r.err) != ExitLimit || len(tool.ranWith()) != 2 {
+		if exitCode(r.err) != exitLimit || len(tool.ranWith()) != 2 {
 			t.Fatalf("err %v, ran %q", r.err, tool.ranWith())
 		}
 		last := r.loop.messages[len(r.loop.messages)-1]
@@ -341,7 +341,7 @@ func TestLoopLimits(t *testing.T) {
 		defer cancel()
 		slow := llmtest.Turn{Text: []string{"a", "b", "c", "d"}, Delay: llmtest.Duration(time.Second)}
 		r := runLoop(t, ctx, llmtest.Script{Turns: []llmtest.Turn{slow}}, loopConfig{Timeout: 50 * time.Millisecond}, nil)
-		if exitCode(r.err) != ExitLimit {
+		if exitCode(r.err) != exitLimit {
 			t.Fatalf("err %v", r.err)
 		}
 		if lim := r.kinds(EventLimit); len(lim) != 1 || !strings.Contains(lim[0].Text, "--timeout 50ms") {
@@ -432,7 +432,7 @@ func TestLoopProviderErrors(t *testing.T) {
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{
 			{Fault: &llmtest.Fault{Status: 401, Type: "authentication_error", Message: "invalid x-api-key"}},
 		}}, loopConfig{}, nil)
-		if exitCode(r.err) != ExitProvider || len(r.requests) != 1 || !strings.Contains(r.err.Error(), "invalid x-api-key") {
+		if exitCode(r.err) != exitProvider || len(r.requests) != 1 || !strings.Contains(r.err.Error(), "invalid x-api-key") {
 			t.Fatalf("err %v, %d requests", r.err, len(r.requests))
 		}
 		if strings.Contains(r.err.Error(), "sk-test") {
@@ -444,7 +444,7 @@ func TestLoopProviderErrors(t *testing.T) {
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{
 			{Fault: &llmtest.Fault{Status: 400, Type: "invalid_request_error", Message: "prompt is too long: 210000 tokens > 200000 maximum"}},
 		}}, loopConfig{}, nil)
-		if exitCode(r.err) != ExitProvider || !strings.Contains(r.err.Error(), "no longer fits the model's context window") {
+		if exitCode(r.err) != exitProvider || !strings.Contains(r.err.Error(), "no longer fits the model's context window") {
 			t.Fatalf("err %v", r.err)
 		}
 	})
@@ -452,7 +452,7 @@ func TestLoopProviderErrors(t *testing.T) {
 		t.Parallel()
 		f := llmtest.Turn{Fault: &llmtest.Fault{Status: 503, Message: "unavailable"}}
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{f, f, f}}, loopConfig{}, nil)
-		if exitCode(r.err) != ExitProvider || len(r.requests) != 3 || len(r.kinds(EventRetry)) != 2 {
+		if exitCode(r.err) != exitProvider || len(r.requests) != 3 || len(r.kinds(EventRetry)) != 2 {
 			t.Fatalf("err %v, %d requests", r.err, len(r.requests))
 		}
 	})
@@ -475,7 +475,7 @@ func TestLoopToolFailures(t *testing.T) {
 			return toolkit.Result{}, errors.New("cannot start shell")
 		}}
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{turn, {Text: []string{"never"}}}}, loopConfig{}, nil, tool)
-		if exitCode(r.err) != ExitFailure || len(tool.ranWith()) != 1 || len(r.requests) != 1 {
+		if exitCode(r.err) != exitFailure || len(tool.ranWith()) != 1 || len(r.requests) != 1 {
 			t.Fatalf("err %v, ran %q", r.err, tool.ranWith())
 		}
 		last := r.loop.messages[len(r.loop.messages)-1]

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/urfave/cli/v2"
 )
 
@@ -69,7 +70,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	var rep reportedError
 	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) && !brokenPipe(err) {
 		fmt.Fprintf(stderr, "rubichan: %v\n", err)
-		if exitCode(err) == ExitUsage && !fileContentError(err) {
+		if exitCode(err) == exitUsage && !fileContentError(err) {
 			fmt.Fprintf(stderr, "run '%s' for usage\n", helpHint(app, args))
 		}
 	}
@@ -80,11 +81,11 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // policy file says, or a cap the configuration cannot enforce: the error
 // names the file and key, and the command's help would not fix it.
 func fileContentError(err error) bool {
-	var ce *ConfigError
+	var ce *config.Error
 	var pe *policy.LoadError
-	var be *BudgetError
+	var be *budgetError
 	if errors.As(err, &ce) {
-		return ce.File != configFromFlags
+		return ce.File != config.FromCommandLine
 	}
 	return errors.As(err, &pe) || errors.As(err, &be)
 }

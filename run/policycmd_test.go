@@ -46,7 +46,7 @@ func policyWorkspace(t *testing.T) string {
 func runApp(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := NewApp(strings.NewReader(""), &stdout, &stderr).Run(append([]string{"rubichan"}, args...))
+	err := newProcessApp(strings.NewReader(""), &stdout, &stderr).Run(append([]string{"rubichan"}, args...))
 	if err != nil {
 		fmt.Fprintf(&stderr, "rubichan: %v\n", err)
 	}
@@ -180,22 +180,22 @@ func TestPolicyCheckInvalidPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := runApp(t, "policy", "check", "--policy", bad, "-C", dir, "--tool", "shell", "--", "ls")
-	if code != ExitUsage || stdout != "" {
+	if code != exitUsage || stdout != "" {
 		t.Fatalf("exit %d, stdout %q; want 2 and nothing", code, stdout)
 	}
 	if want := "bad.toml:6: rule[0].commands:"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr %q lacks %q", stderr, want)
 	}
 	_, stderr, code = runApp(t, "policy", "check", "--policy", filepath.Join(dir, "none.toml"), "-C", dir, "--tool", "shell", "--", "ls")
-	if code != ExitUsage || !strings.Contains(stderr, "none.toml") {
+	if code != exitUsage || !strings.Contains(stderr, "none.toml") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
 	}
 	_, _, code = runApp(t, "policy", "check", "-C", filepath.Join(dir, "nowhere"), "--tool", "shell", "--", "ls")
-	if code != ExitUsage {
+	if code != exitUsage {
 		t.Errorf("missing workspace: exit %d, want 2", code)
 	}
 	_, _, code = runApp(t, "policy")
-	if code != ExitUsage {
+	if code != exitUsage {
 		t.Errorf("bare policy: exit %d, want 2", code)
 	}
 }

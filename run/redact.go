@@ -3,6 +3,8 @@ package run
 import (
 	"slices"
 	"strings"
+
+	"github.com/rubichan/rubichan/run/config"
 )
 
 // secretMinLen is the shortest value redacted as a secret: shorter ones
@@ -58,7 +60,7 @@ func (cfg execConfig) secrets(env environment) []string {
 		}
 	}
 	for name, val := range cfg.Resolved.Headers {
-		if redactHeader(name, val) == redacted {
+		if redactHeader(name, val) == config.Redacted {
 			secrets = append(secrets, val)
 			if f := strings.Fields(val); len(f) > 1 {
 				secrets = append(secrets, f[len(f)-1])

@@ -30,11 +30,11 @@ const (
 	sessionDiffMax    = 64 << 10
 )
 
-// SessionDir returns the directory session logs go to by default:
+// defaultSessionDir returns the directory session logs go to by default:
 // $XDG_STATE_HOME/rubichan/sessions, else home/.local/state/rubichan/sessions.
 // A relative $XDG_STATE_HOME is ignored, as the XDG specification says.
 // It returns "" when neither is known.
-func SessionDir(lookupEnv func(string) (string, bool), home string) string {
+func defaultSessionDir(lookupEnv func(string) (string, bool), home string) string {
 	if dir, ok := lookupEnv("XDG_STATE_HOME"); ok && filepath.IsAbs(dir) {
 		return filepath.Join(dir, "rubichan", "sessions")
 	}
@@ -498,7 +498,7 @@ func stamp(t time.Time) string {
 }
 
 // openSession starts the session log of an exec run, or returns nil with
-// --no-session. The directory is --session-dir, else [SessionDir]; what it
+// --no-session. The directory is --session-dir, else [defaultSessionDir]; what it
 // hides is [execConfig.secrets].
 func (cfg execConfig) openSession(env environment, start time.Time, root string, pol *policy.Policy, prompt string, stderr io.Writer) *sessionLog {
 	if cfg.NoSession {
@@ -507,7 +507,7 @@ func (cfg execConfig) openSession(env environment, start time.Time, root string,
 	dir := cfg.SessionDir
 	if dir == "" {
 		home, _ := env.lookupEnv("HOME")
-		dir = SessionDir(env.lookupEnv, home)
+		dir = defaultSessionDir(env.lookupEnv, home)
 	} else if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}

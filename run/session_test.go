@@ -17,7 +17,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 )
 
-func TestSessionDir(t *testing.T) {
+func TestDefaultSessionDir(t *testing.T) {
 	t.Parallel()
 	tests := map[string]struct {
 		env  map[string]string
@@ -36,7 +36,7 @@ func TestSessionDir(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			lookup := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
-			if got := SessionDir(lookup, tc.home); got != filepath.FromSlash(tc.want) {
+			if got := defaultSessionDir(lookup, tc.home); got != filepath.FromSlash(tc.want) {
 				t.Errorf("SessionDir = %q, want %q", got, tc.want)
 			}
 		})

@@ -294,8 +294,8 @@ func TestTextSinkReportsTheFirstWriteError(t *testing.T) {
 		wantPipe bool
 		wantCode int
 	}{
-		"reader gone": {err: syscall.EPIPE, wantPipe: true, wantCode: ExitBrokenPipe},
-		"disk full":   {err: syscall.ENOSPC, wantCode: ExitFailure},
+		"reader gone": {err: syscall.EPIPE, wantPipe: true, wantCode: exitBrokenPipe},
+		"disk full":   {err: syscall.ENOSPC, wantCode: exitFailure},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -129,7 +129,7 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 			return toolkit.Result{Content: "Interrupted: the run was stopped while this call ran.", IsError: true}, span, errRunEnded
 		}
 		return toolkit.Result{Content: "The tool failed: " + err.Error(), IsError: true}, span,
-			exitError{code: ExitFailure, err: fmt.Errorf("tool %s: %w", call.Name, err)}
+			exitError{code: exitFailure, err: fmt.Errorf("tool %s: %w", call.Name, err)}
 	}
 	if ctx.Err() != nil {
 		return res, span, errRunEnded

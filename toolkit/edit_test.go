@@ -7,17 +7,20 @@ import (
 	"testing"
 )
 
-func TestEdit(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		file    string // content of f.txt before
-		args    obj    // path defaults to f.txt
-		isErr   bool
-		has     []string
-		want    string // content of f.txt after; "" means unchanged
-		diffHas string
-	}{
+// editCase is one case of TestEdit.
+type editCase struct {
+	name    string
+	file    string // content of f.txt before
+	args    obj    // path defaults to f.txt
+	isErr   bool
+	has     []string
+	want    string // content of f.txt after; "" means unchanged
+	diffHas string
+}
+
+// editCases returns the cases of TestEdit.
+func editCases() []editCase {
+	return []editCase{
 		{name: "single replacement", file: "a\nb\nc\n", args: obj{"old_string": "b", "new_string": "B"},
 			has: []string{"Edited f.txt: 1 replacement\n", "-b\n+B\n"}, want: "a\nB\nc\n", diffHas: "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
 		{name: "multi-line replacement", file: "func a() {\n\treturn 1\n}\n", args: obj{"old_string": "\treturn 1\n}", "new_string": "\treturn 2\n}"},
@@ -53,6 +56,11 @@ func TestEdit(t *testing.T) {
 		{name: "missing file", args: obj{"path": "nope.txt", "old_string": "a", "new_string": "b"}, isErr: true, has: []string{"file not found: nope.txt"}},
 		{name: "binary refused", file: "a\x00b", args: obj{"old_string": "a", "new_string": "b"}, isErr: true, has: []string{"binary"}},
 	}
+}
+
+func TestEdit(t *testing.T) {
+	t.Parallel()
+	tests := editCases()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

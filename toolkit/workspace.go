@@ -215,21 +215,10 @@ func (w *Workspace) resolve(path string) (location, error) {
 			if hops > maxSymlinkHops {
 				return location{}, fmt.Errorf("path %s: too many levels of symbolic links", path)
 			}
-			target, err := root.r.Readlink(cand)
-			if err != nil {
-				return location{}, fmt.Errorf("path %s: read link %s: %w", path, root.display(cand), stripPathError(err))
+			if root, rest, err = w.followLink(path, root, done, cand, rest[1:]); err != nil {
+				return location{}, err
 			}
-			next := target
-			if !filepath.IsAbs(next) {
-				next = filepath.Join(root.dir, done, target)
-			}
-			next = filepath.Join(append([]string{next}, rest[1:]...)...)
-			nroot, nrel, ok := w.findRoot(next)
-			if !ok {
-				return location{}, fmt.Errorf("path %s leads outside the workspace through the symlink %s -> %s",
-					path, root.display(cand), target)
-			}
-			root, done, rest = nroot, ".", splitRel(nrel)
+			done = "."
 			continue
 		}
 		if len(rest) > 1 && !fi.IsDir() {
@@ -253,6 +242,27 @@ func (w *Workspace) resolve(path string) (location, error) {
 	loc.root, loc.rel, loc.writable = root, done, root.writable
 	loc.ref.Resolved = root.display(done)
 	return loc, nil
+}
+
+// followLink resolves the symlink cand (in root, under the resolved
+// directory done) that path's walk met with the parts rest still to walk,
+// and returns the root and the parts to walk from that root's top.
+func (w *Workspace) followLink(path string, root *wsRoot, done, cand string, rest []string) (*wsRoot, []string, error) {
+	target, err := root.r.Readlink(cand)
+	if err != nil {
+		return nil, nil, fmt.Errorf("path %s: read link %s: %w", path, root.display(cand), stripPathError(err))
+	}
+	next := target
+	if !filepath.IsAbs(next) {
+		next = filepath.Join(root.dir, done, target)
+	}
+	next = filepath.Join(append([]string{next}, rest...)...)
+	nroot, nrel, ok := w.findRoot(next)
+	if !ok {
+		return nil, nil, fmt.Errorf("path %s leads outside the workspace through the symlink %s -> %s",
+			path, root.display(cand), target)
+	}
+	return nroot, splitRel(nrel), nil
 }
 
 // findRoot returns the root containing the absolute, cleaned path abs (the

@@ -6,32 +6,15 @@ import (
 	"testing"
 )
 
-func TestRequestValidation(t *testing.T) {
-	t.Parallel()
-	const (
-		antUse    = `{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"a","name":"ls","input":{}},{"type":"tool_use","id":"b","name":"ls","input":{}}]}`
-		oaiCalls  = `{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"ls","arguments":"{}"}},{"id":"b","type":"function","function":{"name":"ls","arguments":"{}"}}]}`
-		userHi    = `{"role":"user","content":"hi"}`
-		antResult = `{"type":"tool_result","tool_use_id":"%s","content":"ok"}`
-	)
-	res := func(ids ...string) string {
-		var parts []string
-		for _, id := range ids {
-			parts = append(parts, strings.Replace(antResult, "%s", id, 1))
-		}
-		return `{"role":"user","content":[` + strings.Join(parts, ",") + `]}`
-	}
-	tool := func(id string) string { return `{"role":"tool","tool_call_id":"` + id + `","content":"ok"}` }
-	msgs := func(m ...string) string {
-		return `{"model":"x","max_tokens":100,"stream":true,"messages":[` + strings.Join(m, ",") + `]}`
-	}
-	params := func(p string) string {
-		return `{"model":"x","stream":true,` + p + `,"messages":[` + userHi + `]}`
-	}
-	tests := map[string]struct {
-		path, body string
-		want       string // "" means valid
-	}{
+// requestValidationCase is one case of TestRequestValidation.
+type requestValidationCase struct {
+	path, body string
+	want       string // "" means valid
+}
+
+// requestValidationCases returns the cases of TestRequestValidation.
+func requestValidationCases(antUse string, oaiCalls string, userHi string, res func(...string) string, tool func(string) string, msgs func(...string) string, params func(string) string) map[string]requestValidationCase {
+	return map[string]requestValidationCase{
 		"anthropic ok":                    {"/v1/messages", msgs(userHi, antUse, res("a", "b")), ""},
 		"anthropic results reordered":     {"/v1/messages", msgs(userHi, antUse, res("b", "a")), ""},
 		"anthropic missing result":        {"/v1/messages", msgs(userHi, antUse, res("a")), "without tool_result blocks immediately after: b"},
@@ -67,6 +50,31 @@ func TestRequestValidation(t *testing.T) {
 		"openai tool after user":        {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), userHi, tool("b")), "missing: b"},
 		"openai duplicate tool message": {"/chat/completions", msgs(userHi, oaiCalls, tool("a"), tool("a"), tool("b")), `tool_call_id "a"`},
 	}
+}
+
+func TestRequestValidation(t *testing.T) {
+	t.Parallel()
+	const (
+		antUse    = `{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"a","name":"ls","input":{}},{"type":"tool_use","id":"b","name":"ls","input":{}}]}`
+		oaiCalls  = `{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"ls","arguments":"{}"}},{"id":"b","type":"function","function":{"name":"ls","arguments":"{}"}}]}`
+		userHi    = `{"role":"user","content":"hi"}`
+		antResult = `{"type":"tool_result","tool_use_id":"%s","content":"ok"}`
+	)
+	res := func(ids ...string) string {
+		var parts []string
+		for _, id := range ids {
+			parts = append(parts, strings.Replace(antResult, "%s", id, 1))
+		}
+		return `{"role":"user","content":[` + strings.Join(parts, ",") + `]}`
+	}
+	tool := func(id string) string { return `{"role":"tool","tool_call_id":"` + id + `","content":"ok"}` }
+	msgs := func(m ...string) string {
+		return `{"model":"x","max_tokens":100,"stream":true,"messages":[` + strings.Join(m, ",") + `]}`
+	}
+	params := func(p string) string {
+		return `{"model":"x","stream":true,` + p + `,"messages":[` + userHi + `]}`
+	}
+	tests := requestValidationCases(antUse, oaiCalls, userHi, res, tool, msgs, params)
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

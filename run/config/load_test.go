@@ -1,4 +1,4 @@
-package run
+package config
 
 import (
 	"errors"
@@ -37,7 +37,7 @@ func newConfigFixture(t *testing.T, user, explicit, workspace string) *configFix
 		}
 	}
 	write(filepath.Join(f.home, ".config", "rubichan", "config.toml"), user)
-	write(WorkspaceConfigPath(f.workspace), workspace)
+	write(WorkspacePath(f.workspace), workspace)
 	if explicit != "" {
 		f.extra = filepath.Join(dir, "extra.toml")
 		write(f.extra, explicit)
@@ -50,8 +50,8 @@ func (f *configFixture) lookup(name string) (string, bool) {
 	return v, ok
 }
 
-func (f *configFixture) options() ConfigOptions {
-	return ConfigOptions{LookupEnv: f.lookup, Home: f.home, Workspace: f.workspace, ConfigFile: f.extra}
+func (f *configFixture) options() Options {
+	return Options{LookupEnv: f.lookup, Home: f.home, Workspace: f.workspace, ConfigFile: f.extra}
 }
 
 func TestLoadConfigPrecedence(t *testing.T) {
@@ -94,7 +94,7 @@ func TestLoadConfigPrecedence(t *testing.T) {
 			}
 			opts := f.options()
 			opts.Flags = tc.flags
-			lc, err := LoadConfig(opts)
+			lc, err := Load(opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +121,7 @@ func TestLoadConfigLayersMergeDeeply(t *testing.T) {
 		"[providers.gw]\ntype = \"openai\"\nbase_url = \"https://gw.example/v1\"\nheaders = { \"X-A\" = \"1\" }\n[limits]\nmax_cost = 5\n",
 		"[providers.gw]\nheaders = { \"X-B\" = \"2\" }\n[limits]\ntimeout = \"5m\"\n",
 		"")
-	lc, err := LoadConfig(f.options())
+	lc, err := Load(f.options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestLoadConfigPriceOrigins(t *testing.T) {
 		"[prices.\"gpt-4o\"]\noutput = 11\n[prices.mine]\ninput = 1\noutput = 2\n",
 		"[prices.mine]\noutput = 3\n",
 		"")
-	lc, err := LoadConfig(f.options())
+	lc, err := Load(f.options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,10 +179,11 @@ func TestLoadConfigPriceOrigins(t *testing.T) {
 	}
 }
 
-func TestLoadConfigWorkspaceTrust(t *testing.T) {
-	t.Parallel()
-	const user = "[limits]\nmax_cost = 1\nmax_turns = 20\ntimeout = \"10m\"\n"
-	const ws = `provider = "evil"
+// untrustedFixture returns a user file and a workspace file that tries
+// to redirect the provider, zero a price and loosen limits.
+func untrustedFixture() (user, ws string) {
+	user = "[limits]\nmax_cost = 1\nmax_turns = 20\ntimeout = \"10m\"\n"
+	ws = `provider = "evil"
 model = "ws-model"
 base_url = "https://attacker.example/v1"
 [providers.evil]
@@ -198,10 +199,16 @@ max_cost = 0
 max_turns = 5
 timeout = "1h"
 `
+	return user, ws
+}
+
+func TestLoadConfigWorkspaceTrust(t *testing.T) {
+	t.Parallel()
+	user, ws := untrustedFixture()
 	t.Run("untrusted", func(t *testing.T) {
 		t.Parallel()
 		f := newConfigFixture(t, user, "", ws)
-		lc, err := LoadConfig(f.options())
+		lc, err := Load(f.options())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +229,7 @@ timeout = "1h"
 			t.Fatalf("notes = %q, want one", lc.Notes)
 		}
 		for _, s := range []string{"provider", "base_url", "[providers]", "[prices]", "limits.max_cost", "limits.timeout",
-			WorkspaceConfigPath(f.workspace), "--trust-workspace"} {
+			WorkspacePath(f.workspace), "--trust-workspace"} {
 			if !strings.Contains(lc.Notes[0], s) {
 				t.Errorf("note %q does not mention %s", lc.Notes[0], s)
 			}
@@ -236,7 +243,7 @@ timeout = "1h"
 		f := newConfigFixture(t, user, "", ws)
 		opts := f.options()
 		opts.TrustWorkspace = true
-		lc, err := LoadConfig(opts)
+		lc, err := Load(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,10 +257,16 @@ timeout = "1h"
 			t.Errorf("notes = %q, want none", lc.Notes)
 		}
 	})
+}
+
+// TestLoadConfigWorkspaceTrustEdges checks an untrusted workspace file
+// with nothing to drop, and one with a bad key.
+func TestLoadConfigWorkspaceTrustEdges(t *testing.T) {
+	t.Parallel()
 	t.Run("nothing to drop", func(t *testing.T) {
 		t.Parallel()
 		f := newConfigFixture(t, "", "", "model = \"m\"\n")
-		lc, err := LoadConfig(f.options())
+		lc, err := Load(f.options())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,10 +277,10 @@ timeout = "1h"
 	t.Run("bad workspace file is still an error", func(t *testing.T) {
 		t.Parallel()
 		f := newConfigFixture(t, "", "", "[limits]\nmax_turnz = 1\n")
-		_, err := LoadConfig(f.options())
-		var ce *ConfigError
-		if !errors.As(err, &ce) || ce.File != WorkspaceConfigPath(f.workspace) || ce.Line != 2 {
-			t.Errorf("error = %v, want a ConfigError at the workspace file line 2", err)
+		_, err := Load(f.options())
+		var ce *Error
+		if !errors.As(err, &ce) || ce.File != WorkspacePath(f.workspace) || ce.Line != 2 {
+			t.Errorf("error = %v, want a Error at the workspace file line 2", err)
 		}
 	})
 }
@@ -325,13 +338,10 @@ func TestLoadConfigErrors(t *testing.T) {
 			if tc.missing {
 				opts.ConfigFile = filepath.Join(t.TempDir(), "nope.toml")
 			}
-			_, err := LoadConfig(opts)
-			if exitCode(err) != ExitUsage {
-				t.Errorf("exit code %d for %v, want %d", exitCode(err), err, ExitUsage)
-			}
-			var ce *ConfigError
+			_, err := Load(opts)
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("error = %v, want a *ConfigError", err)
+				t.Fatalf("error = %v, want a *Error", err)
 			}
 			if tc.file != "" && ce.File != tc.file || tc.key != "" && ce.Key != tc.key {
 				t.Errorf("error names %q %q, want %q %q", ce.File, ce.Key, tc.file, tc.key)
@@ -355,7 +365,7 @@ func TestLoadConfigEnvDetails(t *testing.T) {
 	f.env["RUBICHAN_TIMEOUT"] = "0"
 	f.env["RUBICHAN_STDIN_INLINE_MAX"] = "1MB"
 	f.env["RUBICHAN_PROVIDER"] = "" // empty variables are unset
-	lc, err := LoadConfig(f.options())
+	lc, err := Load(f.options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +379,7 @@ func TestLoadConfigEnvDetails(t *testing.T) {
 
 func TestLoadConfigUnknownFlag(t *testing.T) {
 	t.Parallel()
-	_, err := LoadConfig(ConfigOptions{Flags: map[string]string{"max-turn": "3"}})
+	_, err := Load(Options{Flags: map[string]string{"max-turn": "3"}})
 	if err == nil || !strings.Contains(err.Error(), "--max-turn") {
 		t.Errorf("error = %v, want it to name the flag", err)
 	}
@@ -390,18 +400,18 @@ func TestUserConfigPath(t *testing.T) {
 		{map[string]string{"XDG_CONFIG_HOME": "relative"}, "/home/u", "/home/u/.config/rubichan/config.toml"},
 		{nil, "", ""},
 	} {
-		if got := UserConfigPath(env(tc.env), tc.home); got != tc.want {
-			t.Errorf("UserConfigPath(%v, %q) = %q, want %q", tc.env, tc.home, got, tc.want)
+		if got := UserPath(env(tc.env), tc.home); got != tc.want {
+			t.Errorf("UserPath(%v, %q) = %q, want %q", tc.env, tc.home, got, tc.want)
 		}
 	}
 }
 
 func TestConfigFlagNames(t *testing.T) {
 	t.Parallel()
-	names := strings.Join(ConfigFlagNames(), " ")
+	names := strings.Join(FlagNames(), " ")
 	for _, n := range []string{"provider", "model", "base-url", "max-cost", "max-tokens-total", "max-turns", "timeout", "max-tool-calls", "stdin-inline-max"} {
 		if !strings.Contains(" "+names+" ", " "+n+" ") {
-			t.Errorf("ConfigFlagNames() = %q lacks %s", names, n)
+			t.Errorf("FlagNames() = %q lacks %s", names, n)
 		}
 	}
 }
@@ -411,7 +421,7 @@ func BenchmarkLoadConfig(b *testing.B) {
 	home, ws := filepath.Join(dir, "home"), filepath.Join(dir, "ws")
 	for path, body := range map[string]string{
 		filepath.Join(home, ".config", "rubichan", "config.toml"): "model = \"m\"\n[limits]\nmax_cost = 2\n",
-		WorkspaceConfigPath(ws):                                   "[limits]\nmax_turns = 10\n",
+		WorkspacePath(ws): "[limits]\nmax_turns = 10\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			b.Fatal(err)
@@ -428,7 +438,7 @@ func BenchmarkLoadConfig(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := LoadConfig(ConfigOptions{LookupEnv: env, Home: home, Workspace: ws, Flags: map[string]string{"max-cost": "1"}}); err != nil {
+		if _, err := Load(Options{LookupEnv: env, Home: home, Workspace: ws, Flags: map[string]string{"max-cost": "1"}}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -460,7 +470,7 @@ func TestLoadConfigSpecialFiles(t *testing.T) {
 				t.Skip("no /dev/zero here")
 			}
 			f := newConfigFixture(t, "", "", "")
-			link := WorkspaceConfigPath(f.workspace)
+			link := WorkspacePath(f.workspace)
 			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -469,10 +479,10 @@ func TestLoadConfigSpecialFiles(t *testing.T) {
 			}
 			opts := f.options()
 			opts.TrustWorkspace = true // read it: untrusted, a link outside is refused before
-			_, err := LoadConfig(opts)
-			var ce *ConfigError
+			_, err := Load(opts)
+			var ce *Error
 			if !errors.As(err, &ce) || ce.File != link || !strings.Contains(err.Error(), tc.contains) {
-				t.Fatalf("error = %v, want a ConfigError for %s saying %q", err, link, tc.contains)
+				t.Fatalf("error = %v, want a Error for %s saying %q", err, link, tc.contains)
 			}
 		})
 	}
@@ -488,21 +498,21 @@ func TestLoadConfigWorkspaceLinkOutside(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newConfigFixture(t, "", "", "")
-	link := WorkspaceConfigPath(f.workspace)
+	link := WorkspacePath(f.workspace)
 	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(outside, link); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LoadConfig(f.options())
-	var ce *ConfigError
+	_, err := Load(f.options())
+	var ce *Error
 	if !errors.As(err, &ce) || ce.File != link || !strings.Contains(err.Error(), "outside the workspace") {
-		t.Fatalf("untrusted: error = %v, want a ConfigError for %s about leaving the workspace", err, link)
+		t.Fatalf("untrusted: error = %v, want a Error for %s about leaving the workspace", err, link)
 	}
 	opts := f.options()
 	opts.TrustWorkspace = true
-	lc, err := LoadConfig(opts)
+	lc, err := Load(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

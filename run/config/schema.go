@@ -1,8 +1,9 @@
-package run
+package config
 
 import (
 	"errors"
 	"fmt"
+	"github.com/rubichan/rubichan/policy/tomlpos"
 	"math"
 	"net/url"
 	"sort"
@@ -106,7 +107,7 @@ func (f *field) lookup(path []string) *field {
 // types the Config struct holds.
 type normalizer struct {
 	file  string
-	lines keyLines
+	lines tomlpos.Lines
 	// keyName, when set, names the offending key in errors instead of the
 	// dotted path (an environment variable or a flag).
 	keyName string
@@ -117,13 +118,11 @@ func (n normalizer) errorf(path []string, format string, args ...any) error {
 }
 
 func (n normalizer) wrap(path []string, err error) error {
-	e := &ConfigError{File: n.file, Key: displayKey(path), Err: err}
+	e := &Error{File: n.file, Key: DisplayKey(path), Err: err}
 	if n.keyName != "" {
 		e.Key = n.keyName
 	}
-	if n.lines != nil {
-		e.Line = n.lines.line(path)
-	}
+	e.Line = n.lines.Nearest(path...)
 	return e
 }
 
@@ -171,10 +170,7 @@ func (n normalizer) value(path []string, v any, f *field) (any, error) {
 // one on every run.
 func (n normalizer) keysInFileOrder(path []string, m map[string]any) []string {
 	keys := sortedKeys(m)
-	if n.lines == nil {
-		return keys
-	}
-	line := func(k string) int { return n.lines.line(append(path[:len(path):len(path)], k)) }
+	line := func(k string) int { return n.lines.Nearest(append(path[:len(path):len(path)], k)...) }
 	sort.SliceStable(keys, func(i, j int) bool { return line(keys[i]) < line(keys[j]) })
 	return keys
 }
@@ -463,9 +459,9 @@ func checkHeaderName(s string) error {
 	return nil
 }
 
-// displayKey writes a key path the way TOML would: dotted, with parts that
+// DisplayKey writes a key path the way TOML would: dotted, with parts that
 // are not bare keys quoted (prices."gpt-4.1".input).
-func displayKey(path []string) string {
+func DisplayKey(path []string) string {
 	parts := make([]string, len(path))
 	for i, p := range path {
 		parts[i] = p

@@ -1,20 +1,17 @@
-package run
+package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/pelletier/go-toml/v2"
 )
 
 // Config is rubichan's effective configuration: built-in defaults with the
 // user file, the --config file, the workspace file, RUBICHAN_* variables
-// and flags applied in that order (see [LoadConfig]). The TOML keys are in
+// and flags applied in that order (see [Load]). The TOML keys are in
 // the koanf tags.
 type Config struct {
 	// Provider names a preset (see [Presets]) or a [Config.Providers] entry.
@@ -27,7 +24,7 @@ type Config struct {
 	// Providers are custom endpoints, by name.
 	Providers map[string]ProviderConfig `koanf:"providers"`
 	Limits    Limits                    `koanf:"limits"`
-	Input     InputConfig               `koanf:"input"`
+	Input     Input                     `koanf:"input"`
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`
@@ -60,36 +57,36 @@ type Limits struct {
 	MaxToolCalls int `koanf:"max_tool_calls"`
 }
 
-// InputConfig controls how standard input is handed to the model.
-type InputConfig struct {
+// Input controls how standard input is handed to the model.
+type Input struct {
 	// StdinInlineMax is the largest stdin put into the prompt as a <stdin>
 	// block; bigger input is spilled to a file.
 	StdinInlineMax ByteSize `koanf:"stdin_inline_max"`
 }
 
-// DefaultConfig returns the built-in defaults: 50 turns, a 30 minute
+// Default returns the built-in defaults: 50 turns, a 30 minute
 // timeout, no token or cost budget, 256KB of inline stdin and the built-in
 // price table. The provider and model are left empty: they are resolved
 // from the environment (see [ResolveProvider]).
-func DefaultConfig() Config {
+func Default() Config {
 	return Config{
 		Providers: map[string]ProviderConfig{},
 		Limits: Limits{
 			MaxTurns: 50,
 			Timeout:  30 * time.Minute,
 		},
-		Input:  InputConfig{StdinInlineMax: 256 << 10},
+		Input:  Input{StdinInlineMax: 256 << 10},
 		Prices: DefaultPrices(),
 	}
 }
 
-// configFromFlags is the File of a [ConfigError] about a flag's value.
-const configFromFlags = "command line"
+// FromCommandLine is the File of a [Error] about a flag's value.
+const FromCommandLine = "command line"
 
-// ConfigError is a bad configuration value or key. File is the file it was
+// Error is a bad configuration value or key. File is the file it was
 // found in, or "environment" or "command line"; Key is the dotted key (or the
 // variable or flag name); Line is the 1-based line in File when known.
-type ConfigError struct {
+type Error struct {
 	File string
 	Key  string
 	Line int
@@ -97,7 +94,7 @@ type ConfigError struct {
 }
 
 // Error writes "config: FILE:LINE: KEY: problem", leaving out what is unknown.
-func (e *ConfigError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("config: ")
 	if e.File != "" {
@@ -115,64 +112,43 @@ func (e *ConfigError) Error() string {
 }
 
 // Unwrap returns the underlying problem, such as [ErrUnknownKey].
-func (e *ConfigError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// ErrUnknownKey is the cause of a [ConfigError] for a key rubichan does not
+// ErrUnknownKey is the cause of a [Error] for a key rubichan does not
 // know.
 var ErrUnknownKey = errors.New("unknown key")
 
-// ParseConfig reads one TOML configuration file from r and returns the
+// Parse reads one TOML configuration file from r and returns the
 // defaults with it applied. name is used in errors. Unknown keys and bad
-// values are [*ConfigError]s naming the key and line. ParseConfig applies no
-// trust rule and reads no environment: that is [LoadConfig]'s job.
-func ParseConfig(r io.Reader, name string) (Config, error) {
-	l, err := parseConfigLayer(r, name)
+// values are [*Error]s naming the key and line. Parse applies no
+// trust rule and reads no environment: that is [Load]'s job.
+func Parse(r io.Reader, name string) (Config, error) {
+	data, err := readCapped(r, name)
 	if err != nil {
 		return Config{}, err
 	}
-	s := newConfigStack()
-	if err := s.add(l.values, layerOrigin(l)); err != nil {
+	l, err := fileLayer(data, name, nil)
+	if err != nil {
+		return Config{}, err
+	}
+	s := newStack()
+	if err := s.push(l); err != nil {
 		return Config{}, err
 	}
 	return s.finish()
 }
 
-// configLayer is one parsed source: normalized values (nested maps of
-// string, int64, float64, time.Duration and ByteSize) and where they came
-// from.
-type configLayer struct {
-	file   string
-	lines  keyLines
-	values map[string]any
-}
-
-// parseConfigLayer decodes and validates one TOML file.
-func parseConfigLayer(r io.Reader, file string) (configLayer, error) {
+// readCapped reads a config file's contents, refusing more than
+// maxConfigSize bytes.
+func readCapped(r io.Reader, file string) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxConfigSize+1))
 	if err != nil {
-		return configLayer{}, &ConfigError{File: file, Err: err}
+		return nil, &Error{File: file, Err: err}
 	}
 	if len(data) > maxConfigSize {
-		return configLayer{}, &ConfigError{File: file, Err: fmt.Errorf("file is larger than %s", ByteSize(maxConfigSize))}
+		return nil, &Error{File: file, Err: fmt.Errorf("file is larger than %s", ByteSize(maxConfigSize))}
 	}
-	raw := map[string]any{}
-	if err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
-		ce := &ConfigError{File: file, Err: err}
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			ce.Line, _ = de.Position()
-			ce.Key = strings.Join(de.Key(), ".")
-		}
-		return configLayer{}, ce
-	}
-	l := configLayer{file: file, lines: indexKeyLines(data)}
-	n := normalizer{file: file, lines: l.lines}
-	v, err := n.value(nil, raw, configSchema())
-	if err != nil {
-		return configLayer{}, err
-	}
-	l.values = v.(map[string]any)
-	return l, nil
+	return data, nil
 }
 
 // maxConfigSize bounds how much of a config file is read: a config file

@@ -1,4 +1,4 @@
-package run
+package config
 
 import (
 	"errors"
@@ -38,11 +38,11 @@ output = 6
 [prices."gpt-4.1"]
 output = 9.5
 `
-	got, err := ParseConfig(strings.NewReader(file), "config.toml")
+	got, err := Parse(strings.NewReader(file), "config.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DefaultConfig()
+	want := Default()
 	want.Provider, want.Model, want.BaseURL = "gw", "my-model", "https://proxy.example/v1"
 	want.Providers = map[string]ProviderConfig{"gw": {
 		Type: "openai", BaseURL: "https://gateway.example/v1", APIKeyEnv: "GW_KEY",
@@ -57,17 +57,17 @@ output = 9.5
 	p.Output = 9.5
 	want.Prices["gpt-4.1"] = p
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("ParseConfig =\n%+v\nwant\n%+v", got, want)
+		t.Errorf("Parse =\n%+v\nwant\n%+v", got, want)
 	}
 }
 
 func TestParseConfigEmptyIsDefault(t *testing.T) {
 	t.Parallel()
-	got, err := ParseConfig(strings.NewReader("# nothing\n"), "empty.toml")
+	got, err := Parse(strings.NewReader("# nothing\n"), "empty.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, DefaultConfig()) {
+	if !reflect.DeepEqual(got, Default()) {
 		t.Errorf("empty file = %+v, want the defaults", got)
 	}
 }
@@ -126,10 +126,10 @@ func TestParseConfigErrors(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := ParseConfig(strings.NewReader(tc.file), "/etc/x/config.toml")
-			var ce *ConfigError
+			_, err := Parse(strings.NewReader(tc.file), "/etc/x/config.toml")
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("error = %v (%T), want a *ConfigError", err, err)
+				t.Fatalf("error = %v (%T), want a *Error", err, err)
 			}
 			if ce.File != "/etc/x/config.toml" || ce.Line != tc.line || (tc.key != "" && ce.Key != tc.key) {
 				t.Errorf("error at %s:%d key %q, want line %d key %q (%v)", ce.File, ce.Line, ce.Key, tc.line, tc.key, err)
@@ -150,8 +150,8 @@ func TestParseConfigReportsTheFirstProblemInTheFile(t *testing.T) {
 	// alphabet), and is reported on every run, whatever the map order.
 	const file = "[limits]\ntimeout = 3\nmax_turns = -1\n[input]\nstdin_inline_max = \"x\"\n"
 	for range 20 {
-		_, err := ParseConfig(strings.NewReader(file), "c.toml")
-		var ce *ConfigError
+		_, err := Parse(strings.NewReader(file), "c.toml")
+		var ce *Error
 		if !errors.As(err, &ce) || ce.Key != "limits.timeout" || ce.Line != 2 {
 			t.Fatalf("error = %v, want limits.timeout on line 2", err)
 		}
@@ -160,7 +160,7 @@ func TestParseConfigReportsTheFirstProblemInTheFile(t *testing.T) {
 
 func TestParseConfigUnknownKeyIsErrUnknownKey(t *testing.T) {
 	t.Parallel()
-	_, err := ParseConfig(strings.NewReader("[limits]\nmax_turn = 1\n"), "c.toml")
+	_, err := Parse(strings.NewReader("[limits]\nmax_turn = 1\n"), "c.toml")
 	if !errors.Is(err, ErrUnknownKey) {
 		t.Errorf("error = %v, want it to wrap ErrUnknownKey", err)
 	}
@@ -173,42 +173,10 @@ func TestParseConfigUnknownKeyIsErrUnknownKey(t *testing.T) {
 func TestParseConfigTooLarge(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("# padding\n", maxConfigSize/10+1)
-	_, err := ParseConfig(strings.NewReader(big), "big.toml")
-	var ce *ConfigError
+	_, err := Parse(strings.NewReader(big), "big.toml")
+	var ce *Error
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("error = %v, want a size error", err)
-	}
-}
-
-func TestKeyLines(t *testing.T) {
-	t.Parallel()
-	doc := []byte(`model = "m"
-
-[limits]
-max_turns = 3
-inline = { a = 1, b = { c = 2 } }
-[prices."gpt-4.1"]
-input = 1
-x.y.z = 1
-`)
-	l := indexKeyLines(doc)
-	for _, tc := range []struct {
-		path []string
-		want int
-	}{
-		{[]string{"model"}, 1},
-		{[]string{"limits"}, 3},
-		{[]string{"limits", "max_turns"}, 4},
-		{[]string{"limits", "inline", "b", "c"}, 5},
-		{[]string{"prices", "gpt-4.1"}, 6},
-		{[]string{"prices", "gpt-4.1", "input"}, 7},
-		{[]string{"prices", "gpt-4.1", "x", "y", "z"}, 8},
-		{[]string{"prices", "gpt-4.1", "missing"}, 6},
-		{[]string{"nowhere"}, 0},
-	} {
-		if got := l.line(tc.path); got != tc.want {
-			t.Errorf("line(%q) = %d, want %d", tc.path, got, tc.want)
-		}
 	}
 }
 
@@ -224,8 +192,8 @@ func TestDisplayKey(t *testing.T) {
 		{[]string{"providers", "gw", "headers", "X-Team"}, "providers.gw.headers.X-Team"},
 		{[]string{""}, `""`},
 	} {
-		if got := displayKey(tc.path); got != tc.want {
-			t.Errorf("displayKey(%q) = %s, want %s", tc.path, got, tc.want)
+		if got := DisplayKey(tc.path); got != tc.want {
+			t.Errorf("DisplayKey(%q) = %s, want %s", tc.path, got, tc.want)
 		}
 	}
 }
@@ -242,11 +210,11 @@ func FuzzParseConfig(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		cfg, err := ParseConfig(strings.NewReader(s), "fuzz.toml")
+		cfg, err := Parse(strings.NewReader(s), "fuzz.toml")
 		if err != nil {
-			var ce *ConfigError
+			var ce *Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("error %v (%T) is not a *ConfigError", err, err)
+				t.Fatalf("error %v (%T) is not a *Error", err, err)
 			}
 			if ce.File != "fuzz.toml" {
 				t.Fatalf("error names file %q", ce.File)
@@ -282,7 +250,7 @@ output = 2
 `
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ParseConfig(strings.NewReader(file), "c.toml"); err != nil {
+		if _, err := Parse(strings.NewReader(file), "c.toml"); err != nil {
 			b.Fatal(err)
 		}
 	}

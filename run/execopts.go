@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/urfave/cli/v2"
 )
 
@@ -21,8 +22,8 @@ type execConfig struct {
 	// Resolved and Settings come from the configuration files, RUBICHAN_*
 	// variables and flags (see loadSettings); the fields above and the
 	// limits below are copied from them.
-	Resolved ResolvedProvider
-	Settings *LoadedConfig
+	Resolved config.ResolvedProvider
+	Settings *config.Loaded
 
 	PolicyFile     string
 	Allow, Deny    []string

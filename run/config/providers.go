@@ -1,4 +1,4 @@
-package run
+package config
 
 import (
 	"encoding/json"
@@ -88,13 +88,21 @@ type ResolvedProvider struct {
 // APIKey returns the key to send. Never print it.
 func (p ResolvedProvider) APIKey() string { return p.apiKey }
 
-const redacted = "[redacted]"
+// WithAPIKey returns p sending key, for a provider built by hand rather
+// than by [Loaded.ResolveProvider].
+func (p ResolvedProvider) WithAPIKey(key string) ResolvedProvider {
+	p.apiKey = key
+	return p
+}
+
+// Redacted is what is shown in place of a key or a credential.
+const Redacted = "[redacted]"
 
 // keyState describes the key without revealing it.
 func (p ResolvedProvider) keyState() string {
 	switch {
 	case p.apiKey != "":
-		return redacted
+		return Redacted
 	case p.KeyEnv == "":
 		return "none needed"
 	}
@@ -123,7 +131,7 @@ func (p ResolvedProvider) Format(f fmt.State, verb rune) {
 // MarshalJSON writes the provider with the key redacted and header values
 // left out.
 func (p ResolvedProvider) MarshalJSON() ([]byte, error) {
-	return json.Marshal(p.public())
+	return json.Marshal(p.Public())
 }
 
 // LogValue implements [slog.LogValuer] with the same redaction.
@@ -131,8 +139,8 @@ func (p ResolvedProvider) LogValue() slog.Value {
 	return slog.StringValue(p.String())
 }
 
-// publicProvider is the printable form of a ResolvedProvider.
-type publicProvider struct {
+// PublicProvider is the printable form of a ResolvedProvider.
+type PublicProvider struct {
 	Name        string   `json:"name"`
 	Type        string   `json:"type"`
 	BaseURL     string   `json:"base_url"`
@@ -145,8 +153,10 @@ type publicProvider struct {
 	Chosen      string   `json:"chosen"`
 }
 
-func (p ResolvedProvider) public() publicProvider {
-	return publicProvider{
+// Public returns the printable form of p: the key redacted, header values
+// left out.
+func (p ResolvedProvider) Public() PublicProvider {
+	return PublicProvider{
 		Name: p.Name, Type: p.Type, BaseURL: p.BaseURL, BaseURLFrom: p.BaseURLFrom,
 		Model: p.Model, ModelFrom: p.ModelFrom, APIKey: p.keyState(), APIKeyEnv: p.KeyEnv,
 		Headers: sortedKeys(p.Headers), Chosen: p.Chosen,
@@ -158,9 +168,9 @@ func (p ResolvedProvider) public() publicProvider {
 // whose key variable is set, else it fails listing the variables to set.
 // base_url from the configuration overrides the provider's base URL, and
 // for presets the vendor's base-URL variable (ANTHROPIC_BASE_URL,
-// OPENAI_BASE_URL) comes next. Errors are usage errors (exit 2) and never
-// hold a key.
-func (l *LoadedConfig) ResolveProvider(lookupEnv func(string) (string, bool)) (ResolvedProvider, error) {
+// OPENAI_BASE_URL) comes next. Errors never hold a key; the caller treats
+// them as usage errors (exit 2).
+func (l *Loaded) ResolveProvider(lookupEnv func(string) (string, bool)) (ResolvedProvider, error) {
 	env := func(name string) string {
 		if lookupEnv == nil || name == "" {
 			return ""
@@ -182,7 +192,7 @@ func (l *LoadedConfig) ResolveProvider(lookupEnv func(string) (string, bool)) (R
 		for _, p := range Presets() {
 			names = append(names, p.Name)
 		}
-		err = usagef("provider %q (from %s) is neither a preset (%s) nor a [providers.%s] entry",
+		err = fmt.Errorf("provider %q (from %s) is neither a preset (%s) nor a [providers.%s] entry",
 			name, chosen, strings.Join(names, ", "), name)
 	}
 	if err != nil {
@@ -197,7 +207,7 @@ func (l *LoadedConfig) ResolveProvider(lookupEnv func(string) (string, bool)) (R
 	if rp.KeyEnv != "" {
 		rp.apiKey = env(rp.KeyEnv)
 		if rp.apiKey == "" {
-			return ResolvedProvider{}, usagef("provider %s needs an API key: set %s", name, rp.KeyEnv)
+			return ResolvedProvider{}, fmt.Errorf("provider %s needs an API key: set %s", name, rp.KeyEnv)
 		}
 	}
 	return rp, nil
@@ -205,7 +215,7 @@ func (l *LoadedConfig) ResolveProvider(lookupEnv func(string) (string, bool)) (R
 
 // chooseProvider returns the configured provider's name and where it was
 // set, else the first preset whose key variable env finds set.
-func (l *LoadedConfig) chooseProvider(env func(string) string) (name, chosen string, err error) {
+func (l *Loaded) chooseProvider(env func(string) string) (name, chosen string, err error) {
 	if l.Provider != "" {
 		return l.Provider, l.Origin("provider").String(), nil
 	}
@@ -219,13 +229,13 @@ func (l *LoadedConfig) chooseProvider(env func(string) string) (name, chosen str
 		}
 		vars = append(vars, p.KeyEnv)
 	}
-	return "", "", usagef("no model provider: set one of %s, or choose one with --provider "+
+	return "", "", fmt.Errorf("no model provider: set one of %s, or choose one with --provider "+
 		"(ollama needs no key; custom endpoints go in [providers.NAME] in a config file)", strings.Join(vars, ", "))
 }
 
 // fromCustom fills rp from a [providers.NAME] entry, which has no default
 // model.
-func (l *LoadedConfig) fromCustom(rp *ResolvedProvider, c ProviderConfig) error {
+func (l *Loaded) fromCustom(rp *ResolvedProvider, c ProviderConfig) error {
 	rp.Type, rp.BaseURL, rp.KeyEnv = c.Type, c.BaseURL, c.APIKeyEnv
 	rp.BaseURLFrom = l.Origin("providers", rp.Name, "base_url").String()
 	rp.Headers = maps.Clone(c.Headers)
@@ -233,8 +243,8 @@ func (l *LoadedConfig) fromCustom(rp *ResolvedProvider, c ProviderConfig) error 
 		rp.Headers = map[string]string{}
 	}
 	if l.Model == "" {
-		return usagef("provider %q has no default model: set model in a config file, %s or --model",
-			rp.Name, envName("model"))
+		return fmt.Errorf("provider %q has no default model: set model in a config file, %s or --model",
+			rp.Name, EnvName("model"))
 	}
 	return nil
 }
@@ -246,7 +256,7 @@ func (rp *ResolvedProvider) fromPreset(p Preset, env func(string) string) error 
 	rp.BaseURLFrom = "preset " + p.Name
 	if v := env(p.BaseURLEnv); v != "" {
 		if err := checkBaseURL(v); err != nil {
-			return usageError{&ConfigError{File: "environment", Key: p.BaseURLEnv, Err: err}}
+			return &Error{File: "environment", Key: p.BaseURLEnv, Err: err}
 		}
 		rp.BaseURL, rp.BaseURLFrom = v, "env "+p.BaseURLEnv
 	}

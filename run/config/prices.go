@@ -1,9 +1,7 @@
-package run
+package config
 
 import (
 	"strings"
-
-	"github.com/rubichan/rubichan/llm"
 )
 
 // Price is what a model costs, in USD per million tokens. CacheRead is the
@@ -15,16 +13,6 @@ type Price struct {
 	Output     float64 `koanf:"output" json:"output"`
 	CacheRead  float64 `koanf:"cache_read" json:"cache_read"`
 	CacheWrite float64 `koanf:"cache_write" json:"cache_write"`
-}
-
-// Cost returns the USD cost of u at price p. [llm.Usage] counts input
-// tokens billed at the full rate apart from cache reads and writes, for both
-// providers, so each count is multiplied by its own price.
-func (p Price) Cost(u llm.Usage) float64 {
-	return (float64(u.InputTokens)*p.Input +
-		float64(u.OutputTokens)*p.Output +
-		float64(u.CacheReadTokens)*p.CacheRead +
-		float64(u.CacheCreationTokens)*p.CacheWrite) / 1e6
 }
 
 // DefaultPrices returns the built-in prices of current Anthropic and OpenAI

@@ -1,7 +1,11 @@
 package run
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/urfave/cli/v2"
 )
 
@@ -9,17 +13,17 @@ import (
 // and resolves its provider. A headless run trusts the workspace file only
 // with --trust-workspace. Every problem is a usage error (exit 2).
 func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
-	lc, err := LoadConfig(configOptionsFromCLI(c, env, cfg.Dir, cfg.TrustWorkspace))
+	lc, err := loadConfig(configOptionsFromCLI(c, env, cfg.Dir, cfg.TrustWorkspace))
 	if err != nil {
 		return err
 	}
-	rp, err := lc.ResolveProvider(env.lookupEnv)
+	rp, err := resolveProvider(lc, env.lookupEnv)
 	if err != nil {
 		return err
 	}
 	// A cost cap on a model without a price refuses to start, before
 	// stdin is read or any request made.
-	if _, err := NewBudget(lc.Limits, rp.Model, lc.Prices); err != nil {
+	if _, err := newBudget(lc.Limits, rp.Model, lc.Prices); err != nil {
 		if o := lc.Origin("limits", "max_cost"); o.Source != "flag --max-cost" {
 			return usagef("%w (max_cost set by %s)", err, o)
 		}
@@ -32,18 +36,37 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 	return nil
 }
 
+// loadConfig is [config.Load] with its errors made usage errors (exit 2).
+func loadConfig(opts config.Options) (*config.Loaded, error) {
+	lc, err := config.Load(opts)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return lc, nil
+}
+
+// resolveProvider is [config.Loaded.ResolveProvider] with its errors made
+// usage errors (exit 2).
+func resolveProvider(lc *config.Loaded, lookupEnv func(string) (string, bool)) (config.ResolvedProvider, error) {
+	rp, err := lc.ResolveProvider(lookupEnv)
+	if err != nil {
+		return rp, usageError{err}
+	}
+	return rp, nil
+}
+
 // providerKeyVars lists every variable that may hold a provider key: the
 // presets' and the configured [providers]' (kept out of the bash tool's
 // environment).
-func providerKeyVars(lc *LoadedConfig) []string {
+func providerKeyVars(lc *config.Loaded) []string {
 	var vars []string
-	for _, p := range Presets() {
+	for _, p := range config.Presets() {
 		if p.KeyEnv != "" {
 			vars = append(vars, p.KeyEnv)
 		}
 	}
 	if lc != nil {
-		for _, name := range sortedKeys(lc.Providers) {
+		for _, name := range slices.Sorted(maps.Keys(lc.Providers)) {
 			if v := lc.Providers[name].APIKeyEnv; v != "" {
 				vars = append(vars, v)
 			}
@@ -53,8 +76,8 @@ func providerKeyVars(lc *LoadedConfig) []string {
 }
 
 // newProviderClient builds the llm client for a resolved provider.
-func newProviderClient(rp ResolvedProvider) streamer {
-	if rp.Type == ProviderOpenAI {
+func newProviderClient(rp config.ResolvedProvider) streamer {
+	if rp.Type == config.ProviderOpenAI {
 		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers}
 		if rp.Name == "openai" {
 			// OpenAI's own API wants max_completion_tokens from its
@@ -76,7 +99,7 @@ func (cfg execConfig) startSettings(notice func(string)) (*Budget, error) {
 	for _, n := range cfg.Settings.Notes {
 		notice(n)
 	}
-	return NewBudget(cfg.Settings.Limits, cfg.Model, cfg.Settings.Prices)
+	return newBudget(cfg.Settings.Limits, cfg.Model, cfg.Settings.Prices)
 }
 
 // inlineMax is the stdin size above which stdin is spilled; 0 means the
