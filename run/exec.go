@@ -269,5 +269,5 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 
 // newClient returns the model client of the configured provider.
 func newClient(cfg execConfig) streamer {
-	return newProviderClient(cfg.Resolved)
+	return newProviderClient(cfg.Resolved, cfg.streamLimits())
 }

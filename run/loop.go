@@ -232,6 +232,10 @@ func retryReason(err error) string {
 	if ae.StatusCode != 0 {
 		return fmt.Sprintf("%d %s", ae.StatusCode, ae.Kind)
 	}
+	if strings.HasPrefix(ae.Message, "stalled") {
+		// "stream cut: stalled: no data for 5m0s"
+		return ae.Kind.String() + ": " + ae.Message
+	}
 	return ae.Kind.String()
 }
 

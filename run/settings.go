@@ -76,9 +76,9 @@ func providerKeyVars(lc *config.Loaded) []string {
 }
 
 // newProviderClient builds the llm client for a resolved provider.
-func newProviderClient(rp config.ResolvedProvider) streamer {
+func newProviderClient(rp config.ResolvedProvider, limits llm.StreamLimits) streamer {
 	if rp.Type == config.ProviderOpenAI {
-		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers}
+		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, Limits: limits}
 		if rp.Name == "openai" {
 			// OpenAI's own API wants max_completion_tokens from its
 			// reasoning models on; compatible servers know max_tokens.
@@ -86,7 +86,7 @@ func newProviderClient(rp config.ResolvedProvider) streamer {
 		}
 		return llm.NewOpenAI(c)
 	}
-	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, PromptCaching: true})
+	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, PromptCaching: true, Limits: limits})
 }
 
 // startSettings shows the configuration notes (workspace keys ignored under
@@ -109,6 +109,19 @@ func (cfg execConfig) inlineMax() int64 {
 		return 0
 	}
 	return int64(cfg.Settings.Input.StdinInlineMax)
+}
+
+// streamLimits are the model client's limits: --max-response-size and
+// --stream-idle-timeout (0: none); without loaded settings, llm's defaults.
+func (cfg execConfig) streamLimits() llm.StreamLimits {
+	if cfg.Settings == nil {
+		return llm.StreamLimits{}
+	}
+	l := llm.StreamLimits{MaxResponseBytes: int64(cfg.Settings.Limits.MaxResponseSize), IdleTimeout: cfg.Settings.Limits.StreamIdleTimeout}
+	if l.IdleTimeout == 0 {
+		l.IdleTimeout = -1
+	}
+	return l
 }
 
 // GoString is String, so that %#v of an execConfig cannot print its key.
