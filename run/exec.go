@@ -98,7 +98,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 
 	in, err := readInputContext(ctx, stdin, inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(),
+		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(),
 	})
 	if err != nil {
 		return interrupted(ctx, err, emit)

@@ -124,5 +124,13 @@ func (cfg execConfig) streamLimits() llm.StreamLimits {
 	return l
 }
 
+// stdinMax is --stdin-max; 0 means the input default.
+func (cfg execConfig) stdinMax() int64 {
+	if cfg.Settings == nil {
+		return 0
+	}
+	return int64(cfg.Settings.Input.StdinMax)
+}
+
 // GoString is String, so that %#v of an execConfig cannot print its key.
 func (cfg execConfig) GoString() string { return cfg.String() }
