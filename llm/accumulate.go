@@ -1,8 +1,8 @@
 package llm
 
 import (
-	"bytes"
 	"fmt"
+	"strings"
 )
 
 // accumulator assembles streamed deltas into a message and queues the
@@ -59,7 +59,7 @@ type accBlock struct {
 	id, name  string
 	signature string
 	data      string
-	buf       []byte // text, thinking text or tool input JSON
+	buf       chunkBuf // text, thinking text or tool input JSON
 	open      bool
 	seeded    bool // buf holds the input sent with the block's start, replaced by the first delta
 	skip      bool // a block type this package does not know; kept out of the message
@@ -104,7 +104,7 @@ func (a *accumulator) start(index int, b Block) error {
 		if err := a.grow(len(b.Input)); err != nil {
 			return err
 		}
-		a.blocks[index].buf = append(a.blocks[index].buf, b.Input...)
+		a.blocks[index].buf.WriteString(string(b.Input))
 		a.blocks[index].seeded = len(b.Input) > 0
 	case BlockRedactedThinking:
 	default:
@@ -152,7 +152,7 @@ func (a *accumulator) appendText(index int, kind BlockKind, s string) error {
 	if err := a.grow(len(s)); err != nil {
 		return err
 	}
-	b.buf = append(b.buf, s...)
+	b.buf.WriteString(s)
 	if kind == BlockText {
 		a.emit(Event{Kind: EventText, Text: s})
 	} else {
@@ -168,13 +168,14 @@ func (a *accumulator) appendInput(index int, s string) error {
 		return err
 	}
 	if b.seeded {
-		a.size -= int64(len(b.buf))
-		b.buf, b.seeded = b.buf[:0], false
+		a.size -= int64(b.buf.Len())
+		b.buf.Reset()
+		b.seeded = false
 	}
 	if err := a.grow(len(s)); err != nil {
 		return err
 	}
-	b.buf = append(b.buf, s...)
+	b.buf.WriteString(s)
 	return nil
 }
 
@@ -206,8 +207,9 @@ func (a *accumulator) stopBlock(index int) error {
 	}
 	b.open = false
 	if b.kind == BlockToolUse {
-		if len(bytes.TrimSpace(b.buf)) == 0 {
-			b.buf = append(b.buf[:0], "{}"...)
+		if b.buf.blank() {
+			b.buf.Reset()
+			b.buf.WriteString("{}")
 		}
 		a.emit(Event{Kind: EventToolUse, ToolUse: b.toBlock()})
 	}
@@ -249,14 +251,14 @@ func (b *accBlock) toBlock() Block {
 	out := Block{Kind: b.kind}
 	switch b.kind {
 	case BlockText:
-		out.Text = string(b.buf)
+		out.Text = b.buf.String()
 	case BlockThinking:
-		out.Text, out.Signature = string(b.buf), b.signature
+		out.Text, out.Signature = b.buf.String(), b.signature
 	case BlockRedactedThinking:
 		out.Data = b.data
 	case BlockToolUse:
 		out.ID, out.Name = b.id, b.name
-		out.Input = append([]byte(nil), b.buf...)
+		out.Input = b.buf.Bytes()
 	}
 	return out
 }
@@ -270,10 +272,76 @@ func (a *accumulator) message() Message {
 	for i := range a.blocks {
 		b := &a.blocks[i]
 		if b.skip || (b.open && (b.kind == BlockToolUse || b.kind == BlockRedactedThinking)) ||
-			(b.kind == BlockText && len(b.buf) == 0) {
+			(b.kind == BlockText && b.buf.Len() == 0) {
 			continue
 		}
 		m.Content = append(m.Content, b.toBlock())
 	}
 	return m
+}
+
+// chunkBuf is a growing byte buffer kept in chunks: it never copies what
+// it holds to grow, so an answer near the size cap needs its size in
+// memory, not twice that while a contiguous buffer is reallocated.
+type chunkBuf struct {
+	chunks [][]byte
+	n      int
+}
+
+// Chunk sizes of [chunkBuf]: each new chunk is as large as what the buffer
+// holds already, within these bounds.
+const (
+	minChunk = 512
+	maxChunk = 1 << 20
+)
+
+func (c *chunkBuf) WriteString(s string) {
+	c.n += len(s)
+	for len(s) > 0 {
+		if k := len(c.chunks); k == 0 || len(c.chunks[k-1]) == cap(c.chunks[k-1]) {
+			size := min(max(c.n-len(s), minChunk, len(s)), maxChunk)
+			c.chunks = append(c.chunks, make([]byte, 0, size))
+		}
+		last := &c.chunks[len(c.chunks)-1]
+		m := min(len(s), cap(*last)-len(*last))
+		*last = append(*last, s[:m]...)
+		s = s[m:]
+	}
+}
+
+func (c *chunkBuf) Len() int { return c.n }
+
+// blank reports whether the content is empty or only JSON whitespace.
+func (c *chunkBuf) blank() bool {
+	for _, ch := range c.chunks {
+		for _, b := range ch {
+			if b != ' ' && b != '\t' && b != '\n' && b != '\r' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (c *chunkBuf) Reset() { c.chunks, c.n = nil, 0 }
+
+// Bytes returns the content as one new slice.
+func (c *chunkBuf) Bytes() []byte {
+	out := make([]byte, 0, c.n)
+	for _, ch := range c.chunks {
+		out = append(out, ch...)
+	}
+	return out
+}
+
+func (c *chunkBuf) String() string {
+	if len(c.chunks) == 1 {
+		return string(c.chunks[0])
+	}
+	var b strings.Builder
+	b.Grow(c.n)
+	for _, ch := range c.chunks {
+		b.Write(ch)
+	}
+	return b.String()
 }
