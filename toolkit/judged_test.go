@@ -20,10 +20,10 @@ func TestJudgedReadSymlinkSwap(t *testing.T) {
 	t.Parallel()
 	const reads = 10000
 	tests := map[string]struct {
-		tree           map[string]string
-		link, path     string // the symlink swapped, the path read
+		tree            map[string]string
+		link, path      string // the symlink swapped, the path read
 		allowed, denied string // the link's two targets
-		deniedPath     string // the resolved path the "policy" refuses
+		deniedPath      string // the resolved path the "policy" refuses
 	}{
 		"file link": {
 			tree: map[string]string{"ok.txt": "public\n", ".env": "SECRET=1\n", "link": "->ok.txt"},

@@ -25,6 +25,7 @@ type Config struct {
 	Providers map[string]ProviderConfig `koanf:"providers"`
 	Limits    Limits                    `koanf:"limits"`
 	Input     Input                     `koanf:"input"`
+	Bash      Bash                      `koanf:"bash"`
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`
@@ -72,6 +73,15 @@ type Input struct {
 	// StdinMax is the most stdin a run reads (spill included); more is a
 	// usage error (exit 2). The free space of the spill directory lowers it.
 	StdinMax ByteSize `koanf:"stdin_max"`
+}
+
+// Bash configures the bash tool.
+type Bash struct {
+	// PathAdd are directories appended to the commands' PATH after it is
+	// cleaned of empty, ".", relative and in-workspace entries: absolute,
+	// or relative to the workspace, such as a workspace bin directory the
+	// user trusts. An untrusted workspace file cannot set it.
+	PathAdd []string `koanf:"path_add"`
 }
 
 // Default returns the built-in defaults: 50 turns, a 30 minute
