@@ -299,7 +299,9 @@ func BenchmarkSpillRSS(b *testing.B) {
 // BenchmarkVersionWithKey is BenchmarkVersion with an API key in the
 // environment: the start-up then includes hiding the key from
 // /proc/PID/environ. x-floor is the ratio to an empty Go program started in
-// the same iteration; the target is at most 5.
+// the same iteration; the target is at most 5. Measured (2 cores, load
+// 20+): 4.15x with the key against 3.62x for BenchmarkVersion without it;
+// on an idle machine 21 ms with the key, 26 ms without, 5.4 ms floor.
 func BenchmarkVersionWithKey(b *testing.B) {
 	bin, floor := buildRubichan(b), buildFloor(b)
 	run := func(c *exec.Cmd) time.Duration {
@@ -356,7 +358,9 @@ func hostileServer(kind string) *httptest.Server {
 // BenchmarkHostileAnswerRSS points the binary at a server that answers
 // with 1 GB of text, thinking or tool input and reports its peak RSS
 // (target 100 MB): the response cap (32 MB) must end the answer with a
-// clear error (exit 5), not memory.
+// clear error (exit 5), not memory. Measured (2 cores, load 20+): text
+// 71.6 MB, thinking 71.3 MB, tool_use 69.9 MB peak; before the cap and the
+// chunked buffer, a 1 GB answer peaked at 5.6 GB.
 func BenchmarkHostileAnswerRSS(b *testing.B) {
 	bin := buildRubichan(b)
 	for _, kind := range []string{"text", "thinking", "tool_use"} {
