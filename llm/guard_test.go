@@ -293,14 +293,14 @@ func TestIdleTimeoutSlowConsumer(t *testing.T) {
 		io.WriteString(w, hostileSSE("text", 3, 3))
 	}))
 	defer srv.Close()
-	c := NewAnthropic(AnthropicConfig{BaseURL: srv.URL, Limits: StreamLimits{IdleTimeout: 100 * time.Millisecond}})
+	c := NewAnthropic(AnthropicConfig{BaseURL: srv.URL, Limits: StreamLimits{IdleTimeout: 400 * time.Millisecond}})
 	s, err := c.Stream(context.Background(), Request{Model: "m", Messages: []Message{{Role: RoleUser, Content: []Block{TextBlock("hi")}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	for s.Next() {
-		time.Sleep(60 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond) // longer than the idle timeout
 	}
 	if s.Err() != nil {
 		t.Errorf("slow consumer: %v", s.Err())
