@@ -99,13 +99,17 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 
 	in, err := readInputContext(ctx, stdin, inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(),
+		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(),
 	})
 	if err != nil {
 		return interrupted(ctx, err, emit)
 	}
 	defer in.Close()
-	l, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, start, emit)
+	// Commands' descendants that detached from their process group are
+	// ended with each command and, at the latest, here (also on a signal).
+	reaper := toolkit.NewReaper()
+	defer reaper.Sweep()
+	l, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, start, emit, reaper)
 	if err != nil {
 		return err
 	}
@@ -140,7 +144,7 @@ func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolk
 // newExecLoop builds the turn loop of a headless run: the spilled stdin,
 // if any, opened read-only for the file tools; the tools behind the
 // policy; the system prompt; the limits and the model client.
-func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, start time.Time, emit func(Event)) (*loop, error) {
+func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, start time.Time, emit func(Event), reaper *toolkit.Reaper) (*loop, error) {
 	spillDir := ""
 	if sp != nil {
 		spillDir = sp.Dir
@@ -159,7 +163,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
 		System:       sys,
-		Tools:        buildTools(ws, ap, cfg, env),
+		Tools:        buildTools(ws, ap, cfg, env, reaper),
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxDenials:   pol.MaxDenials(),
@@ -167,6 +171,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		Timeout:      cfg.Timeout,
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
+		Redact:       newRedactor(cfg.secrets(env)),
 		Compact:      compactSettings(cfg, emit),
 	}, newClient(cfg), ap.judge, emit), nil
 }
@@ -257,18 +262,18 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 // buildTools returns the tools of a headless run: the file tools with the
 // policy's read filter, and bash in the workspace root with the process
 // environment minus secrets and the provider keys.
-func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment) []toolkit.Tool {
+func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, reaper *toolkit.Reaper) []toolkit.Tool {
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
 	return toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
-		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg)},
+		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: reaper},
 	})
 }
 
 // newClient returns the model client of the configured provider.
 func newClient(cfg execConfig) streamer {
-	return newProviderClient(cfg.Resolved)
+	return newProviderClient(cfg.Resolved, cfg.streamLimits())
 }
 
 // pathAdd returns the directories the configuration adds to bash's PATH.

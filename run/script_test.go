@@ -36,6 +36,7 @@ func TestMain(m *testing.M) {
 
 // rubichanMain is main.go's wiring, so the scripts run the real program.
 func rubichanMain() {
+	_ = HardenProcess(os.Args)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -77,6 +78,13 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: servers.cmds(),
+		// [root]: the script runs as root (CI containers often do).
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 	})
 }
 
