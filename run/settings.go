@@ -2,6 +2,7 @@ package run
 
 import (
 	"maps"
+	"net/http"
 	"slices"
 
 	"github.com/rubichan/rubichan/llm"
@@ -17,7 +18,7 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 	if err != nil {
 		return err
 	}
-	rp, err := resolveProvider(lc, env.lookupEnv)
+	rp, err := cfg.resolveRunProvider(lc, env)
 	if err != nil {
 		return err
 	}
@@ -75,10 +76,11 @@ func providerKeyVars(lc *config.Loaded) []string {
 	return vars
 }
 
-// newProviderClient builds the llm client for a resolved provider.
-func newProviderClient(rp config.ResolvedProvider) streamer {
+// newProviderClient builds the llm client for a resolved provider; hc
+// (nil: the llm default) carries its HTTP traffic.
+func newProviderClient(rp config.ResolvedProvider, hc *http.Client) streamer {
 	if rp.Type == config.ProviderOpenAI {
-		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers}
+		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, HTTPClient: hc}
 		if rp.Name == "openai" {
 			// OpenAI's own API wants max_completion_tokens from its
 			// reasoning models on; compatible servers know max_tokens.
@@ -86,7 +88,7 @@ func newProviderClient(rp config.ResolvedProvider) streamer {
 		}
 		return llm.NewOpenAI(c)
 	}
-	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, PromptCaching: true})
+	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, PromptCaching: true, HTTPClient: hc})
 }
 
 // startSettings shows the configuration notes (workspace keys ignored under
