@@ -279,6 +279,8 @@ func (s *scriptServer) serve(w http.ResponseWriter, r *http.Request) {
 	for k, v := range resp.Header {
 		w.Header()[k] = v
 	}
+	// The body may change ($SPILL, $APIKEY) and with it its length.
+	w.Header().Del("content-length")
 	w.WriteHeader(resp.StatusCode)
 	flusher, _ := w.(http.Flusher)
 	br := bufio.NewReader(resp.Body)
