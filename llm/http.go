@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -21,36 +22,63 @@ const maxErrorBody = 64 << 10
 type transport struct {
 	provider string
 	url      string
+	shownURL string // url without credentials, for errors
 	hc       *http.Client
 	header   http.Header // cloned for every request
 	redact   func(string) string
 	clock    Clock
 }
 
-// newTransport returns a transport posting to base (trailing slashes
-// removed) + path. The extra headers come first, so the protocol's own
-// headers (fixed, set after them) win; the key is sent, when not empty, as
-// the header keyHeader with keyPrefix before it. hc and clk may be nil.
-func newTransport(provider, base, path string, hc *http.Client, clk Clock, extra, fixed map[string]string, keyHeader, keyPrefix, key string) transport {
+// transportOptions say where and how a transport posts.
+type transportOptions struct {
+	Provider string       // names the provider in errors
+	Base     string       // base URL; trailing slashes are removed
+	Path     string       // appended to Base
+	Client   *http.Client // nil means a new default client
+	Clock    Clock        // nil means [SystemClock]
+	// Extra headers come first, so the protocol's own Fixed headers, set
+	// after them, win.
+	Extra, Fixed map[string]string
+	// Key, when not empty, is sent as the header KeyHeader with KeyPrefix
+	// before it.
+	KeyHeader, KeyPrefix, Key string
+}
+
+// newTransport returns a transport posting to o.Base + o.Path.
+func newTransport(o transportOptions) transport {
+	hc := o.Client
 	if hc == nil {
 		hc = &http.Client{}
 	}
+	clk := o.Clock
 	if clk == nil {
 		clk = SystemClock()
 	}
-	h := make(http.Header, len(extra)+len(fixed)+3)
-	for k, v := range extra {
+	h := make(http.Header, len(o.Extra)+len(o.Fixed)+3)
+	for k, v := range o.Extra {
 		h.Set(k, v)
 	}
 	h.Set("content-type", "application/json")
 	h.Set("accept", "text/event-stream")
-	for k, v := range fixed {
+	for k, v := range o.Fixed {
 		h.Set(k, v)
 	}
-	if key != "" {
-		h.Set(keyHeader, keyPrefix+key)
+	if o.Key != "" {
+		h.Set(o.KeyHeader, o.KeyPrefix+o.Key)
 	}
-	return transport{provider: provider, url: strings.TrimRight(base, "/") + path, hc: hc, header: h, redact: redactor(key), clock: clk}
+	u := strings.TrimRight(o.Base, "/") + o.Path
+	return transport{provider: o.Provider, url: u, shownURL: withoutCredentials(u), hc: hc, header: h, redact: redactor(o.Key), clock: clk}
+}
+
+// withoutCredentials returns the URL without user info, query and
+// fragment, which may carry keys.
+func withoutCredentials(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
 }
 
 // stream posts body and returns the answer's event stream read by dec.
@@ -81,7 +109,11 @@ func (t *transport) post(ctx context.Context, body []byte) (*http.Response, erro
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, statusError(t.provider, resp, raw, t.redact, t.clock.Now())
+		e := statusError(t.provider, resp, raw, t.redact, t.clock.Now())
+		if e.Kind == KindNotFound {
+			e.URL = t.shownURL
+		}
+		return nil, e
 	}
 	if ct := resp.Header.Get("content-type"); strings.HasPrefix(ct, "application/json") {
 		// Some gateways answer an error, or a server that ignores
@@ -219,4 +251,17 @@ func redactor(key string) func(string) string {
 func isJSONObject(raw []byte) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
+}
+
+// marshal encodes v as JSON without HTML escaping: a request body is no
+// web page, and `<`, `>` and `&`, common in code, would take six bytes
+// each (\u003c) on every turn.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
