@@ -83,7 +83,7 @@ func (cfg execConfig) openTraffic(root string, date time.Time, env environment) 
 	case cfg.cassette != nil:
 		rep := cfg.cassette.Replayer(cfg.ReplayMode, vol)
 		// Recorded waits (a 429's retry-after) are skipped, not slept.
-		return &traffic{hc: &http.Client{Transport: rep}, clock: &cassette.Clock{}, rep: rep}, nil
+		return &traffic{hc: noRedirects(rep), clock: &cassette.Clock{}, rep: rep}, nil
 	case cfg.Record != "":
 		h := cassette.Header{Provider: cfg.Provider, Type: cfg.Resolved.Type, Model: cfg.Model,
 			BaseURL: plainURL(cfg.BaseURL), Volatile: vol}
@@ -91,9 +91,19 @@ func (cfg execConfig) openTraffic(root string, date time.Time, env environment) 
 		if err != nil {
 			return nil, usagef("--record: %w", err)
 		}
-		return &traffic{hc: &http.Client{Transport: rec}, rec: rec}, nil
+		return &traffic{hc: noRedirects(rec), rec: rec}, nil
 	}
 	return &traffic{}, nil
+}
+
+// noRedirects is a client on rt that returns a redirect as the response
+// instead of following it: the key header would go along to wherever it
+// points (Go drops only Authorization and cookies on a redirect to
+// another host), and the answer is then a provider error.
+func noRedirects(rt http.RoundTripper) *http.Client {
+	return &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
 }
 
 // finish ends the traffic of a run that ended with runErr: it closes the

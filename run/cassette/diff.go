@@ -61,7 +61,11 @@ func decodeNormal(raw []byte, v Volatile) (any, error) {
 func normalize(x any, r *strings.Replacer) any {
 	switch x := x.(type) {
 	case string:
-		return spillRE.ReplaceAllString(r.Replace(x), "{{spill}}")
+		x = r.Replace(x)
+		if strings.Contains(x, "rubichan-stdin-") {
+			x = spillRE.ReplaceAllString(x, "{{spill}}")
+		}
+		return x
 	case []any:
 		for i := range x {
 			x[i] = normalize(x[i], r)
