@@ -76,11 +76,17 @@ func providerKeyVars(lc *config.Loaded) []string {
 	return vars
 }
 
-// newProviderClient builds the llm client for a resolved provider; hc
-// (nil: the llm default) carries its HTTP traffic.
+// newProviderClient builds the llm client for a resolved provider: for
+// type openai the Responses client when its wire says so (or, with wire
+// auto, when the model is served by the Responses API only), else the Chat
+// Completions client. hc (nil: the llm default) carries its HTTP traffic.
 func newProviderClient(rp config.ResolvedProvider, hc *http.Client) streamer {
+	if rp.Type == config.ProviderOpenAI && providerWire(rp) == config.WireResponses {
+		return llm.NewResponses(llm.ResponsesConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, HTTPClient: hc})
+	}
 	if rp.Type == config.ProviderOpenAI {
-		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, HTTPClient: hc}
+		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers,
+			ThoughtTags: rp.ThoughtTags, HTTPClient: hc}
 		if rp.Name == "openai" {
 			// OpenAI's own API wants max_completion_tokens from its
 			// reasoning models on; compatible servers know max_tokens.
@@ -89,6 +95,18 @@ func newProviderClient(rp config.ResolvedProvider, hc *http.Client) streamer {
 		return llm.NewOpenAI(c)
 	}
 	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, PromptCaching: true, HTTPClient: hc})
+}
+
+// providerWire returns the OpenAI API a type openai provider is spoken to
+// with, deciding wire auto by the model.
+func providerWire(rp config.ResolvedProvider) string {
+	if rp.Wire == config.WireAuto {
+		if llm.ResponsesOnly(rp.Model) {
+			return config.WireResponses
+		}
+		return config.WireChat
+	}
+	return rp.Wire
 }
 
 // startSettings shows the configuration notes (workspace keys ignored under

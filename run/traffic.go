@@ -44,8 +44,8 @@ func (cfg *execConfig) resolveRunProvider(lc *config.Loaded, env environment) (c
 	h := cfg.cassette.Header
 	if lc.Origin("provider").Source != "flag --provider" {
 		from := "the cassette " + cfg.Replay
-		rp := config.ResolvedProvider{Name: h.Provider, Type: h.Type, BaseURL: h.BaseURL, Model: h.Model,
-			Headers: map[string]string{}, Chosen: from, ModelFrom: from, BaseURLFrom: from}
+		rp := config.ResolvedProvider{Name: h.Provider, Type: h.Type, Wire: h.Wire, ThoughtTags: h.ThoughtTags,
+			BaseURL: h.BaseURL, Model: h.Model, Headers: map[string]string{}, Chosen: from, ModelFrom: from, BaseURLFrom: from}
 		if lc.Origin("model").Source == "flag --model" {
 			rp.Model, rp.ModelFrom = lc.Model, "flag --model"
 		}
@@ -86,7 +86,10 @@ func (cfg execConfig) openTraffic(root string, date time.Time, env environment) 
 		return &traffic{hc: noRedirects(rep), clock: &cassette.Clock{}, rep: rep}, nil
 	case cfg.Record != "":
 		h := cassette.Header{Provider: cfg.Provider, Type: cfg.Resolved.Type, Model: cfg.Model,
-			BaseURL: plainURL(cfg.BaseURL), Volatile: vol}
+			ThoughtTags: cfg.Resolved.ThoughtTags, BaseURL: plainURL(cfg.BaseURL), Volatile: vol}
+		if h.Type == config.ProviderOpenAI {
+			h.Wire = providerWire(cfg.Resolved)
+		}
 		rec, err := cassette.Create(cfg.Record, h, newRedactor(cfg.secrets(env)).secrets, nil)
 		if err != nil {
 			return nil, usagef("--record: %w", err)

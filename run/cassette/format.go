@@ -29,8 +29,12 @@ type Header struct {
 	Version  int    `json:"version"`  // [Version]
 	Provider string `json:"provider"` // preset or [providers] name
 	Type     string `json:"type"`     // protocol: anthropic | openai
-	Model    string `json:"model"`
-	BaseURL  string `json:"base_url,omitempty"`
+	// Wire is, for type openai, the API the run used: chat or responses.
+	Wire string `json:"wire,omitempty"`
+	// ThoughtTags says the answers carry thinking between <thought> tags.
+	ThoughtTags bool   `json:"thought_tags,omitempty"`
+	Model       string `json:"model"`
+	BaseURL     string `json:"base_url,omitempty"`
 	Volatile
 }
 
