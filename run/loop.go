@@ -231,7 +231,11 @@ func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Us
 
 // retryableAfterPrint retries what llm.IsRetryable does and also a stream
 // cut after content arrived: the loop prints the answer again.
+// A replay that diverged from its cassette is never retried.
 func retryableAfterPrint(err error) bool {
+	if divergence(err) != nil {
+		return false
+	}
 	if llm.IsRetryable(err) {
 		return true
 	}
@@ -263,6 +267,10 @@ func (l *loop) requestError(ctx context.Context, err error) error {
 	var be *budgetError
 	if errors.As(err, &be) {
 		return l.budgetStop(err)
+	}
+	if d := divergence(err); d != nil {
+		// The run is not the recorded one: the replay's model "failed".
+		return exitError{code: exitProvider, err: d}
 	}
 	if llm.IsContextLength(err) {
 		return exitError{code: exitProvider, err: fmt.Errorf("the conversation no longer fits the model's context window: %w", err)}
