@@ -42,6 +42,8 @@ const (
 	// EventToolAllowed reports a call the policy allowed, before it runs:
 	// Tool, Allow.
 	EventToolAllowed
+	// EventHook reports one finished hook command: Hook.
+	EventHook
 )
 
 // Event is one thing that happened in a run. Which fields are set depends
@@ -57,7 +59,23 @@ type Event struct {
 	Usage   *llm.Usage // EventMessageDone: the tokens of the request
 	Retry   *RetryInfo
 	Summary *Summary
+	Hook    *HookInfo
 	Err     error
+}
+
+// HookInfo is one run of a configured hook.
+type HookInfo struct {
+	Name  string // the hook's name, or its command's first word
+	Event string // before_tool, after_tool or stop
+	Tool  string // the tool call's tool; "" for stop
+	// ExitCode is the hook's exit status; nil when it did not start or a
+	// signal ended it.
+	ExitCode *int
+	Duration time.Duration
+	// Decision is what came of it: allow, deny, rewrite (before_tool);
+	// append, none (after_tool); finish, continue (stop); fail.
+	Decision string
+	Reason   string // deny, append, continue: the hook's message; rewrite: the new arguments; fail: why
 }
 
 // ToolCallInfo names one tool call.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -110,6 +112,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	}
 	sess = cfg.openSession(env, start, ws.Root(), pol, in.Text, stderr)
 	defer sess.Close()
+	l.hooks = cfg.newHooks(env, ws.Root(), sess, emit)
 	return finishRun(l.run(ctx, in.Text), l, text, start, emit)
 }
 
@@ -261,6 +264,24 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg)},
 	})
+}
+
+// newHooks returns the runner of the configured hooks, which run with
+// the bash tool's environment; nil when there are none.
+func (cfg execConfig) newHooks(env environment, root string, sess *sessionLog, emit func(Event)) *hookRunner {
+	if cfg.Settings == nil {
+		return nil
+	}
+	opt := hookOptions{
+		Hooks: cfg.Settings.Hooks, Workspace: root,
+		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
+		PathAdd: pathAdd(cfg),
+	}
+	if p := sess.Path(); p != "" {
+		opt.Transcript = p
+		opt.SessionID = strings.TrimSuffix(filepath.Base(p), ".jsonl")
+	}
+	return newHookRunner(opt, emit)
 }
 
 // newClient returns the model client of the configured provider.

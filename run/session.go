@@ -199,7 +199,7 @@ func (s *sessionLog) finish() {
 
 // sessionLine is one line of a session. Which fields are set depends on
 // Type: "session" (the header), "notice", "turn", "message", "stream_cut",
-// "retry", "tool_call", "decision", "tool_result", "limit", "error" and
+// "retry", "tool_call", "decision", "tool_result", "hook", "limit", "error" and
 // "end" (the closing line). Fields are in the order they are written.
 type sessionLine struct {
 	Type string `json:"type"`
@@ -227,7 +227,9 @@ type sessionLine struct {
 	Decision string `json:"decision,omitempty"`
 	Rule     string `json:"rule,omitempty"`
 	Fact     string `json:"fact,omitempty"`
-	Reason   string `json:"reason,omitempty"` // also retry
+	Reason   string `json:"reason,omitempty"` // also retry, hook
+	Event    string `json:"event,omitempty"`  // hook: before_tool, after_tool, stop
+	Tool     string `json:"tool,omitempty"`   // hook: the call's tool
 
 	IsError          *bool    `json:"is_error,omitempty"`
 	ExitCode         *int     `json:"exit_code,omitempty"` // also end
@@ -327,7 +329,7 @@ func (s *sessionLog) redactLine(l *sessionLine) {
 	if len(s.secrets) == 0 {
 		return
 	}
-	for _, p := range []*string{&l.Workspace, &l.Policy, &l.PolicyFile, &l.ID, &l.Name, &l.Decision, &l.Rule, &l.Fact, &l.Reason, &l.Diff, &l.Error} {
+	for _, p := range []*string{&l.Workspace, &l.Policy, &l.PolicyFile, &l.ID, &l.Name, &l.Event, &l.Tool, &l.Decision, &l.Rule, &l.Fact, &l.Reason, &l.Diff, &l.Error} {
 		*p = s.redact(*p)
 	}
 	for _, p := range []*string{l.Prompt, l.Content, l.Text} {
@@ -434,6 +436,12 @@ func (s *sessionLog) record(ev Event) *sessionLine {
 		l.Type = "tool_result"
 		addTool(l, ev.Tool)
 		addResult(l, ev.Result)
+	case EventHook:
+		l.Type = "hook"
+		if h := ev.Hook; h != nil {
+			l.Name, l.Event, l.Tool, l.Decision, l.Reason = h.Name, h.Event, h.Tool, h.Decision, h.Reason
+			l.ExitCode, l.DurationMS = h.ExitCode, ptr(h.Duration.Milliseconds())
+		}
 	case EventLimit:
 		l.Type, l.Text = "limit", ptr(ev.Text)
 	case EventError:
