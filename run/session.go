@@ -223,13 +223,13 @@ type sessionLine struct {
 	// tool_call, decision, tool_result
 	ID       string `json:"id,omitempty"`
 	Name     string `json:"name,omitempty"`
+	Event    string `json:"event,omitempty"` // hook: before_tool, after_tool, stop
+	Tool     string `json:"tool,omitempty"`  // hook: the call's tool
 	Input    any    `json:"input,omitempty"`
 	Decision string `json:"decision,omitempty"`
 	Rule     string `json:"rule,omitempty"`
 	Fact     string `json:"fact,omitempty"`
 	Reason   string `json:"reason,omitempty"` // also retry, hook
-	Event    string `json:"event,omitempty"`  // hook: before_tool, after_tool, stop
-	Tool     string `json:"tool,omitempty"`   // hook: the call's tool
 
 	IsError          *bool    `json:"is_error,omitempty"`
 	ExitCode         *int     `json:"exit_code,omitempty"` // also end
