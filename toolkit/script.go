@@ -9,13 +9,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 )
 
 // ScriptOutputMax caps the bytes [ScriptRunner] keeps of a command's
 // stdout and of its stderr (head and tail, each).
 const ScriptOutputMax = 64 << 10
+
+// pipeBufferMin is the smallest pipe buffer of the systems Go runs on
+// (4 KB on some; Linux has 64 KB): stdin up to it is written before the
+// command is waited for, without a goroutine.
+const pipeBufferMin = 4 << 10
 
 // ScriptConfig configures [NewScriptRunner]. Env, EnvAllow, DropEnv and
 // PathAdd mean what they mean in [BashConfig]: the commands get the same
@@ -152,16 +156,25 @@ func (r *ScriptRunner) Run(ctx context.Context, command string, stdin []byte, ti
 		errR.Close()
 		return ScriptResult{}, fmt.Errorf("script: start %s: %w", r.shell, err)
 	}
-	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() { // a command that never reads its stdin gets EPIPE at its exit
-		defer wg.Done()
+	// Input that fits in the pipe's buffer is written at once; more is
+	// written aside, and a command that never reads it gets EPIPE at its
+	// exit.
+	done := make(chan struct{}, 3)
+	pending := 2
+	if len(stdin) <= pipeBufferMin {
 		_, _ = inW.Write(stdin)
 		inW.Close()
-	}()
+	} else {
+		pending++
+		go func() {
+			_, _ = inW.Write(stdin)
+			inW.Close()
+			done <- struct{}{}
+		}()
+	}
 	stdout, stderr := newHeadTail(ScriptOutputMax), newHeadTail(ScriptOutputMax)
-	go func() { defer wg.Done(); _ = drainOutput(stdout, outR) }()
-	go func() { defer wg.Done(); _ = drainOutput(stderr, errR) }()
+	go func() { _ = drainOutput(stdout, outR); done <- struct{}{} }()
+	go func() { _ = drainOutput(stderr, errR); done <- struct{}{} }()
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -171,7 +184,7 @@ func (r *ScriptRunner) Run(ctx context.Context, command string, stdin []byte, ti
 	waitErr := g.finish() // kills what the command left in its group
 	close(exited)
 	timedOut := <-stopped
-	r.closeLate(&wg, inW, outR, errR)
+	r.closeLate(done, pending, inW, outR, errR)
 
 	res := ScriptResult{Stdout: stdout.String(), Stderr: stderr.String(), ExitCode: -1, TimedOut: timedOut, Duration: time.Since(start)}
 	var exitErr *exec.ExitError
@@ -204,17 +217,30 @@ func (r *ScriptRunner) watch(ctx context.Context, g *procGroup, exited <-chan st
 	return true
 }
 
-// closeLate waits a grace period for the pipe goroutines, then closes the
-// pipes under them: a process that left the group may hold them open.
-func (r *ScriptRunner) closeLate(wg *sync.WaitGroup, files ...io.Closer) {
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(r.grace):
+// closeLate waits a grace period for the pending pipe goroutines to
+// report on done, then closes the pipes under them: a process that left
+// the group may hold them open.
+func (r *ScriptRunner) closeLate(done <-chan struct{}, pending int, files ...io.Closer) {
+	t := time.NewTimer(r.grace)
+	defer t.Stop()
+	for ; pending > 0; pending-- {
+		select {
+		case <-done:
+			continue
+		case <-t.C:
+		}
+		break
 	}
 	for _, f := range files {
 		_ = f.Close()
 	}
-	<-done
+	for ; pending > 0; pending-- {
+		<-done
+	}
 }
+
+// Shell is the shell commands run with.
+func (r *ScriptRunner) Shell() string { return r.shell }
+
+// Environ returns a copy of the commands' environment.
+func (r *ScriptRunner) Environ() []string { return append([]string(nil), r.env...) }
