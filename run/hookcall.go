@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -36,8 +37,7 @@ func (l *loop) gate(ctx context.Context, call llm.Block, info *ToolCallInfo, too
 		redo.Input = input
 		p := l.prepare(redo, false)
 		if p.failed != "" {
-			return nil, nil, &callAnswer{res: toolkit.Result{
-				Content: "Not run: hook " + out.hook + " rewrote the arguments, and they are invalid: " + p.failed, IsError: true}}
+			return nil, nil, &callAnswer{res: l.notRun(info, "Not run: hook "+out.hook+" rewrote the arguments, and they are invalid: "+p.failed)}
 		}
 		tool = p.tool
 		rewritten := *info
@@ -65,9 +65,9 @@ func (l *loop) hookDeny(call llm.Block, info *ToolCallInfo, out beforeOutcome) (
 			"This is a problem of the hook, not of your call.", out.hook, out.reason)
 	}
 	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: d})
-	res := toolkit.Result{Content: msg, IsError: true}
+	res := l.notRun(info, msg)
 	if l.cfg.MaxDenials > 0 && l.denials >= l.cfg.MaxDenials {
-		return res, timeSpan{}, l.policyStop("%d calls were refused (max_denials %d)", l.denials, l.cfg.MaxDenials)
+		return res, timeSpan{}, l.policyStop(events.ErrMaxDenials, "%d calls were refused (max_denials %d)", l.denials, l.cfg.MaxDenials)
 	}
 	return res, timeSpan{}, nil
 }

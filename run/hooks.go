@@ -156,8 +156,8 @@ func (r *hookRunner) exec(ctx context.Context, h config.Hook, in hookInput) hook
 }
 
 // report emits the hook event of one run, and a warning when it failed.
-func (r *hookRunner) report(turn int, h config.Hook, event, tool string, run hookRun, decision, reason string) {
-	info := &HookInfo{Name: h.Label(), Event: event, Tool: tool, Duration: run.res.Duration, Decision: decision, Reason: reason}
+func (r *hookRunner) report(turn int, h config.Hook, event, tool, id string, run hookRun, decision, reason string) {
+	info := &HookInfo{Name: h.Label(), Event: event, Tool: tool, ID: id, Duration: run.res.Duration, Decision: decision, Reason: reason}
 	if run.res.ExitCode >= 0 {
 		info.ExitCode = ptr(run.res.ExitCode)
 	}
@@ -192,7 +192,7 @@ func (r *hookRunner) before(ctx context.Context, turn int, tool, id string, inpu
 		}
 		run := r.exec(ctx, h, hookInput{HookEventName: hookEventName[hookBeforeTool], ToolName: tool, ToolInput: input, ToolUseID: id})
 		if run.failed != "" {
-			r.report(turn, h, hookBeforeTool, tool, run, hookFailed, "")
+			r.report(turn, h, hookBeforeTool, tool, id, run, hookFailed, "")
 			return beforeOutcome{decision: hookFailed, hook: h.Label(), reason: run.failed}
 		}
 		if run.res.ExitCode == 2 {
@@ -200,25 +200,25 @@ func (r *hookRunner) before(ctx context.Context, turn int, tool, id string, inpu
 			if reason == "" {
 				reason = "(the hook gave no reason)"
 			}
-			r.report(turn, h, hookBeforeTool, tool, run, hookDeny, reason)
+			r.report(turn, h, hookBeforeTool, tool, id, run, hookDeny, reason)
 			return beforeOutcome{decision: hookDeny, hook: h.Label(), reason: reason}
 		}
 		out, err := parseHookOutput(run.res.Stdout)
 		if err != nil {
 			run.failed = err.Error()
-			r.report(turn, h, hookBeforeTool, tool, run, hookFailed, "")
+			r.report(turn, h, hookBeforeTool, tool, id, run, hookFailed, "")
 			return beforeOutcome{decision: hookFailed, hook: h.Label(), reason: run.failed}
 		}
 		switch {
 		case out.denies():
 			reason := out.reason()
-			r.report(turn, h, hookBeforeTool, tool, run, hookDeny, reason)
+			r.report(turn, h, hookBeforeTool, tool, id, run, hookDeny, reason)
 			return beforeOutcome{decision: hookDeny, hook: h.Label(), reason: reason}
 		case out.updated() != nil:
-			r.report(turn, h, hookBeforeTool, tool, run, hookRewrite, string(compactJSON(out.updated())))
+			r.report(turn, h, hookBeforeTool, tool, id, run, hookRewrite, string(compactJSON(out.updated())))
 			return beforeOutcome{decision: hookRewrite, hook: h.Label(), input: out.updated(), next: i + 1}
 		}
-		r.report(turn, h, hookBeforeTool, tool, run, hookAllow, "")
+		r.report(turn, h, hookBeforeTool, tool, id, run, hookAllow, "")
 	}
 	return beforeOutcome{decision: hookAllow}
 }
@@ -283,16 +283,16 @@ func (r *hookRunner) after(ctx context.Context, turn int, tool, id string, input
 		})
 		switch {
 		case run.failed != "":
-			r.report(turn, h, hookAfterTool, tool, run, hookFailed, "")
+			r.report(turn, h, hookAfterTool, tool, id, run, hookFailed, "")
 		case run.res.ExitCode == 2 && strings.TrimSpace(run.res.Stderr) != "":
 			note := strings.TrimSpace(run.res.Stderr)
-			r.report(turn, h, hookAfterTool, tool, run, hookAppend, note)
+			r.report(turn, h, hookAfterTool, tool, id, run, hookAppend, note)
 			if res.Content != "" && !strings.HasSuffix(res.Content, "\n") {
 				res.Content += "\n"
 			}
 			res.Content += "[hook " + h.Label() + "] " + note
 		default:
-			r.report(turn, h, hookAfterTool, tool, run, hookNone, "")
+			r.report(turn, h, hookAfterTool, tool, id, run, hookNone, "")
 		}
 	}
 	return res
@@ -309,7 +309,7 @@ func (r *hookRunner) stop(ctx context.Context, turn int) string {
 		active := r.stopActive
 		run := r.exec(ctx, h, hookInput{HookEventName: hookEventName[hookStop], StopHookActive: &active})
 		if run.failed != "" {
-			r.report(turn, h, hookStop, "", run, hookFailed, "")
+			r.report(turn, h, hookStop, "", "", run, hookFailed, "")
 			continue
 		}
 		msg := ""
@@ -322,10 +322,10 @@ func (r *hookRunner) stop(ctx context.Context, turn int) string {
 			msg = out.reason()
 		}
 		if msg == "" {
-			r.report(turn, h, hookStop, "", run, hookFinish, "")
+			r.report(turn, h, hookStop, "", "", run, hookFinish, "")
 			continue
 		}
-		r.report(turn, h, hookStop, "", run, hookContinue, msg)
+		r.report(turn, h, hookStop, "", "", run, hookContinue, msg)
 		r.stopActive = true
 		return "The stop hook " + h.Label() + " does not let the run end yet:\n" + msg
 	}
