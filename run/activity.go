@@ -123,6 +123,10 @@ func (s *activitySink) handle(ev Event) {
 		s.line("%s", p.deny.Sprint(msg))
 	case EventToolResult:
 		s.toolResult(ev.Result)
+	case EventVerifyStart:
+		s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint("verify"), clip(ev.Verify.Command, 120))
+	case EventVerify:
+		s.verifyResult(ev.Verify)
 	case EventTurnDone:
 		s.line("%s", p.dim.Sprint(formatSummary(ev.Summary)))
 	}
@@ -146,8 +150,16 @@ func (s *activitySink) toolResult(r *ToolResultInfo) {
 	} else {
 		s.line("%s", p.ok.Sprintf("✓ %s · %s", what, formatDuration(r.Duration)))
 	}
-	if s.verbose && r.Content != "" {
-		lines := strings.Split(strings.TrimRight(r.Content, "\n"), "\n")
+	if s.verbose {
+		s.output(r.Content)
+	}
+}
+
+// output shows a command's output under its line, at most verboseMaxLines.
+func (s *activitySink) output(content string) {
+	p := s.pal
+	if content != "" {
+		lines := strings.Split(strings.TrimRight(content, "\n"), "\n")
 		extra := 0
 		if len(lines) > verboseMaxLines {
 			extra = len(lines) - verboseMaxLines
@@ -159,6 +171,24 @@ func (s *activitySink) toolResult(r *ToolResultInfo) {
 		if extra > 0 {
 			s.line("%s", p.dim.Sprintf("  │ … %d more lines", extra))
 		}
+	}
+}
+
+// verifyResult shows how a --verify command ended: "✓ passed · 4.2s" or
+// "✗ exit 1 · 4.2s", and its output with --verbose.
+func (s *activitySink) verifyResult(v *VerifyInfo) {
+	p := s.pal
+	switch {
+	case v.Passed:
+		s.line("%s", p.ok.Sprintf("✓ passed · %s", formatDuration(v.Duration)))
+	case v.ExitCode != nil:
+		s.line("%s", p.fail.Sprintf("✗ exit %d · %s", *v.ExitCode, formatDuration(v.Duration)))
+	default:
+		lines := strings.Split(strings.TrimRight(v.Output, "\n"), "\n")
+		s.line("%s", p.fail.Sprintf("✗ %s · %s", clip(strings.Trim(lines[len(lines)-1], "[]"), 100), formatDuration(v.Duration)))
+	}
+	if s.verbose && !v.Passed {
+		s.output(v.Output)
 	}
 }
 

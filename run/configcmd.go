@@ -24,6 +24,7 @@ func configFlags() []cli.Flag {
 		model  = "Model"
 		limits = "Limits"
 		input  = "Input"
+		verify = "Verify"
 	)
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "read this config `FILE` after the user file [$RUBICHAN_CONFIG]", Category: model, TakesFile: true},
@@ -35,6 +36,9 @@ func configFlags() []cli.Flag {
 		&cli.StringFlag{Name: "max-turns", Usage: "stop (exit 4) after `N` model requests (default: 50) [$RUBICHAN_MAX_TURNS]", Category: limits},
 		&cli.StringFlag{Name: "timeout", Usage: "stop (exit 4) after this wall-clock `DURATION`, 0 for none (default: 30m) [$RUBICHAN_TIMEOUT]", Category: limits},
 		&cli.StringFlag{Name: "max-tool-calls", Usage: "stop (exit 4) after `N` tool calls; 0 for none [$RUBICHAN_MAX_TOOL_CALLS]", Category: limits},
+		&cli.StringFlag{Name: "verify", Usage: "after the model's final answer run `CMD` in the workspace (outside the policy); until it exits 0 the model is shown its output and goes on [$RUBICHAN_VERIFY]", Category: verify},
+		&cli.StringFlag{Name: "verify-attempts", Usage: "end the run with exit 6 after `N` failed checks (default: 3) [$RUBICHAN_VERIFY_ATTEMPTS]", Category: verify},
+		&cli.StringFlag{Name: "verify-timeout", Usage: "stop one check after `DURATION` (default: 10m) [$RUBICHAN_VERIFY_TIMEOUT]", Category: verify},
 		&cli.StringFlag{Name: "stdin-inline-max", Usage: "largest stdin (`SIZE`: B, KB, MB, GB) put into the prompt; more is spilled to a file (default: 256KB) [$RUBICHAN_STDIN_INLINE_MAX]", Category: input},
 	}
 }
@@ -179,6 +183,11 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 	add([]string{"limits", "max_cost"}, l.MaxCost)
 	add([]string{"limits", "max_tool_calls"}, l.MaxToolCalls)
 	add([]string{"input", "stdin_inline_max"}, lc.Input.StdinInlineMax)
+	if lc.Verify.Command != "" {
+		add([]string{"verify", "command"}, lc.Verify.Command)
+	}
+	add([]string{"verify", "attempts"}, lc.Verify.Attempts)
+	add([]string{"verify", "timeout"}, shortDuration(lc.Verify.Timeout))
 	for _, name := range slices.Sorted(maps.Keys(lc.Providers)) {
 		p := lc.Providers[name]
 		add([]string{"providers", name, "type"}, p.Type)

@@ -42,6 +42,11 @@ const (
 	// EventToolAllowed reports a call the policy allowed, before it runs:
 	// Tool, Allow.
 	EventToolAllowed
+	// EventVerifyStart reports that the --verify command starts: Verify
+	// (Command, Attempt).
+	EventVerifyStart
+	// EventVerify reports a finished --verify command: Verify.
+	EventVerify
 )
 
 // Event is one thing that happened in a run. Which fields are set depends
@@ -57,7 +62,29 @@ type Event struct {
 	Usage   *llm.Usage // EventMessageDone: the tokens of the request
 	Retry   *RetryInfo
 	Summary *Summary
+	Verify  *VerifyInfo
 	Err     error
+}
+
+// VerifyInfo is one run of the --verify command.
+type VerifyInfo struct {
+	Command  string
+	Attempt  int  // from 1
+	Max      int  // the attempts allowed
+	Passed   bool // it exited 0 in time
+	ExitCode *int // nil when it did not exit (a timeout, a signal)
+	Duration time.Duration
+	Output   string // head and tail of its output, with the tool's notes
+}
+
+// PatchInfo describes the patch written by --patch.
+type PatchInfo struct {
+	Path       string // the file, or "-" for stdout
+	SHA256     string
+	BaseCommit string // "" outside git or before the first commit
+	DirtyBase  bool
+	Files      int
+	Partial    bool // the run did not finish: a limit, a signal, a failure
 }
 
 // ToolCallInfo names one tool call.
@@ -109,4 +136,8 @@ type Summary struct {
 	ExitCode     int
 	CostUSD      float64 // the spend, when CostKnown
 	CostKnown    bool    // false when the model's price is unknown
+	// Verified is nil when no --verify was asked, else whether it passed.
+	Verified *bool
+	// Patch is set when --patch wrote a patch.
+	Patch *PatchInfo
 }

@@ -65,8 +65,13 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	// A failed write on stdout stops the run: its answer is lost.
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	text := newTextSink(stdout, cfg.Output == "final")
-	text.terminal = isTerminal(stdout)
+	// Under --patch -, stdout carries the patch alone.
+	textOut := stdout
+	if cfg.Patch == "-" {
+		textOut = stderr
+	}
+	text := newTextSink(textOut, cfg.Output == "final")
+	text.terminal = isTerminal(textOut)
 	text.onError = stopRun
 	act := newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
 	act.red = newRedactor(cfg.secrets(env))
@@ -90,6 +95,21 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if cfg.Quiet {
 		notes = io.Discard
 	}
+	pm, err := startPatchMode(ctx, cfg, env, stdout)
+	if err != nil {
+		return err
+	}
+	defer pm.Close()
+	if pm != nil {
+		cfg.Dir = pm.copy.Root
+		// A run that ends before the loop (stdin interrupted) still
+		// leaves its (empty) patch; after finishRun this does nothing.
+		defer func() {
+			if pi, err := pm.write(true); err == nil && pi != nil {
+				notice(patchLine(pi))
+			}
+		}()
+	}
 	ws, pol, err := openWorkspace(cfg, notes, notice)
 	if err != nil {
 		return err
@@ -110,7 +130,15 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	}
 	sess = cfg.openSession(env, start, ws.Root(), pol, in.Text, stderr)
 	defer sess.Close()
-	return finishRun(l.run(ctx, in.Text), l, text, start, emit)
+	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env), in.Text, emit)
+	return finishRun(runErr, l, text, start, emit, runEnd{verified: verified, patch: pm})
+}
+
+// runEnd is what a run adds to its closing summary besides the loop's
+// tally: the --verify outcome and the --patch to write.
+type runEnd struct {
+	verified *bool
+	patch    *patchMode
 }
 
 // openWorkspace loads the run's policy and opens the workspace with the
@@ -181,9 +209,9 @@ func abortOnAsk(onAsk string, pol *policy.Policy) string {
 }
 
 // finishRun reports how the loop ended — its error, unless already shown
-// or not worth a line (stdout's reader gone) — and the closing summary,
-// and returns the run's error.
-func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func(Event)) error {
+// or not worth a line (stdout's reader gone) — writes the patch under
+// --patch, shows the closing summary, and returns the run's error.
+func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func(Event), end runEnd) error {
 	code := exitCode(runErr)
 	var sig SignalError
 	var rep reportedError
@@ -194,7 +222,22 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	case runErr != nil && !errors.As(runErr, &rep) && !brokenPipe(runErr):
 		emit(Event{Kind: EventError, Err: runErr})
 	}
-	emit(Event{Kind: EventTurnDone, Summary: l.summary(start, code)})
+	sum := l.summary(start, code)
+	sum.Verified = end.verified
+	// A run the model finished is whole, verified or not; anything else
+	// stopped it midway.
+	pi, perr := end.patch.write(code != exitOK && code != exitVerify)
+	switch {
+	case perr != nil:
+		emit(Event{Kind: EventError, Err: perr})
+		if runErr == nil {
+			runErr, sum.ExitCode = reportedError{perr}, exitFailure
+		}
+	case pi != nil:
+		sum.Patch = pi
+		emit(Event{Kind: EventNotice, Text: patchLine(pi)})
+	}
+	emit(Event{Kind: EventTurnDone, Summary: sum})
 	if runErr == nil {
 		return text.err // --output final writes at the end
 	}

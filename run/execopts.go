@@ -50,6 +50,17 @@ type execConfig struct {
 
 	SessionDir string // --session-dir; "": the XDG state directory
 	NoSession  bool
+
+	Patch        string // --patch: a file, "-" for stdout, "" for none
+	PatchMaxSize int64  // --patch-max-size: bound of the plain copy outside git
+}
+
+// verify is the [verify] configuration: --verify, its attempts and timeout.
+func (cfg execConfig) verify() config.Verify {
+	if cfg.Settings == nil {
+		return config.Verify{}
+	}
+	return cfg.Settings.Verify
 }
 
 // configFromContext reads the exec flags and validates them. Every problem
@@ -75,6 +86,17 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		Color:          c.String("color"),
 		SessionDir:     c.String("session-dir"),
 		NoSession:      c.Bool("no-session"),
+		Patch:          c.String("patch"),
+	}
+	size, err := config.ParseByteSize(c.String("patch-max-size"))
+	if err != nil || size <= 0 {
+		return cfg, usagef("--patch-max-size: want a size such as 1GB or 500MB, got %q", c.String("patch-max-size"))
+	}
+	cfg.PatchMaxSize = int64(size)
+	if cfg.Patch != "" && cfg.Patch != "-" {
+		if cfg.Patch, err = filepath.Abs(cfg.Patch); err != nil {
+			return cfg, usagef("--patch: %v", err)
+		}
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, err

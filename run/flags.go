@@ -21,6 +21,7 @@ func execFlags() []cli.Flag {
 		catPolicy = "Policy"
 		catInput  = "Input"
 		catOutput = "Output"
+		catPatch  = "Patch"
 	)
 	flags := policyFlags(catPolicy)
 	flags = append(flags, []cli.Flag{
@@ -40,6 +41,9 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colors on stderr: `WHEN` is auto, always or never (auto: a terminal other than TERM=dumb, and NO_COLOR unset)", EnvVars: envs("color"), Category: catOutput},
 		&cli.StringFlag{Name: "session-dir", Usage: "write the session log (JSONL) in `DIR` (default: $XDG_STATE_HOME/rubichan/sessions, ~/.local/state/…)", EnvVars: envs("session-dir"), Category: catOutput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-session", Usage: "write no session log", EnvVars: envs("no-session"), Category: catOutput},
+
+		&cli.StringFlag{Name: "patch", Usage: "work on a private copy of the workspace, leave the checkout untouched and write the patch of the changes to `FILE` at the end (\"-\": stdout, the model's text then goes to stderr)", EnvVars: envs("patch"), Category: catPatch, TakesFile: true},
+		&cli.StringFlag{Name: "patch-max-size", Value: "1GB", Usage: "outside git, refuse (exit 2) to copy a workspace larger than `SIZE`", EnvVars: envs("patch-max-size"), Category: catPatch},
 	}...)
 	return append(flags, configFlags()...)
 }

@@ -162,6 +162,9 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 		"expandfile": cmdExpandFile,
 		// sessionlog [-partial] DIR: see session_script_test.go.
 		"sessionlog": cmdSessionLog,
+		// treehash DIR FILE and nopatchtemp: see script_patch_test.go.
+		"treehash":    cmdTreeHash,
+		"nopatchtemp": cmdNoPatchTemp,
 	}
 }
 

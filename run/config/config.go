@@ -25,6 +25,7 @@ type Config struct {
 	Providers map[string]ProviderConfig `koanf:"providers"`
 	Limits    Limits                    `koanf:"limits"`
 	Input     Input                     `koanf:"input"`
+	Verify    Verify                    `koanf:"verify"`
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`
@@ -64,6 +65,18 @@ type Input struct {
 	StdinInlineMax ByteSize `koanf:"stdin_inline_max"`
 }
 
+// Verify is the check that decides when a run is done (--verify).
+type Verify struct {
+	// Command is run in the workspace after the model's final answer;
+	// empty means no check.
+	Command string `koanf:"command"`
+	// Attempts is how many times the check may fail before the run ends
+	// with exit 6.
+	Attempts int `koanf:"attempts"`
+	// Timeout bounds one run of the check.
+	Timeout time.Duration `koanf:"timeout"`
+}
+
 // Default returns the built-in defaults: 50 turns, a 30 minute
 // timeout, no token or cost budget, 256KB of inline stdin and the built-in
 // price table. The provider and model are left empty: they are resolved
@@ -76,6 +89,7 @@ func Default() Config {
 			Timeout:  30 * time.Minute,
 		},
 		Input:  Input{StdinInlineMax: 256 << 10},
+		Verify: Verify{Attempts: 3, Timeout: 10 * time.Minute},
 		Prices: DefaultPrices(),
 	}
 }

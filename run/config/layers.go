@@ -261,6 +261,14 @@ func (s *stack) origin(path []string) Origin {
 // *dropped.
 func (s *stack) untrusted(dropped *[]string) func(map[string]any) {
 	return func(values map[string]any) {
+		// [verify] command runs outside the policy: a checkout must not
+		// choose it.
+		if v, ok := values["verify"].(map[string]any); ok {
+			if _, ok := v["command"]; ok {
+				delete(v, "command")
+				*dropped = append(*dropped, "verify.command")
+			}
+		}
 		for _, k := range []string{"provider", "base_url", "providers", "prices"} {
 			if _, ok := values[k]; ok {
 				delete(values, k)
@@ -432,6 +440,10 @@ func defaultValues() map[string]any {
 		},
 		"input": map[string]any{
 			"stdin_inline_max": c.Input.StdinInlineMax,
+		},
+		"verify": map[string]any{
+			"attempts": int64(c.Verify.Attempts),
+			"timeout":  c.Verify.Timeout,
 		},
 	}
 }

@@ -100,6 +100,9 @@ func configSettings() []configSetting {
 		{[]string{"limits", "max_cost"}, "max-cost"},
 		{[]string{"limits", "max_tool_calls"}, "max-tool-calls"},
 		{[]string{"input", "stdin_inline_max"}, "stdin-inline-max"},
+		{[]string{"verify", "command"}, "verify"},
+		{[]string{"verify", "attempts"}, "verify-attempts"},
+		{[]string{"verify", "timeout"}, "verify-timeout"},
 	}
 }
 

@@ -81,6 +81,11 @@ func configSchema() *field {
 		"input", table(
 			"stdin_inline_max", leaf(kindSize),
 		),
+		"verify", table(
+			"command", leaf(kindString),
+			"attempts", leaf(kindTurns),
+			"timeout", leaf(kindDuration),
+		),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
 		"prices", &field{kind: kindMap, elem: price, name: checkModelName},
 	)
