@@ -184,12 +184,24 @@ func (s *activitySink) verifyResult(v *VerifyInfo) {
 	case v.ExitCode != nil:
 		s.line("%s", p.fail.Sprintf("✗ exit %d · %s", *v.ExitCode, formatDuration(v.Duration)))
 	default:
-		lines := strings.Split(strings.TrimRight(v.Output, "\n"), "\n")
-		s.line("%s", p.fail.Sprintf("✗ %s · %s", clip(strings.Trim(lines[len(lines)-1], "[]"), 100), formatDuration(v.Duration)))
+		s.line("%s", p.fail.Sprintf("✗ %s · %s", clip(stopNote(v.Output), 100), formatDuration(v.Duration)))
 	}
 	if s.verbose && !v.Passed {
 		s.output(v.Output)
 	}
+}
+
+// stopNote is why a command that did not exit ended, from the bash tool's
+// notes at the end of its output: "timed out after 10m0s" or the signal.
+func stopNote(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for _, l := range lines {
+		if why, ok := strings.CutPrefix(l, "[timed out after "); ok {
+			why, _, _ = strings.Cut(why, ";")
+			return "timed out after " + why
+		}
+	}
+	return strings.Trim(lines[len(lines)-1], "[]")
 }
 
 // formatSummary renders "4 turns · 12.3k in / 1.1k out tokens · 18.2s",
