@@ -81,6 +81,11 @@ type Action struct {
 	// redirect through a link is judged by its target too. An error denies
 	// the redirect.
 	Resolve func(path string) (string, error)
+	// Links, when set, returns the number of hard links of the existing
+	// file a path (as in Paths, or a redirect target as for Resolve) names
+	// after symlinks; 0 or 1 when it does not exist or cannot be told.
+	// A multiply-linked file is judged by [Policy.linkFact].
+	Links func(path string) int
 }
 
 // Fact is one thing a call does, with its decision.
@@ -138,6 +143,11 @@ func (p *Policy) Decide(a Action) Result {
 				}
 				seen[name] = true
 				facts = append(facts, p.pathFact(a.Class, kind, name))
+				if name == pr.Requested && kind == FactRead {
+					if lf, ok := p.linkFact(kind, name, a.Links); ok {
+						facts = append(facts, lf)
+					}
+				}
 			}
 		}
 	case ClassShell:
@@ -202,10 +212,22 @@ func (p *Policy) shellFacts(a Action) []Fact {
 		dir = f.Value // cleaned, workspace-relative when inside
 	}
 	var facts []Fact
-	for _, rf := range analyzeCommand(a.Command, dir) {
+	raw := analyzeCommand(a.Command, dir)
+	// A command a rule denies needs no judging of the files its options
+	// name: the rule's reason says more than a guard's.
+	commands := make(map[int]Fact, len(raw))
+	denied := map[int]bool{}
+	for i, rf := range raw {
+		if rf.kind == FactCommand {
+			f := p.commandFact(rf)
+			commands[i] = f
+			denied[rf.owner] = denied[rf.owner] || f.Decision == Deny && f.Rule != RuleGuard
+		}
+	}
+	for i, rf := range raw {
 		switch rf.kind {
 		case FactCommand:
-			facts = append(facts, p.commandFact(rf))
+			facts = append(facts, commands[i])
 		case FactBackground:
 			facts = append(facts, Fact{Kind: FactBackground, Value: rf.value, Decision: p.shell.Background,
 				Rule: "shell.background", Reason: "a job started with & outlives the command", exact: true})
@@ -213,6 +235,9 @@ func (p *Policy) shellFacts(a Action) []Fact {
 			facts = append(facts, Fact{Kind: FactOpaque, Value: rf.value, Decision: Ask, Rule: RuleOpaque,
 				Reason: "the analysis cannot fully read this construct"})
 		case FactRead, FactWrite:
+			if !rf.redirect && denied[rf.owner] {
+				continue
+			}
 			class := ClassRead
 			if rf.kind == FactWrite {
 				class = ClassWrite
@@ -222,14 +247,27 @@ func (p *Policy) shellFacts(a Action) []Fact {
 					Rule: "shell.redirects", Reason: "the policy allows no file redirects"})
 				continue
 			}
-			facts = append(facts, p.pathFact(class, rf.kind, rf.path))
+			if rf.tree {
+				facts = append(facts, p.treeFact(class, rf.kind, rf.path))
+			} else {
+				facts = append(facts, p.pathFact(class, rf.kind, rf.path))
+				if lf, ok := p.linkFact(rf.kind, rf.path, a.Links); ok {
+					facts = append(facts, lf)
+				}
+			}
 			if a.Resolve == nil {
 				continue
 			}
 			resolved, err := a.Resolve(rf.path)
 			switch {
 			case err != nil:
-				facts = append(facts, guard(rf.kind, rf.path, "redirect target: "+err.Error()))
+				what := "redirect target: "
+				if !rf.redirect {
+					what = "a file the command names: "
+				}
+				facts = append(facts, guard(rf.kind, rf.path, what+err.Error()))
+			case resolved != "" && resolved != rf.path && rf.tree:
+				facts = append(facts, p.treeFact(class, rf.kind, resolved))
 			case resolved != "" && resolved != rf.path:
 				facts = append(facts, p.pathFact(class, rf.kind, resolved))
 			}
@@ -271,7 +309,7 @@ func (p *Policy) commandFact(rf rawFact) Fact {
 	case f.Decision == 0 && tainted.Rule != "":
 		f.Decision, f.Rule, f.Reason = tainted.Decision, tainted.Rule, tainted.Reason
 	case f.Decision == 0:
-		f.Decision, f.Rule, f.Reason = p.fallback(ClassShell)
+		f.Decision, f.Rule, f.Reason = p.fallback(ClassShell, FactCommand, f.Value)
 	}
 	return f
 }
@@ -315,13 +353,25 @@ func (r *rule) explain(matched string) string {
 	return s
 }
 
-// fallback returns the decision, rule name and reason for a fact no rule
-// matched.
-func (p *Policy) fallback(c Class) (Decision, string, string) {
+// fallback returns the decision, rule name and reason for a fact of class
+// c that no rule matched, in plain words: "no rule allows writing
+// notes.txt; the default is to ask".
+func (p *Policy) fallback(c Class, kind FactKind, value string) (Decision, string, string) {
+	d, rule := p.defaults, RuleDefault
 	if p.tools[c] != 0 {
-		return p.tools[c], fmt.Sprintf(ruleToolsFmt, c), "no rule matches; the " + c.String() + " fallback applies"
+		d, rule = p.tools[c], fmt.Sprintf(ruleToolsFmt, c)
 	}
-	return p.defaults, RuleDefault, "no rule matches; the default applies"
+	what := "running " + shorten(value, 80)
+	switch kind {
+	case FactRead:
+		what = "reading " + shorten(value, 80)
+	case FactWrite:
+		what = "writing " + shorten(value, 80)
+	}
+	if d == Allow {
+		return d, rule, "no rule matches " + what[strings.IndexByte(what, ' ')+1:] + "; the default is to allow"
+	}
+	return d, rule, "no rule allows " + what + "; the default is to " + d.String()
 }
 
 // pathFact judges one path of class c.
@@ -371,7 +421,7 @@ func (p *Policy) pathFact(c Class, kind FactKind, name string) Fact {
 		f.Decision, f.Rule, f.Reason = Ask, unnamed.Rule, unnamed.Reason+gitDirReason
 		return f
 	}
-	f.Decision, f.Rule, f.Reason = p.fallback(c)
+	f.Decision, f.Rule, f.Reason = p.fallback(c, kind, clean)
 	if gitDir && f.Decision == Allow {
 		f.Decision, f.Reason = Ask, f.Reason+gitDirReason
 	}

@@ -24,6 +24,10 @@ func shellSeeds() []string {
 		"git diff --output=/tmp/x", "go test -exec x ./...", "git -C d format-patch -ko/x", "git st\\\natus", "{git,rm} x", "$'git' status", "git status <(x)", "x=1; git status",
 		`git "sta"tus`, `git ''status`, `git st''atus ''`, `go te'st' ./"..."`, `git "st\atus"`, `g\it 'sta\tus'`, `go "test" ./..."."`, "git status > src/x",
 		"echo a > ../x", "git status < /etc/passwd",
+		"sed -n '1e id' f", "sed -e 's/a/b/w x' -i f", "tar xvfC a.tar d", "tar -xf a --to-command=x",
+		"find . -name f -exec rm {} +", "curl -F 'a=@.env;t=x' file:///x", "cp -t d a b", "ln x", "chmod -R -w d",
+		"dd if=a of=b", "git bisect run rm x", "git submodule foreach 'rm x'", "git diff /dev/null .env",
+		"xargs -0 rm", "awk '{print > \"x\"}'", "ln -s a b && echo x >> b", "unzip -d ../x a.zip", "patch -p1",
 	}
 }
 

@@ -110,6 +110,9 @@ type DenialInfo struct {
 	Rule   string // the rule's id, or where the decision came from
 	Fact   string // what it matched: a command, a path
 	Reason string
+	// Allow are the narrowest --allow rules (CLASS:PATTERN) that would
+	// have let the call through; empty when no --allow can.
+	Allow []string
 }
 
 // AllowInfo is why the policy allowed a call.
@@ -130,6 +133,7 @@ type RetryInfo struct {
 type Summary struct {
 	Turns        int
 	ToolCalls    int
+	Denials      int // calls the policy refused
 	InputTokens  int64
 	OutputTokens int64
 	Elapsed      time.Duration

@@ -209,6 +209,9 @@ type sessionLine struct {
 	// header
 	Schema      int     `json:"schema,omitempty"`
 	Version     string  `json:"version,omitempty"`
+	Commit      string  `json:"commit,omitempty"`
+	Modified    bool    `json:"modified,omitempty"`
+	GoVersion   string  `json:"go,omitempty"`
 	Workspace   string  `json:"workspace,omitempty"`
 	Provider    string  `json:"provider,omitempty"`
 	Model       string  `json:"model,omitempty"`
@@ -246,6 +249,7 @@ type sessionLine struct {
 	// end
 	Turns        *int     `json:"turns,omitempty"`
 	ToolCalls    *int     `json:"tool_calls,omitempty"`
+	Denials      int      `json:"denials,omitempty"` // calls the policy refused
 	InputTokens  *int64   `json:"input_tokens,omitempty"`
 	OutputTokens *int64   `json:"output_tokens,omitempty"`
 	ElapsedMS    *int64   `json:"elapsed_ms,omitempty"`
@@ -374,9 +378,10 @@ func (s *sessionLog) redactValue(v any) any {
 
 // header is the first line: the run's identity, without its key.
 func (s *sessionLog) header(h sessionHeader) *sessionLine {
+	bi := readBuildInfo()
 	return &sessionLine{
 		Type: "session", Time: stamp(h.Start),
-		Schema: sessionSchema, Version: version,
+		Schema: sessionSchema, Version: bi.Version, Commit: bi.Commit, Modified: bi.Modified, GoVersion: bi.Go,
 		Workspace: h.Workspace, Provider: h.Provider, Model: h.Model,
 		Policy: h.Policy, PolicyFile: h.PolicyFile,
 		PromptBytes: ptr(len(h.Prompt)), Prompt: ptr(h.Prompt),
@@ -471,7 +476,7 @@ func addSummary(l *sessionLine, sum *Summary) {
 		return
 	}
 	l.ExitCode = ptr(sum.ExitCode)
-	l.Turns, l.ToolCalls = ptr(sum.Turns), ptr(sum.ToolCalls)
+	l.Turns, l.ToolCalls, l.Denials = ptr(sum.Turns), ptr(sum.ToolCalls), sum.Denials
 	l.InputTokens, l.OutputTokens = ptr(sum.InputTokens), ptr(sum.OutputTokens)
 	l.ElapsedMS = ptr(sum.Elapsed.Milliseconds())
 	if sum.CostKnown && !math.IsNaN(sum.CostUSD) && !math.IsInf(sum.CostUSD, 0) {

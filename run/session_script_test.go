@@ -19,7 +19,7 @@ var sessionNameRE = regexp.MustCompile(`^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{8}\.jsonl$
 
 // sessionVolatileRE matches the fields of a session line that change from
 // run to run; cmdSessionLog prints them as fixed values.
-var sessionVolatileRE = regexp.MustCompile(`"(time|duration_ms|elapsed_ms)":("[^"]*"|\d+)`)
+var sessionVolatileRE = regexp.MustCompile(`"(time|duration_ms|elapsed_ms|go)":("[^"]*"|\d+)`)
 
 // cmdSessionLog checks the one session file in DIR and prints its lines
 // with times and durations fixed and the work directory as $WORK, so a
@@ -48,6 +48,9 @@ func cmdSessionLog(ts *testscript.TestScript, neg bool, args []string) {
 		fmt.Fprintln(ts.Stdout(), sessionVolatileRE.ReplaceAllStringFunc(l, func(m string) string {
 			if strings.HasPrefix(m, `"time"`) {
 				return `"time":"TIME"`
+			}
+			if strings.HasPrefix(m, `"go"`) {
+				return `"go":"GO"`
 			}
 			return m[:strings.IndexByte(m, ':')+1] + "0"
 		}))

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -151,7 +152,7 @@ func TestSessionHeaderAndFile(t *testing.T) {
 	t.Parallel()
 	s, dir, _, notes := newTestSession(t, nil, "fix the <bug> & go")
 	lines := readSession(t, s)
-	want := `{"type":"session","time":"2026-11-21T12:50:01.234Z","schema":1,"version":"` + version +
+	want := `{"type":"session","time":"2026-11-21T12:50:01.234Z","schema":1,"version":"` + version + `","go":"` + runtime.Version() +
 		`","workspace":"/w","provider":"anthropic","model":"m","policy":"built-in default policy","prompt_bytes":18,"prompt":"fix the <bug> & go"}`
 	if len(lines) != 1 || lines[0] != want {
 		t.Errorf("header:\n got %q\nwant %s", lines, want)

@@ -28,7 +28,8 @@ type verdict struct {
 	Rule    string // the rule that decided
 	Fact    string // what it matched
 	Reason  string
-	Message string // what the model is told on a denial
+	Message string   // what the model is told on a denial
+	Allow   []string // the --allow rules that would let it through
 }
 
 // judge decides one tool call from its effects. It never fails: a judge
@@ -62,11 +63,12 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 			continue
 		}
 		l.toolCalls++
-		info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: callSummary(call.Input), Input: call.Input}
+		prep := l.prepare(call, cut)
+		info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: prep.summary(call.Input), Input: call.Input}
 		l.emit(Event{Kind: EventToolCall, Turn: l.turns, Tool: info})
 		var res toolkit.Result
 		var dur timeSpan
-		res, dur, stop = l.runCall(ctx, call, info, cut)
+		res, dur, stop = l.runCall(ctx, call, info, prep)
 		if res.Content == "" && !res.IsError {
 			res.Content = "(no output)"
 		}
@@ -83,35 +85,61 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 	return results, stop
 }
 
-// runCall judges and runs one call. The span says whether the tool ran
-// and for how long; a non-nil error ends the run after this call.
-func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, cut bool) (toolkit.Result, timeSpan, error) {
-	failed := func(msg string) (toolkit.Result, timeSpan, error) {
-		r := toolkit.Result{Content: msg, IsError: true}
-		l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{IsError: true, Content: msg}})
-		return r, timeSpan{}, nil
+// prepared is a call decoded once: its tool and effects, or why it
+// cannot run.
+type prepared struct {
+	tool   toolkit.Tool
+	eff    toolkit.Effects
+	failed string // non-empty: the error result the model gets
+}
+
+// summary is the gist of the call for the activity line and the events:
+// from the decoded arguments, or for a call that does not decode, its raw
+// arguments as sent (never a second, different reading of them).
+func (p prepared) summary(raw []byte) string {
+	if p.failed == "" {
+		return p.eff.Summary
 	}
+	return clip(strings.Join(strings.Fields(string(raw)), " "), 120)
+}
+
+// prepare decodes one call: its tool, and the effects of its arguments.
+func (l *loop) prepare(call llm.Block, cut bool) prepared {
 	if cut {
-		return failed(notRunCut)
+		return prepared{failed: notRunCut}
 	}
 	tool := l.tools[call.Name]
 	if tool == nil {
-		return failed(fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(l.toolNames(), ", ")))
+		return prepared{failed: fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(l.toolNames(), ", "))}
 	}
 	if err := checkArgs(call.Input); err != nil {
-		return failed(fmt.Sprintf("Invalid arguments for %s: %v. Send the arguments as one JSON object that matches the tool's schema.", call.Name, err))
+		return prepared{failed: fmt.Sprintf("Invalid arguments for %s: %v. Send the arguments as one JSON object that matches the tool's schema.", call.Name, err)}
 	}
 	eff, err := toolkit.SafeEffects(tool, call.Input)
 	if err != nil {
-		return failed(err.Error())
+		return prepared{failed: err.Error()}
 	}
+	return prepared{tool: tool, eff: eff}
+}
+
+// runCall judges and runs one prepared call. The span says whether the
+// tool ran and for how long; a non-nil error ends the run after this call.
+func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, prep prepared) (toolkit.Result, timeSpan, error) {
+	if prep.failed != "" {
+		r := toolkit.Result{Content: prep.failed, IsError: true}
+		l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{IsError: true, Content: prep.failed}})
+		return r, timeSpan{}, nil
+	}
+	tool, eff := prep.tool, prep.eff
 	v := l.judge(call.Name, eff)
 	switch v.Kind {
 	case verdictAllow:
 		l.emit(Event{Kind: EventToolAllowed, Turn: l.turns, Tool: info, Allow: &AllowInfo{Rule: v.Rule, Fact: v.Fact, Reason: v.Reason}})
 	case verdictAsk:
 		if l.cfg.AbortOnAsk != "" {
-			l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: "needs approval; nobody can give it in a headless run"}})
+			l.denials++
+			l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact,
+				Reason: v.Reason + "; it needs approval, and nobody can give it in a headless run", Allow: v.Allow}})
 			return toolkit.Result{Content: fmt.Sprintf(notRunStopped, "approval needed"), IsError: true}, timeSpan{},
 				l.policyStop("%s needs approval (%s: %s) and %s", call.Name, v.Rule, clip(v.Fact, 200), l.cfg.AbortOnAsk)
 		}
@@ -139,7 +167,11 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 // policy's max_denials is reached.
 func (l *loop) deny(call llm.Block, info *ToolCallInfo, v verdict) (toolkit.Result, timeSpan, error) {
 	l.denials++
-	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: v.Reason}})
+	reason := v.Reason
+	if v.Kind == verdictAsk {
+		reason += ", and nobody can answer in a headless run"
+	}
+	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: reason, Allow: v.Allow}})
 	msg := v.Message
 	if msg == "" {
 		msg = fmt.Sprintf("Denied by policy rule %s: %s (%s). Do not retry variants of this command; use another approach or stop.", v.Rule, v.Fact, v.Reason)
@@ -195,32 +227,6 @@ func sanitize(m llm.Message) llm.Message {
 		}
 	}
 	return out
-}
-
-// callSummary is the gist of a call's arguments for the activity line: the
-// command, else the pattern and path, else the compact arguments.
-func callSummary(raw json.RawMessage) string {
-	var args map[string]any
-	if json.Unmarshal(raw, &args) != nil {
-		return clip(string(raw), 120)
-	}
-	if c, ok := args["command"].(string); ok {
-		return c
-	}
-	var parts []string
-	for _, k := range []string{"pattern", "path", "file_path"} {
-		if v, ok := args[k].(string); ok && v != "" {
-			parts = append(parts, v)
-		}
-	}
-	if len(parts) > 0 {
-		return strings.Join(parts, "  ")
-	}
-	if len(args) == 0 {
-		return ""
-	}
-	b, _ := json.Marshal(args)
-	return string(b)
 }
 
 // stopReason is a short phrase for why the run stopped, for "not run" results.

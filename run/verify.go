@@ -40,7 +40,7 @@ func newVerifier(cfg execConfig, dir string, env environment) *verifier {
 		command:  v.Command,
 		attempts: max(v.Attempts, 1),
 		bash: toolkit.NewBash(toolkit.BashConfig{
-			Dir: dir, Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop,
+			Dir: dir, Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg),
 			DefaultTimeout: v.Timeout, MaxTimeout: v.Timeout,
 		}),
 		now: time.Now,

@@ -19,7 +19,7 @@ var globDescription string
 var globSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "pattern": {"type": "string", "description": "Glob matched against paths relative to path, e.g. **/*.go."},
+    "pattern": {"type": "string", "description": "Glob, e.g. **/*.go."},
     "path":    {"type": "string", "description": "Directory to search. Default: the workspace root."}
   },
   "required": ["pattern"],
@@ -63,7 +63,9 @@ func (t *Glob) Effects(args json.RawMessage) (Effects, error) {
 	if err := decodeArgs(globSchema, args, &p); err != nil {
 		return Effects{}, err
 	}
-	return t.ws.effectsFor(EffectRead, p.path())
+	eff, err := t.ws.effectsFor(EffectRead, p.path())
+	eff.Summary = strings.TrimSpace(p.Pattern + "  " + p.Path)
+	return eff, err
 }
 
 // Run implements [Tool].

@@ -18,7 +18,7 @@ var lsDescription string
 var lsSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "path": {"type": "string", "description": "Directory to list, workspace-relative or absolute inside the workspace. Default: the workspace root."}
+    "path": {"type": "string", "description": "Directory to list. Default: the workspace root."}
   },
   "additionalProperties": false
 }`)
@@ -53,7 +53,9 @@ func (t *Ls) Effects(args json.RawMessage) (Effects, error) {
 	if err := decodeArgs(lsSchema, args, &p); err != nil {
 		return Effects{}, err
 	}
-	return t.ws.effectsFor(EffectRead, p.path())
+	eff, err := t.ws.effectsFor(EffectRead, p.path())
+	eff.Summary = p.Path
+	return eff, err
 }
 
 // Run implements [Tool].

@@ -21,9 +21,9 @@ var readDescription string
 var readSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "path":   {"type": "string", "description": "File to read, workspace-relative or absolute inside the workspace."},
-    "offset": {"type": "integer", "minimum": 0, "description": "First line to return, 1-based (0 means 1). Default 1."},
-    "limit":  {"type": "integer", "minimum": 1, "description": "Number of lines to return. Default 2000."}
+    "path":   {"type": "string", "description": "File to read."},
+    "offset": {"type": "integer", "minimum": 0, "description": "First line to return, from 1. Default 1."},
+    "limit":  {"type": "integer", "minimum": 1, "description": "Lines to return. Default 2000."}
   },
   "required": ["path"],
   "additionalProperties": false
@@ -57,7 +57,9 @@ func (t *Read) Effects(args json.RawMessage) (Effects, error) {
 	if err := decodeArgs(readSchema, args, &p); err != nil {
 		return Effects{}, err
 	}
-	return t.ws.effectsFor(EffectRead, p.Path)
+	eff, err := t.ws.effectsFor(EffectRead, p.Path)
+	eff.Summary = p.Path
+	return eff, err
 }
 
 // Run implements [Tool].

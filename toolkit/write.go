@@ -16,7 +16,7 @@ var writeDescription string
 var writeSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "path":    {"type": "string", "description": "File to write, workspace-relative or absolute inside the workspace."},
+    "path":    {"type": "string", "description": "File to write."},
     "content": {"type": "string", "description": "The complete new content of the file."}
   },
   "required": ["path", "content"],
@@ -56,7 +56,9 @@ func (t *Write) Effects(args json.RawMessage) (Effects, error) {
 	if err := decodeArgs(writeSchema, args, &p); err != nil {
 		return Effects{}, err
 	}
-	return t.ws.effectsFor(EffectWrite, p.Path)
+	eff, err := t.ws.effectsFor(EffectWrite, p.Path)
+	eff.Summary = p.Path
+	return eff, err
 }
 
 // Run implements [Tool].

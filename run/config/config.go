@@ -26,6 +26,7 @@ type Config struct {
 	Limits    Limits                    `koanf:"limits"`
 	Input     Input                     `koanf:"input"`
 	Verify    Verify                    `koanf:"verify"`
+	Bash      Bash                      `koanf:"bash"`
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`
@@ -75,6 +76,15 @@ type Verify struct {
 	Attempts int `koanf:"attempts"`
 	// Timeout bounds one run of the check.
 	Timeout time.Duration `koanf:"timeout"`
+}
+
+// Bash configures the bash tool.
+type Bash struct {
+	// PathAdd are directories appended to the commands' PATH after it is
+	// cleaned of empty, ".", relative and in-workspace entries: absolute,
+	// or relative to the workspace, such as a workspace bin directory the
+	// user trusts. An untrusted workspace file cannot set it.
+	PathAdd []string `koanf:"path_add"`
 }
 
 // Default returns the built-in defaults: 50 turns, a 30 minute
