@@ -32,6 +32,7 @@ const execDescription = `Examples:
 
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 3 stopped by the policy, 4 a limit was reached, 5 the model provider failed,
+6 --verify never passed,
 130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
 func execCommand(stdin io.Reader, env environment) *cli.Command {
