@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // baseFiles is the committed content of the test repositories.
@@ -70,6 +71,12 @@ func TestGitRoundTrip(t *testing.T) {
 	// Uncommitted and untracked files are part of the base; ignored ones
 	// are not copied.
 	writeFiles(t, dir, map[string]string{"sub/deep.txt": "deep, edited\n", "untracked.txt": "mine\n", "secret.log": "x\n"})
+	// A file whose time changed but not its content: git status would
+	// refresh the index's stat cache and write .git/index.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "a.txt"), later, later); err != nil {
+		t.Fatal(err)
+	}
 	before := treeHash(t, dir, true)
 
 	c, err := Prepare(ctx, dir, Options{Env: env, TempDir: t.TempDir()})
