@@ -125,7 +125,9 @@ func (s *activitySink) handle(ev Event) {
 		}
 		s.line("%s", p.deny.Sprint(msg))
 	case EventToolResult:
-		s.toolResult(ev.Result)
+		if !ev.Result.NotRun { // the denial line said it
+			s.toolResult(ev.Result)
+		}
 	case EventVerifyStart:
 		s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint("verify"), clip(ev.Verify.Command, 120))
 	case EventVerify:

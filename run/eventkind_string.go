@@ -21,13 +21,14 @@ func _() {
 	_ = x[EventError-11]
 	_ = x[EventTurnDone-12]
 	_ = x[EventToolAllowed-13]
-	_ = x[EventVerifyStart-14]
-	_ = x[EventVerify-15]
+	_ = x[EventThinkingDelta-14]
+	_ = x[EventVerifyStart-15]
+	_ = x[EventVerify-16]
 }
 
-const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedVerifyStartVerify"
+const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDeltaVerifyStartVerify"
 
-var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 117, 123}
+var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119, 130, 136}
 
 func (i EventKind) String() string {
 	idx := int(i) - 1

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -96,9 +97,9 @@ func runVerified(ctx context.Context, l *loop, v *verifier, first string, emit f
 			return &ok, nil
 		}
 		if attempt >= v.attempts {
-			msg := fmt.Sprintf("verification failed: `%s` did not pass in %d attempts", v.command, v.attempts)
-			emit(Event{Kind: EventLimit, Text: msg})
-			return &ok, reportedError{exitError{code: exitVerify, err: fmt.Errorf("%w: %s", errVerifyFailed, msg)}}
+			detail := fmt.Sprintf("`%s` did not pass in %d attempts", v.command, v.attempts)
+			emit(Event{Kind: EventLimit, Text: errVerifyFailed.Error() + ": " + detail})
+			return &ok, reportedError{exitError{code: exitVerify, err: fmt.Errorf("%w: %s", errVerifyFailed, detail), kind: events.ErrVerifyFailed}}
 		}
 		err = l.resume(ctx, verifyMessage(info))
 	}
