@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/urfave/cli/v2"
 )
@@ -52,8 +53,12 @@ type execConfig struct {
 	SessionDir string // --session-dir; "": the XDG state directory
 	NoSession  bool
 
-	Patch        string // --patch: a file, "-" for stdout, "" for none
-	PatchMaxSize int64  // --patch-max-size: bound of the plain copy outside git
+	Record       string             // --record: cassette file to write
+	Replay       string             // --replay: cassette file to serve
+	ReplayMode   cassette.Mode      // --replay-mode
+	cassette     *cassette.Cassette // loaded from Replay
+	Patch        string             // --patch: a file, "-" for stdout, "" for none
+	PatchMaxSize int64              // --patch-max-size: bound of the plain copy outside git
 }
 
 // verify is the [verify] configuration: --verify, its attempts and timeout.
@@ -88,6 +93,8 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		Color:           c.String("color"),
 		SessionDir:      c.String("session-dir"),
 		NoSession:       c.Bool("no-session"),
+		Record:          c.String("record"),
+		Replay:          c.String("replay"),
 		Patch:           c.String("patch"),
 	}
 	size, err := config.ParseByteSize(c.String("patch-max-size"))
@@ -104,6 +111,9 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		return cfg, err
 	}
 	if err := cfg.resolveDir(); err != nil {
+		return cfg, err
+	}
+	if err := cfg.loadCassette(c.String("replay-mode")); err != nil {
 		return cfg, err
 	}
 	if err := cfg.loadSettings(c, env); err != nil {
@@ -124,6 +134,8 @@ func (cfg *execConfig) validate() error {
 		return usagef("--quiet and --verbose cannot be used together")
 	case cfg.Patch == "-" && (cfg.Output == outputJSON || cfg.Output == outputStreamJSON):
 		return usagef("--patch - writes the patch on stdout; with --output %s write it to a file", cfg.Output)
+	case cfg.Record != "" && cfg.Replay != "":
+		return usagef("--record and --replay cannot be used together")
 	}
 	return nil
 }
