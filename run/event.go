@@ -44,6 +44,8 @@ const (
 	EventToolAllowed
 	// EventThinkingDelta is a piece of the model's reasoning: Text.
 	EventThinkingDelta
+	// EventHook reports one finished hook command: Hook.
+	EventHook
 	// EventVerifyStart reports that the --verify command starts: Verify
 	// (Command, Attempt).
 	EventVerifyStart
@@ -66,7 +68,24 @@ type Event struct {
 	Retry   *RetryInfo
 	Summary *Summary
 	Verify  *VerifyInfo
+	Hook    *HookInfo
 	Err     error
+}
+
+// HookInfo is one run of a configured hook.
+type HookInfo struct {
+	Name  string // the hook's name, or its command's first word
+	Event string // before_tool, after_tool or stop
+	Tool  string // the tool call's tool; "" for stop
+	ID    string // the tool call's id; "" for stop
+	// ExitCode is the hook's exit status; nil when it did not start or a
+	// signal ended it.
+	ExitCode *int
+	Duration time.Duration
+	// Decision is what came of it: allow, deny, rewrite (before_tool);
+	// append, none (after_tool); finish, continue (stop); fail.
+	Decision string
+	Reason   string // deny, append, continue: the hook's message; rewrite: the new arguments; fail: why
 }
 
 // VerifyInfo is one run of the --verify command.

@@ -22,13 +22,14 @@ func _() {
 	_ = x[EventTurnDone-12]
 	_ = x[EventToolAllowed-13]
 	_ = x[EventThinkingDelta-14]
-	_ = x[EventVerifyStart-15]
-	_ = x[EventVerify-16]
+	_ = x[EventHook-15]
+	_ = x[EventVerifyStart-16]
+	_ = x[EventVerify-17]
 }
 
-const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDeltaVerifyStartVerify"
+const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDeltaHookVerifyStartVerify"
 
-var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119, 130, 136}
+var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119, 123, 134, 140}
 
 func (i EventKind) String() string {
 	idx := int(i) - 1

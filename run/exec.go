@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -137,6 +139,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	sess := cfg.openSession(env, sinks.sessionID(), start, ws.Root(), pol, in.Text, stderr)
 	defer sess.Close()
 	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol))
+	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, reaper)
 	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env), in.Text, emit)
 	return finishRun(tr.finish(runErr, notice), l, text, start, emit, runEnd{verified: verified, patch: pm})
 }
@@ -314,6 +317,26 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: reaper},
 	})
+}
+
+// newHooks returns the runner of the configured hooks, which run with
+// the bash tool's environment; nil when there are none.
+func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *sessionLog, emit func(Event), reaper *toolkit.Reaper) *hookRunner {
+	if cfg.Settings == nil {
+		return nil
+	}
+	opt := hookOptions{
+		Hooks: cfg.Settings.Hooks, Workspace: root,
+		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
+		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: reaper,
+	}
+	if p := sess.Path(); p != "" {
+		opt.Transcript = p
+		if opt.SessionID == "" {
+			opt.SessionID = strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		}
+	}
+	return newHookRunner(opt, emit)
 }
 
 // pathAdd returns the directories the configuration adds to bash's PATH.

@@ -51,6 +51,7 @@ type loop struct {
 	cfg    loopConfig
 	client streamer
 	judge  judge
+	hooks  *hookRunner // nil: no hooks
 	emit   func(Event)
 	now    func() time.Time
 
@@ -132,6 +133,10 @@ func (l *loop) turnLoop(ctx context.Context) error {
 			if stop == llm.StopMaxTokens {
 				l.emit(Event{Kind: EventNotice, Text: "the answer was cut at the output token limit; asking the model to continue"})
 				l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(cutAnswerNote)}})
+				continue
+			}
+			if msg := l.hooks.stop(ctx, l.turns); msg != "" {
+				l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(msg)}})
 				continue
 			}
 			return nil

@@ -31,6 +31,7 @@ const (
 	kindDuration                      // "30m", "1h30m", or 0
 	kindSize                          // "256KB" or a whole number of bytes
 	kindPathList                      // array of directory names
+	kindHookList                      // array of hook tables (see hooks.go)
 )
 
 // field describes one key of the configuration schema.
@@ -95,6 +96,7 @@ func configSchema() *field {
 		"bash", table(
 			"path_add", leaf(kindPathList),
 		),
+		"hooks", hooksSchema(),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
 		"prices", &field{kind: kindMap, elem: price, name: checkModelName},
 	)
@@ -204,6 +206,8 @@ func normalizeLeaf(k valueKind, v any) (any, error) {
 		return normalizeSize(v)
 	case kindPathList:
 		return normalizePathList(v)
+	case kindHookList:
+		return normalizeHookList(v)
 	}
 	return normalizeString(k, v)
 }
