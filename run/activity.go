@@ -133,6 +133,10 @@ func (s *activitySink) handle(ev Event) {
 	case EventCompaction:
 		c := ev.Compaction
 		s.line("%s", p.dim.Sprintf("⇣ compacted the conversation: about %d → %d tokens, %d turns summarised", c.TokensBefore, c.TokensAfter, c.TurnsSummarised))
+	case EventVerifyStart:
+		s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint("verify"), clip(ev.Verify.Command, 120))
+	case EventVerify:
+		s.verifyResult(ev.Verify)
 	case EventTurnDone:
 		s.line("%s", p.dim.Sprint(formatSummary(ev.Summary)))
 	}
@@ -173,8 +177,16 @@ func (s *activitySink) toolResult(r *ToolResultInfo) {
 	} else {
 		s.line("%s", p.ok.Sprintf("✓ %s · %s", what, formatDuration(r.Duration)))
 	}
-	if s.verbose && r.Content != "" {
-		lines := strings.Split(strings.TrimRight(r.Content, "\n"), "\n")
+	if s.verbose {
+		s.output(r.Content)
+	}
+}
+
+// output shows a command's output under its line, at most verboseMaxLines.
+func (s *activitySink) output(content string) {
+	p := s.pal
+	if content != "" {
+		lines := strings.Split(strings.TrimRight(content, "\n"), "\n")
 		extra := 0
 		if len(lines) > verboseMaxLines {
 			extra = len(lines) - verboseMaxLines
@@ -187,6 +199,36 @@ func (s *activitySink) toolResult(r *ToolResultInfo) {
 			s.line("%s", p.dim.Sprintf("  │ … %d more lines", extra))
 		}
 	}
+}
+
+// verifyResult shows how a --verify command ended: "✓ passed · 4.2s" or
+// "✗ exit 1 · 4.2s", and its output with --verbose.
+func (s *activitySink) verifyResult(v *VerifyInfo) {
+	p := s.pal
+	switch {
+	case v.Passed:
+		s.line("%s", p.ok.Sprintf("✓ passed · %s", formatDuration(v.Duration)))
+	case v.ExitCode != nil:
+		s.line("%s", p.fail.Sprintf("✗ exit %d · %s", *v.ExitCode, formatDuration(v.Duration)))
+	default:
+		s.line("%s", p.fail.Sprintf("✗ %s · %s", clip(stopNote(v.Output), 100), formatDuration(v.Duration)))
+	}
+	if s.verbose && !v.Passed {
+		s.output(v.Output)
+	}
+}
+
+// stopNote is why a command that did not exit ended, from the bash tool's
+// notes at the end of its output: "timed out after 10m0s" or the signal.
+func stopNote(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for _, l := range lines {
+		if why, ok := strings.CutPrefix(l, "[timed out after "); ok {
+			why, _, _ = strings.Cut(why, ";")
+			return "timed out after " + why
+		}
+	}
+	return strings.Trim(lines[len(lines)-1], "[]")
 }
 
 // formatSummary renders "4 turns · 12.3k in / 1.1k out tokens · 18.2s",

@@ -24,6 +24,7 @@ func configFlags() []cli.Flag {
 		model  = "Model"
 		limits = "Limits"
 		input  = "Input"
+		verify = "Verify"
 	)
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "read this config `FILE` after the user file [$RUBICHAN_CONFIG]", Category: model, TakesFile: true},
@@ -39,6 +40,9 @@ func configFlags() []cli.Flag {
 		&cli.StringFlag{Name: "max-response-size", Usage: "fail (exit 5) when one model answer's text, thinking and tool input pass `SIZE` (default: 32MB) [$RUBICHAN_MAX_RESPONSE_SIZE]", Category: limits},
 		&cli.StringFlag{Name: "stdin-max", Usage: "stop (exit 2) when stdin passes `SIZE`; never more than the spill directory's free space less a margin (default: 10GB) [$RUBICHAN_STDIN_MAX]", Category: input},
 		&cli.StringFlag{Name: "compact-at", Usage: "compact the conversation when a request would pass this `RATIO` of the context window minus the output reserve (default: 0.8) [$RUBICHAN_COMPACT_AT]", Category: "Context window"},
+		&cli.StringFlag{Name: "verify", Usage: "after the model's final answer run `CMD` in the workspace (outside the policy); until it exits 0 the model is shown its output and goes on [$RUBICHAN_VERIFY]", Category: verify},
+		&cli.StringFlag{Name: "verify-attempts", Usage: "end the run with exit 6 after `N` failed checks (default: 3) [$RUBICHAN_VERIFY_ATTEMPTS]", Category: verify},
+		&cli.StringFlag{Name: "verify-timeout", Usage: "stop one check after `DURATION` (default: 10m) [$RUBICHAN_VERIFY_TIMEOUT]", Category: verify},
 		&cli.StringFlag{Name: "stdin-inline-max", Usage: "largest stdin (`SIZE`: B, KB, MB, GB) put into the prompt; more is spilled to a file (default: 256KB) [$RUBICHAN_STDIN_INLINE_MAX]", Category: input},
 	}
 }
@@ -186,6 +190,11 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 	add([]string{"limits", "max_response_size"}, l.MaxResponseSize)
 	add([]string{"input", "stdin_inline_max"}, lc.Input.StdinInlineMax)
 	add([]string{"input", "stdin_max"}, lc.Input.StdinMax)
+	if lc.Verify.Command != "" {
+		add([]string{"verify", "command"}, lc.Verify.Command)
+	}
+	add([]string{"verify", "attempts"}, lc.Verify.Attempts)
+	add([]string{"verify", "timeout"}, shortDuration(lc.Verify.Timeout))
 	if len(lc.Bash.PathAdd) > 0 {
 		add([]string{"bash", "path_add"}, strings.Join(lc.Bash.PathAdd, ", "))
 	}

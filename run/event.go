@@ -49,6 +49,11 @@ const (
 	// EventCompaction reports that the older part of the conversation was
 	// replaced by a summary: Compaction.
 	EventCompaction
+	// EventVerifyStart reports that the --verify command starts: Verify
+	// (Command, Attempt).
+	EventVerifyStart
+	// EventVerify reports a finished --verify command: Verify.
+	EventVerify
 )
 
 // Event is one thing that happened in a run. Which fields are set depends
@@ -65,6 +70,7 @@ type Event struct {
 	Stop    llm.StopReason // EventMessageDone: why the model stopped
 	Retry   *RetryInfo
 	Summary *Summary
+	Verify  *VerifyInfo
 	Hook    *HookInfo
 	Err     error
 	// Compaction is set for EventCompaction.
@@ -85,6 +91,27 @@ type HookInfo struct {
 	// append, none (after_tool); finish, continue (stop); fail.
 	Decision string
 	Reason   string // deny, append, continue: the hook's message; rewrite: the new arguments; fail: why
+}
+
+// VerifyInfo is one run of the --verify command.
+type VerifyInfo struct {
+	Command  string
+	Attempt  int  // from 1
+	Max      int  // the attempts allowed
+	Passed   bool // it exited 0 in time
+	ExitCode *int // nil when it did not exit (a timeout, a signal)
+	Duration time.Duration
+	Output   string // head and tail of its output, with the tool's notes
+}
+
+// PatchInfo describes the patch written by --patch.
+type PatchInfo struct {
+	Path       string // the file, or "-" for stdout
+	SHA256     string
+	BaseCommit string // "" outside git or before the first commit
+	DirtyBase  bool
+	Files      int
+	Partial    bool // the run did not finish: a limit, a signal, a failure
 }
 
 // ToolCallInfo names one tool call.
@@ -148,4 +175,8 @@ type Summary struct {
 	CostUSD      float64   // the spend, when CostKnown
 	CostKnown    bool      // false when the model's price is unknown
 	Usage        llm.Usage // the whole run's tokens, by kind
+	// Verified is nil when no --verify was asked, else whether it passed.
+	Verified *bool
+	// Patch is set when --patch wrote a patch.
+	Patch *PatchInfo
 }

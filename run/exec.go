@@ -36,6 +36,7 @@ const execDescription = `Examples:
 
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 3 stopped by the policy, 4 a limit was reached, 5 the model provider failed,
+6 --verify never passed,
 130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
 func execCommand(stdin io.Reader, env environment) *cli.Command {
@@ -93,6 +94,21 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		ctx, cancel = context.WithTimeoutCause(ctx, cfg.Timeout, errTimeout)
 		defer cancel()
 	}
+	pm, err := startPatchMode(ctx, cfg, env, stdout)
+	if err != nil {
+		return err
+	}
+	defer pm.Close()
+	if pm != nil {
+		cfg.Dir = pm.copy.Root
+		// A run that ends before the loop (stdin interrupted) still
+		// leaves its (empty) patch; after finishRun this does nothing.
+		defer func() {
+			if pi, err := pm.write(true); err == nil && pi != nil {
+				notice(patchLine(pi))
+			}
+		}()
+	}
 	ws, pol, err := openWorkspace(cfg, notes, notice)
 	if err != nil {
 		return err
@@ -124,7 +140,15 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer sess.Close()
 	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol))
 	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, reaper)
-	return finishRun(tr.finish(l.run(ctx, in.Text), notice), l, text, start, emit)
+	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env), in.Text, emit)
+	return finishRun(tr.finish(runErr, notice), l, text, start, emit, runEnd{verified: verified, patch: pm})
+}
+
+// runEnd is what a run adds to its closing summary besides the loop's
+// tally: the --verify outcome and the --patch to write.
+type runEnd struct {
+	verified *bool
+	patch    *patchMode
 }
 
 // openWorkspace loads the run's policy and opens the workspace with the
@@ -199,9 +223,9 @@ func abortOnAsk(onAsk string, pol *policy.Policy) string {
 }
 
 // finishRun reports how the loop ended — its error, unless already shown
-// or not worth a line (stdout's reader gone) — and the closing summary,
-// and returns the run's error.
-func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func(Event)) error {
+// or not worth a line (stdout's reader gone) — writes the patch under
+// --patch, shows the closing summary, and returns the run's error.
+func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func(Event), end runEnd) error {
 	code := exitCode(runErr)
 	var sig SignalError
 	var rep reportedError
@@ -212,7 +236,22 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	case runErr != nil && !errors.As(runErr, &rep) && !brokenPipe(runErr):
 		emit(Event{Kind: EventError, Err: runErr})
 	}
-	emit(Event{Kind: EventTurnDone, Summary: l.summary(start, code)})
+	sum := l.summary(start, code)
+	sum.Verified = end.verified
+	// A run the model finished is whole, verified or not; anything else
+	// stopped it midway.
+	pi, perr := end.patch.write(code != exitOK && code != exitVerify)
+	switch {
+	case perr != nil:
+		emit(Event{Kind: EventError, Err: perr})
+		if runErr == nil {
+			runErr, sum.ExitCode = reportedError{perr}, exitFailure
+		}
+	case pi != nil:
+		sum.Patch = pi
+		emit(Event{Kind: EventNotice, Text: patchLine(pi)})
+	}
+	emit(Event{Kind: EventTurnDone, Summary: sum})
 	if runErr == nil {
 		return text.err // --output final writes at the end
 	}

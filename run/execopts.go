@@ -56,10 +56,20 @@ type execConfig struct {
 	SessionDir string // --session-dir; "": the XDG state directory
 	NoSession  bool
 
-	Record     string             // --record: cassette file to write
-	Replay     string             // --replay: cassette file to serve
-	ReplayMode cassette.Mode      // --replay-mode
-	cassette   *cassette.Cassette // loaded from Replay
+	Record       string             // --record: cassette file to write
+	Replay       string             // --replay: cassette file to serve
+	ReplayMode   cassette.Mode      // --replay-mode
+	cassette     *cassette.Cassette // loaded from Replay
+	Patch        string             // --patch: a file, "-" for stdout, "" for none
+	PatchMaxSize int64              // --patch-max-size: bound of the plain copy outside git
+}
+
+// verify is the [verify] configuration: --verify, its attempts and timeout.
+func (cfg execConfig) verify() config.Verify {
+	if cfg.Settings == nil {
+		return config.Verify{}
+	}
+	return cfg.Settings.Verify
 }
 
 // configFromContext reads the exec flags and validates them. Every problem
@@ -89,6 +99,17 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		Record:          c.String("record"),
 		Replay:          c.String("replay"),
 		NoCompact:       c.Bool("no-compact"),
+		Patch:           c.String("patch"),
+	}
+	size, err := config.ParseByteSize(c.String("patch-max-size"))
+	if err != nil || size <= 0 {
+		return cfg, usagef("--patch-max-size: want a size such as 1GB or 500MB, got %q", c.String("patch-max-size"))
+	}
+	cfg.PatchMaxSize = int64(size)
+	if cfg.Patch != "" && cfg.Patch != "-" {
+		if cfg.Patch, err = filepath.Abs(cfg.Patch); err != nil {
+			return cfg, usagef("--patch: %v", err)
+		}
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, err
@@ -115,6 +136,8 @@ func (cfg *execConfig) validate() error {
 		return usagef("--color must be auto, always or never, not %q", cfg.Color)
 	case cfg.Quiet && cfg.Verbose:
 		return usagef("--quiet and --verbose cannot be used together")
+	case cfg.Patch == "-" && (cfg.Output == outputJSON || cfg.Output == outputStreamJSON):
+		return usagef("--patch - writes the patch on stdout; with --output %s write it to a file", cfg.Output)
 	case cfg.Record != "" && cfg.Replay != "":
 		return usagef("--record and --replay cannot be used together")
 	}

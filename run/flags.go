@@ -23,6 +23,7 @@ func execFlags() []cli.Flag {
 		catOutput  = "Output"
 		catReplay  = "Record and replay"
 		catContext = "Context window"
+		catPatch   = "Patch"
 	)
 	flags := policyFlags(catPolicy)
 	flags = append(flags, []cli.Flag{
@@ -48,6 +49,8 @@ func execFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-session", Usage: "write no session log", EnvVars: envs("no-session"), Category: catOutput},
 
 		&cli.BoolFlag{Name: "no-compact", Usage: "never compact: a conversation that outgrows the context window ends the run (exit 5)", EnvVars: envs("no-compact"), Category: catContext},
+		&cli.StringFlag{Name: "patch", Usage: "work on a private copy of the workspace, leave the checkout untouched and write the patch of the changes to `FILE` at the end (\"-\": stdout, the model's text then goes to stderr)", EnvVars: envs("patch"), Category: catPatch, TakesFile: true},
+		&cli.StringFlag{Name: "patch-max-size", Value: "1GB", Usage: "outside git, refuse (exit 2) to copy a workspace larger than `SIZE`", EnvVars: envs("patch-max-size"), Category: catPatch},
 	}...)
 	return append(flags, configFlags()...)
 }

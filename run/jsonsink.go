@@ -145,6 +145,10 @@ func (s *jsonSink) handle(ev Event) {
 		s.emit(hookEvent(ev.Hook, s.red))
 	case EventCompaction:
 		s.emit(compactionEvent(ev.Compaction))
+	case EventVerify:
+		v := ev.Verify
+		s.emit(events.Verify{Command: s.red.redact(v.Command), Attempt: v.Attempt, MaxAttempts: v.Max, Passed: v.Passed,
+			ExitCode: v.ExitCode, DurationMS: v.Duration.Milliseconds(), Output: s.red.redact(v.Output)})
 	case EventTurnDone:
 		s.sum = ev.Summary
 	}
@@ -229,6 +233,18 @@ func usageEvent(u llm.Usage) events.Usage {
 		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheCreationTokens)}
 }
 
+// patchEvent is the result's patch; nil without --patch.
+func patchEvent(pi *PatchInfo) *events.Patch {
+	if pi == nil {
+		return nil
+	}
+	p := &events.Patch{Path: pi.Path, SHA256: pi.SHA256, DirtyBase: pi.DirtyBase, Files: pi.Files, Partial: pi.Partial}
+	if pi.BaseCommit != "" {
+		p.BaseCommit = &pi.BaseCommit
+	}
+	return p
+}
+
 // finish writes the result of a run that ended with err and exit code
 // code, once; later calls do nothing. It returns the first write error.
 func (s *jsonSink) finish(err error, code int) error {
@@ -251,6 +267,7 @@ func (s *jsonSink) finish(err error, code int) error {
 		if sum.CostKnown {
 			res.CostUSD = &sum.CostUSD
 		}
+		res.Verified, res.Patch = sum.Verified, patchEvent(sum.Patch)
 	}
 	if s.sessionPath != "" {
 		res.SessionPath = &s.sessionPath

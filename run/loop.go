@@ -108,6 +108,12 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 // context's cause when the run was interrupted.
 func (l *loop) run(ctx context.Context, first string) error {
 	l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(first)}})
+	return l.turnLoop(ctx)
+}
+
+// turnLoop makes requests and runs tool calls until the model answers
+// without tool calls or the run must end.
+func (l *loop) turnLoop(ctx context.Context) error {
 	for {
 		if err := l.stopped(ctx); err != nil {
 			return err

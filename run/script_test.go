@@ -181,6 +181,9 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 		"expandfile": cmdExpandFile,
 		// sessionlog [-partial] DIR: see session_script_test.go.
 		"sessionlog": cmdSessionLog,
+		// treehash DIR FILE and nopatchtemp: see script_patch_test.go.
+		"treehash":    cmdTreeHash,
+		"nopatchtemp": cmdNoPatchTemp,
 		// events [-json]: see script_events_test.go.
 		"events": cmdEvents,
 		// toollines, replacein, cuttail: see cassette_script_test.go.

@@ -23,12 +23,16 @@ type runSinks struct {
 // stdout, which ends the run.
 func newRunSinks(cfg execConfig, js *jsonSink, stdout, stderr io.Writer, env environment, stop func(error)) *runSinks {
 	s := &runSinks{js: js, notes: stderr}
+	textOut := stdout
+	if cfg.Patch == "-" {
+		textOut = stderr // stdout carries the patch alone
+	}
 	if js != nil {
 		s.text = newTextSink(io.Discard, true)
 	} else {
-		s.text = newTextSink(stdout, cfg.Output == outputFinal)
+		s.text = newTextSink(textOut, cfg.Output == outputFinal)
 	}
-	s.text.terminal = isTerminal(stdout)
+	s.text.terminal = isTerminal(textOut)
 	s.text.onError = stop
 	s.act = newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
 	s.act.red = newRedactor(cfg.secrets(env))

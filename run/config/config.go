@@ -28,6 +28,7 @@ type Config struct {
 	Providers map[string]ProviderConfig `koanf:"providers"`
 	Limits    Limits                    `koanf:"limits"`
 	Input     Input                     `koanf:"input"`
+	Verify    Verify                    `koanf:"verify"`
 	Bash      Bash                      `koanf:"bash"`
 	// Hooks are the team's commands around tool calls and before a run
 	// ends; see [Hooks].
@@ -89,6 +90,18 @@ type Input struct {
 	StdinMax ByteSize `koanf:"stdin_max"`
 }
 
+// Verify is the check that decides when a run is done (--verify).
+type Verify struct {
+	// Command is run in the workspace after the model's final answer;
+	// empty means no check.
+	Command string `koanf:"command"`
+	// Attempts is how many times the check may fail before the run ends
+	// with exit 6.
+	Attempts int `koanf:"attempts"`
+	// Timeout bounds one run of the check.
+	Timeout time.Duration `koanf:"timeout"`
+}
+
 // Bash configures the bash tool.
 type Bash struct {
 	// PathAdd are directories appended to the commands' PATH after it is
@@ -113,6 +126,7 @@ func Default() Config {
 			MaxResponseSize:   32 << 20,
 		},
 		Input:  Input{StdinInlineMax: 256 << 10, StdinMax: 10 << 30},
+		Verify: Verify{Attempts: 3, Timeout: 10 * time.Minute},
 		Prices: DefaultPrices(),
 		Models: DefaultWindows(),
 	}

@@ -263,6 +263,14 @@ func (s *stack) origin(path []string) Origin {
 // *dropped.
 func (s *stack) untrusted(dropped *[]string) func(map[string]any) {
 	return func(values map[string]any) {
+		// [verify] command runs outside the policy: a checkout must not
+		// choose it.
+		if v, ok := values["verify"].(map[string]any); ok {
+			if _, ok := v["command"]; ok {
+				delete(v, "command")
+				*dropped = append(*dropped, "verify.command")
+			}
+		}
 		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "hooks"} {
 			if _, ok := values[k]; ok {
 				delete(values, k)
@@ -475,6 +483,10 @@ func defaultValues() map[string]any {
 		"input": map[string]any{
 			"stdin_inline_max": c.Input.StdinInlineMax,
 			"stdin_max":        c.Input.StdinMax,
+		},
+		"verify": map[string]any{
+			"attempts": int64(c.Verify.Attempts),
+			"timeout":  c.Verify.Timeout,
 		},
 	}
 }

@@ -104,6 +104,9 @@ func configSettings() []configSetting {
 		{[]string{"limits", "max_response_size"}, "max-response-size"},
 		{[]string{"input", "stdin_inline_max"}, "stdin-inline-max"},
 		{[]string{"input", "stdin_max"}, "stdin-max"},
+		{[]string{"verify", "command"}, "verify"},
+		{[]string{"verify", "attempts"}, "verify-attempts"},
+		{[]string{"verify", "timeout"}, "verify-timeout"},
 	}
 }
 

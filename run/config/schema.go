@@ -90,6 +90,11 @@ func configSchema() *field {
 			"stdin_inline_max", leaf(kindSize),
 			"stdin_max", leaf(kindSize),
 		),
+		"verify", table(
+			"command", leaf(kindString),
+			"attempts", leaf(kindTurns),
+			"timeout", leaf(kindDuration),
+		),
 		"bash", table(
 			"path_add", leaf(kindPathList),
 		),

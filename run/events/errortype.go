@@ -23,6 +23,7 @@ const (
 	ErrInterrupted     = "interrupted"      // SIGINT or SIGTERM
 	ErrBrokenPipe      = "broken_pipe"      // stdout's reader went away
 	ErrInternal        = "internal"         // a tool's infrastructure, an I/O error, a bug
+	ErrVerifyFailed    = "verify_failed"    // --verify did not pass within its attempts (exit 6)
 )
 
 // ErrorTypes lists every error.type value, in the order of the schema.
@@ -30,6 +31,6 @@ func ErrorTypes() []string {
 	return []string{
 		ErrUsage, ErrConfig, ErrPolicy, ErrAuth, ErrBadRequest, ErrRateLimit, ErrQuota, ErrOverloaded,
 		ErrServer, ErrNetwork, ErrContextOverflow, ErrTimeout, ErrMaxTurns, ErrMaxToolCalls, ErrMaxTokens,
-		ErrMaxCost, ErrMaxDenials, ErrInterrupted, ErrBrokenPipe, ErrInternal,
+		ErrMaxCost, ErrMaxDenials, ErrInterrupted, ErrBrokenPipe, ErrInternal, ErrVerifyFailed,
 	}
 }

@@ -148,6 +148,27 @@ type Hook struct {
 	Reason string `json:"reason"`
 }
 
+// Verify reports one run of the --verify command after a final answer.
+type Verify struct {
+	Command     string `json:"command"`
+	Attempt     int    `json:"attempt"`      // from 1
+	MaxAttempts int    `json:"max_attempts"` // --verify-attempts
+	Passed      bool   `json:"passed"`
+	ExitCode    *int   `json:"exit_code"` // null when it did not exit (its timeout, a signal)
+	DurationMS  int64  `json:"duration_ms"`
+	Output      string `json:"output"` // head and tail, capped like bash's
+}
+
+// Patch describes the patch --patch wrote.
+type Patch struct {
+	Path       string  `json:"path"` // the file, or "-" for stdout
+	SHA256     string  `json:"sha256"`
+	BaseCommit *string `json:"base_commit"` // null outside git or before the first commit
+	DirtyBase  bool    `json:"dirty_base"`
+	Files      int     `json:"files"`
+	Partial    bool    `json:"partial"` // the run stopped before the model finished
+}
+
 // Retry reports a failed model request about to be tried again.
 type Retry struct {
 	Attempt int        `json:"attempt"` // the attempt that failed, from 1
@@ -216,6 +237,8 @@ type Result struct {
 	DurationMS   int64        `json:"duration_ms"`
 	FilesChanged []string     `json:"files_changed"` // workspace-relative, sorted
 	SessionPath  *string      `json:"session_path"`  // null without a session log
+	Verified     *bool        `json:"verified"`      // null without --verify
+	Patch        *Patch       `json:"patch"`         // null without --patch
 }
 
 // The statuses of a [Result].
@@ -265,6 +288,9 @@ func (Compaction) EventType() string { return "compaction" }
 
 // EventType returns "notice".
 func (Notice) EventType() string { return "notice" }
+
+// EventType returns "verify".
+func (Verify) EventType() string { return "verify" }
 
 // EventType returns "result".
 func (Result) EventType() string { return "result" }

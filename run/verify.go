@@ -1,0 +1,114 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/toolkit"
+)
+
+// exitVerify ends a run whose --verify command never passed.
+const exitVerify = 6
+
+// errVerifyFailed is the cause of exit 6.
+var errVerifyFailed = errors.New("verification failed")
+
+// verifier runs the --verify command the way the bash tool runs the
+// model's commands (own process group, no stdin, the scrubbed environment,
+// head and tail of the output) but outside the policy: it is the user's
+// command.
+type verifier struct {
+	command  string
+	attempts int
+	bash     *toolkit.Bash
+	now      func() time.Time
+}
+
+// newVerifier returns the verifier of cfg in the workspace root dir, or nil
+// when no check was asked.
+func newVerifier(cfg execConfig, dir string, env environment) *verifier {
+	v := cfg.verify()
+	if v.Command == "" {
+		return nil
+	}
+	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
+	return &verifier{
+		command:  v.Command,
+		attempts: max(v.Attempts, 1),
+		bash: toolkit.NewBash(toolkit.BashConfig{
+			Dir: dir, Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg),
+			DefaultTimeout: v.Timeout, MaxTimeout: v.Timeout,
+		}),
+		now: time.Now,
+	}
+}
+
+// check runs the command once; a Go error means it could not be run.
+func (v *verifier) check(ctx context.Context, attempt int) (*VerifyInfo, error) {
+	args, _ := json.Marshal(map[string]string{"command": v.command})
+	start := v.now()
+	res, err := v.bash.Run(ctx, args)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	return &VerifyInfo{
+		Command: v.command, Attempt: attempt, Max: v.attempts,
+		Passed: !res.IsError, ExitCode: res.Meta.ExitCode,
+		Duration: v.now().Sub(start), Output: res.Content,
+	}, nil
+}
+
+// verifyMessage is what the model is told after a failed check.
+func verifyMessage(info *VerifyInfo) string {
+	left := info.Max - info.Attempt
+	return fmt.Sprintf("The verification command `%s` failed (attempt %d of %d; %d left). "+
+		"The task is done only when it passes. Its output:\n<verify_output>\n%s\n</verify_output>\n"+
+		"Fix the problem, then answer again when you are done.",
+		info.Command, info.Attempt, info.Max, left, info.Output)
+}
+
+// runVerified runs the loop on the first message and then the check after
+// each final answer, giving the model the failure and going on, until the
+// check passes, its attempts are used up (exit 6) or the loop ends
+// otherwise. verified is nil when no check was asked.
+func runVerified(ctx context.Context, l *loop, v *verifier, first string, emit func(Event)) (verified *bool, err error) {
+	err = l.run(ctx, first)
+	if v == nil {
+		return nil, err
+	}
+	ok := false
+	for attempt := 1; err == nil; attempt++ {
+		emit(Event{Kind: EventVerifyStart, Verify: &VerifyInfo{Command: v.command, Attempt: attempt, Max: v.attempts}})
+		info, cerr := v.check(ctx, attempt)
+		if cerr != nil {
+			return &ok, cerr
+		}
+		emit(Event{Kind: EventVerify, Verify: info})
+		if ctx.Err() != nil {
+			return &ok, l.contextError(ctx)
+		}
+		if info.Passed {
+			ok = true
+			return &ok, nil
+		}
+		if attempt >= v.attempts {
+			detail := fmt.Sprintf("`%s` did not pass in %d attempts", v.command, v.attempts)
+			emit(Event{Kind: EventLimit, Text: errVerifyFailed.Error() + ": " + detail})
+			return &ok, reportedError{exitError{code: exitVerify, err: fmt.Errorf("%w: %s", errVerifyFailed, detail), kind: events.ErrVerifyFailed}}
+		}
+		err = l.resume(ctx, verifyMessage(info))
+	}
+	return &ok, err
+}
+
+// resume adds a user message to a finished conversation and takes it on
+// to the end, as [loop.run] does.
+func (l *loop) resume(ctx context.Context, text string) error {
+	l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(text)}})
+	return l.turnLoop(ctx)
+}

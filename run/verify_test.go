@@ -1,0 +1,47 @@
+package run
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStopNote(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct{ out, want string }{
+		"timeout": {"partial output\n[timed out after 1s; the process group got SIGTERM]\n[signal: terminated]", "timed out after 1s"},
+		"signal":  {"x\n[signal: killed]", "signal: killed"},
+		"cancel":  {"[cancelled (interrupted by SIGTERM); the process group got SIGTERM]\n[signal: terminated]", "signal: terminated"},
+	} {
+		if got := stopNote(c.out); got != c.want {
+			t.Errorf("%s: stopNote = %q, want %q", name, got, c.want)
+		}
+	}
+}
+
+func TestPatchLine(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		pi   PatchInfo
+		want string
+	}{
+		"files":   {PatchInfo{Path: "/tmp/fix.patch", Files: 3}, "patch written to /tmp/fix.patch · 3 files"},
+		"one":     {PatchInfo{Path: "-", Files: 1}, "patch written to stdout · 1 file"},
+		"partial": {PatchInfo{Path: "p", Files: 2, Partial: true}, "patch written to p · 2 files · partial: the run did not finish"},
+		"empty":   {PatchInfo{Path: "-"}, "no changes: the patch on stdout is empty"},
+	} {
+		if got := patchLine(&c.pi); got != c.want {
+			t.Errorf("%s: %q, want %q", name, got, c.want)
+		}
+	}
+}
+
+func TestVerifyMessage(t *testing.T) {
+	t.Parallel()
+	code := 1
+	msg := verifyMessage(&VerifyInfo{Command: "go test ./...", Attempt: 1, Max: 3, ExitCode: &code, Output: "FAIL x\n[exit code 1]"})
+	for _, want := range []string{"`go test ./...` failed (attempt 1 of 3; 2 left)", "<verify_output>\nFAIL x\n[exit code 1]\n</verify_output>"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+}
