@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/session"
 )
 
 //go:generate stringer -type=EventKind -trimprefix=Event
@@ -42,6 +43,10 @@ const (
 	// EventToolAllowed reports a call the policy allowed, before it runs:
 	// Tool, Allow.
 	EventToolAllowed
+	// EventHistory reports a message added to the conversation, exactly as
+	// the model will be sent it: Message (user or assistant). Only the
+	// session records it.
+	EventHistory
 )
 
 // Event is one thing that happened in a run. Which fields are set depends
@@ -58,6 +63,7 @@ type Event struct {
 	Retry   *RetryInfo
 	Summary *Summary
 	Err     error
+	Message *llm.Message // EventHistory
 }
 
 // ToolCallInfo names one tool call.
@@ -80,9 +86,10 @@ type ToolResultInfo struct {
 
 // DenialInfo is why the policy refused a call.
 type DenialInfo struct {
-	Rule   string // the rule's id, or where the decision came from
-	Fact   string // what it matched: a command, a path
-	Reason string
+	Rule    string // the rule's id, or where the decision came from
+	Fact    string // what it matched: a command, a path
+	Reason  string
+	Pending bool // not refused: left for a person to approve (--on-ask defer)
 }
 
 // AllowInfo is why the policy allowed a call.
@@ -109,4 +116,9 @@ type Summary struct {
 	ExitCode     int
 	CostUSD      float64 // the spend, when CostKnown
 	CostKnown    bool    // false when the model's price is unknown
+	// Status names how the run ended (see [session.StatusDone] and the
+	// others); "" means: from ExitCode.
+	Status string
+	// Pending are the calls a deferred run left for a person.
+	Pending []session.Pending
 }

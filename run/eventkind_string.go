@@ -21,11 +21,12 @@ func _() {
 	_ = x[EventError-11]
 	_ = x[EventTurnDone-12]
 	_ = x[EventToolAllowed-13]
+	_ = x[EventHistory-14]
 }
 
-const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowed"
+const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedHistory"
 
-var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106}
+var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 113}
 
 func (i EventKind) String() string {
 	idx := int(i) - 1

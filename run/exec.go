@@ -11,6 +11,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -95,22 +96,36 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer ws.Close()
+	plan, err := cfg.planSession(env, ws.Root(), stderr)
+	if err != nil {
+		return err
+	}
+	defer plan.close()
 
 	in, err := readInputContext(ctx, stdin, inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(),
+		InlineMax: cfg.inlineMax(), Optional: cfg.answering(),
 	})
 	if err != nil {
 		return interrupted(ctx, err, emit)
 	}
 	defer in.Close()
-	l, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, start, emit)
+	l, parts, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, start, emit)
 	if err != nil {
 		return err
 	}
-	sess = cfg.openSession(env, start, ws.Root(), pol, in.Text, stderr)
+	l.cfg.Answers = plan.answers
+	sess = plan.open(cfg, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
+		Start: start, Workspace: ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
+		Policy: pol.Name(), PolicyFile: pol.File(), Prompt: in.Text, System: parts,
+	})
 	defer sess.Close()
-	return finishRun(l.run(ctx, in.Text), l, text, start, emit)
+	history, open := plan.conversation(cfg.Resolved.Type)
+	err = finishRun(l.resume(ctx, history, open, in.Text), l, text, start, emit)
+	if len(l.pending) > 0 {
+		reportPending(stderr, l.pending, sess.Path(), plan.store.Dir)
+	}
+	return err
 }
 
 // openWorkspace loads the run's policy and opens the workspace with the
@@ -138,34 +153,48 @@ func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolk
 // newExecLoop builds the turn loop of a headless run: the spilled stdin,
 // if any, opened read-only for the file tools; the tools behind the
 // policy; the system prompt; the limits and the model client.
-func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, start time.Time, emit func(Event)) (*loop, error) {
+func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, start time.Time, emit func(Event)) (*loop, []session.PromptPart, error) {
 	spillDir := ""
 	if sp != nil {
 		spillDir = sp.Dir
 		if err := ws.AddRoot(spillDir, false); err != nil {
-			return nil, fmt.Errorf("run: open spilled stdin: %w", err)
+			return nil, nil, fmt.Errorf("run: open spilled stdin: %w", err)
 		}
 	}
 	ap := newApprover(pol, ws, spillDir)
-	sys, err := systemPrompt(promptOptions{
+	parts, err := systemPromptParts(promptOptions{
 		Root: ws.Root(), Now: start, Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
 		Readable: pol.ReadFilter(),
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
-		System:       sys,
+		System:       joinParts(parts),
 		Tools:        buildTools(ws, ap, cfg, env),
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxDenials:   pol.MaxDenials(),
 		AbortOnAsk:   abortOnAsk(cfg.OnAsk, pol),
+		DeferOnAsk:   deferOnAsk(cfg.OnAsk, pol),
+		Preview:      previewDiff,
 		Timeout:      cfg.Timeout,
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
-	}, newClient(cfg), ap.judge, emit), nil
+	}, newClient(cfg), ap.judge, emit), parts, nil
+}
+
+// deferOnAsk says what makes a call that needs approval pause a headless
+// run with the call pending: --on-ask, else the policy's headless_ask.
+func deferOnAsk(onAsk string, pol *policy.Policy) string {
+	switch {
+	case onAsk == "defer":
+		return "--on-ask is defer"
+	case onAsk == "" && pol.HeadlessAsk() == policy.AskDefer:
+		return "the policy's headless_ask is defer"
+	}
+	return ""
 }
 
 // abortOnAsk says what makes a call that needs approval stop a headless

@@ -28,7 +28,7 @@ type execConfig struct {
 	PolicyFile     string
 	Allow, Deny    []string
 	TrustWorkspace bool
-	OnAsk          string // "", "deny" or "abort"
+	OnAsk          string // "", "deny", "abort" or "defer"
 
 	Dir            string // absolute workspace root
 	NoStdin        bool
@@ -48,8 +48,7 @@ type execConfig struct {
 	Verbose bool
 	Color   string // "auto", "always" or "never"
 
-	SessionDir string // --session-dir; "": the XDG state directory
-	NoSession  bool
+	sessionFlags
 }
 
 // configFromContext reads the exec flags and validates them. Every problem
@@ -73,8 +72,17 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		Quiet:          c.Bool("quiet"),
 		Verbose:        c.Bool("verbose"),
 		Color:          c.String("color"),
-		SessionDir:     c.String("session-dir"),
-		NoSession:      c.Bool("no-session"),
+		sessionFlags: sessionFlags{
+			SessionDir:  c.String("session-dir"),
+			NoSession:   c.Bool("no-session"),
+			SessionID:   c.String("session-id"),
+			SessionFile: c.String("session-file"),
+			Resume:      c.String("resume"),
+			Continue:    c.Bool("continue"),
+			Fork:        c.Bool("fork"),
+			Approve:     c.StringSlice("approve"),
+			DenyPending: c.Bool("deny-pending"),
+		},
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, err
@@ -90,8 +98,8 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 
 func (cfg *execConfig) validate() error {
 	switch {
-	case cfg.OnAsk != "" && cfg.OnAsk != "deny" && cfg.OnAsk != "abort":
-		return usagef("--on-ask must be deny or abort, not %q", cfg.OnAsk)
+	case cfg.OnAsk != "" && cfg.OnAsk != "deny" && cfg.OnAsk != "abort" && cfg.OnAsk != "defer":
+		return usagef("--on-ask must be deny, abort or defer, not %q", cfg.OnAsk)
 	case cfg.Output != "text" && cfg.Output != "final":
 		return usagef("--output must be text or final, not %q", cfg.Output)
 	case cfg.Color != "auto" && cfg.Color != "always" && cfg.Color != "never":
@@ -99,7 +107,7 @@ func (cfg *execConfig) validate() error {
 	case cfg.Quiet && cfg.Verbose:
 		return usagef("--quiet and --verbose cannot be used together")
 	}
-	return nil
+	return cfg.sessionFlags.validate(cfg.OnAsk)
 }
 
 // resolveDir makes the workspace root absolute and checks it is a directory.

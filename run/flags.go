@@ -18,13 +18,14 @@ func envs(flag string) []string { return []string{envName(flag)} }
 // come from [configFlags]; LoadConfig reads their variables.
 func execFlags() []cli.Flag {
 	const (
-		catPolicy = "Policy"
-		catInput  = "Input"
-		catOutput = "Output"
+		catPolicy  = "Policy"
+		catInput   = "Input"
+		catOutput  = "Output"
+		catSession = "Session"
 	)
 	flags := policyFlags(catPolicy)
 	flags = append(flags, []cli.Flag{
-		&cli.StringFlag{Name: "on-ask", Usage: "`ACTION` for a call needing approval with nobody there: deny (tell the model) or abort (exit 3); default: the policy's headless_ask", EnvVars: envs("on-ask"), Category: catPolicy},
+		&cli.StringFlag{Name: "on-ask", Usage: "`ACTION` for a call needing approval with nobody there: deny (tell the model), abort (exit 3) or defer (exit 3, the call pending for --resume --approve); default: the policy's headless_ask", EnvVars: envs("on-ask"), Category: catPolicy},
 
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), Category: catInput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-stdin", Usage: "never read standard input", EnvVars: envs("no-stdin"), Category: catInput},
@@ -41,7 +42,20 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "session-dir", Usage: "write the session log (JSONL) in `DIR` (default: $XDG_STATE_HOME/rubichan/sessions, ~/.local/state/…)", EnvVars: envs("session-dir"), Category: catOutput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-session", Usage: "write no session log", EnvVars: envs("no-session"), Category: catOutput},
 	}...)
-	return append(flags, configFlags()...)
+	return append(append(flags, sessionFlagList(catSession)...), configFlags()...)
+}
+
+// sessionFlagList are the flags that name, resume and answer sessions.
+func sessionFlagList(cat string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "session-id", Usage: "name the new session `ID` (letters, digits, -_.)", EnvVars: envs("session-id"), Category: cat},
+		&cli.StringFlag{Name: "session-file", Usage: "write the session to `FILE` instead of the state directory (a CI artifact; resume it with --resume FILE)", EnvVars: envs("session-file"), Category: cat, TakesFile: true},
+		&cli.StringFlag{Name: "resume", Usage: "add this run to session `ID|PATH`, its conversation restored before the prompt", EnvVars: envs("resume"), Category: cat},
+		&cli.BoolFlag{Name: "continue", Usage: "resume the newest session of this workspace", EnvVars: envs("continue"), Category: cat},
+		&cli.BoolFlag{Name: "fork", Usage: "with --resume or --continue: go on in a new session copied from it", EnvVars: envs("fork"), Category: cat},
+		&cli.StringSliceFlag{Name: "approve", Usage: "run the pending call `CALL_ID` (or all) of the resumed session as approved; repeat for more", EnvVars: envs("approve"), Category: cat},
+		&cli.BoolFlag{Name: "deny-pending", Usage: "deny the pending calls of the resumed session; the model is told", EnvVars: envs("deny-pending"), Category: cat},
+	}
 }
 
 // policyFlags are the flags that choose the policy, shared by `rubichan

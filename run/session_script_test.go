@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -19,7 +20,14 @@ var sessionNameRE = regexp.MustCompile(`^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{8}\.jsonl$
 
 // sessionVolatileRE matches the fields of a session line that change from
 // run to run; cmdSessionLog prints them as fixed values.
-var sessionVolatileRE = regexp.MustCompile(`"(time|duration_ms|elapsed_ms)":("[^"]*"|\d+)`)
+var sessionVolatileRE = regexp.MustCompile(`"(time|duration_ms|elapsed_ms|pid)":("[^"]*"|\d+)`)
+
+// sessionRandomIDRE is a generated session id in a header line.
+var sessionRandomIDRE = regexp.MustCompile(`"id":"\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{8}"`)
+
+// systemLineRE matches a system line; cmdSessionLog shows only the names
+// of its parts (the text holds the date and the work directory).
+var systemLineRE = regexp.MustCompile(`^\{"type":"system",.*`)
 
 // cmdSessionLog checks the one session file in DIR and prints its lines
 // with times and durations fixed and the work directory as $WORK, so a
@@ -45,6 +53,10 @@ func cmdSessionLog(ts *testscript.TestScript, neg bool, args []string) {
 	work := ts.Getenv("WORK")
 	for _, l := range lines {
 		l = strings.ReplaceAll(l, work, "$WORK")
+		l = sessionRandomIDRE.ReplaceAllString(l, `"id":"ID"`)
+		if systemLineRE.MatchString(l) {
+			l = systemSummary(l)
+		}
 		fmt.Fprintln(ts.Stdout(), sessionVolatileRE.ReplaceAllStringFunc(l, func(m string) string {
 			if strings.HasPrefix(m, `"time"`) {
 				return `"time":"TIME"`
@@ -52,6 +64,19 @@ func cmdSessionLog(ts *testscript.TestScript, neg bool, args []string) {
 			return m[:strings.IndexByte(m, ':')+1] + "0"
 		}))
 	}
+}
+
+// systemSummary shows a system line as the names of its parts.
+func systemSummary(l string) string {
+	var sys struct {
+		Parts []struct{ Name string }
+	}
+	json.Unmarshal([]byte(l), &sys)
+	names := make([]string, len(sys.Parts))
+	for i, p := range sys.Parts {
+		names[i] = p.Name
+	}
+	return `{"type":"system","time":"TIME","hash":"HASH","parts":` + strconv.Quote(strings.Join(names, ",")) + `}`
 }
 
 // checkSessionDir returns the lines of the one session file in dir, or

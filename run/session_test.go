@@ -10,38 +10,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/session"
 )
-
-func TestDefaultSessionDir(t *testing.T) {
-	t.Parallel()
-	tests := map[string]struct {
-		env  map[string]string
-		home string
-		want string
-	}{
-		"xdg":               {env: map[string]string{"XDG_STATE_HOME": "/state"}, home: "/home/u", want: "/state/rubichan/sessions"},
-		"home":              {home: "/home/u", want: "/home/u/.local/state/rubichan/sessions"},
-		"relative xdg":      {env: map[string]string{"XDG_STATE_HOME": "state"}, home: "/home/u", want: "/home/u/.local/state/rubichan/sessions"},
-		"empty xdg":         {env: map[string]string{"XDG_STATE_HOME": ""}, home: "/home/u", want: "/home/u/.local/state/rubichan/sessions"},
-		"nothing known":     {want: ""},
-		"xdg without home":  {env: map[string]string{"XDG_STATE_HOME": "/s"}, want: "/s/rubichan/sessions"},
-		"relative, no home": {env: map[string]string{"XDG_STATE_HOME": "s"}, want: ""},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			lookup := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
-			if got := defaultSessionDir(lookup, tc.home); got != filepath.FromSlash(tc.want) {
-				t.Errorf("SessionDir = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
 
 // fixedClock returns a clock that starts at t and moves 1ms per call.
 func fixedClock(t time.Time) func() time.Time {
@@ -114,9 +91,9 @@ func TestSessionLines(t *testing.T) {
 		"limit": {Event{Kind: EventLimit, Text: "reached --max-turns 2"}, `{"type":"limit","text":"reached --max-turns 2"}`},
 		"error": {Event{Kind: EventError, Err: errors.New("interrupted by terminated")}, `{"type":"error","error":"interrupted by terminated"}`},
 		"end": {Event{Kind: EventTurnDone, Summary: &Summary{Turns: 2, ToolCalls: 1, InputTokens: 30, OutputTokens: 9, Elapsed: 2 * time.Second, ExitCode: exit0, CostUSD: 0.25, CostKnown: true}},
-			`{"type":"end","exit_code":0,"turns":2,"tool_calls":1,"input_tokens":30,"output_tokens":9,"elapsed_ms":2000,"cost_usd":0.25}`},
+			`{"type":"end","exit_code":0,"status":"done","turns":2,"tool_calls":1,"input_tokens":30,"output_tokens":9,"elapsed_ms":2000,"cost_usd":0.25}`},
 		"end, unknown price": {Event{Kind: EventTurnDone, Summary: &Summary{Turns: 1, ExitCode: 143}},
-			`{"type":"end","exit_code":143,"turns":1,"tool_calls":0,"input_tokens":0,"output_tokens":0,"elapsed_ms":0}`},
+			`{"type":"end","exit_code":143,"status":"interrupted","turns":1,"tool_calls":0,"input_tokens":0,"output_tokens":0,"elapsed_ms":0}`},
 	}
 	timeRE := regexp.MustCompile(`,"time":"[^"]*"`)
 	for name, tc := range tests {
@@ -151,7 +128,7 @@ func TestSessionHeaderAndFile(t *testing.T) {
 	t.Parallel()
 	s, dir, _, notes := newTestSession(t, nil, "fix the <bug> & go")
 	lines := readSession(t, s)
-	want := `{"type":"session","time":"2026-11-21T12:50:01.234Z","schema":1,"version":"` + version +
+	want := `{"type":"session","time":"2026-11-21T12:50:01.234Z","format":2,"id":"` + session.IDOf(s.Path()) + `","run":1,"pid":` + strconv.Itoa(os.Getpid()) + `,"version":"` + version +
 		`","workspace":"/w","provider":"anthropic","model":"m","policy":"built-in default policy","prompt_bytes":18,"prompt":"fix the <bug> & go"}`
 	if len(lines) != 1 || lines[0] != want {
 		t.Errorf("header:\n got %q\nwant %s", lines, want)
@@ -183,18 +160,18 @@ func TestSessionHeaderAndFile(t *testing.T) {
 
 func TestSessionNamesDiffer(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	st := session.Store{Dir: t.TempDir()}
 	seen := map[string]bool{}
 	for range 20 {
-		f, err := createSessionFile(dir, sessionStart)
+		w, err := st.CreateNew(sessionStart, session.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.Close()
-		if seen[f.Name()] {
-			t.Fatalf("name %s used twice", f.Name())
+		w.Close()
+		if seen[w.Path()] {
+			t.Fatalf("name %s used twice", w.Path())
 		}
-		seen[f.Name()] = true
+		seen[w.Path()] = true
 	}
 }
 
@@ -236,7 +213,7 @@ func TestSessionWriteFailure(t *testing.T) {
 	t.Parallel()
 	s, _, warn, notes := newTestSession(t, nil, "task")
 	s.handle(Event{Kind: EventTurnStart, Turn: 1})
-	s.f.Close() // the file goes away under the log
+	s.w.File().Close() // the file goes away under the log
 	s.handle(Event{Kind: EventNotice, Text: "lost"})
 	s.handle(Event{Kind: EventNotice, Text: "also lost"})
 	s.handle(Event{Kind: EventTurnDone, Summary: &Summary{}})
@@ -315,46 +292,22 @@ func TestSessionRedaction(t *testing.T) {
 func TestSessionContentCap(t *testing.T) {
 	t.Parallel()
 	s, _, _, _ := newTestSession(t, nil, "task")
-	big := strings.Repeat("é", sessionContentMax) // 2 bytes each
-	diff := strings.Repeat("+x\n", sessionDiffMax)
+	big := strings.Repeat("é", session.ContentMax) // 2 bytes each
+	diff := strings.Repeat("+x\n", session.DiffMax)
 	s.handle(Event{Kind: EventToolResult, Tool: &ToolCallInfo{Name: "read"}, Result: &ToolResultInfo{Content: big, Diff: diff}})
 	lines := readSession(t, s)
-	var l sessionLine
+	var l session.Line
 	if err := json.Unmarshal([]byte(lines[1]), &l); err != nil {
 		t.Fatal(err)
 	}
-	if l.Content == nil || len(*l.Content) != sessionContentMax || !strings.HasPrefix(big, *l.Content) {
-		t.Errorf("content of %d bytes kept, want the first %d", len(*l.Content), sessionContentMax)
+	if l.Output == nil || len(*l.Output) != session.ContentMax || !strings.HasPrefix(big, *l.Output) {
+		t.Errorf("content of %d bytes kept, want the first %d", len(*l.Output), session.ContentMax)
 	}
 	if !l.ContentTruncated || l.ContentBytes != len(big) {
 		t.Errorf("content_truncated %v, content_bytes %d; want true, %d", l.ContentTruncated, l.ContentBytes, len(big))
 	}
-	if len(l.Diff) != sessionDiffMax || !l.DiffTruncated {
-		t.Errorf("diff of %d bytes (truncated %v), want %d", len(l.Diff), l.DiffTruncated, sessionDiffMax)
-	}
-}
-
-func TestCapUTF8(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		s    string
-		max  int
-		want string
-		cut  bool
-	}{
-		{"abc", 3, "abc", false},
-		{"abcd", 3, "abc", true},
-		{"aé", 2, "a", true},
-		{"aé", 3, "aé", false},
-		{"日本", 4, "日", true},
-		{"日本", 2, "", true},
-		{"", 0, "", false},
-	}
-	for _, tc := range tests {
-		got, cut := capUTF8(tc.s, tc.max)
-		if got != tc.want || cut != tc.cut {
-			t.Errorf("capUTF8(%q, %d) = %q, %v; want %q, %v", tc.s, tc.max, got, cut, tc.want, tc.cut)
-		}
+	if len(l.Diff) != session.DiffMax || !l.DiffTruncated {
+		t.Errorf("diff of %d bytes (truncated %v), want %d", len(l.Diff), l.DiffTruncated, session.DiffMax)
 	}
 }
 
@@ -435,7 +388,7 @@ func TestExecOpenSession(t *testing.T) {
 	prompt := "a gateway-key-0123456789 b sk-openai-other-provider-key c Bearer header-token-abcdef d ci-team-name e short f header-token-abcdef"
 
 	var stderr bytes.Buffer
-	s := cfg.openSession(env, sessionStart, ws, pol, prompt, &stderr)
+	s := testExecSession(t, cfg, env, ws, pol, prompt, &stderr)
 	if s == nil {
 		t.Fatalf("no session: %s", stderr.String())
 	}
@@ -447,7 +400,7 @@ func TestExecOpenSession(t *testing.T) {
 	if stderr.Len() > 0 {
 		t.Errorf("--quiet, yet stderr got %q", stderr.String())
 	}
-	var h sessionLine
+	var h session.Line
 	if err := json.Unmarshal([]byte(readSession(t, s)[0]), &h); err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +414,7 @@ func TestExecOpenSession(t *testing.T) {
 	t.Run("no-session", func(t *testing.T) {
 		c := cfg
 		c.NoSession = true
-		if s := c.openSession(env, sessionStart, ws, pol, prompt, io.Discard); s != nil {
+		if s := testExecSession(t, c, env, ws, pol, prompt, io.Discard); s != nil {
 			t.Errorf("--no-session opened %s", s.Path())
 		}
 	})
@@ -469,7 +422,7 @@ func TestExecOpenSession(t *testing.T) {
 		c := cfg
 		dir := t.TempDir()
 		c.SessionDir = filepath.Join(dir, "a", "..", "sess")
-		s := c.openSession(env, sessionStart, ws, pol, prompt, io.Discard)
+		s := testExecSession(t, c, env, ws, pol, prompt, io.Discard)
 		if s == nil {
 			t.Fatal("no session")
 		}
@@ -485,4 +438,20 @@ func deref(p *string) string {
 		return "<nil>"
 	}
 	return *p
+}
+
+// testExecSession opens the session of an exec run as runExec does.
+func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, pol *policy.Policy, prompt string, stderr io.Writer) *sessionLog {
+	t.Helper()
+	plan, err := cfg.planSession(env, ws, stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := stderr
+	if cfg.Quiet {
+		notes = io.Discard
+	}
+	return plan.open(cfg, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
+		Start: sessionStart, Workspace: ws, Provider: cfg.Provider, Model: cfg.Model, Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
+	})
 }

@@ -50,7 +50,7 @@ const (
 func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm.Block, error) {
 	results := make([]llm.Block, 0, len(calls))
 	var stop error
-	for _, call := range calls {
+	for i, call := range calls {
 		if stop == nil {
 			stop = l.stopped(ctx)
 		}
@@ -67,6 +67,12 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 		var res toolkit.Result
 		var dur timeSpan
 		res, dur, stop = l.runCall(ctx, call, info, cut)
+		if errors.Is(stop, errDeferred) {
+			// This call and the ones after it stay open for the run that
+			// resumes the session; the conversation is valid again once
+			// that run answers them.
+			return results, l.deferRest(calls[i+1:])
+		}
 		if res.Content == "" && !res.IsError {
 			res.Content = "(no output)"
 		}
@@ -106,10 +112,17 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 		return failed(err.Error())
 	}
 	v := l.judge(call.Name, eff)
+	if a, ok := l.cfg.Answers[call.ID]; ok {
+		v = a.apply(v)
+	}
 	switch v.Kind {
 	case verdictAllow:
 		l.emit(Event{Kind: EventToolAllowed, Turn: l.turns, Tool: info, Allow: &AllowInfo{Rule: v.Rule, Fact: v.Fact, Reason: v.Reason}})
 	case verdictAsk:
+		if l.cfg.DeferOnAsk != "" {
+			l.addPending(call, info, eff, v)
+			return toolkit.Result{}, timeSpan{}, errDeferred
+		}
 		if l.cfg.AbortOnAsk != "" {
 			l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: "needs approval; nobody can give it in a headless run"}})
 			return toolkit.Result{Content: fmt.Sprintf(notRunStopped, "approval needed"), IsError: true}, timeSpan{},
