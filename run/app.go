@@ -82,6 +82,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 			configCommand(env),
 			versionCommand(),
 			policyCommand(),
+			sessionsCommand(env),
 		},
 	}
 	for _, c := range app.Commands {

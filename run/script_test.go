@@ -162,6 +162,10 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 		"expandfile": cmdExpandFile,
 		// sessionlog [-partial] DIR: see session_script_test.go.
 		"sessionlog": cmdSessionLog,
+		// msgprefix, waitfile, sessionfiles: see session_script_test.go.
+		"msgprefix":    s.cmdMsgPrefix,
+		"waitfile":     cmdWaitFile,
+		"sessionfiles": cmdSessionFiles,
 	}
 }
 

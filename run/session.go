@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -91,6 +92,9 @@ func createSession(opt sessionOptions, start time.Time) (*session.Writer, error)
 	st := session.Store{Dir: opt.Dir}
 	switch {
 	case opt.File != "":
+		if err := os.MkdirAll(filepath.Dir(opt.File), 0o700); err != nil {
+			return nil, fmt.Errorf("session: %w", err)
+		}
 		return session.Create(opt.File, opt.writerOptions())
 	case opt.ID != "":
 		if err := st.Make(); err != nil {
