@@ -117,7 +117,9 @@ func (s *activitySink) handle(ev Event) {
 	case EventToolDenied:
 		d := ev.Denial
 		msg := fmt.Sprintf("⊘ denied by %s: %s", d.Rule, clip(d.Fact, 100))
-		if d.Reason != "" {
+		if d.Pending {
+			msg = fmt.Sprintf("⏸ pending approval (%s): %s", d.Rule, clip(d.Fact, 100))
+		} else if d.Reason != "" {
 			msg += " (" + clip(d.Reason, 100) + ")"
 		}
 		s.line("%s", p.deny.Sprint(msg))
