@@ -19,6 +19,9 @@ import (
 // millisecond, a random suffix.
 var sessionNameRE = regexp.MustCompile(`^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{8}\.jsonl$`)
 
+// sessionFileRE is the name of a session file: a generated or given id.
+var sessionFileRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+\.jsonl$`)
+
 // sessionVolatileRE matches the fields of a session line that change from
 // run to run; cmdSessionLog prints them as fixed values.
 var sessionVolatileRE = regexp.MustCompile(`"(time|duration_ms|elapsed_ms|pid)":("[^"]*"|\d+)`)
@@ -98,8 +101,8 @@ func checkSessionDir(dir string, ended bool, getenv func(string) string) ([]stri
 		return nil, fmt.Errorf("%d files in %s, want 1", len(entries), dir)
 	}
 	name := entries[0].Name()
-	if !sessionNameRE.MatchString(name) {
-		return nil, fmt.Errorf("session file name %q does not match %s", name, sessionNameRE)
+	if !sessionFileRE.MatchString(name) {
+		return nil, fmt.Errorf("session file name %q does not match %s", name, sessionFileRE)
 	}
 	path := filepath.Join(dir, name)
 	fi, err = os.Stat(path)
