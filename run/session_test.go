@@ -455,3 +455,51 @@ func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, p
 		Start: sessionStart, Workspace: ws, Provider: cfg.Provider, Model: cfg.Model, Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
 	})
 }
+
+// BenchmarkSessionRoundTrip is what the session log adds to one tool round
+// trip: the events of a model answer with one bash call and its 20 KB
+// result, through the log ("session") and through a nil log as with
+// --no-session. Target: the difference ≤ 0.2 ms.
+func BenchmarkSessionRoundTrip(b *testing.B) {
+	var content strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&content, "%05d ok   github.com/rubichan/rubichan/run  0.123s\n", i)
+	}
+	exit := 0
+	input := json.RawMessage(`{"command":"go test ./..."}`)
+	tool := &ToolCallInfo{ID: "call_1_0", Name: "bash", Summary: "go test ./...", Input: input}
+	assistant := llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
+		llm.ThinkingBlock("The tests again.", "sig"), llm.TextBlock("Running the tests."), llm.ToolUseBlock("call_1_0", "bash", input)}}
+	results := llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.ToolResultBlock("call_1_0", content.String(), false)}}
+	events := []Event{
+		{Kind: EventTurnStart, Turn: 1},
+		{Kind: EventTextDelta, Turn: 1, Text: "Running the tests."},
+		{Kind: EventHistory, Turn: 1, Message: &assistant},
+		{Kind: EventMessageDone, Turn: 1, Text: "Running the tests.", Usage: &llm.Usage{InputTokens: 1000, OutputTokens: 40}},
+		{Kind: EventToolCall, Turn: 1, Tool: tool},
+		{Kind: EventToolAllowed, Turn: 1, Tool: tool, Allow: &AllowInfo{Rule: "--allow shell:go test *", Fact: "go test ./..."}},
+		{Kind: EventToolResult, Turn: 1, Tool: tool, Result: &ToolResultInfo{ExitCode: &exit, Duration: time.Second, Content: content.String()}},
+		{Kind: EventHistory, Turn: 1, Message: &results},
+	}
+	for _, name := range []string{"session", "no-session"} {
+		b.Run(name, func(b *testing.B) {
+			var s *sessionLog
+			if name == "session" {
+				s = openSession(sessionOptions{Dir: b.TempDir(), Secrets: []string{testSecret, "sk-other-9876543210"}}, sessionHeader{Start: sessionStart})
+				if s == nil {
+					b.Fatal("openSession failed")
+				}
+				defer s.Close()
+			}
+			cpu := cpuTime()
+			for b.Loop() {
+				for _, ev := range events {
+					s.handle(ev)
+				}
+			}
+			// The wall time on a shared machine includes waiting for a
+			// core; the CPU time says what the log costs.
+			b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+		})
+	}
+}

@@ -14,11 +14,12 @@ import (
 // conversation and cannot be resumed.
 const Format = 2
 
-// Caps on what a "tool_result" line keeps of a tool's output for a reader.
-// The model saw all of it, and the "user" line that carries the result to
-// the model keeps all of it.
+// Caps on what a "tool_result" line keeps of a tool's output for a reader:
+// a preview. The model saw all of it, and the "user" line that carries the
+// result to the model keeps all of it, so the preview is short (writing a
+// result twice in full would double the log's cost per tool call).
 const (
-	ContentMax = 32 << 10
+	ContentMax = 4 << 10
 	DiffMax    = 64 << 10
 )
 

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/rubichan/rubichan/llm"
 )
@@ -68,9 +70,18 @@ var parsed = [][]byte{
 	[]byte(`{"type":"assistant"`), []byte(`{"type":"end"`),
 }
 
-// Parse rebuilds a session from the bytes of its file.
+// Parse rebuilds a session from the bytes of its file. The lines it needs
+// are decoded in parallel (a resume of a long session waits on it), then
+// folded in order.
 func Parse(data []byte) (*Session, error) {
 	s := &Session{}
+	type item struct {
+		n    int // line number, from 1
+		raw  []byte
+		line Line
+		err  error
+	}
+	var items []item
 	n := 0
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
@@ -81,26 +92,39 @@ func Parse(data []byte) (*Session, error) {
 		line := data[:i]
 		data = data[i+1:]
 		n++
-		if n > 1 && !wanted(line) {
-			continue
+		if n == 1 || wanted(line) {
+			items = append(items, item{n: n, raw: line})
 		}
-		var l Line
-		if err := json.Unmarshal(line, &l); err != nil {
-			if len(data) == 0 {
-				s.Torn = true
-				break
-			}
-			return nil, fmt.Errorf("line %d: %v", n, err)
-		}
-		if n == 1 {
-			if err := checkHeader(l); err != nil {
-				return nil, err
-			}
-		}
-		s.add(l)
 	}
 	if n == 0 {
 		return nil, fmt.Errorf("%w: the file is empty", ErrFormat)
+	}
+	workers := min(runtime.GOMAXPROCS(0), 8, max(len(items)/64, 1))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(items); i += workers {
+				items[i].err = json.Unmarshal(items[i].raw, &items[i].line)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, it := range items {
+		if it.err != nil {
+			if i == len(items)-1 && it.n == n && !s.Torn {
+				s.Torn = true // the last line, cut where a newline happened to be
+				break
+			}
+			return nil, fmt.Errorf("line %d: %v", it.n, it.err)
+		}
+		if it.n == 1 {
+			if err := checkHeader(it.line); err != nil {
+				return nil, err
+			}
+		}
+		s.add(it.line)
 	}
 	return s, nil
 }
