@@ -28,7 +28,8 @@ func writeBigSession(tb testing.TB, path string, turns, resultBytes int) {
 	w.Write(&Line{Type: TypeUser, Time: now, Content: Blocks([]llm.Block{llm.TextBlock("fix it")})})
 	var sb strings.Builder
 	for i := 0; sb.Len() < resultBytes; i++ {
-		fmt.Fprintf(&sb, "%05d\tok  github.com/rubichan/rubichan/run \"quoted\" \\ 0.123s\n", i)
+		// go test -v output: a newline per line, a tab now and then.
+		fmt.Fprintf(&sb, "=== RUN   TestLoop/case_%d\n--- PASS: TestLoop/case_%d (0.00s)\nok  \tgithub.com/rubichan/rubichan/run\t0.%03ds\n", i, i, i%1000)
 	}
 	result := sb.String()
 	for t := 1; t <= turns; t++ {
