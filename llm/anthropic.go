@@ -65,8 +65,11 @@ func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
 	if cfg.Version == "" {
 		cfg.Version = DefaultAnthropicVersion
 	}
-	return &AnthropicClient{cfg: cfg, t: newTransport("anthropic", cfg.BaseURL, "/v1/messages", cfg.HTTPClient, cfg.Clock,
-		cfg.Headers, map[string]string{"anthropic-version": cfg.Version}, "x-api-key", "", cfg.APIKey)}
+	return &AnthropicClient{cfg: cfg, t: newTransport(transportOptions{
+		Provider: "anthropic", Base: cfg.BaseURL, Path: "/v1/messages", Client: cfg.HTTPClient, Clock: cfg.Clock,
+		Extra: cfg.Headers, Fixed: map[string]string{"anthropic-version": cfg.Version},
+		KeyHeader: "x-api-key", Key: cfg.APIKey,
+	})}
 }
 
 // Stream sends req as POST {base}/v1/messages with stream: true and returns

@@ -27,30 +27,44 @@ type transport struct {
 	clock    Clock
 }
 
-// newTransport returns a transport posting to base (trailing slashes
-// removed) + path. The extra headers come first, so the protocol's own
-// headers (fixed, set after them) win; the key is sent, when not empty, as
-// the header keyHeader with keyPrefix before it. hc and clk may be nil.
-func newTransport(provider, base, path string, hc *http.Client, clk Clock, extra, fixed map[string]string, keyHeader, keyPrefix, key string) transport {
+// transportOptions say where and how a transport posts.
+type transportOptions struct {
+	Provider string       // names the provider in errors
+	Base     string       // base URL; trailing slashes are removed
+	Path     string       // appended to Base
+	Client   *http.Client // nil means a new default client
+	Clock    Clock        // nil means [SystemClock]
+	// Extra headers come first, so the protocol's own Fixed headers, set
+	// after them, win.
+	Extra, Fixed map[string]string
+	// Key, when not empty, is sent as the header KeyHeader with KeyPrefix
+	// before it.
+	KeyHeader, KeyPrefix, Key string
+}
+
+// newTransport returns a transport posting to o.Base + o.Path.
+func newTransport(o transportOptions) transport {
+	hc := o.Client
 	if hc == nil {
 		hc = &http.Client{}
 	}
+	clk := o.Clock
 	if clk == nil {
 		clk = SystemClock()
 	}
-	h := make(http.Header, len(extra)+len(fixed)+3)
-	for k, v := range extra {
+	h := make(http.Header, len(o.Extra)+len(o.Fixed)+3)
+	for k, v := range o.Extra {
 		h.Set(k, v)
 	}
 	h.Set("content-type", "application/json")
 	h.Set("accept", "text/event-stream")
-	for k, v := range fixed {
+	for k, v := range o.Fixed {
 		h.Set(k, v)
 	}
-	if key != "" {
-		h.Set(keyHeader, keyPrefix+key)
+	if o.Key != "" {
+		h.Set(o.KeyHeader, o.KeyPrefix+o.Key)
 	}
-	return transport{provider: provider, url: strings.TrimRight(base, "/") + path, hc: hc, header: h, redact: redactor(key), clock: clk}
+	return transport{provider: o.Provider, url: strings.TrimRight(o.Base, "/") + o.Path, hc: hc, header: h, redact: redactor(o.Key), clock: clk}
 }
 
 // stream posts body and returns the answer's event stream read by dec.

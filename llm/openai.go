@@ -54,8 +54,10 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAIClient {
 	if cfg.MaxTokensField == "" {
 		cfg.MaxTokensField = "max_tokens"
 	}
-	return &OpenAIClient{cfg: cfg, t: newTransport(cfg.Provider, cfg.BaseURL, "/chat/completions", cfg.HTTPClient, cfg.Clock,
-		cfg.Headers, nil, "authorization", "Bearer ", cfg.APIKey)}
+	return &OpenAIClient{cfg: cfg, t: newTransport(transportOptions{
+		Provider: cfg.Provider, Base: cfg.BaseURL, Path: "/chat/completions", Client: cfg.HTTPClient, Clock: cfg.Clock,
+		Extra: cfg.Headers, KeyHeader: "authorization", KeyPrefix: "Bearer ", Key: cfg.APIKey,
+	})}
 }
 
 // Stream sends req as POST {base}/chat/completions with stream: true and

@@ -84,7 +84,7 @@ func Retry(ctx context.Context, p RetryPolicy, clk Clock, fn func(context.Contex
 	}
 	jitter := p.Jitter
 	if jitter == nil {
-		jitter = fullJitter
+		jitter = fullJitter(rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())))
 	}
 	start := clk.Now()
 	for attempt := 1; ; attempt++ {
@@ -133,11 +133,15 @@ func backoffCeiling(p RetryPolicy, attempt int) time.Duration {
 	return d
 }
 
-func fullJitter(ceiling time.Duration) time.Duration {
-	if ceiling <= 0 {
-		return 0
+// fullJitter returns a jitter drawing uniformly from [0, ceiling] with r;
+// a [Retry] call owns its r, so no lock is needed.
+func fullJitter(r *rand.Rand) func(time.Duration) time.Duration {
+	return func(ceiling time.Duration) time.Duration {
+		if ceiling <= 0 {
+			return 0
+		}
+		return time.Duration(r.Int64N(int64(ceiling) + 1))
 	}
-	return rand.N(ceiling + 1)
 }
 
 func giveUp(attempts int, err error) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -163,15 +164,35 @@ func TestRetryCancelledDuringCall(t *testing.T) {
 	}
 }
 
-func TestFullJitterBounds(t *testing.T) {
+// TestFullJitterDistribution draws many waits from a seeded source and
+// checks they stay in [0, ceiling] and spread evenly across it: each tenth
+// of the interval gets close to a tenth of the draws, and both ends are
+// reached. A jitter stuck at 0, at the ceiling or at half of it fails.
+func TestFullJitterDistribution(t *testing.T) {
 	t.Parallel()
-	for i := 0; i < 1000; i++ {
-		if d := fullJitter(time.Second); d < 0 || d > time.Second {
-			t.Fatalf("jitter %v out of [0, 1s]", d)
+	const ceiling, draws, bins = time.Second, 10000, 10
+	jitter := fullJitter(rand.New(rand.NewPCG(1, 2)))
+	var count [bins]int
+	lo, hi := ceiling, time.Duration(0)
+	for i := 0; i < draws; i++ {
+		d := jitter(ceiling)
+		if d < 0 || d > ceiling {
+			t.Fatalf("jitter %v out of [0, %v]", d, ceiling)
+		}
+		lo, hi = min(lo, d), max(hi, d)
+		count[min(int(d*bins/ceiling), bins-1)]++
+	}
+	for i, n := range count {
+		// Expected 1000 per bin, standard deviation 30: ±200 never trips by chance.
+		if n < draws/bins-200 || n > draws/bins+200 {
+			t.Errorf("bin %d of %d holds %d of %d draws: %v", i, bins, n, draws, count)
 		}
 	}
-	if fullJitter(0) != 0 {
-		t.Fatal("jitter of 0 is not 0")
+	if lo > ceiling/100 || hi < ceiling-ceiling/100 {
+		t.Errorf("draws span [%v, %v], want close to [0, %v]", lo, hi, ceiling)
+	}
+	if d := jitter(0); d != 0 {
+		t.Errorf("jitter of 0 = %v", d)
 	}
 }
 
@@ -184,5 +205,33 @@ func TestSystemClockSleepCancel(t *testing.T) {
 	}
 	if err := SystemClock().Sleep(context.Background(), time.Nanosecond); err != nil {
 		t.Fatalf("Sleep = %v", err)
+	}
+}
+
+// TestRetryDefaultJitter checks that a policy without Jitter waits random
+// durations within each ceiling, not the ceiling or 0 every time.
+func TestRetryDefaultJitter(t *testing.T) {
+	t.Parallel()
+	const attempts = 40
+	errs := make([]error, attempts-1)
+	for i := range errs {
+		errs[i] = errServer
+	}
+	fn, _ := failing(errs...)
+	clk := &fakeClock{}
+	p := RetryPolicy{MaxAttempts: attempts, BaseDelay: time.Second, MaxDelay: time.Second}
+	if err := Retry(context.Background(), p, clk, fn, nil); err != nil {
+		t.Fatal(err)
+	}
+	distinct := map[time.Duration]bool{}
+	for _, d := range clk.sleeps {
+		if d < 0 || d > time.Second {
+			t.Fatalf("wait %v out of [0, 1s]", d)
+		}
+		distinct[d] = true
+	}
+	// 39 draws from a billion values: a repeat is all but impossible.
+	if len(clk.sleeps) != attempts-1 || len(distinct) < attempts-2 {
+		t.Fatalf("%d waits, %d distinct: %v", len(clk.sleeps), len(distinct), clk.sleeps)
 	}
 }

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 )
 
@@ -155,6 +156,8 @@ func lintRules(rules []*rule) []string {
 				out = append(out, fmt.Sprintf("rule %s: allow %q lets the model run any program in %s", r.id, cp.text, name))
 			case r.decision == Allow && cp.rest && runsAnything[strings.Join(cp.words, " ")] != "":
 				out = append(out, fmt.Sprintf("rule %s: allow %q %s, so it lets the model run any program", r.id, cp.text, runsAnything[strings.Join(cp.words, " ")]))
+			case r.decision == Allow && cp.rest && !isModelled(name):
+				out = append(out, fmt.Sprintf("rule %s: allow %q: rubichan does not model the options of %s, so its final * may stand for one that runs a program or writes a file (see docs/policy.md for the programs it models)", r.id, cp.text, path.Base(name)))
 			}
 		}
 	}

@@ -81,6 +81,11 @@ type Action struct {
 	// redirect through a link is judged by its target too. An error denies
 	// the redirect.
 	Resolve func(path string) (string, error)
+	// Links, when set, returns the number of hard links of the existing
+	// file a path (as in Paths, or a redirect target as for Resolve) names
+	// after symlinks; 0 or 1 when it does not exist or cannot be told.
+	// A multiply-linked file is judged by [Policy.linkFact].
+	Links func(path string) int
 }
 
 // Fact is one thing a call does, with its decision.
@@ -138,6 +143,11 @@ func (p *Policy) Decide(a Action) Result {
 				}
 				seen[name] = true
 				facts = append(facts, p.pathFact(a.Class, kind, name))
+				if name == pr.Requested && kind == FactRead {
+					if lf, ok := p.linkFact(kind, name, a.Links); ok {
+						facts = append(facts, lf)
+					}
+				}
 			}
 		}
 	case ClassShell:
@@ -202,10 +212,22 @@ func (p *Policy) shellFacts(a Action) []Fact {
 		dir = f.Value // cleaned, workspace-relative when inside
 	}
 	var facts []Fact
-	for _, rf := range analyzeCommand(a.Command, dir) {
+	raw := analyzeCommand(a.Command, dir)
+	// A command a rule denies needs no judging of the files its options
+	// name: the rule's reason says more than a guard's.
+	commands := make(map[int]Fact, len(raw))
+	denied := map[int]bool{}
+	for i, rf := range raw {
+		if rf.kind == FactCommand {
+			f := p.commandFact(rf)
+			commands[i] = f
+			denied[rf.owner] = denied[rf.owner] || f.Decision == Deny && f.Rule != RuleGuard
+		}
+	}
+	for i, rf := range raw {
 		switch rf.kind {
 		case FactCommand:
-			facts = append(facts, p.commandFact(rf))
+			facts = append(facts, commands[i])
 		case FactBackground:
 			facts = append(facts, Fact{Kind: FactBackground, Value: rf.value, Decision: p.shell.Background,
 				Rule: "shell.background", Reason: "a job started with & outlives the command", exact: true})
@@ -213,6 +235,9 @@ func (p *Policy) shellFacts(a Action) []Fact {
 			facts = append(facts, Fact{Kind: FactOpaque, Value: rf.value, Decision: Ask, Rule: RuleOpaque,
 				Reason: "the analysis cannot fully read this construct"})
 		case FactRead, FactWrite:
+			if !rf.redirect && denied[rf.owner] {
+				continue
+			}
 			class := ClassRead
 			if rf.kind == FactWrite {
 				class = ClassWrite
@@ -222,14 +247,27 @@ func (p *Policy) shellFacts(a Action) []Fact {
 					Rule: "shell.redirects", Reason: "the policy allows no file redirects"})
 				continue
 			}
-			facts = append(facts, p.pathFact(class, rf.kind, rf.path))
+			if rf.tree {
+				facts = append(facts, p.treeFact(class, rf.kind, rf.path))
+			} else {
+				facts = append(facts, p.pathFact(class, rf.kind, rf.path))
+				if lf, ok := p.linkFact(rf.kind, rf.path, a.Links); ok {
+					facts = append(facts, lf)
+				}
+			}
 			if a.Resolve == nil {
 				continue
 			}
 			resolved, err := a.Resolve(rf.path)
 			switch {
 			case err != nil:
-				facts = append(facts, guard(rf.kind, rf.path, "redirect target: "+err.Error()))
+				what := "redirect target: "
+				if !rf.redirect {
+					what = "a file the command names: "
+				}
+				facts = append(facts, guard(rf.kind, rf.path, what+err.Error()))
+			case resolved != "" && resolved != rf.path && rf.tree:
+				facts = append(facts, p.treeFact(class, rf.kind, resolved))
 			case resolved != "" && resolved != rf.path:
 				facts = append(facts, p.pathFact(class, rf.kind, resolved))
 			}

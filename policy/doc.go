@@ -40,40 +40,45 @@
 // # Options of allowed commands
 //
 // A final `*` stands for the words after the pattern's, but not for
-// everything those words can make a command do. For git and go, options
-// whose effect is plain are judged on their own:
+// everything those words can make a command do. For git, go and the
+// everyday programs of a CI policy (sed, sort, tar, find, xargs, awk, zip,
+// unzip, rsync, ssh, scp, pagers, editors, curl, wget and the programs that
+// create, copy, link, remove or change files), options, operands and
+// scripts whose effect is plain are judged on their own (options.go,
+// gitmore.go, programs.go, fileops.go, sedscan.go; docs/policy.md has the
+// tables):
 //
-//   - an option that names a file the command writes is a write fact for
-//     that file, judged by the write rules like a `>` redirect (relative to
-//     the shell's directory and any -C): git's --output (diff, log, show,
-//     format-patch and the other diff commands), format-patch's -o and
-//     --output-directory; go's -o, -coverprofile, -cpuprofile, -memprofile,
-//     -blockprofile, -mutexprofile, -trace, -outputdir, -testlogfile,
-//     -gocoverdir, -fuzzcachedir (with one dash or two, and as -test.X);
-//   - a path `git diff` reads as a file rather than from the repository is
-//     a read fact: every path with --no-index, and otherwise a path outside
-//     the workspace, for which git implies --no-index;
+//   - a file the command writes is a write fact, judged by the write rules
+//     like a `>` redirect (relative to the shell's directory and any -C);
+//   - a directory beneath which it writes names the command line does not
+//     show (an extraction, a download, a recursive copy) is a tree write,
+//     at best ask when a deny or ask rule, the .git guard or the policy
+//     file could be met beneath it; a search beneath one is a tree read;
+//   - a file it reads and shows or sends (`sed 'r F'`, `curl -d @F`, the
+//     paths `git diff` reads from disk) is a read fact;
 //   - an option that makes the command run another program, or changes
 //     settings from which it runs one, is not covered by an allow rule's
 //     final `*`: that rule's match counts as ask (a person can approve it;
 //     a headless run refuses it), unless an allow rule names the option
-//     in its literal words. These are git's -c, --config-env and
-//     --exec-path=DIR before the subcommand; grep -O and
-//     --open-files-in-pager; rebase -x and --exec; difftool -x and --extcmd;
-//     --upload-pack, --receive-pack and --exec of fetch, pull, ls-remote,
-//     clone, push and archive; clone's -u, -c, --config and --template; go's
-//     -exec, -toolexec and -vettool, -ldflags naming -extld or -extar, and
-//     go env -w and -u.
+//     in its literal words.
 //
 // An option word with a glob counts as every option it could expand to,
-// with an unreadable value (so it is opaque). Everything else an allowed
-// program does is the program's own business: the analysis does not know
-// every option of every program, nor what a test, a makefile or a git
-// hook runs, and git shows whatever the repository holds (`git show
-// HEAD:.env`) whatever the read rules say. Allow rules that hand over that much (`git *`, `go run *`,
-// `make *`, `python3 *`, `env *`) draw a warning at load time. Known gaps:
-// git options that an alias or the configuration supplies, and go flags
-// that GOFLAGS in the runner's environment supplies.
+// with an unreadable value (so it is opaque). An allow rule with a final
+// `*` for a program outside the modelled list draws a warning at load
+// time, and so do allow rules that hand over everything (`git *`, `go run
+// *`, `make *`, `python3 *`, `env *`). Everything else an allowed program
+// does is the program's own business: what a test, a makefile or a git
+// hook runs, and what git shows from the repository (`git show
+// HEAD:.env`). Known gaps: git options that an alias or the configuration
+// supplies, and go flags that GOFLAGS in the runner's environment
+// supplies.
+//
+// A command line where a command creates links or files (ln, cp, mv, tar
+// -x, git checkout, …) and a redirect or another command's file operand
+// follows is opaque: its paths are resolved before the links exist. A
+// file with more than one hard link is asked before it is read while a
+// read rule denies or asks, and before it is written in place
+// ([Action.Links]).
 //
 // # Opaque constructs
 //

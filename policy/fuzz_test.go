@@ -24,6 +24,10 @@ func shellSeeds() []string {
 		"git diff --output=/tmp/x", "go test -exec x ./...", "git -C d format-patch -ko/x", "git st\\\natus", "{git,rm} x", "$'git' status", "git status <(x)", "x=1; git status",
 		`git "sta"tus`, `git ''status`, `git st''atus ''`, `go te'st' ./"..."`, `git "st\atus"`, `g\it 'sta\tus'`, `go "test" ./..."."`, "git status > src/x",
 		"echo a > ../x", "git status < /etc/passwd",
+		"sed -n '1e id' f", "sed -e 's/a/b/w x' -i f", "tar xvfC a.tar d", "tar -xf a --to-command=x",
+		"find . -name f -exec rm {} +", "curl -F 'a=@.env;t=x' file:///x", "cp -t d a b", "ln x", "chmod -R -w d",
+		"dd if=a of=b", "git bisect run rm x", "git submodule foreach 'rm x'", "git diff /dev/null .env",
+		"xargs -0 rm", "awk '{print > \"x\"}'", "ln -s a b && echo x >> b", "unzip -d ../x a.zip", "patch -p1",
 	}
 }
 
@@ -165,7 +169,7 @@ func oracleRedirect(t *testing.T, cmd string, r *syntax.Redirect) {
 
 // FuzzParse checks that any policy file either loads or fails with a
 // *LoadError naming the file, and that a loaded policy decides without
-// panicking.
+// panicking, every decision one of allow, ask and deny.
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"../testdata/policy/ci.toml", "../testdata/policy/strict.toml", "default.toml"} {
 		data, err := os.ReadFile(name)
@@ -185,8 +189,14 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		p.Decide(Action{Class: ClassShell, Command: "git status; rm -rf /"})
-		p.Decide(Action{Class: ClassWrite, Paths: []Path{{Requested: "src/a.go", Resolved: ".git/config"}}})
+		for _, a := range []Action{
+			{Class: ClassShell, Command: "git status; rm -rf /"},
+			{Class: ClassWrite, Paths: []Path{{Requested: "src/a.go", Resolved: ".git/config"}}},
+		} {
+			if r := p.Decide(a); r.Decision != Allow && r.Decision != Ask && r.Decision != Deny {
+				t.Fatalf("Decide(%+v) = decision %d, not allow, ask or deny", a, r.Decision)
+			}
+		}
 		_ = p.ExtraRoots()
 	})
 }

@@ -39,6 +39,12 @@ const (
 	// optRead: the word names a file the command reads and shows (the
 	// paths of `git diff --no-index`, `git blame --contents FILE`).
 	optRead
+	// optWriteTree: the value names a directory beneath which the command
+	// writes files the analysis cannot name (an extraction, a download).
+	optWriteTree
+	// optReadTree: the value names a directory beneath which the command
+	// reads and shows files the analysis cannot name (git grep --untracked).
+	optReadTree
 )
 
 // optSpec describes one option.
@@ -62,6 +68,8 @@ var gitGlobal = map[string]optSpec{
 	"-c":           gitConfigIn,
 	"--config-env": gitConfigIn,
 	"--exec-path":  {effect: optExec, needsEq: true, why: "sets where git finds the programs it runs"},
+	"--git-dir":    {effect: optExec, value: true, why: "names a git directory explicitly, whose config (which the workspace may have written) can name programs git runs"},
+	"--bare":       {effect: optExec, why: "uses the working directory as a git directory explicitly, whose config (which the workspace may have written) can name programs git runs; safe.bareRepository does not stop that"},
 }
 
 // gitGlobalValue are git's options before the subcommand that take the
@@ -169,6 +177,9 @@ func findOptions(argv []word) []optFinding {
 	case "go":
 		return goFindings(argv)
 	}
+	if m := programModel(path.Base(argv[0].value)); m != nil {
+		return m(argv)
+	}
 	return nil
 }
 
@@ -205,6 +216,7 @@ func gitFindings(argv []word) []optFinding {
 	if argv[i].exact && argv[i].value == "diff" {
 		out = append(out, gitDiffPaths(argv, i+1)...)
 	}
+	out = append(out, gitMore(argv, i)...)
 	for _, table := range gitTables(argv[i]) {
 		for j := i + 1; j < len(argv) && len(out) <= maxOptionFindings; j++ {
 			if argv[j].exact && argv[j].value == "--" {
@@ -228,23 +240,23 @@ var gitDiffValue = map[string]bool{
 	"--skip-to": true, "--rotate-to": true, "--color-moved-ws": true, "--ws-error-highlight": true,
 }
 
-// gitDiffPaths returns the paths that `git diff` reads as files rather
-// than from the repository: every path with --no-index, and otherwise
-// those that may be outside the repository (absolute, or with a ".."
-// element anywhere: src/../../x leaves it too), for which git implies
-// --no-index (`git diff /etc/passwd /dev/null` prints the file). A path
-// that is a value of an option taking the next word is taken for a path
-// too, which can only make the decision stricter; the values of the
-// common ones are skipped.
+// gitDiffPaths returns the paths that `git diff` may read as files
+// rather than from the repository, each a read fact. With --no-index, or
+// when one path is outside the repository (absolute, /dev/null too, or
+// with a ".." element anywhere: src/../../x leaves it), git reads every
+// path from disk (`git diff /dev/null .env` prints .env); and outside a
+// repository (a workspace need not be one) any two paths are compared as
+// files, before or after `--`. So every operand is a read fact then, and
+// so are both of exactly two operands (a revision such as HEAD is read as
+// a path too, which the read rules allow unless they deny it); a single
+// pathspec, a revision range, and `REV -- PATH` are left to git (outside
+// a repository the latter needs a file named like the revision, which a
+// write must have made). A value of an option
+// taking the next word is taken for a path too, which can only make the
+// decision stricter; the values of the common ones are skipped.
 func gitDiffPaths(argv []word, from int) []optFinding {
-	noIndex := false
-	for _, w := range argv[from:] {
-		if w.exact && w.value == "--" {
-			break
-		}
-		noIndex = noIndex || w.exact && w.value == "--no-index"
-	}
-	var out []optFinding
+	var ops []int
+	implied := false
 	dashes := false
 	for j := from; j < len(argv); j++ {
 		w := argv[j]
@@ -260,13 +272,35 @@ func gitDiffPaths(argv []word, from int) []optFinding {
 			if w.exact && gitDiffValue[w.value] {
 				j++
 			}
+			implied = implied || w.exact && w.value == "--no-index"
 			continue
 		}
-		if noIndex || path.IsAbs(text) || hasDotDot(text) {
-			out = append(out, optFinding{index: j, name: "git diff", spec: optSpec{effect: optRead}, value: w})
-		}
+		ops = append(ops, j)
+		implied = implied || path.IsAbs(text) || hasDotDot(text)
+	}
+	if !implied && (len(ops) != 2 || revThenPath(argv, ops)) {
+		return nil
+	}
+	out := make([]optFinding, 0, len(ops))
+	for _, j := range ops {
+		out = append(out, optFinding{index: j, name: "git diff", spec: optSpec{effect: optRead}, value: argv[j]})
 	}
 	return out
+}
+
+// revThenPath reports whether two operands are a revision before `--` and
+// a path after it.
+func revThenPath(argv []word, ops []int) bool {
+	w := argv[ops[0]]
+	if !w.exact || w.value == "" || w.value[0] == '.' || strings.ContainsAny(w.value, "/\\") {
+		return false
+	}
+	for j := ops[0] + 1; j < ops[1]; j++ {
+		if argv[j].exact && argv[j].value == "--" {
+			return true
+		}
+	}
+	return false
 }
 
 // hasDotDot reports whether a path has a ".." element anywhere. git
@@ -478,16 +512,22 @@ func (a *analyzer) options(argv []word) []optFinding {
 			}) {
 				execs = append(execs, f)
 			}
-		case optWrite, optRead:
+		case optWrite, optRead, optWriteTree, optReadTree:
+			read := f.spec.effect == optRead || f.spec.effect == optReadTree
 			what := "the file " + f.name + " names"
-			if f.spec.effect == optRead {
+			if read {
 				what = "a file " + f.name + " reads"
 			}
 			if f.opaque {
 				a.opaque("a -C directory the analysis cannot read, for "+what, renderArgv(argv))
 				continue
 			}
-			a.fileTarget(f.spec.effect == optRead, f.spec.effect == optWrite, false, f.base, f.value, what, f.value.src)
+			n := len(a.facts)
+			a.fileTarget(read, !read, false, f.base, f.value, what, f.value.src)
+			for k := n; k < len(a.facts); k++ {
+				a.facts[k].tree = f.spec.effect == optWriteTree || f.spec.effect == optReadTree
+				a.facts[k].owner = a.commands
+			}
 		}
 	}
 	return execs

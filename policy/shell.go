@@ -74,6 +74,8 @@ type rawFact struct {
 	execs    []optFinding // FactCommand: options that make it run another program
 	path     string       // FactRead, FactWrite: the path, joined to the dir
 	redirect bool         // a path fact that comes from a shell redirect
+	tree     bool         // FactRead, FactWrite: anything beneath the path
+	owner    int          // FactCommand, and FactRead, FactWrite from its options: the command's number
 	exact    bool         // the fact is exact enough for a session approval
 }
 
@@ -84,8 +86,9 @@ type analyzer struct {
 	facts      []rawFact
 	commands   int
 	depth      int
-	moved      bool // a cd, pushd or popd ran: relative targets are unknown
-	candidates *int // shared budget of unwrapped command lines
+	moved      bool  // a cd, pushd or popd ran: relative targets are unknown
+	makers     []int // numbers of the commands that create links or files
+	candidates *int  // shared budget of unwrapped command lines
 }
 
 // analyzeCommand turns a shell command into facts, parsing it under both
@@ -109,6 +112,7 @@ func analyzeCommand(src, dir string) []rawFact {
 		} else {
 			a := &analyzer{src: src, dir: dir, candidates: &budget}
 			a.stmts(f.Stmts)
+			a.linkLine()
 			if a.commands > MaxCommands {
 				a.opaque(fmt.Sprintf("more than %d commands", MaxCommands), "")
 			}
@@ -135,6 +139,9 @@ func (rf rawFact) key() string {
 	v := rf.value
 	if rf.kind == FactRead || rf.kind == FactWrite {
 		v = rf.path
+		if rf.tree {
+			v += "/**"
+		}
 	}
 	return rf.kind.String() + "\x00" + v
 }
@@ -174,8 +181,15 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	if s.Coprocess || s.Disown {
 		a.opaque("coprocess or disowned job", a.text(s))
 	}
+	n := len(a.facts)
 	for _, r := range s.Redirs {
 		a.redirect(r)
+	}
+	if c, ok := s.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+		// the command's own redirects are opened before it runs
+		for k := n; k < len(a.facts); k++ {
+			a.facts[k].owner = a.commands + 1
+		}
 	}
 	switch c := s.Cmd.(type) {
 	case nil:
@@ -287,6 +301,9 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 	if !argv[0].exact || dirChangers[path.Base(argv[0].value)] {
 		a.moved = true
 	}
+	if makesLinks(argv) {
+		a.makers = append(a.makers, a.commands)
+	}
 	execs := a.options(argv)
 	a.facts = append(a.facts, rawFact{
 		kind:  FactCommand,
@@ -295,6 +312,7 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 		inner: a.unwrap(argv, a.depth+1),
 		execs: execs,
 		exact: exact,
+		owner: a.commands,
 	})
 }
 

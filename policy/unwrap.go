@@ -42,6 +42,8 @@ func (a *analyzer) unwrap(argv []word, depth int) [][]word {
 		for _, s := range scripts(argv) {
 			out = append(out, a.shellScript(s, depth)...)
 		}
+	case name == "git":
+		out = a.gitWrapped(argv, depth)
 	case name == "eval":
 		var b strings.Builder
 		for i, w := range argv[1:] {

@@ -60,7 +60,7 @@ func (a *approver) readFilter() func(string) bool {
 // judge decides one call. It fails closed: an effect kind it does not know
 // is denied.
 func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
-	act := policy.Action{Command: eff.Command, Dir: eff.Dir}
+	act := policy.Action{Command: eff.Command, Dir: eff.Dir, Links: a.links}
 	switch eff.Kind {
 	case toolkit.EffectRead:
 		act.Class = policy.ClassRead
@@ -98,4 +98,19 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 		v.Kind = verdictDeny
 	}
 	return v
+}
+
+// links returns the number of hard links of the file a path names
+// (workspace-relative or absolute, symlinks followed); 0 when it does not
+// exist or cannot be told. One stat, since grep and glob ask for every
+// file they meet.
+func (a *approver) links(p string) int { return linksIn(a.ws.Root(), p) }
+
+// linksIn is [approver.links] for a workspace rooted at root.
+func linksIn(root, p string) int {
+	abs := filepath.FromSlash(p)
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(root, abs)
+	}
+	return linkCount(abs)
 }

@@ -179,6 +179,9 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 	add([]string{"limits", "max_cost"}, l.MaxCost)
 	add([]string{"limits", "max_tool_calls"}, l.MaxToolCalls)
 	add([]string{"input", "stdin_inline_max"}, lc.Input.StdinInlineMax)
+	if len(lc.Bash.PathAdd) > 0 {
+		add([]string{"bash", "path_add"}, strings.Join(lc.Bash.PathAdd, ", "))
+	}
 	for _, name := range slices.Sorted(maps.Keys(lc.Providers)) {
 		p := lc.Providers[name]
 		add([]string{"providers", name, "type"}, p.Type)

@@ -60,17 +60,13 @@ func (l *loop) addPending(call llm.Block, info *ToolCallInfo, eff toolkit.Effect
 // run's exit-3 error.
 func (l *loop) deferRest(rest []llm.Block) error {
 	for _, call := range rest {
-		tool := l.tools[call.Name]
-		if tool == nil || checkArgs(call.Input) != nil {
+		prep := l.prepare(call, false)
+		if prep.failed != "" {
 			continue
 		}
-		eff, err := toolkit.SafeEffects(tool, call.Input)
-		if err != nil {
-			continue
-		}
-		if v := l.judge(call.Name, eff); v.Kind == verdictAsk {
-			info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: callSummary(call.Input), Input: call.Input}
-			l.addPending(call, info, eff, v)
+		if v := l.judge(call.Name, prep.eff); v.Kind == verdictAsk {
+			info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: prep.summary(call.Input), Input: call.Input}
+			l.addPending(call, info, prep.eff, v)
 		}
 	}
 	n := len(l.pending)

@@ -287,11 +287,20 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
 	return toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
-		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop},
+		SkipLinked: ap.pol.GuardsReads(),
+		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg)},
 	})
 }
 
 // newClient returns the model client of the configured provider.
 func newClient(cfg execConfig) streamer {
 	return newProviderClient(cfg.Resolved)
+}
+
+// pathAdd returns the directories the configuration adds to bash's PATH.
+func pathAdd(cfg execConfig) []string {
+	if cfg.Settings == nil {
+		return nil
+	}
+	return cfg.Settings.Bash.PathAdd
 }

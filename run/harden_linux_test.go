@@ -21,6 +21,9 @@ func TestHardenProcess(t *testing.T) {
 	if err != nil {
 		t.Fatalf("helper: %v\n%s", err, out)
 	}
+	if !strings.Contains(string(out), "dumpable=") {
+		t.Fatalf("the helper did not run:\n%s", out)
+	}
 	if !strings.Contains(string(out), "dumpable=0") {
 		t.Errorf("after HardenProcess the process is still dumpable:\n%s", out)
 	}

@@ -485,22 +485,6 @@ func TestLoopToolFailures(t *testing.T) {
 	})
 }
 
-func TestCallSummary(t *testing.T) {
-	t.Parallel()
-	for args, want := range map[string]string{
-		`{"command":"go test ./..."}`:     "go test ./...",
-		`{"pattern":"TODO","path":"src"}`: "TODO  src",
-		`{"path":"a.go","content":"x"}`:   "a.go",
-		`{}`:                              "",
-		`{"n":1}`:                         `{"n":1}`,
-		`{"command":`:                     `{"command":`,
-	} {
-		if got := callSummary(json.RawMessage(args)); got != want {
-			t.Errorf("callSummary(%s) = %q, want %q", args, got, want)
-		}
-	}
-}
-
 var sigterm = syscall.SIGTERM
 
 func TestSanitize(t *testing.T) {

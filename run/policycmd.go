@@ -121,6 +121,9 @@ type resolver interface {
 // the workspace first, and a path the file tools refuse is a denial.
 func checkAction(pol *policy.Policy, ws resolver, class policy.Class, arg string) policy.Result {
 	a := policy.Action{Class: class}
+	if r, ok := ws.(interface{ Root() string }); ok {
+		a.Links = func(p string) int { return linksIn(r.Root(), p) }
+	}
 	if class == policy.ClassShell {
 		a.Command = arg
 		a.Resolve = func(p string) (string, error) {

@@ -201,7 +201,7 @@ func transcriptLine(w io.Writer, l *session.Line) {
 	case session.TypeRetry:
 		fmt.Fprintf(w, "  retry %d: %s\n", l.Attempt, l.Reason)
 	case session.TypeLimit:
-		fmt.Fprintf(w, "stopped: %s\n", deref(l.Text))
+		fmt.Fprintf(w, "stopped: %s\n", textOf(l.Text))
 	case session.TypeError:
 		fmt.Fprintf(w, "error: %s\n", l.Error)
 	case session.TypeEnd:
@@ -253,3 +253,11 @@ func transcriptEnd(w io.Writer, l *session.Line) {
 }
 
 func indent(s, pad string) string { return strings.ReplaceAll(s, "\n", "\n"+pad) }
+
+// textOf is *p, or "" for nil.
+func textOf(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

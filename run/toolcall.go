@@ -62,11 +62,12 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 			continue
 		}
 		l.toolCalls++
-		info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: callSummary(call.Input), Input: call.Input}
+		prep := l.prepare(call, cut)
+		info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: prep.summary(call.Input), Input: call.Input}
 		l.emit(Event{Kind: EventToolCall, Turn: l.turns, Tool: info})
 		var res toolkit.Result
 		var dur timeSpan
-		res, dur, stop = l.runCall(ctx, call, info, cut)
+		res, dur, stop = l.runCall(ctx, call, info, prep)
 		if errors.Is(stop, errDeferred) {
 			// This call and the ones after it stay open for the run that
 			// resumes the session; the conversation is valid again once
@@ -89,28 +90,52 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 	return results, stop
 }
 
-// runCall judges and runs one call. The span says whether the tool ran
-// and for how long; a non-nil error ends the run after this call.
-func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, cut bool) (toolkit.Result, timeSpan, error) {
-	failed := func(msg string) (toolkit.Result, timeSpan, error) {
-		r := toolkit.Result{Content: msg, IsError: true}
-		l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{IsError: true, Content: msg}})
-		return r, timeSpan{}, nil
+// prepared is a call decoded once: its tool and effects, or why it
+// cannot run.
+type prepared struct {
+	tool   toolkit.Tool
+	eff    toolkit.Effects
+	failed string // non-empty: the error result the model gets
+}
+
+// summary is the gist of the call for the activity line and the events:
+// from the decoded arguments, or for a call that does not decode, its raw
+// arguments as sent (never a second, different reading of them).
+func (p prepared) summary(raw []byte) string {
+	if p.failed == "" {
+		return p.eff.Summary
 	}
+	return clip(strings.Join(strings.Fields(string(raw)), " "), 120)
+}
+
+// prepare decodes one call: its tool, and the effects of its arguments.
+func (l *loop) prepare(call llm.Block, cut bool) prepared {
 	if cut {
-		return failed(notRunCut)
+		return prepared{failed: notRunCut}
 	}
 	tool := l.tools[call.Name]
 	if tool == nil {
-		return failed(fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(l.toolNames(), ", ")))
+		return prepared{failed: fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(l.toolNames(), ", "))}
 	}
 	if err := checkArgs(call.Input); err != nil {
-		return failed(fmt.Sprintf("Invalid arguments for %s: %v. Send the arguments as one JSON object that matches the tool's schema.", call.Name, err))
+		return prepared{failed: fmt.Sprintf("Invalid arguments for %s: %v. Send the arguments as one JSON object that matches the tool's schema.", call.Name, err)}
 	}
 	eff, err := toolkit.SafeEffects(tool, call.Input)
 	if err != nil {
-		return failed(err.Error())
+		return prepared{failed: err.Error()}
 	}
+	return prepared{tool: tool, eff: eff}
+}
+
+// runCall judges and runs one prepared call. The span says whether the
+// tool ran and for how long; a non-nil error ends the run after this call.
+func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, prep prepared) (toolkit.Result, timeSpan, error) {
+	if prep.failed != "" {
+		r := toolkit.Result{Content: prep.failed, IsError: true}
+		l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{IsError: true, Content: prep.failed}})
+		return r, timeSpan{}, nil
+	}
+	tool, eff := prep.tool, prep.eff
 	v := l.judge(call.Name, eff)
 	if a, ok := l.cfg.Answers[call.ID]; ok {
 		v = a.apply(v)
@@ -208,32 +233,6 @@ func sanitize(m llm.Message) llm.Message {
 		}
 	}
 	return out
-}
-
-// callSummary is the gist of a call's arguments for the activity line: the
-// command, else the pattern and path, else the compact arguments.
-func callSummary(raw json.RawMessage) string {
-	var args map[string]any
-	if json.Unmarshal(raw, &args) != nil {
-		return clip(string(raw), 120)
-	}
-	if c, ok := args["command"].(string); ok {
-		return c
-	}
-	var parts []string
-	for _, k := range []string{"pattern", "path", "file_path"} {
-		if v, ok := args[k].(string); ok && v != "" {
-			parts = append(parts, v)
-		}
-	}
-	if len(parts) > 0 {
-		return strings.Join(parts, "  ")
-	}
-	if len(args) == 0 {
-		return ""
-	}
-	b, _ := json.Marshal(args)
-	return string(b)
 }
 
 // stopReason is a short phrase for why the run stopped, for "not run" results.

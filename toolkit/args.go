@@ -23,6 +23,9 @@ func decodeArgs(schema, args json.RawMessage, dst any) error {
 	if err := json.Unmarshal(args, &present); err != nil {
 		return fmt.Errorf("arguments are not a JSON object: %v", err)
 	}
+	if err := checkKeys(schema, args); err != nil {
+		return err
+	}
 	var s struct {
 		Required   []string                `json:"required"`
 		Properties map[string]propertySpec `json:"properties"`
@@ -115,4 +118,47 @@ func sortedKeys[V any](m map[string]V) []string {
 // errorResult is an error the model can fix.
 func errorResult(format string, a ...any) Result {
 	return Result{Content: fmt.Sprintf(format, a...), IsError: true}
+}
+
+// checkKeys refuses an arguments object that names a key twice, or a key
+// that differs from one of the schema's properties only by case. Go's
+// decoding takes the last of duplicates and matches field names without
+// regard to case, so `{"command": "ls", "Command": "rm -rf x"}` would run
+// the second while anything that read the first showed "ls": such a call
+// is malformed, and the model is told so.
+func checkKeys(schema, args json.RawMessage) error {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return fmt.Errorf("tool schema is invalid: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return errors.New("arguments are not a JSON object")
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("arguments: %v", err)
+		}
+		key, _ := t.(string)
+		if seen[key] {
+			return fmt.Errorf("argument %q is given twice", key)
+		}
+		seen[key] = true
+		if _, ok := s.Properties[key]; !ok {
+			for name := range s.Properties {
+				if strings.EqualFold(name, key) {
+					return fmt.Errorf("argument %q differs from %q only by case; names are case-sensitive", key, name)
+				}
+			}
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("arguments: %v", err)
+		}
+	}
+	return nil
 }

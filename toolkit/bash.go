@@ -56,6 +56,11 @@ type BashConfig struct {
 	// tool waits one more GracePeriod for the output pipe to close before
 	// it stops reading.
 	GracePeriod time.Duration
+	// PathAdd lists directories appended to the commands' PATH after it is
+	// cleaned of empty, ".", relative and in-workspace entries (see
+	// cleanPath): absolute, or relative to Dir, such as a workspace bin
+	// directory the user trusts.
+	PathAdd []string
 	// Shell is the shell to run as `Shell -c command`. Empty: bash from
 	// Env's PATH, else sh from it, else /bin/sh. Relative PATH entries are
 	// never searched, so a workspace cannot plant its own shell.
@@ -101,10 +106,10 @@ func NewBash(cfg BashConfig) *Bash {
 	if b.grace <= 0 {
 		b.grace = BashGracePeriod
 	}
+	b.env = commandEnv(cfg.Env, cfg.EnvAllow, cfg.DropEnv, b.dir, cfg.PathAdd)
 	if b.shell == "" {
-		b.shell = findShell(cfg.Env)
+		b.shell = findShell(b.env)
 	}
-	b.env = commandEnv(cfg.Env, cfg.EnvAllow, cfg.DropEnv, b.dir)
 	b.spec = Spec{
 		Name:        "bash",
 		Description: b.describe(),
@@ -124,7 +129,7 @@ func (b *Bash) Effects(args json.RawMessage) (Effects, error) {
 	if err != nil {
 		return Effects{}, err
 	}
-	return Effects{Kind: EffectExecute, Command: p.Command, Dir: b.dir}, nil
+	return Effects{Kind: EffectExecute, Command: p.Command, Dir: b.dir, Summary: p.Command}, nil
 }
 
 // Run runs the command and waits for it, its timeout or ctx.
@@ -316,6 +321,9 @@ type bashParams struct {
 // the model.
 func (b *Bash) decode(args json.RawMessage) (bashParams, time.Duration, error) {
 	var p bashParams
+	if err := checkKeys(b.spec.Schema, args); err != nil {
+		return p, 0, fmt.Errorf("bash: invalid arguments: %w", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	if err := dec.Decode(&p); err != nil {
 		return p, 0, fmt.Errorf("bash: invalid arguments: %w", err)

@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +25,15 @@ func gitHardening() [][2]string {
 		{"core.fsmonitor", "false"},
 		{"core.hooksPath", gitHooksPath},
 		{"core.pager", "cat"},
+		// A workspace without a .git entry can be made a bare repository by
+		// writing HEAD, objects/, refs/ and a config naming programs
+		// (diff.external, a textconv or filter driver, core.sshCommand);
+		// git would discover it for `git diff` there or in a subfolder.
+		// explicit: only a bare repository named with --git-dir or GIT_DIR
+		// is used (git 2.38 and later; older ones ignore the key).
+		{"safe.bareRepository", "explicit"},
+		// ext:: URLs run a command as the transport.
+		{"protocol.ext.allow", "never"},
 	}
 }
 
@@ -39,6 +49,11 @@ func noPromptEnv() [][2]string {
 		{"PAGER", "cat"},
 		{"GIT_TERMINAL_PROMPT", "0"},
 		{"GCM_INTERACTIVE", "never"},
+		// man reads MANPAGER before PAGER; LESSSECURE keeps less from running
+		// shell commands, LESSOPEN preprocessors, editors, log files and
+		// lesskey files, whatever its command line says.
+		{"MANPAGER", "cat"},
+		{"LESSSECURE", "1"},
 	}
 }
 
@@ -75,8 +90,9 @@ func isGitConfigEnv(name string) bool {
 //
 // It then appends the no-prompt variables ([noPromptEnv]), PWD=dir and
 // the git hardening ([gitHardening]). drop wins over allow, and what this
-// function sets wins over both.
-func commandEnv(base, allow, drop []string, dir string) []string {
+// function sets wins over both. PATH is cleaned with [cleanPath], with
+// pathAdd appended.
+func commandEnv(base, allow, drop []string, dir string, pathAdd []string) []string {
 	set := noPromptEnv()
 	set = append(set, [2]string{"PWD", dir})
 	hard := gitHardening()
@@ -98,12 +114,73 @@ func commandEnv(base, allow, drop []string, dir string) []string {
 		case looksSecret(name) && !slices.Contains(allow, name):
 		case isGitConfigEnv(name):
 		case slices.ContainsFunc(set, func(s [2]string) bool { return s[0] == name }):
+		case name == "PATH":
+			out = append(out, "PATH="+cleanPath(kv[len("PATH="):], dir, pathAdd))
+			pathAdd = nil
 		default:
 			out = append(out, kv)
 		}
+	}
+	if len(pathAdd) > 0 {
+		out = append(out, "PATH="+cleanPath("", dir, pathAdd))
 	}
 	for _, kv := range set {
 		out = append(out, kv[0]+"="+kv[1])
 	}
 	return out
+}
+
+// cleanPath returns a PATH with the entries removed that let the
+// workspace plant a program where a command looks for one: empty entries
+// and "." (the working directory), relative entries (resolved against
+// whatever directory a command runs in), and directories inside the
+// workspace dir, whose contents the model may write (a checked-in ./git
+// would run for an allowed `git status`). The directories of add, given
+// by the user's configuration (absolute, or relative to the workspace),
+// are then appended, so that the system's programs still come first.
+func cleanPath(value, dir string, add []string) string {
+	root := realDir(dir)
+	var keep []string
+	for _, e := range filepath.SplitList(value) {
+		if e == "" || !filepath.IsAbs(e) || pathWithin(realDir(e), root) || pathWithin(filepath.Clean(e), filepath.Clean(dir)) {
+			continue
+		}
+		if !slices.Contains(keep, e) {
+			keep = append(keep, e)
+		}
+	}
+	for _, e := range add {
+		if !filepath.IsAbs(e) {
+			e = filepath.Join(dir, e)
+		}
+		if !slices.Contains(keep, e) {
+			keep = append(keep, e)
+		}
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
+}
+
+// realDir returns dir with symlinks resolved as far as it exists: the
+// longest existing prefix is resolved and the rest joined to it, so a
+// PATH entry a command could create later is judged by where it would be.
+func realDir(dir string) string {
+	dir = filepath.Clean(dir)
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return filepath.Join(dir, rest)
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
+
+// pathWithin reports whether p is root or inside it.
+func pathWithin(p, root string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

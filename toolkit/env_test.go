@@ -36,12 +36,14 @@ func TestCommandEnv(t *testing.T) {
 	t.Parallel()
 	forced := []string{
 		"GIT_EDITOR=true", "EDITOR=true", "VISUAL=true", "GIT_PAGER=cat", "PAGER=cat",
-		"GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "PWD=/ws",
-		"GIT_CONFIG_COUNT=3",
+		"GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "MANPAGER=cat", "LESSSECURE=1", "PWD=/ws",
+		"GIT_CONFIG_COUNT=5",
 		"GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=false",
 		"GIT_CONFIG_KEY_1=core.hooksPath", "GIT_CONFIG_VALUE_1=/dev/null",
 		"GIT_CONFIG_KEY_2=core.pager", "GIT_CONFIG_VALUE_2=cat",
-		"GIT_CONFIG_PARAMETERS='core.fsmonitor=false' 'core.hooksPath=/dev/null' 'core.pager=cat'",
+		"GIT_CONFIG_KEY_3=safe.bareRepository", "GIT_CONFIG_VALUE_3=explicit",
+		"GIT_CONFIG_KEY_4=protocol.ext.allow", "GIT_CONFIG_VALUE_4=never",
+		"GIT_CONFIG_PARAMETERS='core.fsmonitor=false' 'core.hooksPath=/dev/null' 'core.pager=cat' 'safe.bareRepository=explicit' 'protocol.ext.allow=never'",
 	}
 	tests := map[string]struct {
 		base, allow, drop []string
@@ -97,7 +99,7 @@ func TestCommandEnv(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			got := commandEnv(tc.base, tc.allow, tc.drop, "/ws")
+			got := commandEnv(tc.base, tc.allow, tc.drop, "/ws", nil)
 			want := append(slices.Clone(tc.keep), forced...)
 			if !slices.Equal(got, want) {
 				t.Errorf("commandEnv(%q, allow %q, drop %q) =\n%q\nwant\n%q", tc.base, tc.allow, tc.drop, got, want)
@@ -136,7 +138,7 @@ func TestBashScrubsEnvironment(t *testing.T) {
 	for name, want := range map[string]string{
 		"CI_JOB_TOKEN": "job-token", "PLAIN": "visible", "PWD": dir,
 		"GIT_EDITOR": "true", "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat",
-		"GIT_CONFIG_COUNT": "3", "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null",
+		"GIT_CONFIG_COUNT": "5", "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null",
 	} {
 		if got, ok := env[name]; !ok || got != want {
 			t.Errorf("%s = %q (set %v), want %q", name, got, ok, want)

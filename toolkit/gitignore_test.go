@@ -1,6 +1,10 @@
 package toolkit
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestGitignoreMatch(t *testing.T) {
 	t.Parallel()
@@ -97,14 +101,44 @@ func TestGitignoreNested(t *testing.T) {
 }
 
 // FuzzGitignore checks that no .gitignore content makes parsing or
-// matching panic, and that a literal name always ignores itself.
+// matching panic, and that a literal name always ignores itself: whatever
+// lines come before it, a last line holding a name with no glob or special
+// character ignores that name as a file and as a directory, at the root
+// and at any depth, and a further "!name" line re-includes it.
 func FuzzGitignore(f *testing.F) {
 	f.Add("*.log\n!keep.log\n/a/**/b\n[!x]y\n", "a/x/b")
 	f.Add(`\`, "x")
 	f.Add("[", "[")
+	f.Add("!x.txt\n", "x.txt")
+	f.Add("*\n", "naïve name.go")
 	f.Fuzz(func(t *testing.T, data, path string) {
 		s := ignoreStack{parseGitignore("", []byte(data))}
 		s.ignored(path, false)
 		s.ignored(path, true)
+		if !literalName(path) {
+			return
+		}
+		ignore := data + "\n" + path + "\n"
+		for _, tc := range []struct {
+			ignore  string
+			ignored bool
+		}{{ignore, true}, {ignore + "!" + path + "\n", false}} {
+			s := ignoreStack{parseGitignore("", []byte(tc.ignore))}
+			for _, p := range []string{path, "d/" + path, "d/e/" + path} {
+				for _, isDir := range []bool{false, true} {
+					if got := s.ignored(p, isDir); got != tc.ignored {
+						t.Fatalf("%q: ignored(%q, dir=%v) = %v, want %v", tc.ignore, p, isDir, got, tc.ignored)
+					}
+				}
+			}
+		}
 	})
+}
+
+// literalName reports whether name is one path element that a .gitignore
+// line matches literally: valid UTF-8, no glob, escape, comment, negation
+// or separator character, and no trailing space (git drops it).
+func literalName(name string) bool {
+	return name != "" && utf8.ValidString(name) && !strings.ContainsAny(name, "*?[]\\!#/\r\n") &&
+		!strings.HasSuffix(name, " ")
 }

@@ -63,7 +63,9 @@ func (t *Glob) Effects(args json.RawMessage) (Effects, error) {
 	if err := decodeArgs(globSchema, args, &p); err != nil {
 		return Effects{}, err
 	}
-	return t.ws.effectsFor(EffectRead, p.path())
+	eff, err := t.ws.effectsFor(EffectRead, p.path())
+	eff.Summary = strings.TrimSpace(p.Pattern + "  " + p.Path)
+	return eff, err
 }
 
 // Run implements [Tool].

@@ -56,14 +56,21 @@ func (p *grepParams) path() string {
 // Grep is the grep tool: a parallel regular-expression search over the
 // workspace. It is safe for concurrent use.
 type Grep struct {
-	ws     *Workspace
-	filter func(string) bool
+	ws         *Workspace
+	filter     func(string) bool
+	skipLinked bool // leave out files with more than one hard link
 }
 
 // NewGrep returns the grep tool over ws. filter, when not nil, is asked
 // about every file met while walking a directory (see [Options]).
 func NewGrep(ws *Workspace, filter func(string) bool) *Grep {
 	return &Grep{ws: ws, filter: filter}
+}
+
+// newGrepLinked is [NewGrep] that leaves out multiply-linked files when
+// skipLinked is set (see [Options.SkipLinked]).
+func newGrepLinked(ws *Workspace, filter func(string) bool, skipLinked bool) *Grep {
+	return &Grep{ws: ws, filter: filter, skipLinked: skipLinked}
 }
 
 // Spec implements [Tool].
@@ -78,7 +85,9 @@ func (t *Grep) Effects(args json.RawMessage) (Effects, error) {
 	if err := decodeArgs(grepSchema, args, &p); err != nil {
 		return Effects{}, err
 	}
-	return t.ws.effectsFor(EffectRead, p.path())
+	eff, err := t.ws.effectsFor(EffectRead, p.path())
+	eff.Summary = strings.TrimSpace(p.Pattern + "  " + p.Path)
+	return eff, err
 }
 
 // grepJob is one opened file to search; idx is its place in walk order.
@@ -96,6 +105,7 @@ type grepFile struct {
 	matches int
 	binary  bool
 	large   bool
+	linked  bool // left out: more than one hard link (see Options.SkipLinked)
 }
 
 // grepHit is one output line: a match or a context line.
@@ -135,7 +145,7 @@ func (t *Grep) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 		return errorResult("grep: no such file or directory: %s", loc.ref.Requested), nil
 	}
 
-	s := grepSearch{m: m, context: p.Context, max: p.MaxResults, results: map[int]*grepFile{}}
+	s := grepSearch{m: m, context: p.Context, max: p.MaxResults, results: map[int]*grepFile{}, skipLinked: t.skipLinked}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.cancel = cancel
@@ -195,10 +205,11 @@ func includeMatch(glob, rel string) bool {
 
 // grepSearch is the state one grep call shares between its workers.
 type grepSearch struct {
-	m       *lineMatcher
-	context int
-	max     int
-	cancel  context.CancelFunc
+	m          *lineMatcher
+	context    int
+	max        int
+	cancel     context.CancelFunc
+	skipLinked bool
 
 	mu      sync.Mutex
 	results map[int]*grepFile
@@ -242,6 +253,10 @@ func (s *grepSearch) searchFile(job grepJob, buf []byte) (*grepFile, []byte) {
 	r := &grepFile{path: job.path}
 	fi, err := job.f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
+		return r, buf
+	}
+	if s.skipLinked && hardLinks(fi) > 1 {
+		r.linked = true
 		return r, buf
 	}
 	if fi.Size() > grepMaxFileSize {
@@ -289,6 +304,7 @@ func readInto(f io.Reader, buf []byte, limit int) ([]byte, error) {
 func (s *grepSearch) result(p grepParams, where string, files, skipped int) Result {
 	var b strings.Builder
 	st := s.writeMatches(&b, files)
+	skipped += st.linked
 	res := Result{Meta: Meta{Skipped: skipped}}
 	var notes []string
 	switch {
@@ -312,7 +328,7 @@ func (s *grepSearch) result(p grepParams, where string, files, skipped int) Resu
 	}
 	if st.shown == 0 {
 		res.IsError = true
-		searched := files - st.binary - st.large
+		searched := files - st.binary - st.large - st.linked
 		res.Content = fmt.Sprintf("grep: no match for %q in %s (%d %s searched; %s)\n", p.Pattern, where, searched, plural(searched, "file", "files"), strings.Join(notes[1:], "; "))
 		res.Content = strings.Replace(res.Content, "; )", ")", 1)
 		return res
@@ -325,6 +341,7 @@ func (s *grepSearch) result(p grepParams, where string, files, skipped int) Resu
 // grepStats counts what writeMatches wrote and met.
 type grepStats struct {
 	shown, withMatch, binary, large int
+	linked                          int  // files left out for their hard links
 	capped                          bool // matches past max_results were left out
 	cut                             bool // the byte cap stopped the output
 }
@@ -344,6 +361,9 @@ func (s *grepSearch) writeMatches(b *strings.Builder, files int) grepStats {
 		}
 		if r.large {
 			st.large++
+		}
+		if r.linked {
+			st.linked++
 		}
 		if r.matches == 0 || st.capped || st.cut {
 			if r.matches > 0 {

@@ -16,19 +16,21 @@ func TestHeadTail(t *testing.T) {
 		want   string
 		trunc  bool
 	}{
-		"empty":            {10, nil, "", false},
-		"fits":             {10, []string{"abc", "def"}, "abcdef", false},
-		"exactly full":     {10, []string{"0123456789"}, "0123456789", false},
-		"one byte over":    {10, []string{"0123456789x"}, "01234" + cutNote(1, 0, 5, 5, 11) + "6789x", true},
-		"many small":       {4, []string{"a", "b", "c", "d", "e", "f", "g"}, "ab" + cutNote(3, 0, 2, 2, 7) + "fg", true},
-		"ring wraps":       {6, []string{"abc", "de", "fgh", "ij", "k"}, "abc" + cutNote(5, 0, 3, 3, 11) + "ijk", true},
-		"chunk over tail":  {6, []string{"ab", "cdefghijklmnop"}, "abc" + cutNote(10, 0, 3, 3, 16) + "nop", true},
-		"lines counted":    {8, []string{"1\n2\n3\n4\n5\n6\n7\n8\n9\n"}, "1\n2\n" + cutNote(10, 5, 4, 4, 18) + "8\n9\n", true},
-		"one line cut":     {4, []string{"ab\ncd"}, "ab" + cutNote(1, 1, 2, 2, 5) + "cd", true},
-		"invalid utf8":     {10, []string{"a\xffb"}, "a\uFFFDb", false},
-		"split rune fits":  {10, []string{"\xc3", "\xa9"}, "é", false},
-		"cut inside runes": {8, []string{"ab€", "xxxxx", "€cd"}, "ab" + cutNote(11, 0, 2, 2, 15) + "cd", true},
-		"tail keeps rune":  {10, []string{"abcde", "zzzzz", "a€b"}, "abcde" + cutNote(5, 0, 5, 5, 15) + "a€b", true},
+		"empty":             {10, nil, "", false},
+		"fits":              {10, []string{"abc", "def"}, "abcdef", false},
+		"exactly full":      {10, []string{"0123456789"}, "0123456789", false},
+		"one byte over":     {10, []string{"0123456789x"}, "01234" + cutNote(1, 0, 5, 5, 11) + "6789x", true},
+		"many small":        {4, []string{"a", "b", "c", "d", "e", "f", "g"}, "ab" + cutNote(3, 0, 2, 2, 7) + "fg", true},
+		"ring wraps":        {6, []string{"abc", "de", "fgh", "ij", "k"}, "abc" + cutNote(5, 0, 3, 3, 11) + "ijk", true},
+		"small writes wrap": {8, []string{"abcd", "efg", "hi", "jk", "lm", "n"}, "abcd" + cutNote(6, 0, 4, 4, 14) + "klmn", true},
+		"each write wraps":  {8, []string{"abcd", "efg", "hij", "klm", "nop"}, "abcd" + cutNote(8, 0, 4, 4, 16) + "mnop", true},
+		"chunk over tail":   {6, []string{"ab", "cdefghijklmnop"}, "abc" + cutNote(10, 0, 3, 3, 16) + "nop", true},
+		"lines counted":     {8, []string{"1\n2\n3\n4\n5\n6\n7\n8\n9\n"}, "1\n2\n" + cutNote(10, 5, 4, 4, 18) + "8\n9\n", true},
+		"one line cut":      {4, []string{"ab\ncd"}, "ab" + cutNote(1, 1, 2, 2, 5) + "cd", true},
+		"invalid utf8":      {10, []string{"a\xffb"}, "a\uFFFDb", false},
+		"split rune fits":   {10, []string{"\xc3", "\xa9"}, "é", false},
+		"cut inside runes":  {8, []string{"ab€", "xxxxx", "€cd"}, "ab" + cutNote(11, 0, 2, 2, 15) + "cd", true},
+		"tail keeps rune":   {10, []string{"abcde", "zzzzz", "a€b"}, "abcde" + cutNote(5, 0, 5, 5, 15) + "a€b", true},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -70,6 +72,7 @@ func cutNote(cut, lines, head, tail, total int) string {
 func FuzzHeadTail(f *testing.F) {
 	f.Add([]byte("hello, world\n"), uint8(3), uint8(8))
 	f.Add([]byte("ab€cd\xff€ef"), uint8(1), uint8(5))
+	f.Add([]byte("abcdefghijklmnopq"), uint8(2), uint8(8)) // writes of 3 straddle the ring's end
 	f.Fuzz(func(t *testing.T, data []byte, chunk, max uint8) {
 		w := newHeadTail(int(max))
 		step := int(chunk)%17 + 1

@@ -53,7 +53,9 @@ func (t *Ls) Effects(args json.RawMessage) (Effects, error) {
 	if err := decodeArgs(lsSchema, args, &p); err != nil {
 		return Effects{}, err
 	}
-	return t.ws.effectsFor(EffectRead, p.path())
+	eff, err := t.ws.effectsFor(EffectRead, p.path())
+	eff.Summary = p.Path
+	return eff, err
 }
 
 // Run implements [Tool].

@@ -14,3 +14,6 @@ const readFlags = os.O_RDONLY
 
 // isNotDir reports whether err says a path element is not a directory.
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
+
+// hardLinks cannot tell hard links on this platform.
+func hardLinks(os.FileInfo) int { return 0 }

@@ -4,6 +4,7 @@ package toolkit
 
 import (
 	"errors"
+	"os"
 	"syscall"
 )
 
@@ -15,3 +16,11 @@ const readFlags = syscall.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOFOLLOW
 
 // isNotDir reports whether err says a path element is not a directory.
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
+
+// hardLinks returns the number of hard links of a file, 0 when unknown.
+func hardLinks(fi os.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Nlink)
+	}
+	return 0
+}

@@ -57,7 +57,9 @@ func (t *Read) Effects(args json.RawMessage) (Effects, error) {
 	if err := decodeArgs(readSchema, args, &p); err != nil {
 		return Effects{}, err
 	}
-	return t.ws.effectsFor(EffectRead, p.Path)
+	eff, err := t.ws.effectsFor(EffectRead, p.Path)
+	eff.Summary = p.Path
+	return eff, err
 }
 
 // Run implements [Tool].

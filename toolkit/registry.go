@@ -17,6 +17,11 @@ type Options struct {
 	// builds it from the policy's read rules. It must be safe for
 	// concurrent use.
 	ReadFilter func(path string) bool
+	// SkipLinked makes grep leave out (and count as skipped) files with more
+	// than one hard link: another name of the same file may be one the
+	// read rules deny. The runner sets it when any read rule denies or
+	// asks. It costs nothing: grep stats every file it opens anyway.
+	SkipLinked bool
 	// Bash configures the bash tool. Its Dir defaults to the workspace
 	// root, where commands always run.
 	Bash BashConfig
@@ -36,7 +41,7 @@ func Tools(ws *Workspace, opts Options) []Tool {
 		NewWrite(ws, rt),
 		NewEdit(ws, rt),
 		NewBash(bash),
-		NewGrep(ws, opts.ReadFilter),
+		newGrepLinked(ws, opts.ReadFilter, opts.SkipLinked),
 		NewGlob(ws, opts.ReadFilter),
 		NewLs(ws),
 	}

@@ -72,6 +72,10 @@ type Effects struct {
 	Paths   []PathRef // file tools: the paths read or written
 	Command string    // EffectExecute: the command line as given
 	Dir     string    // EffectExecute: the working directory
+	// Summary is the gist of the decoded arguments for the activity line
+	// and events: the command, else the pattern and path. It comes from
+	// the same decoding the call runs with, never from a second parse.
+	Summary string
 }
 
 // Result is the outcome of one call as the model will see it, plus

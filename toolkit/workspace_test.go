@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,29 +176,71 @@ func TestOpenWorkspaceErrors(t *testing.T) {
 }
 
 // TestWorkspaceConcurrent runs tool calls while roots are added, for the
-// race detector.
+// race detector, and checks every result: calls into the first root and a
+// writable extra root succeed while other roots come and the extra root is
+// added again read-only (it stays writable), and every root added is there
+// at the end.
 func TestWorkspaceConcurrent(t *testing.T) {
 	t.Parallel()
+	const n = 50
 	extra := t.TempDir()
 	mkTree(t, extra, map[string]string{"x.txt": "x\n"})
-	ws := newWS(t, map[string]string{"a.txt": "a\n"})
+	more := t.TempDir()
+	for i := range n {
+		mkTree(t, more, map[string]string{fmt.Sprintf("d%d/f.txt", i): fmt.Sprintf("more %d\n", i)})
+	}
+	ws := newWS(t, map[string]string{"a.txt": "needle\n"})
+	if err := ws.AddRoot(extra, true); err != nil {
+		t.Fatal(err)
+	}
 	tools := Tools(ws, Options{})
+	read, write, grep := tools[0], tools[1], tools[4]
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for i := range 50 {
-			if err := ws.AddRoot(extra, i%2 == 0); err != nil {
+		for i := range n {
+			if err := ws.AddRoot(extra, false); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := ws.AddRoot(filepath.Join(more, fmt.Sprintf("d%d", i)), i%2 == 0); err != nil {
 				t.Error(err)
 				return
 			}
 		}
 	}()
-	for i := range 50 {
-		call(t, tools[0], obj{"path": "a.txt"})
-		call(t, tools[1], obj{"path": filepath.Join(extra, "y.txt"), "content": strings.Repeat("y", i)})
-		call(t, tools[3], obj{"pattern": "a"})
+	// Errors, not Fatal, in this loop: the goroutine must end before the
+	// temporary directories go.
+	for i := range n {
+		if res := call(t, read, obj{"path": "a.txt"}); res.IsError || !strings.Contains(res.Content, "needle") {
+			t.Errorf("read a.txt: %+v", res)
+			break
+		}
+		if res := call(t, read, obj{"path": filepath.Join(extra, "x.txt")}); res.IsError || !strings.Contains(res.Content, "x") {
+			t.Errorf("read extra x.txt: %+v", res)
+			break
+		}
+		y := filepath.Join(extra, fmt.Sprintf("y%d.txt", i))
+		if res := call(t, write, obj{"path": y, "content": strings.Repeat("y", i)}); res.IsError {
+			t.Errorf("write %s: %+v", y, res)
+			break
+		}
+		if got, err := os.ReadFile(y); err != nil || string(got) != strings.Repeat("y", i) {
+			t.Errorf("%s holds %q, %v", y, got, err)
+			break
+		}
+		if res := call(t, grep, obj{"pattern": "needle"}); res.IsError || !strings.Contains(res.Content, "a.txt") {
+			t.Errorf("grep: %+v", res)
+			break
+		}
 	}
 	<-done
+	for i := range n {
+		p := filepath.Join(more, fmt.Sprintf("d%d", i), "f.txt")
+		if res := call(t, read, obj{"path": p}); res.IsError || !strings.Contains(res.Content, fmt.Sprintf("more %d", i)) {
+			t.Errorf("read %s after AddRoot: %+v", p, res)
+		}
+	}
 }
 
 // FuzzResolve checks that whatever path the model sends, a path Resolve

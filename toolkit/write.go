@@ -56,7 +56,9 @@ func (t *Write) Effects(args json.RawMessage) (Effects, error) {
 	if err := decodeArgs(writeSchema, args, &p); err != nil {
 		return Effects{}, err
 	}
-	return t.ws.effectsFor(EffectWrite, p.Path)
+	eff, err := t.ws.effectsFor(EffectWrite, p.Path)
+	eff.Summary = p.Path
+	return eff, err
 }
 
 // Run implements [Tool].

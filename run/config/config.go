@@ -25,6 +25,7 @@ type Config struct {
 	Providers map[string]ProviderConfig `koanf:"providers"`
 	Limits    Limits                    `koanf:"limits"`
 	Input     Input                     `koanf:"input"`
+	Bash      Bash                      `koanf:"bash"`
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`
@@ -62,6 +63,15 @@ type Input struct {
 	// StdinInlineMax is the largest stdin put into the prompt as a <stdin>
 	// block; bigger input is spilled to a file.
 	StdinInlineMax ByteSize `koanf:"stdin_inline_max"`
+}
+
+// Bash configures the bash tool.
+type Bash struct {
+	// PathAdd are directories appended to the commands' PATH after it is
+	// cleaned of empty, ".", relative and in-workspace entries: absolute,
+	// or relative to the workspace, such as a workspace bin directory the
+	// user trusts. An untrusted workspace file cannot set it.
+	PathAdd []string `koanf:"path_add"`
 }
 
 // Default returns the built-in defaults: 50 turns, a 30 minute

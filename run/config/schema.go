@@ -29,6 +29,7 @@ const (
 	kindUSD                           // number >= 0
 	kindDuration                      // "30m", "1h30m", or 0
 	kindSize                          // "256KB" or a whole number of bytes
+	kindPathList                      // array of directory names
 )
 
 // field describes one key of the configuration schema.
@@ -80,6 +81,9 @@ func configSchema() *field {
 		),
 		"input", table(
 			"stdin_inline_max", leaf(kindSize),
+		),
+		"bash", table(
+			"path_add", leaf(kindPathList),
 		),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
 		"prices", &field{kind: kindMap, elem: price, name: checkModelName},
@@ -188,8 +192,31 @@ func normalizeLeaf(k valueKind, v any) (any, error) {
 		return normalizeDuration(v)
 	case kindSize:
 		return normalizeSize(v)
+	case kindPathList:
+		return normalizePathList(v)
 	}
 	return normalizeString(k, v)
+}
+
+// normalizePathList checks an array of directory names: each non-empty,
+// without NUL or the PATH separator.
+func normalizePathList(v any) (any, error) {
+	items, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want an array of directory names, got %s", tomlType(v))
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			return nil, fmt.Errorf("want directory names (strings), got %s", tomlType(it))
+		}
+		if strings.TrimSpace(s) == "" || strings.ContainsAny(s, ":\x00") {
+			return nil, fmt.Errorf("want a directory name without ':' or NUL, got %q", s)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // normalizeCount checks a whole number >= 0.
