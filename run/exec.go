@@ -30,9 +30,12 @@ const execDescription = `Examples:
    rubichan exec --allow 'write:**' --allow 'shell:go test ./...' "fix the failing test"
    rubichan exec --policy ci.toml --max-cost 2 --timeout 10m "fix the lint errors" > answer.md
    echo "list the TODO comments" | rubichan exec -
+   rubichan exec --session-id pr-7 "fix the failing test"; rubichan exec --resume pr-7 "address the review"
+   rubichan exec --on-ask defer --session-id rel "publish"; rubichan exec --resume rel --approve all
 
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
-3 stopped by the policy, 4 a limit was reached, 5 the model provider failed,
+3 stopped by the policy or paused for an approval (--on-ask defer),
+4 a limit was reached, 5 the model provider failed,
 130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
 func execCommand(stdin io.Reader, env environment) *cli.Command {

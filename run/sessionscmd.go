@@ -150,7 +150,6 @@ func shortTime(t string) string {
 	return t
 }
 
-
 // writeTranscript renders the lines of a session for a person: each run
 // with its prompt, the model's answers, the tool calls with their
 // decisions and outcomes, and the calls pending approval.

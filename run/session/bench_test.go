@@ -85,4 +85,3 @@ func fileSize(tb testing.TB, path string) int64 {
 	}
 	return fi.Size()
 }
-
