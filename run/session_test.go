@@ -89,6 +89,14 @@ func TestSessionLines(t *testing.T) {
 		"edit result": {Event{Kind: EventToolResult, Turn: 3, Tool: &ToolCallInfo{ID: "c3", Name: "edit"}, Result: &ToolResultInfo{Content: "Edited a.go", Diff: "-a\n+b\n", Changed: []string{"a.go"}}},
 			`{"type":"tool_result","turn":3,"id":"c3","name":"edit","is_error":false,"duration_ms":0,"content":"Edited a.go","diff":"-a\n+b\n","changed":["a.go"]}`},
 		"limit": {Event{Kind: EventLimit, Text: "reached --max-turns 2"}, `{"type":"limit","text":"reached --max-turns 2"}`},
+		"history, user": {Event{Kind: EventHistory, Turn: 1, Message: &llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.ToolResultBlock("c1", "ok\tfine", false), llm.TextBlock("go on")}}},
+			`{"type":"user","turn":1,"blocks":[{"type":"tool_result","tool_use_id":"c1","content":"ok\tfine"},{"type":"text","text":"go on"}]}`},
+		"history, assistant": {Event{Kind: EventHistory, Turn: 2, Message: &llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.ThinkingBlock("hm", "sig"), llm.ToolUseBlock("c2", "bash", json.RawMessage(`{"command":"ls"}`))}}},
+			`{"type":"assistant","turn":2,"model":"m","blocks":[{"type":"thinking","text":"hm","signature":"sig"},{"type":"tool_use","id":"c2","name":"bash","input":{"command":"ls"}}]}`},
+		"pending": {Event{Kind: EventToolDenied, Turn: 1, Tool: tool, Denial: &DenialInfo{Rule: "tools.shell", Fact: "npm publish", Reason: "deferred", Pending: true}},
+			`{"type":"decision","turn":1,"id":"c1","name":"bash","decision":"pending","rule":"tools.shell","fact":"npm publish","reason":"deferred"}`},
+		"end, deferred": {Event{Kind: EventTurnDone, Summary: &Summary{Turns: 1, ExitCode: 3, Pending: []session.Pending{{ID: "c1", Tool: "bash", Fact: "npm publish", Rule: "tools.shell"}}}},
+			`{"type":"end","exit_code":3,"status":"deferred","turns":1,"tool_calls":0,"input_tokens":0,"output_tokens":0,"elapsed_ms":0,"pending":[{"id":"c1","tool":"bash","fact":"npm publish","rule":"tools.shell"}]}`},
 		"error": {Event{Kind: EventError, Err: errors.New("interrupted by terminated")}, `{"type":"error","error":"interrupted by terminated"}`},
 		"end": {Event{Kind: EventTurnDone, Summary: &Summary{Turns: 2, ToolCalls: 1, InputTokens: 30, OutputTokens: 9, Elapsed: 2 * time.Second, ExitCode: exit0, CostUSD: 0.25, CostKnown: true}},
 			`{"type":"end","exit_code":0,"status":"done","turns":2,"tool_calls":1,"input_tokens":30,"output_tokens":9,"elapsed_ms":2000,"cost_usd":0.25}`},
@@ -501,5 +509,35 @@ func BenchmarkSessionRoundTrip(b *testing.B) {
 			// core; the CPU time says what the log costs.
 			b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 		})
+	}
+}
+
+func TestAnswerApply(t *testing.T) {
+	t.Parallel()
+	ask := verdict{Kind: verdictAsk, Rule: "tools.shell", Fact: "npm publish"}
+	deny := verdict{Kind: verdictDeny, Rule: "--deny shell:npm *", Fact: "npm publish"}
+	allow := verdict{Kind: verdictAllow, Rule: "r", Fact: "ls"}
+	tests := map[string]struct {
+		a        answer
+		v        verdict
+		wantKind verdictKind
+		wantRule string
+	}{
+		"approved, same fact":       {answer{Approve: true, Fact: "npm publish"}, ask, verdictAllow, ruleApproved},
+		"approved, another fact":    {answer{Approve: true, Fact: "npm test"}, ask, verdictAsk, "tools.shell"},
+		"approved, a deny rule":     {answer{Approve: true, Fact: "npm publish"}, deny, verdictDeny, "--deny shell:npm *"},
+		"approved, allowed anyway":  {answer{Approve: true, Fact: "ls"}, allow, verdictAllow, "r"},
+		"denied by the person":      {answer{}, ask, verdictDeny, ruleDenied},
+		"denied, allowed by a rule": {answer{}, allow, verdictDeny, ruleDenied},
+		"denied, and by a rule":     {answer{}, deny, verdictDeny, "--deny shell:npm *"},
+	}
+	for name, tc := range tests {
+		got := tc.a.apply(tc.v)
+		if got.Kind != tc.wantKind || got.Rule != tc.wantRule {
+			t.Errorf("%s: got %v by %q, want %v by %q", name, got.Kind, got.Rule, tc.wantKind, tc.wantRule)
+		}
+		if tc.wantRule == ruleDenied && got.Message != deniedByPerson {
+			t.Errorf("%s: the model is told %q", name, got.Message)
+		}
 	}
 }
