@@ -106,7 +106,15 @@ func Parse(data []byte) (*Session, error) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(items); i += workers {
-				items[i].err = json.Unmarshal(items[i].raw, &items[i].line)
+				it := &items[i]
+				if it.n > 1 {
+					var ok bool
+					if it.line, ok = parseConv(it.raw); ok {
+						continue
+					}
+					it.line = Line{}
+				}
+				it.err = json.Unmarshal(it.raw, &it.line)
 			}
 		}()
 	}
