@@ -4,22 +4,30 @@ PKGS    ?= ./...
 # e.g. make bench PKGS=./run/ BENCHTIME=3x for a quick look
 BENCHTIME ?= 1s
 
-.PHONY: build test vet race bench install demo fmt clean
+.PHONY: build test vet race bench install demo fmt clean mods
 
-build:
+# The first build on a fresh machine downloads the modules (about 9 s) and
+# compiles them (minutes on a small machine): say so, and show each download.
+mods:
+	@$(GO) mod download -x 2>&1 | awk '/^# get .*\.zip$$/ { \
+	  if (!n++) print "downloading Go modules (once: about 10 s; the first build then compiles them, minutes on 2 cores)"; \
+	  sub(/^# get https:\/\/[^\/]*\//, ""); sub(/\/@v\//, " "); sub(/\.zip$$/, ""); print "  " $$0 }'
+	@$(GO) mod download
+
+build: mods
 	$(GO) build -o $(BIN) .
 
-vet:
+vet: mods
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 
 test: vet
 	$(GO) test -race -count=1 $(PKGS)
 
-bench:
+bench: mods
 	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) -benchmem $(PKGS)
 
-install:
+install: mods
 	$(GO) install .
 
 # An offline run against a scripted model server: no API key, no network.

@@ -28,7 +28,7 @@ const (
 // defaults above; HTTPClient defaults to a client without timeout (the
 // caller's context bounds the call).
 type AnthropicConfig struct {
-	BaseURL    string            // without /v1; default DefaultAnthropicBaseURL
+	BaseURL    string            // with or without a final /v1; default DefaultAnthropicBaseURL
 	APIKey     string            // sent as x-api-key; never appears in errors
 	Version    string            // anthropic-version header
 	Headers    map[string]string // extra headers, e.g. anthropic-beta
@@ -65,8 +65,11 @@ func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
 	if cfg.Version == "" {
 		cfg.Version = DefaultAnthropicVersion
 	}
+	// The API lives under /v1; a base URL that names it already (as
+	// OpenAI-style settings do) must not get a second one.
+	base := strings.TrimSuffix(strings.TrimRight(cfg.BaseURL, "/"), "/v1")
 	return &AnthropicClient{cfg: cfg, t: newTransport(transportOptions{
-		Provider: "anthropic", Base: cfg.BaseURL, Path: "/v1/messages", Client: cfg.HTTPClient, Clock: cfg.Clock,
+		Provider: "anthropic", Base: base, Path: "/v1/messages", Client: cfg.HTTPClient, Clock: cfg.Clock,
 		Extra: cfg.Headers, Fixed: map[string]string{"anthropic-version": cfg.Version},
 		KeyHeader: "x-api-key", Key: cfg.APIKey,
 	})}
@@ -170,7 +173,7 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 	if c.cfg.PromptCaching {
 		markLastCacheable(w.Messages)
 	}
-	body, err := json.Marshal(w)
+	body, err := marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
@@ -187,7 +190,7 @@ func (c *AnthropicClient) encodeSystem(system string) (json.RawMessage, error) {
 	if c.cfg.PromptCaching {
 		v = []antBlock{{Type: "text", Text: &system, CacheControl: ephemeral()}}
 	}
-	raw, err := json.Marshal(v)
+	raw, err := marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode system prompt: %w", err)
 	}

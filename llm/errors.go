@@ -95,6 +95,7 @@ type APIError struct {
 	Type       string        // the provider's error type or code, if any
 	Message    string        // the provider's message, API key redacted
 	RequestID  string        // the provider's request id header, if any
+	URL        string        // on a 404: the URL posted to, without credentials
 	RetryAfter time.Duration // from retry-after-ms or retry-after; 0 if none
 	Retryable  bool          // the failure is transient
 	Partial    bool          // content was streamed before the failure
@@ -127,6 +128,11 @@ func (e *APIError) Error() string {
 	if msg != "" {
 		b.WriteString(": ")
 		b.WriteString(msg)
+	}
+	if e.URL != "" {
+		b.WriteString(" (POST ")
+		b.WriteString(e.URL)
+		b.WriteString("; check the base URL)")
 	}
 	if e.Partial {
 		b.WriteString(" (after content was streamed)")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ const maxErrorBody = 64 << 10
 type transport struct {
 	provider string
 	url      string
+	shownURL string // url without credentials, for errors
 	hc       *http.Client
 	header   http.Header // cloned for every request
 	redact   func(string) string
@@ -64,7 +66,19 @@ func newTransport(o transportOptions) transport {
 	if o.Key != "" {
 		h.Set(o.KeyHeader, o.KeyPrefix+o.Key)
 	}
-	return transport{provider: o.Provider, url: strings.TrimRight(o.Base, "/") + o.Path, hc: hc, header: h, redact: redactor(o.Key), clock: clk}
+	u := strings.TrimRight(o.Base, "/") + o.Path
+	return transport{provider: o.Provider, url: u, shownURL: withoutCredentials(u), hc: hc, header: h, redact: redactor(o.Key), clock: clk}
+}
+
+// withoutCredentials returns the URL without user info, query and
+// fragment, which may carry keys.
+func withoutCredentials(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
 }
 
 // stream posts body and returns the answer's event stream read by dec.
@@ -95,7 +109,11 @@ func (t *transport) post(ctx context.Context, body []byte) (*http.Response, erro
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, statusError(t.provider, resp, raw, t.redact, t.clock.Now())
+		e := statusError(t.provider, resp, raw, t.redact, t.clock.Now())
+		if e.Kind == KindNotFound {
+			e.URL = t.shownURL
+		}
+		return nil, e
 	}
 	if ct := resp.Header.Get("content-type"); strings.HasPrefix(ct, "application/json") {
 		// Some gateways answer an error, or a server that ignores
@@ -233,4 +251,17 @@ func redactor(key string) func(string) string {
 func isJSONObject(raw []byte) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && raw[0] == '{' && json.Valid(raw)
+}
+
+// marshal encodes v as JSON without HTML escaping: a request body is no
+// web page, and `<`, `>` and `&`, common in code, would take six bytes
+// each (\u003c) on every turn.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -18,7 +19,8 @@ type OpenAIConfig struct {
 	// "ollama", ...; default "openai".
 	Provider string
 	// BaseURL is the URL that /chat/completions is appended to, usually
-	// ending in /v1; default DefaultOpenAIBaseURL.
+	// ending in /v1; a bare host (https://api.openai.com,
+	// http://localhost:11434) gets /v1 added. Default DefaultOpenAIBaseURL.
 	BaseURL string
 	// APIKey is sent as a bearer token; empty sends no Authorization header
 	// (Ollama, local servers).
@@ -55,7 +57,7 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAIClient {
 		cfg.MaxTokensField = "max_tokens"
 	}
 	return &OpenAIClient{cfg: cfg, t: newTransport(transportOptions{
-		Provider: cfg.Provider, Base: cfg.BaseURL, Path: "/chat/completions", Client: cfg.HTTPClient, Clock: cfg.Clock,
+		Provider: cfg.Provider, Base: openAIBase(cfg.BaseURL), Path: "/chat/completions", Client: cfg.HTTPClient, Clock: cfg.Clock,
 		Extra: cfg.Headers, KeyHeader: "authorization", KeyPrefix: "Bearer ", Key: cfg.APIKey,
 	})}
 }
@@ -139,7 +141,7 @@ func (c *OpenAIClient) encode(req Request) ([]byte, error) {
 	for _, t := range req.Tools {
 		w.Tools = append(w.Tools, oaiTool{Type: "function", Function: oaiFunctionDef{Name: t.Name, Description: t.Description, Parameters: toolSchema(t)}})
 	}
-	body, err := json.Marshal(w)
+	body, err := marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
 	}
@@ -201,4 +203,16 @@ func encodeOpenAIMessages(system string, msgs []Message) []oaiMessage {
 		}
 	}
 	return out
+}
+
+// openAIBase adds /v1 to a base URL that is a bare host: every
+// OpenAI-compatible server serves the API under /v1 there. A URL with a
+// path (/v1, /api/v1, /openai/v1, a gateway's route) is used as given.
+func openAIBase(base string) string {
+	base = strings.TrimRight(base, "/")
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || u.Path != "" || u.RawQuery != "" {
+		return base
+	}
+	return base + "/v1"
 }

@@ -309,7 +309,7 @@ func (p *Policy) commandFact(rf rawFact) Fact {
 	case f.Decision == 0 && tainted.Rule != "":
 		f.Decision, f.Rule, f.Reason = tainted.Decision, tainted.Rule, tainted.Reason
 	case f.Decision == 0:
-		f.Decision, f.Rule, f.Reason = p.fallback(ClassShell)
+		f.Decision, f.Rule, f.Reason = p.fallback(ClassShell, FactCommand, f.Value)
 	}
 	return f
 }
@@ -353,13 +353,25 @@ func (r *rule) explain(matched string) string {
 	return s
 }
 
-// fallback returns the decision, rule name and reason for a fact no rule
-// matched.
-func (p *Policy) fallback(c Class) (Decision, string, string) {
+// fallback returns the decision, rule name and reason for a fact of class
+// c that no rule matched, in plain words: "no rule allows writing
+// notes.txt; the default is to ask".
+func (p *Policy) fallback(c Class, kind FactKind, value string) (Decision, string, string) {
+	d, rule := p.defaults, RuleDefault
 	if p.tools[c] != 0 {
-		return p.tools[c], fmt.Sprintf(ruleToolsFmt, c), "no rule matches; the " + c.String() + " fallback applies"
+		d, rule = p.tools[c], fmt.Sprintf(ruleToolsFmt, c)
 	}
-	return p.defaults, RuleDefault, "no rule matches; the default applies"
+	what := "running " + shorten(value, 80)
+	switch kind {
+	case FactRead:
+		what = "reading " + shorten(value, 80)
+	case FactWrite:
+		what = "writing " + shorten(value, 80)
+	}
+	if d == Allow {
+		return d, rule, "no rule matches " + what[strings.IndexByte(what, ' ')+1:] + "; the default is to allow"
+	}
+	return d, rule, "no rule allows " + what + "; the default is to " + d.String()
 }
 
 // pathFact judges one path of class c.
@@ -409,7 +421,7 @@ func (p *Policy) pathFact(c Class, kind FactKind, name string) Fact {
 		f.Decision, f.Rule, f.Reason = Ask, unnamed.Rule, unnamed.Reason+gitDirReason
 		return f
 	}
-	f.Decision, f.Rule, f.Reason = p.fallback(c)
+	f.Decision, f.Rule, f.Reason = p.fallback(c, kind, clean)
 	if gitDir && f.Decision == Allow {
 		f.Decision, f.Reason = Ask, f.Reason+gitDirReason
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/rubichan/rubichan/policy/tomlpos"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,9 +58,10 @@ type document struct {
 }
 
 type defaultsDoc struct {
-	Decision    *string `toml:"decision"`
-	HeadlessAsk *string `toml:"headless_ask"`
-	MaxDenials  *int    `toml:"max_denials"`
+	Decision      *string `toml:"decision"`
+	HeadlessAsk   *string `toml:"headless_ask"`
+	MaxDenials    *int    `toml:"max_denials"`
+	SecretDenials *bool   `toml:"secret_denials"`
 }
 
 type toolsDoc struct {
@@ -113,6 +115,18 @@ func Load(file string) (*Policy, error) {
 //go:embed default.toml
 var defaultPolicy []byte
 
+//go:embed secrets.toml
+var secretsPolicy []byte
+
+// RuleSecrets is the id of the built-in secret-file denials that every
+// policy inherits (see [Parse]).
+const RuleSecrets = "default-secrets"
+
+// secretsOffWarning is the warning of a policy that turns the built-in
+// secret-file denials off.
+const secretsOffWarning = "secret_denials = false: the built-in denials of secret files " +
+	"(.env, *.pem, *.key, id_rsa*, .netrc, .npmrc, .pypirc, .git/config) are off, so the model may read them"
+
 // DefaultName is the name of the built-in policy.
 const DefaultName = "built-in default policy"
 
@@ -128,7 +142,17 @@ func Default() *Policy {
 }
 
 // Parse parses a policy file's contents; name names it in errors and in
-// rule ids. Parsing is strict: unknown keys, unknown classes or decisions,
+// rule ids.
+//
+// Every policy inherits two things from the built-in one. The built-in
+// secret-file denials (rule [RuleSecrets]: .env, keys, .netrc, .git/config,
+// …) are added to its rules, so, deny winning, a file can add to them but
+// not allow what they deny; only `[defaults] secret_denials = false` turns
+// them off, and the policy then carries a warning. And a file that says
+// nothing about reads (no `[tools] read`, no read rule) gets the built-in read behaviour, allow, whatever its default: a
+// headless agent that cannot read is blind.
+//
+// Parsing is strict: unknown keys, unknown classes or decisions,
 // bad globs and command patterns are errors, and so is a failing [[test]].
 // Errors are [*LoadError].
 func Parse(name string, data []byte) (*Policy, error) {
@@ -196,6 +220,12 @@ func (b *builder) build(doc *document) (*Policy, error) {
 	if err := b.tools(p, doc.Tools); err != nil {
 		return nil, err
 	}
+	if p.tools[ClassRead] == 0 && !slices.ContainsFunc(doc.Rule, func(r ruleDoc) bool {
+		c, err := ParseClass(r.Tool)
+		return err == nil && c == ClassRead
+	}) {
+		p.tools[ClassRead] = Allow
+	}
 	if err := b.shell(p, doc.Shell); err != nil {
 		return nil, err
 	}
@@ -211,6 +241,9 @@ func (b *builder) build(doc *document) (*Policy, error) {
 		ids[r.id] = true
 		p.rules = append(p.rules, r)
 	}
+	if doc.Defaults == nil || doc.Defaults.SecretDenials == nil || *doc.Defaults.SecretDenials {
+		p.rules = append(p.rules, secretRules()...)
+	}
 	for i, td := range doc.Test {
 		t, err := b.test(i, td)
 		if err != nil {
@@ -219,7 +252,29 @@ func (b *builder) build(doc *document) (*Policy, error) {
 		p.tests = append(p.tests, t)
 	}
 	p.warnings = coverageWarnings(p.rules)
+	p.secretsOff = doc.Defaults != nil && doc.Defaults.SecretDenials != nil && !*doc.Defaults.SecretDenials
 	return p, nil
+}
+
+// secretRules returns the built-in secret-file denials.
+func secretRules() []*rule {
+	var doc document
+	if err := toml.Unmarshal(secretsPolicy, &doc); err != nil {
+		panic(err) // the embedded file is tested; never reached
+	}
+	b := builder{name: DefaultName}
+	var out []*rule
+	for i, rd := range doc.Rule {
+		id := rd.ID
+		rd.ID = "" // reserved in files
+		r, err := b.rule(i, rd)
+		if err != nil {
+			panic(err)
+		}
+		r.id = id
+		out = append(out, r)
+	}
+	return out
 }
 
 // defaults reads the [defaults] table into p.
@@ -305,7 +360,7 @@ func (b *builder) shell(p *Policy, s *shellDoc) error {
 // rule made (a guard, the fallback, a command-line rule).
 func reservedID(id string) bool {
 	switch id {
-	case RuleDefault, RuleOpaque, RuleGuard, RuleSession:
+	case RuleDefault, RuleOpaque, RuleGuard, RuleSession, RuleSecrets:
 		return true
 	}
 	for _, p := range []string{"tools.", "shell.", "defaults.", "--"} {
@@ -322,7 +377,7 @@ func (b *builder) rule(i int, rd ruleDoc) (*rule, error) {
 	if r.id == "" {
 		r.id = fmt.Sprintf("%s rule %d", b.name, i+1)
 	} else if reservedID(r.id) {
-		return nil, b.errf(key+".id", "id %q is reserved for decisions no rule makes", r.id)
+		return nil, b.errf(key+".id", "id %q is reserved for the built-in rules and decisions no rule makes", r.id)
 	}
 	var err error
 	if rd.Tool == "" {

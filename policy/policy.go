@@ -77,17 +77,19 @@ func (c Class) String() string {
 	return fmt.Sprintf("class(%d)", uint8(c))
 }
 
-// ParseClass parses "read", "write" or "shell".
+// ParseClass parses "read", "write" or "shell", or the name of a tool,
+// which stands for its class: "grep", "glob" and "ls" for read, "edit" for
+// write, "bash" for shell.
 func ParseClass(s string) (Class, error) {
 	switch s {
-	case "read":
+	case "read", "grep", "glob", "ls":
 		return ClassRead, nil
-	case "write":
+	case "write", "edit":
 		return ClassWrite, nil
-	case "shell":
+	case "shell", "bash":
 		return ClassShell, nil
 	}
-	return 0, fmt.Errorf("unknown tool class %q (want read, write or shell)", s)
+	return 0, fmt.Errorf("unknown tool class %q (want read, write or shell; a tool name stands for its class: read, grep, glob, ls → read; write, edit → write; bash → shell)", s)
 }
 
 // HeadlessAsk is what "ask" means when nobody is there to answer.
@@ -167,6 +169,7 @@ type Policy struct {
 	rules      []*rule
 	tests      []selfTest
 	warnings   []string
+	secretsOff bool // [defaults] secret_denials = false
 }
 
 // Name names where the policy came from: a file path, or "built-in default
@@ -189,8 +192,15 @@ func (p *Policy) Shell() ShellOptions { return p.shell }
 
 // Warnings returns the load-time warnings, such as an allow rule that a deny
 // rule fully covers and so can never take effect. The runner prints them on
-// stderr.
-func (p *Policy) Warnings() []string { return slices.Clone(p.warnings) }
+// stderr. A policy that turns the built-in secret-file denials off always
+// warns about it.
+func (p *Policy) Warnings() []string {
+	w := slices.Clone(p.warnings)
+	if p.secretsOff {
+		w = append(w, secretsOffWarning)
+	}
+	return w
+}
 
 // Fallback returns the decision for a fact of class c that no rule matches:
 // the [tools] entry for the class, else the default.

@@ -120,7 +120,10 @@ func (s *activitySink) handle(ev Event) {
 		if d.Pending {
 			msg = fmt.Sprintf("⏸ pending approval (%s): %s", d.Rule, clip(d.Fact, 100))
 		} else if d.Reason != "" {
-			msg += " (" + clip(d.Reason, 100) + ")"
+			msg += " (" + clip(d.Reason, 160) + ")"
+		}
+		if len(d.Allow) > 0 && !d.Pending {
+			msg += " (allow with " + clip(allowFlags(d.Allow), 200) + ")"
 		}
 		s.line("%s", p.deny.Sprint(msg))
 	case EventToolResult:
@@ -173,10 +176,23 @@ func formatSummary(sum *Summary) string {
 	}
 	line := fmt.Sprintf("%d %s · %s in / %s out tokens · %s",
 		sum.Turns, turns, formatTokens(sum.InputTokens), formatTokens(sum.OutputTokens), formatDuration(sum.Elapsed))
+	if sum.Denials > 0 {
+		line += fmt.Sprintf(" · %d denied", sum.Denials)
+	}
 	if sum.CostKnown {
 		line += " · " + formatUSD(sum.CostUSD)
 	}
 	return line
+}
+
+// allowFlags writes --allow rules as shell words a user can paste:
+// --allow 'write:notes.txt'.
+func allowFlags(rules []string) string {
+	parts := make([]string, len(rules))
+	for i, r := range rules {
+		parts[i] = "--allow '" + strings.ReplaceAll(r, "'", `'\''`) + "'"
+	}
+	return strings.Join(parts, " ")
 }
 
 // formatTokens renders 812, 12.3k or 1.2M.

@@ -61,11 +61,19 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		return usageError{err}
 	}
 	app := &cli.App{
-		Name:                 "rubichan",
-		Usage:                "a headless coding agent for pipelines",
-		UsageText:            "rubichan exec [flags] [PROMPT...]\nrubichan version",
-		Description:          appDescription,
-		Version:              version,
+		Name:  "rubichan",
+		Usage: "a headless coding agent for pipelines",
+		UsageText: "rubichan exec [flags] [PROMPT...]\n" +
+			"rubichan policy check [flags] --tool CLASS -- ARG\n" +
+			"rubichan config show [flags]\n" +
+			"rubichan version\n" +
+			"rubichan help [COMMAND]",
+		Description: appDescription,
+		Version:     readBuildInfo().String(),
+		// -v is --verbose under exec; the version has its long flag only
+		// (and the version command), so -v never means two things.
+		HideVersion:          true,
+		Flags:                []cli.Flag{&cli.BoolFlag{Name: "version", Usage: "print the version"}},
 		Reader:               stdin,
 		Writer:               stdout,
 		ErrWriter:            stderr,
@@ -96,6 +104,12 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 // rootAction runs when no command was named: bare `rubichan` prints help on
 // stderr, anything else is an unknown command. Both are usage errors.
 func rootAction(c *cli.Context) error {
+	if c.Bool("version") {
+		return printVersion(c)
+	}
+	if c.Args().First() == "help" {
+		return helpAction(c)
+	}
 	if c.NArg() == 0 {
 		c.App.Writer = c.App.ErrWriter
 		_ = cli.ShowAppHelp(c)
@@ -113,11 +127,31 @@ func versionCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return usagef("version takes no arguments")
 			}
-			// The same line as --version prints.
-			if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, version); err != nil {
-				return stdoutError{err}
-			}
-			return nil
+			return printVersion(c)
 		},
 	}
+}
+
+// printVersion prints the line of `rubichan version` and `--version`.
+func printVersion(c *cli.Context) error {
+	if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, c.App.Version); err != nil {
+		return stdoutError{err}
+	}
+	return nil
+}
+
+// helpAction is `rubichan help [COMMAND]`: the help on stdout, as --help
+// prints it. It never runs the agent.
+func helpAction(c *cli.Context) error {
+	switch c.NArg() {
+	case 1:
+		return cli.ShowAppHelp(c)
+	case 2:
+		name := c.Args().Get(1)
+		if c.App.Command(name) == nil {
+			return usagef("help: unknown command %q; the commands are exec, policy, config and version", name)
+		}
+		return cli.ShowCommandHelp(c, name)
+	}
+	return usagef("help takes at most one command name")
 }

@@ -49,8 +49,10 @@ func TestAppUsage(t *testing.T) {
 	}{
 		"bare":                    {args: nil, wantCode: exitUsage, wantStderr: []string{"USAGE", "rubichan exec"}},
 		"unknown command":         {args: []string{"fix it"}, wantCode: exitUsage, wantStderr: []string{`unknown command "fix it"`, `rubichan exec "fix it"`}},
-		"version":                 {args: []string{"version"}, wantCode: exitOK, wantStdout: "rubichan version dev\n"},
-		"--version":               {args: []string{"--version"}, wantCode: exitOK, wantStdout: "rubichan version dev\n"},
+		"version":                 {args: []string{"version"}, wantCode: exitOK, wantStdout: "rubichan version " + readBuildInfo().String() + "\n"},
+		"--version":               {args: []string{"--version"}, wantCode: exitOK, wantStdout: "rubichan version " + readBuildInfo().String() + "\n"},
+		"-v is not --version":     {args: []string{"-v"}, wantCode: exitUsage, wantStderr: []string{"unknown flag -v: the version is --version", "-v is --verbose"}},
+		"help unknown":            {args: []string{"help", "bogus"}, wantCode: exitUsage, wantStderr: []string{`help: unknown command "bogus"`}},
 		"unknown flag":            {args: []string{"exec", "fix", "--bogus"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"unknown flag --bogus", "rubichan exec --help"}},
 		"bad flag value":          {args: []string{"exec", "fix", "--max-turns", "many"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"max-turns"}},
 		"zero max turns":          {args: []string{"exec", "fix", "--max-turns", "0"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"--max-turns: must be at least 1, got 0"}},
@@ -92,6 +94,35 @@ func TestAppUsage(t *testing.T) {
 				t.Errorf("stderr shows the API key:\n%s", stderr)
 			}
 		})
+	}
+}
+
+// TestHelpCommand checks that `rubichan help` prints the help (never
+// suggesting a paid `rubichan exec "help"`), that the usage lists every
+// command, and the one meaning of -v and -m.
+func TestHelpCommand(t *testing.T) {
+	tests := map[string]struct {
+		args []string
+		want []string
+	}{
+		"help": {[]string{"help"}, []string{"USAGE:\n   rubichan exec [flags] [PROMPT...]\n   rubichan policy check [flags] --tool CLASS -- ARG\n   rubichan config show [flags]\n   rubichan version\n   rubichan help [COMMAND]\n",
+			"--version", "exec", "policy", "config"}},
+		"help exec":   {[]string{"help", "exec"}, []string{"--verbose, -v", "--model NAME, -m NAME"}},
+		"help policy": {[]string{"help", "policy"}, []string{"work with policy files"}},
+	}
+	for name, tc := range tests {
+		code, stdout, stderr := runCLI(t, fakeEnv(nil), "", tc.args...)
+		if code != exitOK || stderr != "" {
+			t.Errorf("%s: exit %d, stderr %q", name, code, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%s: stdout does not contain %q:\n%s", name, w, stdout)
+			}
+		}
+		if strings.Contains(stdout+stderr, `exec "help"`) || strings.Contains(stdout, "--version, -v") {
+			t.Errorf("%s: help suggests a model call or -v for the version:\n%s", name, stdout)
+		}
 	}
 }
 

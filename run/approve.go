@@ -88,7 +88,8 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 	}
 	r := a.pol.Decide(act)
 	// The activity line shows a command as itself: "curl x", not "command: curl x".
-	v := verdict{Rule: r.Rule, Fact: strings.TrimPrefix(r.Fact, "command: "), Reason: r.Reason, Message: r.Message()}
+	v := verdict{Rule: r.Rule, Fact: strings.TrimPrefix(r.Fact, "command: "), Reason: r.Reason, Message: r.Message(),
+		Allow: a.pol.AllowRules(act, r)}
 	switch r.Decision {
 	case policy.Allow:
 		v.Kind = verdictAllow

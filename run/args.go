@@ -87,7 +87,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 }
 
 // unknownGlobalFlag is the usage error for a first word that looks like a
-// flag but is none of rubichan's own (--help, --version): urfave/cli would
+// flag but is none of rubichan's own (--help, --version; -v is exec's --verbose): urfave/cli would
 // say "flag provided but not defined: -bogus". Command flags go after the
 // command, so the error lists the commands.
 func unknownGlobalFlag(app *cli.App, first string) error {
@@ -95,12 +95,15 @@ func unknownGlobalFlag(app *cli.App, first string) error {
 		return nil
 	}
 	name, _, _ := strings.Cut(strings.TrimLeft(first, "-"), "=")
-	for _, f := range []cli.Flag{cli.HelpFlag, cli.VersionFlag} {
+	for _, f := range append([]cli.Flag{cli.HelpFlag}, app.Flags...) {
 		for _, n := range f.Names() {
 			if n == name && !strings.HasPrefix(first, "---") {
 				return nil
 			}
 		}
+	}
+	if name == "v" {
+		return usagef("unknown flag %s: the version is --version (or rubichan version); -v is --verbose, a flag of exec", first)
 	}
 	var names []string
 	for _, c := range app.Commands {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,58 @@ func buildRubichan(b *testing.B) string {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// floorSource is the floor the start-up and memory figures are compared
+// with, measured in the same run: an empty Go program, which with an
+// argument idles 50 ms so that its memory can be sampled.
+const floorSource = `package main
+
+import (
+	"os"
+	"time"
+)
+
+func main() {
+	if len(os.Args) > 1 {
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+`
+
+// buildFloor builds [floorSource] into a temporary directory.
+func buildFloor(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	src := filepath.Join(dir, "floor.go")
+	if err := os.WriteFile(src, []byte(floorSource), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "floor")
+	cmd := exec.Command("go", "build", "-o", bin, src)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build floor: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// floorRSS returns the peak RSS of the floor program.
+func floorRSS(b *testing.B, floor string) int64 {
+	b.Helper()
+	rss, err := runPeakRSS(exec.Command(floor, "idle"))
+	if err != nil || rss == 0 {
+		b.Fatalf("floor: rss %d, %v", rss, err)
+	}
+	return rss
+}
+
+// benchEnv is the environment of a benchmarked run: a key, the scripted
+// server, and a state directory of its own, as on a CI runner that has
+// no HOME (the session log must go somewhere).
+func benchEnv(b *testing.B, url string) []string {
+	return []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + url, "PATH=" + os.Getenv("PATH"),
+		"TMPDIR=" + b.TempDir(), "XDG_STATE_HOME=" + b.TempDir()}
 }
 
 // runPeakRSS runs cmd and returns the peak resident set size of the
@@ -72,20 +125,38 @@ func runPeakRSS(cmd *exec.Cmd) (int64, error) {
 }
 
 // BenchmarkVersion is the start-up cost of the binary: `rubichan version`.
-// Target: 10 ms.
+// Target: 10 ms. The floor is an empty Go program started in the same
+// iteration; x-floor is the ratio.
 func BenchmarkVersion(b *testing.B) {
-	bin := buildRubichan(b)
-	version := func() {
+	bin, floor := buildRubichan(b), buildFloor(b)
+	version := func() time.Duration {
+		start := time.Now()
 		if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.HasPrefix(string(out), "rubichan version ") {
 			b.Fatalf("version: %q, %v", out, err)
 		}
+		return time.Since(start)
+	}
+	empty := func() time.Duration {
+		start := time.Now()
+		if err := exec.Command(floor).Run(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
 	}
 	// The first run of a freshly written binary pays for loading it into
 	// the page cache; with a short -benchtime it would dominate.
 	version()
+	empty()
+	var ours, base time.Duration
 	for b.Loop() {
-		version()
+		ours += version()
+		b.StopTimer()
+		base += empty()
+		b.StartTimer()
 	}
+	b.ReportMetric(float64(ours.Microseconds())/float64(b.N)/1000, "ms/start")
+	b.ReportMetric(float64(base.Microseconds())/float64(b.N)/1000, "floor-ms/start")
+	b.ReportMetric(float64(ours)/float64(base), "x-floor")
 }
 
 // toolTurns is a script of n tool-call turns and a final answer.
@@ -101,14 +172,34 @@ func toolTurns(n int, name, args string) llmtest.Script {
 	return s
 }
 
+// rawRoundTrips is the floor of the loop's round trip: the same requests to
+// the same scripted server with net/http, each answer read to its end,
+// nothing parsed or judged.
+func rawRoundTrips(b *testing.B) time.Duration {
+	srv := llmtest.NewServer(toolTurns(roundTrips, "noop", `{"path":"a.go"}`))
+	defer srv.Close()
+	body := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"go"}]}`
+	start := time.Now()
+	for range roundTrips + 1 {
+		resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	return time.Since(start)
+}
+
 // BenchmarkLoopRoundTrip measures the loop's own cost per tool round trip
 // (request, SSE parsing, policy, result, next request) against the local
-// scripted server, with a tool that does nothing. Target: 1 ms.
+// scripted server, with a tool that does nothing. Target: 1 ms. The floor
+// is [rawRoundTrips], in the same iteration; x-floor is the ratio.
 func BenchmarkLoopRoundTrip(b *testing.B) {
 	noop := &fakeTool{name: "noop", kind: toolkit.EffectRead, result: func(json.RawMessage) (toolkit.Result, error) {
 		return toolkit.Result{Content: "ok"}, nil
 	}}
-	var total time.Duration
+	var total, floor time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		srv := llmtest.NewServer(toolTurns(roundTrips, "noop", `{"path":"a.go"}`))
@@ -123,15 +214,20 @@ func BenchmarkLoopRoundTrip(b *testing.B) {
 		total += time.Since(start)
 		b.StopTimer()
 		srv.Close()
+		floor += rawRoundTrips(b)
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(total.Microseconds())/float64(b.N*(roundTrips+1))/1000, "ms/roundtrip")
+	b.ReportMetric(float64(floor.Microseconds())/float64(b.N*(roundTrips+1))/1000, "floor-ms/roundtrip")
+	b.ReportMetric(float64(total)/float64(floor), "x-floor")
 }
 
 // BenchmarkRunRSS runs the binary through 50 round trips of the real ls
-// tool and reports its peak RSS (target 20 MB) and wall time per round trip.
+// tool and reports its peak RSS (target 20 MB) and wall time per round
+// trip; x-floor is the RSS over an idle empty Go program's.
 func BenchmarkRunRSS(b *testing.B) {
 	bin := buildRubichan(b)
+	base := floorRSS(b, buildFloor(b))
 	ws := b.TempDir()
 	for i := range 20 {
 		os.WriteFile(filepath.Join(ws, fmt.Sprintf("f%02d.go", i)), []byte("package x\n"), 0o644)
@@ -141,19 +237,21 @@ func BenchmarkRunRSS(b *testing.B) {
 	for b.Loop() {
 		srv := llmtest.NewServer(toolTurns(roundTrips, "ls", `{"path":"."}`))
 		cmd := exec.Command(bin, "exec", "-C", ws, "--quiet", "--max-turns", fmt.Sprint(roundTrips+1), "list the files")
-		cmd.Env = []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL(), "PATH=" + os.Getenv("PATH"), "TMPDIR=" + b.TempDir()}
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
+		cmd.Env = benchEnv(b, srv.URL())
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
 		start := time.Now()
 		rss, err := runPeakRSS(cmd)
 		total += time.Since(start)
 		srv.Close()
 		if err != nil || out.String() != "done\n" {
-			b.Fatalf("run: %v\n%s", err, out.String())
+			b.Fatalf("run: %v\nstdout: %s\nstderr: %s", err, out.String(), errOut.String())
 		}
 		peak = max(peak, rss)
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "MB-peak-RSS")
+	b.ReportMetric(float64(base)/(1<<20), "floor-MB-peak-RSS")
+	b.ReportMetric(float64(peak)/float64(base), "x-floor")
 	b.ReportMetric(float64(total.Microseconds())/float64(b.N*(roundTrips+1))/1000, "ms/roundtrip")
 	if peak > runRSSTarget {
 		b.Errorf("peak RSS %.1f MB, target %d MB", float64(peak)/(1<<20), runRSSTarget>>20)
@@ -162,15 +260,17 @@ func BenchmarkRunRSS(b *testing.B) {
 
 // BenchmarkSpillRSS pipes 1 GB into the binary and reports its peak RSS
 // (target 50 MB): the spill path must stream, never hold the input.
+// x-floor is the RSS over an idle empty Go program's.
 func BenchmarkSpillRSS(b *testing.B) {
 	bin := buildRubichan(b)
+	base := floorRSS(b, buildFloor(b))
 	var peak int64
 	b.SetBytes(spillSize)
 	for b.Loop() {
 		srv := llmtest.NewServer(llmtest.Script{Turns: []llmtest.Turn{{Text: []string{"seen"}}}})
 		tmp := b.TempDir()
 		cmd := exec.Command(bin, "exec", "-C", b.TempDir(), "summarize")
-		cmd.Env = []string{"ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + srv.URL(), "PATH=" + os.Getenv("PATH"), "TMPDIR=" + tmp}
+		cmd.Env = append(benchEnv(b, srv.URL()), "TMPDIR="+tmp) // the last TMPDIR wins
 		cmd.Stdin = io.LimitReader(zeroLines{}, spillSize)
 		var out strings.Builder
 		cmd.Stdout = &out
@@ -185,6 +285,8 @@ func BenchmarkSpillRSS(b *testing.B) {
 		peak = max(peak, rss)
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "MB-peak-RSS")
+	b.ReportMetric(float64(base)/(1<<20), "floor-MB-peak-RSS")
+	b.ReportMetric(float64(peak)/float64(base), "x-floor")
 	if peak > spillRSSTarget {
 		b.Errorf("peak RSS %.1f MB with 1 GB of stdin, target %d MB", float64(peak)/(1<<20), spillRSSTarget>>20)
 	}

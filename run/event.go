@@ -86,10 +86,15 @@ type ToolResultInfo struct {
 
 // DenialInfo is why the policy refused a call.
 type DenialInfo struct {
-	Rule    string // the rule's id, or where the decision came from
-	Fact    string // what it matched: a command, a path
-	Reason  string
-	Pending bool // not refused: left for a person to approve (--on-ask defer)
+	Rule   string // the rule's id, or where the decision came from
+	Fact   string // what it matched: a command, a path
+	Reason string
+	// Allow are the narrowest --allow rules (CLASS:PATTERN) that would
+	// have let the call through; empty when no --allow can.
+	Allow []string
+	// Pending says the call was not refused but left for a person to
+	// approve (--on-ask defer).
+	Pending bool
 }
 
 // AllowInfo is why the policy allowed a call.
@@ -110,6 +115,7 @@ type RetryInfo struct {
 type Summary struct {
 	Turns        int
 	ToolCalls    int
+	Denials      int // calls the policy refused
 	InputTokens  int64
 	OutputTokens int64
 	Elapsed      time.Duration

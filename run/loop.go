@@ -314,6 +314,7 @@ func (l *loop) summary(start time.Time, code int) *Summary {
 	return &Summary{
 		Turns:        l.turns,
 		ToolCalls:    l.toolCalls,
+		Denials:      l.denials,
 		InputTokens:  int64(l.usage.InputTokens + l.usage.CacheCreationTokens + l.usage.CacheReadTokens),
 		OutputTokens: int64(l.usage.OutputTokens),
 		Elapsed:      l.now().Sub(start),

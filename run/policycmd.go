@@ -105,10 +105,22 @@ func runPolicyCheck(c *cli.Context) error {
 		}
 	}
 	r := checkAction(pol, ws, class, arg)
-	if c.Bool("json") {
-		return writeCheckJSON(c.App.Writer, r)
+	var allow []string
+	if r.Rule != policy.RuleGuard {
+		// The rules that would let it through, judged on the same paths.
+		a := policy.Action{Class: class, Command: arg}
+		if class != policy.ClassShell {
+			a.Command = ""
+			for _, f := range r.Facts {
+				a.Paths = append(a.Paths, policy.Path{Requested: f.Value})
+			}
+		}
+		allow = pol.AllowRules(a, r)
 	}
-	return writeCheckText(c.App.Writer, pol, class, arg, r)
+	if c.Bool("json") {
+		return writeCheckJSON(c.App.Writer, r, allow)
+	}
+	return writeCheckText(c.App.Writer, pol, class, arg, r, allow)
 }
 
 // resolver is the part of the workspace `policy check` needs: resolving a
@@ -153,6 +165,8 @@ type checkJSON struct {
 	Fact     string          `json:"fact"`
 	Reason   string          `json:"reason"`
 	Facts    []checkFactJSON `json:"facts"`
+	// AllowWith are the narrowest --allow rules that would allow the call.
+	AllowWith []string `json:"allow_with,omitempty"`
 }
 
 type checkFactJSON struct {
@@ -163,8 +177,8 @@ type checkFactJSON struct {
 	Reason   string `json:"reason"`
 }
 
-func writeCheckJSON(w io.Writer, r policy.Result) error {
-	out := checkJSON{Decision: r.Decision.String(), Rule: r.Rule, Fact: r.Fact, Reason: r.Reason, Facts: []checkFactJSON{}}
+func writeCheckJSON(w io.Writer, r policy.Result, allow []string) error {
+	out := checkJSON{Decision: r.Decision.String(), Rule: r.Rule, Fact: r.Fact, Reason: r.Reason, Facts: []checkFactJSON{}, AllowWith: allow}
 	for _, f := range r.Facts {
 		out.Facts = append(out.Facts, checkFactJSON{Kind: f.Kind.String(), Value: f.Value,
 			Decision: f.Decision.String(), Rule: f.Rule, Reason: f.Reason})
@@ -174,7 +188,7 @@ func writeCheckJSON(w io.Writer, r policy.Result) error {
 	return enc.Encode(out)
 }
 
-func writeCheckText(w io.Writer, pol *policy.Policy, class policy.Class, arg string, r policy.Result) error {
+func writeCheckText(w io.Writer, pol *policy.Policy, class policy.Class, arg string, r policy.Result, allow []string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "policy:   %s\n", pol.Name())
 	what := "path"
@@ -194,6 +208,9 @@ func writeCheckText(w io.Writer, pol *policy.Policy, class policy.Class, arg str
 	fmt.Fprintf(&b, "rule:     %s\n", r.Rule)
 	fmt.Fprintf(&b, "fact:     %s\n", oneLine(r.Fact))
 	fmt.Fprintf(&b, "reason:   %s\n", r.Reason)
+	if len(allow) > 0 {
+		fmt.Fprintf(&b, "allow with: %s\n", allowFlags(allow))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -1,24 +1,34 @@
 package run
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/llm/llmtest"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
-// promptBudget is the most the system prompt plus the tool specs may take:
-// every byte is sent again on every turn.
+// promptBudget is the most the system prompt plus the tool specs may take
+// on the wire, in each provider's encoding: every byte is sent again on
+// every turn.
 const promptBudget = 6 << 10
 
-// promptBytes measures what a run without context files sends before the
-// conversation: the system prompt and every tool's name, description and
-// schema.
-func promptBytes(t testing.TB) (system, tools int) {
+// promptRoot is a workspace path of 40 characters, as a CI runner's
+// checkout has (the prompt names the workspace root).
+const promptRoot = "/home/runner/work/service/service-api-v2"
+
+// promptParts returns what a run without context files sends before the
+// conversation, as the loop sends it: the system prompt and the tool specs.
+func promptParts(t testing.TB) (string, []llm.ToolSpec) {
 	t.Helper()
-	dir := t.TempDir()
-	ws, err := toolkit.OpenWorkspace(dir)
+	if len(promptRoot) != 40 {
+		t.Fatalf("promptRoot is %d characters, want 40", len(promptRoot))
+	}
+	ws, err := toolkit.OpenWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,33 +36,77 @@ func promptBytes(t testing.TB) (system, tools int) {
 	ap := newApprover(policy.Default().InWorkspace(ws.Root()), ws, "")
 	cfg := execConfig{KeyVar: "ANTHROPIC_API_KEY"}
 	env := environment{environ: func() []string { return []string{"PATH=/usr/bin:/bin"} }}
-	// Measured as the loop sends them.
 	l := newLoop(loopConfig{Tools: buildTools(ws, ap, cfg, env)}, nil, nil, nil)
-	for _, s := range l.specs {
-		tools += len(s.Name) + len(s.Description) + len(s.Schema)
-	}
-	sys, err := systemPrompt(promptOptions{Root: ws.Root(), Now: time.Now(), NoContextFiles: true})
+	sys, err := systemPrompt(promptOptions{Root: promptRoot, Now: time.Now(), NoContextFiles: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(sys), tools
+	return sys, l.specs
+}
+
+// promptWire returns how many bytes the system prompt and the tool specs
+// add to a request in each provider's encoding, measured on the request
+// bodies a local scripted server receives: with them, minus without.
+func promptWire(t testing.TB) (anthropic, openai int) {
+	t.Helper()
+	sys, specs := promptParts(t)
+	srv := llmtest.NewServer(llmtest.Script{Turns: []llmtest.Turn{{Text: []string{"a"}}, {Text: []string{"b"}}, {Text: []string{"c"}}, {Text: []string{"d"}}}})
+	defer srv.Close()
+	clients := []interface {
+		Stream(context.Context, llm.Request) (*llm.Stream, error)
+	}{
+		llm.NewAnthropic(llm.AnthropicConfig{BaseURL: srv.URL(), APIKey: "k", PromptCaching: true}),
+		llm.NewOpenAI(llm.OpenAIConfig{BaseURL: srv.URL(), APIKey: "k"}),
+	}
+	var sizes [2]int
+	for i, c := range clients {
+		for _, full := range []bool{true, false} {
+			req := llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock("hi")}}}}
+			if full {
+				req.System, req.Tools = sys, specs
+			}
+			s, err := c.Stream(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for s.Next() {
+			}
+			s.Close()
+			reqs := srv.Requests()
+			n := len(reqs[len(reqs)-1].Body)
+			if full {
+				sizes[i] += n
+			} else {
+				sizes[i] -= n
+			}
+		}
+	}
+	return sizes[0], sizes[1]
 }
 
 func TestPromptAndToolSpecsFitBudget(t *testing.T) {
 	t.Parallel()
-	system, tools := promptBytes(t)
-	t.Logf("system prompt %d bytes + tool specs %d bytes = %d bytes (budget %d)", system, tools, system+tools, promptBudget)
-	if system+tools > promptBudget {
-		t.Errorf("system prompt (%d bytes) plus tool specs (%d bytes) = %d bytes, over the %d-byte budget",
-			system, tools, system+tools, promptBudget)
+	ant, oai := promptWire(t)
+	sys, specs := promptParts(t)
+	raw := len(sys)
+	for _, s := range specs {
+		raw += len(s.Name) + len(s.Description) + len(s.Schema)
+	}
+	t.Logf("on the wire: Anthropic %d B, OpenAI %d B (raw text %d B, budget %d B)", ant, oai, raw, promptBudget)
+	for name, n := range map[string]int{"Anthropic": ant, "OpenAI": oai} {
+		if n > promptBudget {
+			t.Errorf("system prompt plus tool specs take %d bytes in the %s encoding, over the %d-byte budget", n, name, promptBudget)
+		}
+	}
+	if !strings.Contains(sys, promptRoot) {
+		t.Error("the system prompt does not name the workspace root")
 	}
 }
 
 func BenchmarkPromptSize(b *testing.B) {
-	system, tools := promptBytes(b)
+	ant, oai := promptWire(b)
 	for b.Loop() {
 	}
-	b.ReportMetric(float64(system), "system-bytes")
-	b.ReportMetric(float64(tools), "tool-spec-bytes")
-	b.ReportMetric(float64(system+tools), "total-bytes")
+	b.ReportMetric(float64(ant), "anthropic-wire-bytes")
+	b.ReportMetric(float64(oai), "openai-wire-bytes")
 }

@@ -165,9 +165,10 @@ func (s *sessionLog) Close() error {
 // header is the first line of a session, or a resumed run's line: the
 // run's identity, without its key.
 func (s *sessionLog) header(h sessionHeader, id string) *session.Line {
+	bi := readBuildInfo()
 	l := &session.Line{
 		Type: session.TypeHeader, Time: session.Stamp(h.Start), ID: id, Run: h.Run, PID: os.Getpid(),
-		Version: version, Workspace: h.Workspace, Provider: h.Provider, API: h.API, Model: h.Model,
+		Version: bi.Version, Commit: bi.Commit, Modified: bi.Modified, GoVersion: bi.Go, Workspace: h.Workspace, Provider: h.Provider, API: h.API, Model: h.Model,
 		Policy: h.Policy, PolicyFile: h.PolicyFile, ForkedFrom: h.ForkedFrom, Approve: h.Approve, DenyPending: h.DenyPending,
 		PromptBytes: session.Ptr(len(h.Prompt)), Prompt: session.Ptr(h.Prompt),
 	}
@@ -296,7 +297,7 @@ func addSummary(l *session.Line, sum *Summary) {
 	if l.Status == "" {
 		l.Status = statusOf(sum.ExitCode, len(sum.Pending) > 0)
 	}
-	l.Turns, l.ToolCalls = session.Ptr(sum.Turns), session.Ptr(sum.ToolCalls)
+	l.Turns, l.ToolCalls, l.Denials = session.Ptr(sum.Turns), session.Ptr(sum.ToolCalls), sum.Denials
 	l.InputTokens, l.OutputTokens = session.Ptr(sum.InputTokens), session.Ptr(sum.OutputTokens)
 	l.ElapsedMS = session.Ptr(sum.Elapsed.Milliseconds())
 	if sum.CostKnown && !math.IsNaN(sum.CostUSD) && !math.IsInf(sum.CostUSD, 0) {

@@ -24,7 +24,7 @@ var sessionFileRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+\.jsonl$`)
 
 // sessionVolatileRE matches the fields of a session line that change from
 // run to run; cmdSessionLog prints them as fixed values.
-var sessionVolatileRE = regexp.MustCompile(`"(time|duration_ms|elapsed_ms|pid)":("[^"]*"|\d+)`)
+var sessionVolatileRE = regexp.MustCompile(`"(time|duration_ms|elapsed_ms|pid|go)":("[^"]*"|\d+)`)
 
 // sessionRandomIDRE is a generated session id in a header line.
 var sessionRandomIDRE = regexp.MustCompile(`"id":"\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{8}"`)
@@ -64,6 +64,9 @@ func cmdSessionLog(ts *testscript.TestScript, neg bool, args []string) {
 		fmt.Fprintln(ts.Stdout(), sessionVolatileRE.ReplaceAllStringFunc(l, func(m string) string {
 			if strings.HasPrefix(m, `"time"`) {
 				return `"time":"TIME"`
+			}
+			if strings.HasPrefix(m, `"go"`) {
+				return `"go":"GO"`
 			}
 			return m[:strings.IndexByte(m, ':')+1] + "0"
 		}))

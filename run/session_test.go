@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,7 +137,7 @@ func TestSessionHeaderAndFile(t *testing.T) {
 	t.Parallel()
 	s, dir, _, notes := newTestSession(t, nil, "fix the <bug> & go")
 	lines := readSession(t, s)
-	want := `{"type":"session","time":"2026-11-21T12:50:01.234Z","format":2,"id":"` + session.IDOf(s.Path()) + `","run":1,"pid":` + strconv.Itoa(os.Getpid()) + `,"version":"` + version +
+	want := `{"type":"session","time":"2026-11-21T12:50:01.234Z","format":2,"id":"` + session.IDOf(s.Path()) + `","run":1,"pid":` + strconv.Itoa(os.Getpid()) + `,"version":"` + version + `","go":"` + runtime.Version() +
 		`","workspace":"/w","provider":"anthropic","model":"m","policy":"built-in default policy","prompt_bytes":18,"prompt":"fix the <bug> & go"}`
 	if len(lines) != 1 || lines[0] != want {
 		t.Errorf("header:\n got %q\nwant %s", lines, want)

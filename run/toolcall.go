@@ -28,7 +28,8 @@ type verdict struct {
 	Rule    string // the rule that decided
 	Fact    string // what it matched
 	Reason  string
-	Message string // what the model is told on a denial
+	Message string   // what the model is told on a denial
+	Allow   []string // the --allow rules that would let it through
 }
 
 // judge decides one tool call from its effects. It never fails: a judge
@@ -149,7 +150,9 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 			return toolkit.Result{}, timeSpan{}, errDeferred
 		}
 		if l.cfg.AbortOnAsk != "" {
-			l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: "needs approval; nobody can give it in a headless run"}})
+			l.denials++
+			l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact,
+				Reason: v.Reason + "; it needs approval, and nobody can give it in a headless run", Allow: v.Allow}})
 			return toolkit.Result{Content: fmt.Sprintf(notRunStopped, "approval needed"), IsError: true}, timeSpan{},
 				l.policyStop("%s needs approval (%s: %s) and %s", call.Name, v.Rule, clip(v.Fact, 200), l.cfg.AbortOnAsk)
 		}
@@ -177,7 +180,11 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 // policy's max_denials is reached.
 func (l *loop) deny(call llm.Block, info *ToolCallInfo, v verdict) (toolkit.Result, timeSpan, error) {
 	l.denials++
-	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: v.Reason}})
+	reason := v.Reason
+	if v.Kind == verdictAsk {
+		reason += ", and nobody can answer in a headless run"
+	}
+	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: reason, Allow: v.Allow}})
 	msg := v.Message
 	if msg == "" {
 		msg = fmt.Sprintf("Denied by policy rule %s: %s (%s). Do not retry variants of this command; use another approach or stop.", v.Rule, v.Fact, v.Reason)

@@ -16,10 +16,10 @@ var editDescription string
 var editSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "path":        {"type": "string", "description": "File to edit, workspace-relative or absolute inside the workspace."},
+    "path":        {"type": "string", "description": "File to edit."},
     "old_string":  {"type": "string", "description": "Exact text to replace."},
     "new_string":  {"type": "string", "description": "Replacement text."},
-    "replace_all": {"type": "boolean", "description": "Replace every occurrence. Default false."}
+    "replace_all": {"type": "boolean", "description": "Replace every occurrence."}
   },
   "required": ["path", "old_string", "new_string"],
   "additionalProperties": false

@@ -19,7 +19,7 @@ var globDescription string
 var globSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "pattern": {"type": "string", "description": "Glob matched against paths relative to path, e.g. **/*.go."},
+    "pattern": {"type": "string", "description": "Glob, e.g. **/*.go."},
     "path":    {"type": "string", "description": "Directory to search. Default: the workspace root."}
   },
   "required": ["pattern"],

@@ -23,13 +23,13 @@ var grepDescription string
 var grepSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "pattern":          {"type": "string", "description": "RE2 regular expression (or literal string with fixed_string)."},
-    "path":             {"type": "string", "description": "Directory or file to search. Default: the workspace root."},
-    "include":          {"type": "string", "description": "Only search files matching this glob, e.g. *.go or src/**/*.ts."},
-    "case_insensitive": {"type": "boolean", "description": "Ignore case. Default false."},
-    "fixed_string":     {"type": "boolean", "description": "Treat pattern as a literal string. Default false."},
-    "context":          {"type": "integer", "minimum": 0, "maximum": 20, "description": "Lines of context around each match. Default 0."},
-    "max_results":      {"type": "integer", "minimum": 1, "description": "Most matching lines to return. Default 200."}
+    "pattern":          {"type": "string", "description": "RE2 regular expression, or a literal with fixed_string."},
+    "path":             {"type": "string", "description": "Directory or file. Default: the workspace root."},
+    "include":          {"type": "string", "description": "Glob, e.g. *.go."},
+    "case_insensitive": {"type": "boolean", "description": "Ignore case."},
+    "fixed_string":     {"type": "boolean", "description": "Literal pattern, not RE2."},
+    "context":          {"type": "integer", "minimum": 0, "maximum": 20, "description": "Default 0."},
+    "max_results":      {"type": "integer", "minimum": 1, "description": "Default 200."}
   },
   "required": ["pattern"],
   "additionalProperties": false

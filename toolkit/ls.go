@@ -18,7 +18,7 @@ var lsDescription string
 var lsSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "path": {"type": "string", "description": "Directory to list, workspace-relative or absolute inside the workspace. Default: the workspace root."}
+    "path": {"type": "string", "description": "Directory to list. Default: the workspace root."}
   },
   "additionalProperties": false
 }`)

@@ -21,9 +21,9 @@ var readDescription string
 var readSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "path":   {"type": "string", "description": "File to read, workspace-relative or absolute inside the workspace."},
-    "offset": {"type": "integer", "minimum": 0, "description": "First line to return, 1-based (0 means 1). Default 1."},
-    "limit":  {"type": "integer", "minimum": 1, "description": "Number of lines to return. Default 2000."}
+    "path":   {"type": "string", "description": "File to read."},
+    "offset": {"type": "integer", "minimum": 0, "description": "First line to return, from 1. Default 1."},
+    "limit":  {"type": "integer", "minimum": 1, "description": "Lines to return. Default 2000."}
   },
   "required": ["path"],
   "additionalProperties": false

@@ -16,7 +16,7 @@ var writeDescription string
 var writeSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "path":    {"type": "string", "description": "File to write, workspace-relative or absolute inside the workspace."},
+    "path":    {"type": "string", "description": "File to write."},
     "content": {"type": "string", "description": "The complete new content of the file."}
   },
   "required": ["path", "content"],

@@ -147,10 +147,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var proto protocol
-	switch r.URL.Path {
-	case "/v1/messages":
+	switch p := r.URL.Path; {
+	case strings.HasSuffix(p, "/v1/messages"):
 		proto = anthropic
-	case "/chat/completions", "/v1/chat/completions":
+	case strings.HasSuffix(p, "/chat/completions"):
 		proto = openai
 	default:
 		writeError(w, openai, http.StatusNotFound, "not_found_error", "llmtest: no such endpoint "+r.URL.Path)

@@ -66,6 +66,9 @@ type Line struct {
 	Run         int      `json:"run,omitempty"`
 	PID         int      `json:"pid,omitempty"`
 	Version     string   `json:"version,omitempty"`
+	Commit      string   `json:"commit,omitempty"`
+	Modified    bool     `json:"modified,omitempty"`
+	GoVersion   string   `json:"go,omitempty"`
 	Workspace   string   `json:"workspace,omitempty"`
 	Provider    string   `json:"provider,omitempty"` // also assistant
 	API         string   `json:"api,omitempty"`      // also assistant: anthropic or openai
@@ -114,6 +117,7 @@ type Line struct {
 	Status       string    `json:"status,omitempty"`
 	Turns        *int      `json:"turns,omitempty"`
 	ToolCalls    *int      `json:"tool_calls,omitempty"`
+	Denials      int       `json:"denials,omitempty"` // calls the policy refused
 	InputTokens  *int64    `json:"input_tokens,omitempty"`
 	OutputTokens *int64    `json:"output_tokens,omitempty"`
 	ElapsedMS    *int64    `json:"elapsed_ms,omitempty"`

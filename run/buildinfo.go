@@ -1,0 +1,73 @@
+package run
+
+import (
+	"fmt"
+	"regexp"
+	"runtime/debug"
+	"strings"
+)
+
+// buildInfo is what the binary knows about its own build: printed by
+// `rubichan version` and written in the session header, so a run can be
+// traced to the code that made it.
+type buildInfo struct {
+	Version  string // the -ldflags version, a module version tag, or "dev"
+	Commit   string // the VCS revision, 12 hex digits; "" when unknown
+	Modified bool   // built from a work tree with uncommitted changes
+	Go       string // the Go toolchain, such as "go1.26.0"
+}
+
+// pseudoVersionRE matches the pseudo-versions the go command stamps on a
+// build from a VCS checkout (v0.0.0-20261123203219-1a2b3c4d5e6f): they
+// say no more than the commit does.
+var pseudoVersionRE = regexp.MustCompile(`-(0\.)?\d{14}-[0-9a-f]{12}`)
+
+// readBuildInfo returns the running binary's build information.
+func readBuildInfo() buildInfo {
+	bi, _ := debug.ReadBuildInfo()
+	return parseBuildInfo(version, bi)
+}
+
+// parseBuildInfo turns the version set at link time (v, "dev" when none)
+// and the binary's build information (nil when unavailable) into a
+// [buildInfo].
+func parseBuildInfo(v string, bi *debug.BuildInfo) buildInfo {
+	b := buildInfo{Version: v}
+	if bi == nil {
+		return b
+	}
+	b.Go = bi.GoVersion
+	mv := strings.TrimSuffix(bi.Main.Version, "+dirty")
+	if b.Version == "dev" && mv != "" && mv != "(devel)" && !pseudoVersionRE.MatchString(mv) {
+		b.Version = mv
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			b.Commit = s.Value[:min(12, len(s.Value))]
+		case "vcs.modified":
+			b.Modified = s.Value == "true"
+		}
+	}
+	return b
+}
+
+// String renders "dev (commit 1a2b3c4d5e6f, modified; go1.26.0)", leaving
+// out what is unknown.
+func (b buildInfo) String() string {
+	var parts []string
+	if b.Commit != "" {
+		c := "commit " + b.Commit
+		if b.Modified {
+			c += ", modified"
+		}
+		parts = append(parts, c)
+	}
+	if b.Go != "" {
+		parts = append(parts, b.Go)
+	}
+	if len(parts) == 0 {
+		return b.Version
+	}
+	return fmt.Sprintf("%s (%s)", b.Version, strings.Join(parts, "; "))
+}
