@@ -179,8 +179,8 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxDenials:   pol.MaxDenials(),
-		AbortOnAsk:   abortOnAsk(cfg.OnAsk, pol),
-		DeferOnAsk:   deferOnAsk(cfg.OnAsk, pol),
+		AbortOnAsk:   abortOnAsk(cfg.OnAsk, pol, cfg.NoSession),
+		DeferOnAsk:   deferOnAsk(cfg.OnAsk, pol, cfg.NoSession),
 		Preview:      previewDiff,
 		Timeout:      cfg.Timeout,
 		Budget:       budget,
@@ -190,8 +190,10 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 
 // deferOnAsk says what makes a call that needs approval pause a headless
 // run with the call pending: --on-ask, else the policy's headless_ask.
-func deferOnAsk(onAsk string, pol *policy.Policy) string {
+func deferOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
 	switch {
+	case noSession:
+		return ""
 	case onAsk == "defer":
 		return "--on-ask is defer"
 	case onAsk == "" && pol.HeadlessAsk() == policy.AskDefer:
@@ -201,9 +203,13 @@ func deferOnAsk(onAsk string, pol *policy.Policy) string {
 }
 
 // abortOnAsk says what makes a call that needs approval stop a headless
-// run: --on-ask, else the policy's headless_ask; "" when it is denied.
-func abortOnAsk(onAsk string, pol *policy.Policy) string {
+// run: --on-ask, else the policy's headless_ask; "" when it is denied. A
+// policy's "defer" with --no-session stops the run too: there is no
+// session to resume.
+func abortOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
 	switch {
+	case noSession && onAsk == "" && pol.HeadlessAsk() == policy.AskDefer:
+		return "the policy's headless_ask is defer, but --no-session keeps no session to resume"
 	case onAsk == "abort":
 		return "--on-ask is abort"
 	case onAsk == "" && pol.HeadlessAsk() == policy.AskAbort:
