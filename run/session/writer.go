@@ -125,6 +125,7 @@ type InUseError struct {
 	PID  int // 0 when unknown
 }
 
+// Error says which session is in use, and by which process when known.
 func (e *InUseError) Error() string {
 	if e.PID > 0 {
 		return fmt.Sprintf("session %s is in use by PID %d", e.Path, e.PID)
