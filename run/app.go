@@ -66,6 +66,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		UsageText: "rubichan exec [flags] [PROMPT...]\n" +
 			"rubichan policy check [flags] --tool CLASS -- ARG\n" +
 			"rubichan config show [flags]\n" +
+			"rubichan schema events\n" +
 			"rubichan version\n" +
 			"rubichan help [COMMAND]",
 		Description: appDescription,
@@ -90,6 +91,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 			configCommand(env),
 			versionCommand(),
 			policyCommand(),
+			schemaCommand(),
 			sessionsCommand(env),
 		},
 	}

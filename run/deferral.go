@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -74,7 +75,7 @@ func (l *loop) deferRest(rest []llm.Block) error {
 	if n != 1 {
 		calls = fmt.Sprintf("%d calls need", n)
 	}
-	return l.policyStop("paused: %s approval (%s)", calls, l.cfg.DeferOnAsk)
+	return l.policyStop(events.ErrPolicy, "paused: %s approval (%s)", calls, l.cfg.DeferOnAsk)
 }
 
 // previewDiff returns the diff a write or edit call would make to the

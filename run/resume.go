@@ -288,7 +288,10 @@ func (p *sessionPlan) open(cfg execConfig, opt sessionOptions, h sessionHeader) 
 		return nil
 	}
 	if p.w == nil {
-		opt.Dir, opt.File, opt.ID = p.store.Dir, p.file, cfg.SessionID
+		opt.Dir, opt.File = p.store.Dir, p.file
+		if cfg.SessionID != "" {
+			opt.ID = cfg.SessionID
+		}
 		return openSession(opt, h)
 	}
 	h.Run = len(p.loaded.Runs) + 1

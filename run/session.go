@@ -53,7 +53,7 @@ type sessionLog struct {
 type sessionOptions struct {
 	Dir     string // the directory; "" when none is known
 	File    string // --session-file: this file instead of one in Dir
-	ID      string // --session-id: the new session's id
+	ID      string // the new session's id (--session-id, else the JSON sink's); "": a fresh one
 	Secrets []string
 	Warn    io.Writer
 	Notes   io.Writer
@@ -86,6 +86,13 @@ func openSession(opt sessionOptions, h sessionHeader) *sessionLog {
 	s.w.Write(s.header(h, session.IDOf(w.Path())))
 	s.writeSystem(h.System)
 	return s
+}
+
+// newSessionID returns a fresh session id (see [session.NewID]); the JSON
+// sink's events carry it before the session file exists.
+func newSessionID(start time.Time) string {
+	id, _ := session.NewID(start) // crypto/rand does not fail
+	return id
 }
 
 func createSession(opt sessionOptions, start time.Time) (*session.Writer, error) {
@@ -197,7 +204,7 @@ func (s *sessionLog) writeSystem(parts []session.PromptPart) {
 func (s *sessionLog) record(ev Event) *session.Line {
 	l := &session.Line{Time: session.Stamp(s.now()), Turn: ev.Turn}
 	switch ev.Kind {
-	case EventTextDelta:
+	case EventTextDelta, EventThinkingDelta:
 		return nil
 	case EventNotice:
 		l.Type, l.Text = session.TypeNotice, session.Ptr(ev.Text)
@@ -246,6 +253,9 @@ func (s *sessionLog) record(ev Event) *session.Line {
 			}
 		}
 	case EventToolResult:
+		if ev.Result != nil && ev.Result.NotRun { // the decision line says it
+			return nil
+		}
 		l.Type = session.TypeToolResult
 		addTool(l, ev.Tool)
 		addResult(l, ev.Result)

@@ -23,6 +23,7 @@ const (
 	kindURL                           // http(s) URL without credentials
 	kindEnvName                       // environment variable name
 	kindProviderType                  // "openai" or "anthropic"
+	kindWire                          // "chat" or "responses"
 	kindHeaderValue                   // HTTP header value
 	kindCount                         // whole number >= 0
 	kindTurns                         // whole number >= 1 (max_turns has no "none")
@@ -64,6 +65,7 @@ func configSchema() *field {
 	)
 	provider := table(
 		"type", leaf(kindProviderType),
+		"wire", leaf(kindWire),
 		"base_url", leaf(kindURL),
 		"api_key_env", leaf(kindEnvName),
 		"headers", &field{kind: kindMap, elem: leaf(kindHeaderValue), name: checkHeaderName},
@@ -323,6 +325,10 @@ func normalizeString(k valueKind, v any) (any, error) {
 	case kindProviderType:
 		if s != ProviderOpenAI && s != ProviderAnthropic {
 			err = fmt.Errorf("want %q or %q, got %q", ProviderOpenAI, ProviderAnthropic, s)
+		}
+	case kindWire:
+		if s != WireChat && s != WireResponses {
+			err = fmt.Errorf("want %q or %q, got %q", WireChat, WireResponses, s)
 		}
 	case kindHeaderValue:
 		if strings.ContainsAny(s, "\r\n\x00") {
