@@ -119,7 +119,11 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return err
 	}
 	l.cfg.Answers = plan.answers
-	sess := plan.open(cfg, sessionOptions{ID: sinks.sessionID(), Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
+	sessNotes := stderr // where the session's path is shown: never the JSON stream
+	if cfg.Quiet {
+		sessNotes = io.Discard
+	}
+	sess := plan.open(cfg, sessionOptions{ID: sinks.sessionID(), Secrets: cfg.secrets(env), Warn: stderr, Notes: sessNotes}, sessionHeader{
 		Start: start, Workspace: ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
 		Policy: pol.Name(), PolicyFile: pol.File(), Prompt: in.Text, System: parts,
 	})
