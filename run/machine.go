@@ -70,8 +70,9 @@ func machineSink(c *cli.Context) *jsonSink {
 
 // initEvent describes the run that is about to start.
 func initEvent(cfg execConfig, root string, tools []string, pol *policy.Policy) events.Init {
+	bi := readBuildInfo()
 	ev := events.Init{
-		Version: readBuildInfo().Version, Provider: cfg.Provider, Model: cfg.Model, Workspace: root, Tools: tools,
+		Version: bi.Version, Commit: bi.Commit, Modified: bi.Modified, Go: bi.Go, Provider: cfg.Provider, Model: cfg.Model, Workspace: root, Tools: tools,
 		Policy: events.Policy{Source: pol.Name(), SHA256: policyDigest(pol, cfg.Allow, cfg.Deny)},
 		Limits: events.Limits{MaxTurns: cfg.MaxTurns, TimeoutMS: cfg.Timeout.Milliseconds(), MaxToolCalls: cfg.MaxToolCalls},
 	}

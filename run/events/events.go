@@ -17,6 +17,9 @@ type Event interface {
 // Init opens the stream: what the run is about to use.
 type Init struct {
 	Version   string   `json:"version"`
+	Commit    string   `json:"commit"`   // the VCS revision (12 hex digits), "" when unknown
+	Modified  bool     `json:"modified"` // built from a work tree with uncommitted changes
+	Go        string   `json:"go"`       // the Go toolchain that built the binary
 	Provider  string   `json:"provider"`
 	Model     string   `json:"model"`
 	Workspace string   `json:"workspace"` // absolute path of the workspace root
