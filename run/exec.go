@@ -108,14 +108,23 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 
 	in, err := readInputContext(ctx, stdin, inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(), Optional: cfg.answering(),
+		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
 	})
 	if err != nil {
 		return interrupted(ctx, err, emit)
 	}
 	defer in.Close()
-	l, parts, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, start, emit)
+	tr, err := cfg.openTraffic(ws.Root(), env.today(), env)
 	if err != nil {
+		return err
+	}
+	// Commands' descendants that detached from their process group are
+	// ended with each command and, at the latest, here (also on a signal).
+	reaper := toolkit.NewReaper()
+	defer reaper.Sweep()
+	l, parts, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tr, emit, reaper)
+	if err != nil {
+		tr.finish(err, notice)
 		return err
 	}
 	l.cfg.Answers = plan.answers
@@ -130,7 +139,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer sess.Close()
 	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol))
 	history, open := plan.conversation(cfg.Resolved.Type)
-	err = finishRun(l.resume(ctx, history, open, in.Text), l, text, start, emit)
+	err = finishRun(tr.finish(l.resume(ctx, history, open, in.Text), notice), l, text, start, emit)
 	if len(l.pending) > 0 {
 		reportPending(stderr, l.pending, sess.Path(), plan.store.Dir)
 	}
@@ -161,8 +170,9 @@ func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolk
 
 // newExecLoop builds the turn loop of a headless run: the spilled stdin,
 // if any, opened read-only for the file tools; the tools behind the
-// policy; the system prompt; the limits and the model client.
-func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, start time.Time, emit func(Event)) (*loop, []session.PromptPart, error) {
+// policy; the system prompt; the limits and the model client on the
+// run's traffic. It returns the system prompt's parts for the session.
+func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), reaper *toolkit.Reaper) (*loop, []session.PromptPart, error) {
 	spillDir := ""
 	if sp != nil {
 		spillDir = sp.Dir
@@ -172,7 +182,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	}
 	ap := newApprover(pol, ws, spillDir)
 	parts, err := systemPromptParts(promptOptions{
-		Root: ws.Root(), Now: start, Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
+		Root: ws.Root(), Now: env.today(), Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
 		Readable: pol.ReadFilter(),
 	})
 	if err != nil {
@@ -181,7 +191,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
-		Tools:        buildTools(ws, ap, cfg, env),
+		Tools:        buildTools(ws, ap, cfg, env, reaper),
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxDenials:   pol.MaxDenials(),
@@ -191,7 +201,9 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		Timeout:      cfg.Timeout,
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
-	}, newClient(cfg), ap.judge, emit), parts, nil
+		Redact:       newRedactor(cfg.secrets(env)),
+		Clock:        tr.clock,
+	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap.judge, emit), parts, nil
 }
 
 // deferOnAsk says what makes a call that needs approval pause a headless
@@ -298,18 +310,13 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 // buildTools returns the tools of a headless run: the file tools with the
 // policy's read filter, and bash in the workspace root with the process
 // environment minus secrets and the provider keys.
-func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment) []toolkit.Tool {
+func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, reaper *toolkit.Reaper) []toolkit.Tool {
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
 	return toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
-		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg)},
+		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: reaper},
 	})
-}
-
-// newClient returns the model client of the configured provider.
-func newClient(cfg execConfig) streamer {
-	return newProviderClient(cfg.Resolved)
 }
 
 // pathAdd returns the directories the configuration adds to bash's PATH.

@@ -47,6 +47,10 @@ type loopConfig struct {
 	Budget  *Budget       // token and cost caps; nil: none
 	Retry   llm.RetryPolicy
 	Clock   llm.Clock // nil: the system clock
+	// Redact hides the run's secrets in tool results before the model,
+	// the sinks or the session see them: a command may print the key
+	// (from a file, /proc, a misconfigured tool). nil: no change.
+	Redact *redactor
 }
 
 // loop is one run of the turn loop: model request, tool calls, results,
@@ -289,7 +293,11 @@ func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Us
 
 // retryableAfterPrint retries what llm.IsRetryable does and also a stream
 // cut after content arrived: the loop prints the answer again.
+// A replay that diverged from its cassette is never retried.
 func retryableAfterPrint(err error) bool {
+	if divergence(err) != nil {
+		return false
+	}
 	if llm.IsRetryable(err) {
 		return true
 	}
@@ -306,6 +314,10 @@ func retryReason(err error) string {
 	if ae.StatusCode != 0 {
 		return fmt.Sprintf("%d %s", ae.StatusCode, ae.Kind)
 	}
+	if strings.HasPrefix(ae.Message, "stalled") {
+		// "stream cut: stalled: no data for 5m0s"
+		return ae.Kind.String() + ": " + ae.Message
+	}
 	return ae.Kind.String()
 }
 
@@ -317,6 +329,10 @@ func (l *loop) requestError(ctx context.Context, err error) error {
 	var be *budgetError
 	if errors.As(err, &be) {
 		return l.budgetStop(err)
+	}
+	if d := divergence(err); d != nil {
+		// The run is not the recorded one: the replay's model "failed".
+		return exitError{code: exitProvider, err: d}
 	}
 	if llm.IsContextLength(err) {
 		return exitError{code: exitProvider, err: fmt.Errorf("the conversation no longer fits the model's context window: %w", err)}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/urfave/cli/v2"
 )
@@ -105,10 +106,11 @@ func fileContentError(err error) bool {
 	var ce *config.Error
 	var pe *policy.LoadError
 	var be *budgetError
+	var fe *cassette.FormatError
 	if errors.As(err, &ce) {
 		return ce.File != config.FromCommandLine
 	}
-	return errors.As(err, &pe) || errors.As(err, &be)
+	return errors.As(err, &pe) || errors.As(err, &be) || errors.As(err, &fe)
 }
 
 // helpHint is the help command a usage error points to: that of the

@@ -542,3 +542,47 @@ func TestAnswerApply(t *testing.T) {
 		}
 	}
 }
+// TestSessionFieldCaps checks that no line grows with what the model sends:
+// a 20 MB tool call, a huge message, a huge denied command are cut to their
+// caps, the cut marked with the full size, and a secret across the cut
+// leaves no trace.
+func TestSessionFieldCaps(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-ant-session-cap-0123456789"
+	// The secret straddles the input cap.
+	input := `{"path":"f","content":"` + strings.Repeat("a", session.InputMax-30) + secret + strings.Repeat("b", 20<<20) + `"}`
+	text := strings.Repeat("t", 2*session.TextMax)
+	fact := strings.Repeat("c", 2*session.FieldMax)
+	tests := map[string]struct {
+		ev    Event
+		field string
+		full  int
+		max   int
+	}{
+		"tool input": {Event{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "write", Input: json.RawMessage(input)}}, "input", len(input), session.InputMax},
+		"message":    {Event{Kind: EventMessageDone, Text: text}, "text", len(text), session.TextMax},
+		"fact":       {Event{Kind: EventToolDenied, Tool: &ToolCallInfo{Name: "bash"}, Denial: &DenialInfo{Rule: "r", Fact: fact}}, "fact", len(fact), session.FieldMax},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, _, _, _ := newTestSession(t, []string{secret}, "task")
+			s.handle(tc.ev)
+			lines := readSession(t, s)
+			line := lines[1]
+			if len(line) > tc.max+4<<10 {
+				t.Errorf("line of %d bytes, cap %d", len(line), tc.max)
+			}
+			if strings.Contains(line, secret[:12]) {
+				t.Errorf("the line keeps the start of the secret")
+			}
+			var l session.Line
+			if err := json.Unmarshal([]byte(line), &l); err != nil {
+				t.Fatal(err)
+			}
+			if l.Truncated[tc.field] != tc.full {
+				t.Errorf("truncated = %v, want %s: %d", l.Truncated, tc.field, tc.full)
+			}
+		})
+	}
+}

@@ -76,6 +76,8 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 			// that run answers them.
 			return results, l.deferRest(calls[i+1:])
 		}
+		res.Content = l.cfg.Redact.redact(res.Content)
+		res.Meta.Diff = l.cfg.Redact.redact(res.Meta.Diff)
 		if res.Content == "" && !res.IsError {
 			res.Content = "(no output)"
 		}
@@ -162,7 +164,7 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 		return l.deny(call, info, v)
 	}
 	start := l.now()
-	res, err := toolkit.SafeRun(ctx, tool, call.Input)
+	res, err := toolkit.SafeRunJudged(ctx, tool, call.Input, eff)
 	span := timeSpan{ran: true, d: l.now().Sub(start)}
 	if err != nil {
 		if ctx.Err() != nil {

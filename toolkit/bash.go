@@ -65,6 +65,9 @@ type BashConfig struct {
 	// Env's PATH, else sh from it, else /bin/sh. Relative PATH entries are
 	// never searched, so a workspace cannot plant its own shell.
 	Shell string
+	// Reaper, when set, ends what a command leaves behind outside its
+	// process group (see [Reaper]).
+	Reaper *Reaper
 }
 
 // Bash is the bash tool: it runs one shell command per call in the
@@ -82,6 +85,8 @@ type Bash struct {
 	maxTO time.Duration
 	grace time.Duration
 	spec  Spec
+	// reaper is shared with the caller, which sweeps at the end of a run.
+	reaper *Reaper
 }
 
 // NewBash returns the bash tool configured by cfg.
@@ -92,6 +97,8 @@ func NewBash(cfg BashConfig) *Bash {
 		maxTO: cfg.MaxTimeout,
 		defTO: cfg.DefaultTimeout,
 		grace: cfg.GracePeriod,
+
+		reaper: cfg.Reaper,
 	}
 	if abs, err := filepath.Abs(b.dir); err == nil {
 		b.dir = abs
@@ -178,7 +185,7 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 		Stdout: pw,
 		Stderr: pw,
 	}
-	g, err := startGroup(cmd)
+	g, err := startGroup(cmd, b.reaper)
 	pw.Close() // the child has its copy; EOF comes when every holder is gone
 	if err != nil {
 		pr.Close()

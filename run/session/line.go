@@ -23,6 +23,20 @@ const (
 	DiffMax    = 64 << 10
 )
 
+// Caps on the other fields of a record line, so that no such line grows
+// with what the model sends (a 20 MB tool call was one 20 MB line): a tool
+// call's input, a message's text, a rule's fact and reason, an error, the
+// prompt. A cut field keeps its start, and the line's "truncated" object
+// gives its full size in bytes: {"truncated": {"input": 20971520}}. A cut
+// input is recorded as a string, since its start is no longer valid JSON.
+// The conversation lines ("user", "assistant") are never cut.
+const (
+	InputMax  = 64 << 10
+	TextMax   = 256 << 10
+	PromptMax = 1 << 20
+	FieldMax  = 4 << 10
+)
+
 // The line types of a session file.
 const (
 	TypeHeader     = "session"
@@ -123,6 +137,9 @@ type Line struct {
 	ElapsedMS    *int64    `json:"elapsed_ms,omitempty"`
 	CostUSD      *float64  `json:"cost_usd,omitempty"`
 	Pending      []Pending `json:"pending,omitempty"`
+
+	// Truncated gives the full size in bytes of each field cut to its cap.
+	Truncated map[string]int `json:"truncated,omitempty"`
 
 	// Redacted replaces a line that held a secret it could not cut out.
 	Redacted string `json:"redacted,omitempty"`
@@ -241,3 +258,31 @@ func Stamp(t time.Time) string {
 
 // Ptr returns a pointer to v, for the optional fields of a [Line].
 func Ptr[T any](v T) *T { return &v }
+
+// cutField cuts *s to max bytes, noting the cut in l.
+func (l *Line) cutField(field string, s *string, max int) {
+	if s == nil {
+		return
+	}
+	if c, ok := CapUTF8(*s, max); ok {
+		if l.Truncated == nil {
+			l.Truncated = map[string]int{}
+		}
+		l.Truncated[field] = len(*s)
+		*s = c
+	}
+}
+
+// capFields cuts the text fields of a record line that exceed their caps
+// (after redaction), noting each cut.
+func (l *Line) capFields() {
+	max := FieldMax
+	if l.Type == TypeMessage {
+		max = TextMax
+	}
+	l.cutField("text", l.Text, max)
+	l.cutField("prompt", l.Prompt, PromptMax)
+	l.cutField("fact", &l.Fact, FieldMax)
+	l.cutField("reason", &l.Reason, FieldMax)
+	l.cutField("error", &l.Error, FieldMax)
+}

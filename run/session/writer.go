@@ -225,7 +225,9 @@ func (w *Writer) fail(err error) {
 
 // encode renders one line as JSON with its secrets replaced.
 func (w *Writer) encode(l *Line) ([]byte, error) {
+	w.capInput(l)
 	w.redactLine(l)
+	l.capFields()
 	w.buf.Reset()
 	enc := json.NewEncoder(&w.buf)
 	enc.SetEscapeHTML(false)
@@ -240,6 +242,20 @@ func (w *Writer) encode(l *Line) ([]byte, error) {
 		}
 	}
 	return w.buf.Bytes(), nil
+}
+
+// capInput cuts a tool call's input over [InputMax], after removing the
+// secrets from it as text (a secret across the cut would otherwise leave
+// its start in the line).
+func (w *Writer) capInput(l *Line) {
+	if raw, ok := l.Input.(json.RawMessage); ok && len(raw) > InputMax {
+		str := w.redact(string(raw))
+		l.cutField("input", &str, InputMax)
+		if l.Truncated != nil {
+			l.Truncated["input"] = len(raw) // as the model sent it
+		}
+		l.Input = str
+	}
 }
 
 // redactLine replaces the secrets in every string of l.
