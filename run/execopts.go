@@ -91,8 +91,8 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 			Approve:     c.StringSlice("approve"),
 			DenyPending: c.Bool("deny-pending"),
 		},
-		Record:          c.String("record"),
-		Replay:          c.String("replay"),
+		Record: c.String("record"),
+		Replay: c.String("replay"),
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, err

@@ -542,6 +542,7 @@ func TestAnswerApply(t *testing.T) {
 		}
 	}
 }
+
 // TestSessionFieldCaps checks that no line grows with what the model sends:
 // a 20 MB tool call, a huge message, a huge denied command are cut to their
 // caps, the cut marked with the full size, and a secret across the cut
