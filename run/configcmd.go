@@ -38,6 +38,7 @@ func configFlags() []cli.Flag {
 		&cli.StringFlag{Name: "stream-idle-timeout", Usage: "cut and retry a model request that makes no progress for this `DURATION` (pings do not count); 0 for none (default: 5m) [$RUBICHAN_STREAM_IDLE_TIMEOUT]", Category: limits},
 		&cli.StringFlag{Name: "max-response-size", Usage: "fail (exit 5) when one model answer's text, thinking and tool input pass `SIZE` (default: 32MB) [$RUBICHAN_MAX_RESPONSE_SIZE]", Category: limits},
 		&cli.StringFlag{Name: "stdin-max", Usage: "stop (exit 2) when stdin passes `SIZE`; never more than the spill directory's free space less a margin (default: 10GB) [$RUBICHAN_STDIN_MAX]", Category: input},
+		&cli.StringFlag{Name: "compact-at", Usage: "compact the conversation when a request would pass this `RATIO` of the context window minus the output reserve (default: 0.8) [$RUBICHAN_COMPACT_AT]", Category: "Context window"},
 		&cli.StringFlag{Name: "stdin-inline-max", Usage: "largest stdin (`SIZE`: B, KB, MB, GB) put into the prompt; more is spilled to a file (default: 256KB) [$RUBICHAN_STDIN_INLINE_MAX]", Category: input},
 	}
 }
@@ -188,6 +189,7 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 	if len(lc.Bash.PathAdd) > 0 {
 		add([]string{"bash", "path_add"}, strings.Join(lc.Bash.PathAdd, ", "))
 	}
+	addHooks(&s, lc.Hooks)
 	for _, name := range slices.Sorted(maps.Keys(lc.Providers)) {
 		p := lc.Providers[name]
 		add([]string{"providers", name, "type"}, p.Type)
@@ -215,6 +217,23 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 		add([]string{"prices", model, "cache_write"}, p.CacheWrite)
 	}
 	return s
+}
+
+// addHooks lists the hooks, one value each: the hook lists add up across
+// files, so no single origin is shown.
+func addHooks(s *configShow, h config.Hooks) {
+	for _, l := range []struct {
+		event string
+		hooks []config.Hook
+	}{{"before_tool", h.BeforeTool}, {"after_tool", h.AfterTool}, {"stop", h.Stop}} {
+		for i, hk := range l.hooks {
+			v := hk.Label() + ": " + clip(hk.Command, 80) + " (timeout " + shortDuration(hk.Timeout)
+			if len(hk.Match) > 0 {
+				v += ", match " + strings.Join(hk.Match, " ")
+			}
+			s.Values = append(s.Values, shownValue{Key: fmt.Sprintf("hooks.%s[%d]", l.event, i), Value: v + ")", Origin: "config files, in order"})
+		}
+	}
 }
 
 // redactHeader hides the values of headers that usually carry credentials,

@@ -22,12 +22,14 @@ func _() {
 	_ = x[EventTurnDone-12]
 	_ = x[EventToolAllowed-13]
 	_ = x[EventThinkingDelta-14]
-	_ = x[EventHistory-15]
+	_ = x[EventHook-15]
+	_ = x[EventCompaction-16]
+	_ = x[EventHistory-17]
 }
 
-const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDeltaHistory"
+const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDeltaHookCompactionHistory"
 
-var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119, 126}
+var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119, 123, 133, 140}
 
 func (i EventKind) String() string {
 	idx := int(i) - 1

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -138,6 +140,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	})
 	defer sess.Close()
 	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol))
+	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, reaper)
 	history, open := plan.conversation(cfg.Resolved.Type)
 	err = finishRun(tr.finish(l.resume(ctx, history, open, in.Text), notice), l, text, start, emit)
 	if len(l.pending) > 0 {
@@ -202,6 +205,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
 		Redact:       newRedactor(cfg.secrets(env)),
+		Compact:      compactSettings(cfg, emit),
 		Clock:        tr.clock,
 	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap.judge, emit), parts, nil
 }
@@ -317,6 +321,26 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: reaper},
 	})
+}
+
+// newHooks returns the runner of the configured hooks, which run with
+// the bash tool's environment; nil when there are none.
+func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *sessionLog, emit func(Event), reaper *toolkit.Reaper) *hookRunner {
+	if cfg.Settings == nil {
+		return nil
+	}
+	opt := hookOptions{
+		Hooks: cfg.Settings.Hooks, Workspace: root,
+		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
+		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: reaper,
+	}
+	if p := sess.Path(); p != "" {
+		opt.Transcript = p
+		if opt.SessionID == "" {
+			opt.SessionID = strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		}
+	}
+	return newHookRunner(opt, emit)
 }
 
 // pathAdd returns the directories the configuration adds to bash's PATH.

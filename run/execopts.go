@@ -44,6 +44,9 @@ type execConfig struct {
 	Timeout      time.Duration // 0: none
 	MaxToolCalls int           // 0: none
 
+	CompactAt float64 // compact_at: the share of the usable window past which to compact; 0: the default
+	NoCompact bool    // --no-compact
+
 	Output          string // "text", "final", "json" or "stream-json"
 	IncludeThinking bool   // stream-json: thinking events too
 	Quiet           bool
@@ -91,8 +94,9 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 			Approve:     c.StringSlice("approve"),
 			DenyPending: c.Bool("deny-pending"),
 		},
-		Record: c.String("record"),
-		Replay: c.String("replay"),
+		Record:    c.String("record"),
+		Replay:    c.String("replay"),
+		NoCompact: c.Bool("no-compact"),
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, err

@@ -259,6 +259,14 @@ func (s *sessionLog) record(ev Event) *session.Line {
 		l.Type = session.TypeToolResult
 		addTool(l, ev.Tool)
 		addResult(l, ev.Result)
+	case EventHook:
+		l.Type = "hook"
+		if h := ev.Hook; h != nil {
+			l.Name, l.Event, l.Tool, l.Decision, l.Reason = h.Name, h.Event, h.Tool, h.Decision, h.Reason
+			l.ExitCode, l.DurationMS = h.ExitCode, session.Ptr(h.Duration.Milliseconds())
+		}
+	case EventCompaction:
+		compactionLine(l, ev.Compaction)
 	case EventLimit:
 		l.Type, l.Text = session.TypeLimit, session.Ptr(ev.Text)
 	case EventError:
@@ -332,3 +340,5 @@ func statusOf(code int, pending bool) string {
 	}
 	return session.StatusFailed
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -21,14 +21,24 @@ type Config struct {
 	Model string `koanf:"model"`
 	// BaseURL, when set, replaces the chosen provider's base URL.
 	BaseURL string `koanf:"base_url"`
+	// CompactAt is the share of the context window, minus the output
+	// reserve, past which the conversation is compacted.
+	CompactAt float64 `koanf:"compact_at"`
 	// Providers are custom endpoints, by name.
 	Providers map[string]ProviderConfig `koanf:"providers"`
 	Limits    Limits                    `koanf:"limits"`
 	Input     Input                     `koanf:"input"`
 	Bash      Bash                      `koanf:"bash"`
+	// Hooks are the team's commands around tool calls and before a run
+	// ends; see [Hooks].
+	Hooks Hooks `koanf:"hooks"`
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`
+	// Models are context windows and output limits by model name: the
+	// built-in table (see [DefaultWindows]) with [models."model"] entries
+	// merged over it.
+	Models map[string]Window `koanf:"models"`
 }
 
 // ProviderConfig is a [providers.NAME] entry: any endpoint that speaks the
@@ -95,6 +105,7 @@ type Bash struct {
 func Default() Config {
 	return Config{
 		Providers: map[string]ProviderConfig{},
+		CompactAt: 0.8,
 		Limits: Limits{
 			MaxTurns:          50,
 			Timeout:           30 * time.Minute,
@@ -103,6 +114,7 @@ func Default() Config {
 		},
 		Input:  Input{StdinInlineMax: 256 << 10, StdinMax: 10 << 30},
 		Prices: DefaultPrices(),
+		Models: DefaultWindows(),
 	}
 }
 

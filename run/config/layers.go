@@ -256,17 +256,18 @@ func (s *stack) origin(path []string) Origin {
 
 // untrusted returns the filter of an untrusted workspace layer: it removes
 // what could redirect keys and traffic (provider, base_url, [providers]),
-// put workspace programs on the bash tool's PATH ([bash]) or defeat a
+// put workspace programs on the bash tool's PATH ([bash]), run the
+// checkout's commands around every tool call ([hooks]) or defeat a
 // spending cap ([prices], and [limits] looser than those the
 // stack already holds), and adds the display names of what it removed to
 // *dropped.
 func (s *stack) untrusted(dropped *[]string) func(map[string]any) {
 	return func(values map[string]any) {
-		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash"} {
+		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "hooks"} {
 			if _, ok := values[k]; ok {
 				delete(values, k)
 				name := k
-				if k == "providers" || k == "prices" || k == "bash" {
+				if k == "providers" || k == "prices" || k == "bash" || k == "hooks" {
 					name = "[" + k + "]"
 				}
 				*dropped = append(*dropped, name)
@@ -325,21 +326,30 @@ func (s *stack) finish() (Config, error) {
 		return Config{}, err
 	}
 	cfg := Config{}
-	err = s.ko.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{
-		DecoderConfig: &mapstructure.DecoderConfig{
-			TagName:     "koanf",
-			ErrorUnused: true,
-			Result:      &cfg,
-		},
-	})
-	if err != nil {
+	if err := s.ko.UnmarshalWithConf("", &cfg, koanfUnmarshalConf(&cfg)); err != nil {
 		return Config{}, fmt.Errorf("config: decode: %w", err)
+	}
+	if cfg.Hooks, err = s.hooks(); err != nil {
+		return Config{}, err
 	}
 	if cfg.Providers == nil {
 		cfg.Providers = map[string]ProviderConfig{}
 	}
 	cfg.Prices = prices
+	cfg.Models = s.models()
 	return cfg, nil
+}
+
+// koanfUnmarshalConf decodes by koanf tags into result, refusing keys the
+// struct does not have.
+func koanfUnmarshalConf(result any) koanf.UnmarshalConf {
+	return koanf.UnmarshalConf{
+		DecoderConfig: &mapstructure.DecoderConfig{
+			TagName:     "koanf",
+			ErrorUnused: true,
+			Result:      result,
+		},
+	}
 }
 
 // prices returns the built-in price table with the merged [prices]
@@ -375,6 +385,28 @@ func (s *stack) prices() (map[string]Price, error) {
 	}
 	s.builtin = prices
 	return prices, nil
+}
+
+// models returns the built-in window table with the merged [models]
+// entries laid over it, field by field; a model without a built-in window
+// takes the fields it does not set from [UnknownWindow].
+func (s *stack) models() map[string]Window {
+	windows := DefaultWindows()
+	for _, model := range s.ko.MapKeys("models") {
+		key := func(k string) string { return strings.Join([]string{"models", model, k}, pathSep) }
+		w, ok := LookupWindow(windows, model)
+		if !ok {
+			w = UnknownWindow()
+		}
+		if s.ko.Exists(key("context_window")) {
+			w.ContextWindow = int(s.ko.Int64(key("context_window")))
+		}
+		if s.ko.Exists(key("max_output")) {
+			w.MaxOutput = int(s.ko.Int64(key("max_output")))
+		}
+		windows[model] = w
+	}
+	return windows
 }
 
 // missing reports a required key absent from the table at path, naming the
@@ -430,6 +462,7 @@ func setPath(m map[string]any, path []string, v any) {
 func defaultValues() map[string]any {
 	c := Default()
 	return map[string]any{
+		"compact_at": c.CompactAt,
 		"limits": map[string]any{
 			"max_turns":           int64(c.Limits.MaxTurns),
 			"timeout":             c.Limits.Timeout,

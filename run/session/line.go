@@ -105,6 +105,8 @@ type Line struct {
 	// tool_call, decision, tool_result
 	Name     string `json:"name,omitempty"`
 	Input    any    `json:"input,omitempty"`
+	Event    string `json:"event,omitempty"` // hook: before_tool, after_tool, stop
+	Tool     string `json:"tool,omitempty"`  // hook: the call's tool
 	Decision string `json:"decision,omitempty"`
 	Rule     string `json:"rule,omitempty"`
 	Fact     string `json:"fact,omitempty"`
@@ -137,6 +139,12 @@ type Line struct {
 	ElapsedMS    *int64    `json:"elapsed_ms,omitempty"`
 	CostUSD      *float64  `json:"cost_usd,omitempty"`
 	Pending      []Pending `json:"pending,omitempty"`
+
+	// compaction
+	TokensBefore       *int `json:"tokens_before,omitempty"`
+	TokensAfter        *int `json:"tokens_after,omitempty"`
+	TurnsSummarised    *int `json:"turns_summarised,omitempty"`
+	MessagesSummarised *int `json:"messages_summarised,omitempty"`
 
 	// Truncated gives the full size in bytes of each field cut to its cap.
 	Truncated map[string]int `json:"truncated,omitempty"`
