@@ -295,8 +295,10 @@ func (b *builder) defaults(p *Policy, d *defaultsDoc) error {
 			p.headless = AskDeny
 		case "abort":
 			p.headless = AskAbort
+		case "defer":
+			p.headless = AskDefer
 		default:
-			return b.errf("defaults.headless_ask", "unknown value %q (want deny or abort)", *d.HeadlessAsk)
+			return b.errf("defaults.headless_ask", "unknown value %q (want deny, abort or defer)", *d.HeadlessAsk)
 		}
 	}
 	if d.MaxDenials != nil {

@@ -89,6 +89,9 @@ func TestParseDefaultsWhenOmitted(t *testing.T) {
 	if p.Fallback(ClassWrite) != Deny || p.HeadlessAsk() != AskAbort || p.Shell().Redirects != RedirectDeny || p.Shell().Background != Deny {
 		t.Errorf("got %s %s %+v", p.Fallback(ClassWrite), p.HeadlessAsk(), p.Shell())
 	}
+	if d, err := Parse("t.toml", []byte("[defaults]\nheadless_ask = \"defer\"\n")); err != nil || d.HeadlessAsk() != AskDefer || d.HeadlessAsk().String() != "defer" {
+		t.Errorf("headless_ask defer: %v %v", d, err)
+	}
 	if r := p.Decide(Action{Class: ClassShell, Command: "ls < src/a"}); r.Decision != Deny || r.Rule != "shell.redirects" {
 		t.Errorf("redirects deny: got %s by %s", r.Decision, r.Rule)
 	}
@@ -125,7 +128,7 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate id", "[[rule]]\nid = \"a\"\ntool = \"read\"\ndecision = \"allow\"\npaths = [\"x\"]\n[[rule]]\nid = \"a\"\ntool = \"read\"\ndecision = \"allow\"\npaths = [\"y\"]\n", "rule[1].id", 7, "duplicate"},
 		{"reserved id", "[[rule]]\nid = \"guard\"\ntool = \"read\"\ndecision = \"allow\"\npaths = [\"x\"]\n", "rule[0].id", 2, "reserved"},
 		{"bad version", "version = 2\n", "version", 1, "unsupported version"},
-		{"bad headless", "[defaults]\nheadless_ask = \"ask\"\n", "defaults.headless_ask", 2, "want deny or abort"},
+		{"bad headless", "[defaults]\nheadless_ask = \"ask\"\n", "defaults.headless_ask", 2, "want deny, abort or defer"},
 		{"bad max", "[defaults]\nmax_denials = -1\n", "defaults.max_denials", 2, "negative"},
 		{"bad tools", "[tools]\nread = \"yes\"\n", "tools.read", 2, "unknown decision"},
 		{"unknown tools class", "[tools]\nnet = \"allow\"\n", "tools.net", 2, "unknown key"},

@@ -101,12 +101,18 @@ const (
 	AskDeny HeadlessAsk = iota
 	// AskAbort stops the run (exit code 3).
 	AskAbort
+	// AskDefer stops the run (exit code 3) with the call pending, for a
+	// person to approve or deny in a later run that resumes the session.
+	AskDefer
 )
 
-// String returns "deny" or "abort".
+// String returns "deny", "abort" or "defer".
 func (h HeadlessAsk) String() string {
-	if h == AskAbort {
+	switch h {
+	case AskAbort:
 		return "abort"
+	case AskDefer:
+		return "defer"
 	}
 	return "deny"
 }

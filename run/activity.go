@@ -117,10 +117,12 @@ func (s *activitySink) handle(ev Event) {
 	case EventToolDenied:
 		d := ev.Denial
 		msg := fmt.Sprintf("⊘ denied by %s: %s", d.Rule, clip(d.Fact, 100))
-		if d.Reason != "" {
+		if d.Pending {
+			msg = fmt.Sprintf("⏸ pending approval (%s): %s", d.Rule, clip(d.Fact, 100))
+		} else if d.Reason != "" {
 			msg += " (" + clip(d.Reason, 160) + ")"
 		}
-		if len(d.Allow) > 0 {
+		if len(d.Allow) > 0 && !d.Pending {
 			msg += " (allow with " + clip(allowFlags(d.Allow), 200) + ")"
 		}
 		s.line("%s", p.deny.Sprint(msg))

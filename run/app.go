@@ -104,6 +104,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 			versionCommand(),
 			policyCommand(),
 			schemaCommand(),
+			sessionsCommand(env),
 		},
 	}
 	for _, c := range app.Commands {

@@ -1,6 +1,9 @@
 package run
 
-import "github.com/rubichan/rubichan/run/events"
+import (
+	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/session"
+)
 
 // compactionEvent is the machine-output event of a compaction.
 func compactionEvent(c *CompactionInfo) events.Compaction {
@@ -16,11 +19,11 @@ func compactionEvent(c *CompactionInfo) events.Compaction {
 // compactionLine fills the session line of a compaction: the summary
 // that replaced the older part of the conversation, so that a resumed
 // session can restore the compacted conversation.
-func compactionLine(l *sessionLine, c *CompactionInfo) {
-	l.Type, l.Reason, l.Text = "compaction", c.Reason, ptr(c.Summary)
-	l.TokensBefore, l.TokensAfter = ptr(c.TokensBefore), ptr(c.TokensAfter)
-	l.TurnsSummarised, l.MessagesSummarised = ptr(c.TurnsSummarised), ptr(c.MessagesSummarised)
+func compactionLine(l *session.Line, c *CompactionInfo) {
+	l.Type, l.Reason, l.Text = "compaction", c.Reason, session.Ptr(c.Summary)
+	l.TokensBefore, l.TokensAfter = session.Ptr(c.TokensBefore), session.Ptr(c.TokensAfter)
+	l.TurnsSummarised, l.MessagesSummarised = session.Ptr(c.TurnsSummarised), session.Ptr(c.MessagesSummarised)
 	u := c.Usage
-	l.Usage = &usageLine{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+	l.Usage = &session.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheCreationTokens}
 }

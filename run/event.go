@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/session"
 )
 
 //go:generate stringer -type=EventKind -trimprefix=Event
@@ -54,6 +55,10 @@ const (
 	EventVerifyStart
 	// EventVerify reports a finished --verify command: Verify.
 	EventVerify
+	// EventHistory reports a message added to the conversation, exactly as
+	// the model will be sent it: Message (user or assistant). Only the
+	// session records it.
+	EventHistory
 )
 
 // Event is one thing that happened in a run. Which fields are set depends
@@ -73,6 +78,7 @@ type Event struct {
 	Verify  *VerifyInfo
 	Hook    *HookInfo
 	Err     error
+	Message *llm.Message // EventHistory
 	// Compaction is set for EventCompaction.
 	Compaction *CompactionInfo
 }
@@ -146,6 +152,9 @@ type DenialInfo struct {
 	// Allow are the narrowest --allow rules (CLASS:PATTERN) that would
 	// have let the call through; empty when no --allow can.
 	Allow []string
+	// Pending says the call was not refused but left for a person to
+	// approve (--on-ask defer).
+	Pending bool
 }
 
 // AllowInfo is why the policy allowed a call.
@@ -179,4 +188,9 @@ type Summary struct {
 	Verified *bool
 	// Patch is set when --patch wrote a patch.
 	Patch *PatchInfo
+	// Status names how the run ended (see [session.StatusDone] and the
+	// others); "" means: from ExitCode.
+	Status string
+	// Pending are the calls a deferred run left for a person.
+	Pending []session.Pending
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -33,10 +34,12 @@ const execDescription = `Examples:
    rubichan exec --policy ci.toml --max-cost 2 --timeout 10m "fix the lint errors" > answer.md
    echo "list the TODO comments" | rubichan exec -
    rubichan exec --output stream-json "fix the lint errors" | jq -c 'select(.type=="result")'
+   rubichan exec --session-id pr-7 "fix the failing test"; rubichan exec --resume pr-7 "address the review"
+   rubichan exec --on-ask defer --session-id rel "publish"; rubichan exec --resume rel --approve all
 
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
-3 stopped by the policy, 4 a limit was reached, 5 the model provider failed,
-6 --verify never passed,
+3 stopped by the policy or paused for an approval (--on-ask defer),
+4 a limit was reached, 5 the model provider failed, 6 --verify never passed,
 130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
 func execCommand(stdin io.Reader, env environment) *cli.Command {
@@ -114,10 +117,15 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer ws.Close()
+	plan, err := cfg.planSession(env, ws.Root(), stderr)
+	if err != nil {
+		return err
+	}
+	defer plan.close()
 
 	in, err := readInputContext(ctx, stdin, inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(),
+		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
 	})
 	if err != nil {
 		return interrupted(ctx, err, emit)
@@ -131,17 +139,30 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	// ended with each command and, at the latest, here (also on a signal).
 	reaper := toolkit.NewReaper()
 	defer reaper.Sweep()
-	l, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tr, emit, reaper)
+	l, parts, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tr, emit, reaper)
 	if err != nil {
 		tr.finish(err, notice)
 		return err
 	}
-	sess := cfg.openSession(env, sinks.sessionID(), start, ws.Root(), pol, in.Text, stderr)
+	l.cfg.Answers = plan.answers
+	sessNotes := stderr // where the session's path is shown: never the JSON stream
+	if cfg.Quiet {
+		sessNotes = io.Discard
+	}
+	sess := plan.open(cfg, sessionOptions{ID: sinks.sessionID(), Secrets: cfg.secrets(env), Warn: stderr, Notes: sessNotes}, sessionHeader{
+		Start: start, Workspace: ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
+		Policy: pol.Name(), PolicyFile: pol.File(), Prompt: in.Text, System: parts,
+	})
 	defer sess.Close()
 	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol))
 	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, reaper)
-	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env), in.Text, emit)
-	return finishRun(tr.finish(runErr, notice), l, text, start, emit, runEnd{verified: verified, patch: pm})
+	history, open := plan.conversation(cfg.Resolved.Type)
+	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env), history, open, in.Text, emit)
+	err = finishRun(tr.finish(runErr, notice), l, text, start, emit, runEnd{verified: verified, patch: pm})
+	if len(l.pending) > 0 {
+		reportPending(stderr, l.pending, sess.Path(), plan.store.Dir)
+	}
+	return err
 }
 
 // runEnd is what a run adds to its closing summary besides the loop's
@@ -176,44 +197,64 @@ func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolk
 // newExecLoop builds the turn loop of a headless run: the spilled stdin,
 // if any, opened read-only for the file tools; the tools behind the
 // policy; the system prompt; the limits and the model client on the
-// run's traffic.
-func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), reaper *toolkit.Reaper) (*loop, error) {
+// run's traffic. It returns the system prompt's parts for the session.
+func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), reaper *toolkit.Reaper) (*loop, []session.PromptPart, error) {
 	spillDir := ""
 	if sp != nil {
 		spillDir = sp.Dir
 		if err := ws.AddRoot(spillDir, false); err != nil {
-			return nil, fmt.Errorf("run: open spilled stdin: %w", err)
+			return nil, nil, fmt.Errorf("run: open spilled stdin: %w", err)
 		}
 	}
 	ap := newApprover(pol, ws, spillDir)
-	sys, err := systemPrompt(promptOptions{
+	parts, err := systemPromptParts(promptOptions{
 		Root: ws.Root(), Now: env.today(), Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
 		Readable: pol.ReadFilter(),
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
-		System:       sys,
+		System:       joinParts(parts),
 		Tools:        buildTools(ws, ap, cfg, env, reaper),
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxDenials:   pol.MaxDenials(),
-		AbortOnAsk:   abortOnAsk(cfg.OnAsk, pol),
+		AbortOnAsk:   abortOnAsk(cfg.OnAsk, pol, cfg.NoSession),
+		DeferOnAsk:   deferOnAsk(cfg.OnAsk, pol, cfg.NoSession),
+		Preview:      previewDiff,
 		Timeout:      cfg.Timeout,
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
 		Redact:       newRedactor(cfg.secrets(env)),
 		Compact:      compactSettings(cfg, emit),
 		Clock:        tr.clock,
-	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap.judge, emit), nil
+	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap.judge, emit), parts, nil
+}
+
+// deferOnAsk says what makes a call that needs approval pause a headless
+// run with the call pending: --on-ask, else the policy's headless_ask.
+func deferOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
+	switch {
+	case noSession:
+		return ""
+	case onAsk == "defer":
+		return "--on-ask is defer"
+	case onAsk == "" && pol.HeadlessAsk() == policy.AskDefer:
+		return "the policy's headless_ask is defer"
+	}
+	return ""
 }
 
 // abortOnAsk says what makes a call that needs approval stop a headless
-// run: --on-ask, else the policy's headless_ask; "" when it is denied.
-func abortOnAsk(onAsk string, pol *policy.Policy) string {
+// run: --on-ask, else the policy's headless_ask; "" when it is denied. A
+// policy's "defer" with --no-session stops the run too: there is no
+// session to resume.
+func abortOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
 	switch {
+	case noSession && onAsk == "" && pol.HeadlessAsk() == policy.AskDefer:
+		return "the policy's headless_ask is defer, but --no-session keeps no session to resume"
 	case onAsk == "abort":
 		return "--on-ask is abort"
 	case onAsk == "" && pol.HeadlessAsk() == policy.AskAbort:

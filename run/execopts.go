@@ -29,7 +29,7 @@ type execConfig struct {
 	PolicyFile     string
 	Allow, Deny    []string
 	TrustWorkspace bool
-	OnAsk          string // "", "deny" or "abort"
+	OnAsk          string // "", "deny", "abort" or "defer"
 
 	Dir            string // absolute workspace root
 	NoStdin        bool
@@ -53,8 +53,7 @@ type execConfig struct {
 	Verbose         bool
 	Color           string // "auto", "always" or "never"
 
-	SessionDir string // --session-dir; "": the XDG state directory
-	NoSession  bool
+	sessionFlags
 
 	Record       string             // --record: cassette file to write
 	Replay       string             // --replay: cassette file to serve
@@ -94,12 +93,21 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		Quiet:           c.Bool("quiet"),
 		Verbose:         c.Bool("verbose"),
 		Color:           c.String("color"),
-		SessionDir:      c.String("session-dir"),
-		NoSession:       c.Bool("no-session"),
-		Record:          c.String("record"),
-		Replay:          c.String("replay"),
-		NoCompact:       c.Bool("no-compact"),
-		Patch:           c.String("patch"),
+		sessionFlags: sessionFlags{
+			SessionDir:  c.String("session-dir"),
+			NoSession:   c.Bool("no-session"),
+			SessionID:   c.String("session-id"),
+			SessionFile: c.String("session-file"),
+			Resume:      c.String("resume"),
+			Continue:    c.Bool("continue"),
+			Fork:        c.Bool("fork"),
+			Approve:     c.StringSlice("approve"),
+			DenyPending: c.Bool("deny-pending"),
+		},
+		Record:    c.String("record"),
+		Replay:    c.String("replay"),
+		NoCompact: c.Bool("no-compact"),
+		Patch:     c.String("patch"),
 	}
 	size, err := config.ParseByteSize(c.String("patch-max-size"))
 	if err != nil || size <= 0 {
@@ -128,8 +136,8 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 
 func (cfg *execConfig) validate() error {
 	switch {
-	case cfg.OnAsk != "" && cfg.OnAsk != "deny" && cfg.OnAsk != "abort":
-		return usagef("--on-ask must be deny or abort, not %q", cfg.OnAsk)
+	case cfg.OnAsk != "" && cfg.OnAsk != "deny" && cfg.OnAsk != "abort" && cfg.OnAsk != "defer":
+		return usagef("--on-ask must be deny, abort or defer, not %q", cfg.OnAsk)
 	case cfg.Output != outputText && cfg.Output != outputFinal && cfg.Output != outputJSON && cfg.Output != outputStreamJSON:
 		return usagef("--output must be text, final, json or stream-json, not %q", cfg.Output)
 	case cfg.Color != "auto" && cfg.Color != "always" && cfg.Color != "never":
@@ -141,8 +149,7 @@ func (cfg *execConfig) validate() error {
 	case cfg.Record != "" && cfg.Replay != "":
 		return usagef("--record and --replay cannot be used together")
 	}
-
-	return nil
+	return cfg.sessionFlags.validate(cfg.OnAsk)
 }
 
 // resolveDir makes the workspace root absolute and checks it is a directory.

@@ -21,13 +21,14 @@ func execFlags() []cli.Flag {
 		catPolicy  = "Policy"
 		catInput   = "Input"
 		catOutput  = "Output"
+		catSession = "Session"
 		catReplay  = "Record and replay"
 		catContext = "Context window"
 		catPatch   = "Patch"
 	)
 	flags := policyFlags(catPolicy)
 	flags = append(flags, []cli.Flag{
-		&cli.StringFlag{Name: "on-ask", Usage: "`ACTION` for a call needing approval with nobody there: deny (tell the model) or abort (exit 3); default: the policy's headless_ask", EnvVars: envs("on-ask"), Category: catPolicy},
+		&cli.StringFlag{Name: "on-ask", Usage: "`ACTION` for a call needing approval with nobody there: deny (tell the model), abort (exit 3) or defer (exit 3, the call pending for --resume --approve); default: the policy's headless_ask", EnvVars: envs("on-ask"), Category: catPolicy},
 
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), Category: catInput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-stdin", Usage: "never read standard input", EnvVars: envs("no-stdin"), Category: catInput},
@@ -52,7 +53,20 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "patch", Usage: "work on a private copy of the workspace, leave the checkout untouched and write the patch of the changes to `FILE` at the end (\"-\": stdout, the model's text then goes to stderr)", EnvVars: envs("patch"), Category: catPatch, TakesFile: true},
 		&cli.StringFlag{Name: "patch-max-size", Value: "1GB", Usage: "outside git, refuse (exit 2) to copy a workspace larger than `SIZE`", EnvVars: envs("patch-max-size"), Category: catPatch},
 	}...)
-	return append(flags, configFlags()...)
+	return append(append(flags, sessionFlagList(catSession)...), configFlags()...)
+}
+
+// sessionFlagList are the flags that name, resume and answer sessions.
+func sessionFlagList(cat string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "session-id", Usage: "name the new session `ID` (letters, digits, -_.)", EnvVars: envs("session-id"), Category: cat},
+		&cli.StringFlag{Name: "session-file", Usage: "write the session to `FILE` instead of the state directory (a CI artifact; resume it with --resume FILE)", EnvVars: envs("session-file"), Category: cat, TakesFile: true},
+		&cli.StringFlag{Name: "resume", Usage: "add this run to session `ID|PATH`, its conversation restored before the prompt", EnvVars: envs("resume"), Category: cat},
+		&cli.BoolFlag{Name: "continue", Usage: "resume the newest session of this workspace", EnvVars: envs("continue"), Category: cat},
+		&cli.BoolFlag{Name: "fork", Usage: "with --resume or --continue: go on in a new session copied from it", EnvVars: envs("fork"), Category: cat},
+		&cli.StringSliceFlag{Name: "approve", Usage: "run the pending call `CALL_ID` (or all) of the resumed session as approved; repeat for more", EnvVars: envs("approve"), Category: cat},
+		&cli.BoolFlag{Name: "deny-pending", Usage: "deny the pending calls of the resumed session; the model is told", EnvVars: envs("deny-pending"), Category: cat},
+	}
 }
 
 // policyFlags are the flags that choose the policy, shared by `rubichan

@@ -36,6 +36,9 @@ type inputOptions struct {
 	// OnSpillDir, when set, learns the spill directory as soon as it is
 	// created; if it returns false the spill is abandoned and removed.
 	OnSpillDir func(dir string) bool
+	// Optional says a run may have no prompt at all (a resumed run that
+	// answers deferred calls): no input is then an empty Text.
+	Optional bool
 }
 
 // input is the first user message of a run and the spilled stdin file, if any.
@@ -132,6 +135,8 @@ func readInput(stdin io.Reader, opt inputOptions) (*input, error) {
 		in.Text = prompt
 	case fromStdin:
 		return nil, usagef(`the prompt "-" means standard input, but stdin was empty or blank`)
+	case opt.Optional:
+		return in, nil
 	default:
 		return nil, usagef(`no prompt: give it as arguments, with --prompt-file, or on standard input`)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/session"
 )
 
 // jsonSink renders a run as machine output on stdout (see package
@@ -26,6 +27,7 @@ import (
 // It is safe for concurrent use: notices may come from another goroutine.
 type jsonSink struct {
 	mu        sync.Mutex
+	out       io.Writer
 	enc       *events.Encoder
 	sessionID string
 	stream    bool
@@ -54,7 +56,7 @@ func newJSONSink(w io.Writer, stream bool, sessionID string, now func() time.Tim
 	if now == nil {
 		now = time.Now
 	}
-	return &jsonSink{enc: events.NewEncoder(w, sessionID, now), sessionID: sessionID, stream: stream, start: now(), now: now}
+	return &jsonSink{out: w, enc: events.NewEncoder(w, sessionID, now), sessionID: sessionID, stream: stream, start: now(), now: now}
 }
 
 // write encodes one event; after a failed write nothing more is written.
@@ -104,6 +106,18 @@ func (s *jsonSink) setSession(path string) {
 	s.mu.Lock()
 	s.sessionPath = path
 	s.mu.Unlock()
+}
+
+// setSessionID makes the events carry id, the session's: before init,
+// when no event has been written yet.
+func (s *jsonSink) setSessionID(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id == s.sessionID || s.inited {
+		return
+	}
+	s.sessionID = id
+	s.enc = events.NewEncoder(s.out, id, s.now)
 }
 
 func (s *jsonSink) handle(ev Event) {
@@ -191,10 +205,13 @@ func hookEvent(h *HookInfo, red *redactor) events.Hook {
 
 func denialEvent(id string, d *DenialInfo, red *redactor) events.PolicyDecision {
 	ev := events.PolicyDecision{ID: id, Decision: events.DecisionDeny, Rule: d.Rule, Fact: red.redact(d.Fact), Reason: d.Reason}
-	if d.Ask {
+	if d.Ask || d.Pending {
 		ev.Decision, ev.ResolvedAs = events.DecisionAsk, events.DecisionDeny
 		if d.Abort {
 			ev.ResolvedAs = events.ResolvedAbort
+		}
+		if d.Pending {
+			ev.ResolvedAs = events.ResolvedDefer
 		}
 	}
 	return ev
@@ -213,11 +230,11 @@ func (s *jsonSink) toolInput(raw json.RawMessage) json.RawMessage {
 
 func (s *jsonSink) toolResult(ev Event) events.ToolResult {
 	r := ev.Result
-	content, cut := capUTF8(s.red.redact(r.Content), events.ContentMax)
+	content, cut := session.CapUTF8(s.red.redact(r.Content), events.ContentMax)
 	out := events.ToolResult{ID: ev.Tool.ID, IsError: r.IsError, ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(),
 		Content: content, Truncated: cut, FilesChanged: append([]string{}, r.Changed...)}
 	if r.Diff != "" { // write, edit
-		diff, dcut := capUTF8(s.red.redact(r.Diff), events.DiffMax)
+		diff, dcut := session.CapUTF8(s.red.redact(r.Diff), events.DiffMax)
 		out.Diff, out.Truncated = &diff, cut || dcut
 	}
 	for _, f := range r.Changed {
@@ -268,6 +285,13 @@ func (s *jsonSink) finish(err error, code int) error {
 			res.CostUSD = &sum.CostUSD
 		}
 		res.Verified, res.Patch = sum.Verified, patchEvent(sum.Patch)
+		if len(sum.Pending) > 0 && code == exitPolicy {
+			res.Status = events.StatusDeferred
+			for _, p := range sum.Pending {
+				res.Pending = append(res.Pending, events.Pending{ID: p.ID, Tool: p.Tool,
+					Fact: s.red.redact(p.Fact), Rule: s.red.redact(p.Rule), Diff: s.red.redact(p.Diff)})
+			}
+		}
 	}
 	if s.sessionPath != "" {
 		res.SessionPath = &s.sessionPath

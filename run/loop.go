@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -31,10 +33,20 @@ type loopConfig struct {
 	// stop the run (exit 3), for the message: "--on-ask is abort".
 	// Empty: such a call is denied and the model told.
 	AbortOnAsk string
-	Timeout    time.Duration // for the limit message; the caller sets the deadline
-	Budget     *Budget       // token and cost caps; nil: none
-	Retry      llm.RetryPolicy
-	Clock      llm.Clock // nil: the system clock
+	// DeferOnAsk, when set, says what makes a call that needs approval
+	// pause the run (exit 3) with the call pending, for a later run that
+	// resumes the session: "--on-ask is defer".
+	DeferOnAsk string
+	// Answers are a person's answers to calls an earlier run deferred,
+	// by call id (--approve, --deny-pending).
+	Answers map[string]answer
+	// Preview returns the diff a write or edit call would make, for the
+	// pending calls of a deferred run; nil: none.
+	Preview func(call llm.Block, eff toolkit.Effects) string
+	Timeout time.Duration // for the limit message; the caller sets the deadline
+	Budget  *Budget       // token and cost caps; nil: none
+	Retry   llm.RetryPolicy
+	Clock   llm.Clock // nil: the system clock
 	// Redact hides the run's secrets in tool results before the model,
 	// the sinks or the session see them: a command may print the key
 	// (from a file, /proc, a misconfigured tool). nil: no change.
@@ -65,6 +77,7 @@ type loop struct {
 	turns     int
 	toolCalls int
 	denials   int
+	pending   []session.Pending // the calls a deferred run leaves for a person
 
 	est         *tokenEstimator
 	compactions int
@@ -107,12 +120,55 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 // the policy (3), the provider (5), a tool's infrastructure (1), or the
 // context's cause when the run was interrupted.
 func (l *loop) run(ctx context.Context, first string) error {
-	l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(first)}})
+	return l.resume(ctx, nil, nil, first)
+}
+
+// resume restores the conversation of a session, answers the calls an
+// earlier run left open (deferred), adds the prompt if there is one, and
+// takes the run to its end as [loop.run] does.
+func (l *loop) resume(ctx context.Context, history []llm.Message, open []llm.Block, prompt string) error {
+	l.messages = history
+	var blocks []llm.Block
+	var stop error
+	if len(open) > 0 {
+		blocks, stop = l.runCalls(ctx, open, false)
+	}
+	if prompt != "" && stop == nil {
+		blocks = append(blocks, llm.TextBlock(prompt))
+	}
+	l.addUser(blocks)
+	if stop != nil {
+		return stop
+	}
 	return l.turnLoop(ctx)
 }
 
-// turnLoop makes requests and runs tool calls until the model answers
-// without tool calls or the run must end.
+// add appends a message to the conversation and reports it.
+func (l *loop) add(m llm.Message) {
+	l.messages = append(l.messages, m)
+	l.emit(Event{Kind: EventHistory, Turn: l.turns, Message: &m})
+}
+
+// addUser adds blocks to the conversation as a user message, or to the
+// last message when it is a user message (the results of calls answered
+// after a resume, then the new prompt); the session records the blocks
+// added, which its loader merges the same way.
+func (l *loop) addUser(blocks []llm.Block) {
+	if len(blocks) == 0 {
+		return
+	}
+	m := llm.Message{Role: llm.RoleUser, Content: blocks}
+	if k := len(l.messages); k > 0 && l.messages[k-1].Role == llm.RoleUser {
+		last := &l.messages[k-1]
+		last.Content = append(slices.Clip(last.Content), blocks...)
+		l.emit(Event{Kind: EventHistory, Turn: l.turns, Message: &m})
+		return
+	}
+	l.add(m)
+}
+
+// turnLoop requests answers and runs their calls until the model finishes
+// or the run stops.
 func (l *loop) turnLoop(ctx context.Context) error {
 	for {
 		if err := l.stopped(ctx); err != nil {
@@ -134,7 +190,7 @@ func (l *loop) turnLoop(ctx context.Context) error {
 			return l.requestError(ctx, err)
 		}
 		calls := msg.ToolUses()
-		l.messages = append(l.messages, sanitize(msg))
+		l.add(sanitize(msg))
 		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Stop: stop})
 		// Past a cap, a run that would go on stops; a finished answer stands.
 		if err := l.cfg.Budget.AfterRequest(used); err != nil && (len(calls) > 0 || stop == llm.StopMaxTokens) {
@@ -143,17 +199,17 @@ func (l *loop) turnLoop(ctx context.Context) error {
 		if len(calls) == 0 {
 			if stop == llm.StopMaxTokens {
 				l.emit(Event{Kind: EventNotice, Text: "the answer was cut at the output token limit; asking the model to continue"})
-				l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(cutAnswerNote)}})
+				l.add(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(cutAnswerNote)}})
 				continue
 			}
 			if msg := l.hooks.stop(ctx, l.turns); msg != "" {
-				l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(msg)}})
+				l.addUser([]llm.Block{llm.TextBlock(msg)})
 				continue
 			}
 			return nil
 		}
 		results, err := l.runCalls(ctx, calls, stop == llm.StopMaxTokens)
-		l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: results})
+		l.addUser(results)
 		if err != nil {
 			return err
 		}
@@ -337,6 +393,7 @@ func (l *loop) summary(start time.Time, code int) *Summary {
 		CostUSD:      cost,
 		CostKnown:    known,
 		Usage:        l.usage,
+		Pending:      l.pending,
 	}
 }
 

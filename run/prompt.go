@@ -1,7 +1,9 @@
 package run
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rubichan/rubichan/run/session"
 )
 
 //go:embed prompt_base.md
@@ -45,30 +49,54 @@ type promptOptions struct {
 // context files from the repository root down to the workspace, each in a
 // tagged block with its path. Tools describe themselves in their specs.
 func systemPrompt(opt promptOptions) (string, error) {
-	var b strings.Builder
+	parts, err := systemPromptParts(opt)
+	if err != nil {
+		return "", err
+	}
+	return joinParts(parts), nil
+}
+
+// systemPromptParts returns the system prompt in its named parts, which
+// joined by a blank line are the prompt; the session records them.
+func systemPromptParts(opt promptOptions) ([]session.PromptPart, error) {
+	var parts []session.PromptPart
 	if opt.Replace != "" {
-		b.WriteString(strings.TrimSpace(opt.Replace))
+		parts = append(parts, session.PromptPart{Name: "replace", Text: strings.TrimSpace(opt.Replace)})
 	} else {
 		r := strings.NewReplacer("{{root}}", opt.Root, "{{os}}", runtime.GOOS+"/"+runtime.GOARCH,
 			"{{date}}", opt.Now.Format("2006-01-02"))
-		b.WriteString(strings.TrimSpace(r.Replace(basePrompt)))
+		parts = append(parts, session.PromptPart{Name: "base", Text: strings.TrimSpace(r.Replace(basePrompt))})
 	}
-	b.WriteString("\n\n")
-	b.WriteString(strings.TrimSpace(headlessPrompt))
+	parts = append(parts, session.PromptPart{Name: "headless", Text: strings.TrimSpace(headlessPrompt)})
 	if a := strings.TrimSpace(opt.Append); a != "" {
-		b.WriteString("\n\n")
-		b.WriteString(a)
+		parts = append(parts, session.PromptPart{Name: "append", Text: a})
 	}
 	if !opt.NoContextFiles {
 		files, err := findContextFiles(opt.Root, opt.Readable)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		for _, f := range files {
-			fmt.Fprintf(&b, "\n\n<context-file path=%q>\n%s</context-file>", f.display, withNewline(f.text))
+			parts = append(parts, session.PromptPart{Name: "context-file " + f.display,
+				Text: fmt.Sprintf("<context-file path=%q>\n%s</context-file>", f.display, withNewline(f.text))})
 		}
 	}
-	return b.String(), nil
+	return parts, nil
+}
+
+// joinParts is the system prompt of its parts.
+func joinParts(parts []session.PromptPart) string {
+	texts := make([]string, len(parts))
+	for i, p := range parts {
+		texts[i] = p.Text
+	}
+	return strings.Join(texts, "\n\n")
+}
+
+// promptHash is the hash a session records of a system prompt.
+func promptHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 type contextFile struct {

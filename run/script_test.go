@@ -184,6 +184,10 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 		// treehash DIR FILE and nopatchtemp: see script_patch_test.go.
 		"treehash":    cmdTreeHash,
 		"nopatchtemp": cmdNoPatchTemp,
+		// msgprefix, waitfile, sessionfiles: see session_script_test.go.
+		"msgprefix":    s.cmdMsgPrefix,
+		"waitfile":     cmdWaitFile,
+		"sessionfiles": cmdSessionFiles,
 		// events [-json]: see script_events_test.go.
 		"events": cmdEvents,
 		// toollines, replacein, cuttail: see cassette_script_test.go.

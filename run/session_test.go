@@ -11,38 +11,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/session"
 )
-
-func TestDefaultSessionDir(t *testing.T) {
-	t.Parallel()
-	tests := map[string]struct {
-		env  map[string]string
-		home string
-		want string
-	}{
-		"xdg":               {env: map[string]string{"XDG_STATE_HOME": "/state"}, home: "/home/u", want: "/state/rubichan/sessions"},
-		"home":              {home: "/home/u", want: "/home/u/.local/state/rubichan/sessions"},
-		"relative xdg":      {env: map[string]string{"XDG_STATE_HOME": "state"}, home: "/home/u", want: "/home/u/.local/state/rubichan/sessions"},
-		"empty xdg":         {env: map[string]string{"XDG_STATE_HOME": ""}, home: "/home/u", want: "/home/u/.local/state/rubichan/sessions"},
-		"nothing known":     {want: ""},
-		"xdg without home":  {env: map[string]string{"XDG_STATE_HOME": "/s"}, want: "/s/rubichan/sessions"},
-		"relative, no home": {env: map[string]string{"XDG_STATE_HOME": "s"}, want: ""},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			lookup := func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }
-			if got := defaultSessionDir(lookup, tc.home); got != filepath.FromSlash(tc.want) {
-				t.Errorf("SessionDir = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
 
 // fixedClock returns a clock that starts at t and moves 1ms per call.
 func fixedClock(t time.Time) func() time.Time {
@@ -113,11 +90,19 @@ func TestSessionLines(t *testing.T) {
 		"edit result": {Event{Kind: EventToolResult, Turn: 3, Tool: &ToolCallInfo{ID: "c3", Name: "edit"}, Result: &ToolResultInfo{Content: "Edited a.go", Diff: "-a\n+b\n", Changed: []string{"a.go"}}},
 			`{"type":"tool_result","turn":3,"id":"c3","name":"edit","is_error":false,"duration_ms":0,"content":"Edited a.go","diff":"-a\n+b\n","changed":["a.go"]}`},
 		"limit": {Event{Kind: EventLimit, Text: "reached --max-turns 2"}, `{"type":"limit","text":"reached --max-turns 2"}`},
+		"history, user": {Event{Kind: EventHistory, Turn: 1, Message: &llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.ToolResultBlock("c1", "ok\tfine", false), llm.TextBlock("go on")}}},
+			`{"type":"user","turn":1,"blocks":[{"type":"tool_result","tool_use_id":"c1","content":"ok\tfine"},{"type":"text","text":"go on"}]}`},
+		"history, assistant": {Event{Kind: EventHistory, Turn: 2, Message: &llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{llm.ThinkingBlock("hm", "sig"), llm.ToolUseBlock("c2", "bash", json.RawMessage(`{"command":"ls"}`))}}},
+			`{"type":"assistant","turn":2,"model":"m","blocks":[{"type":"thinking","text":"hm","signature":"sig"},{"type":"tool_use","id":"c2","name":"bash","input":{"command":"ls"}}]}`},
+		"pending": {Event{Kind: EventToolDenied, Turn: 1, Tool: tool, Denial: &DenialInfo{Rule: "tools.shell", Fact: "npm publish", Reason: "deferred", Pending: true}},
+			`{"type":"decision","turn":1,"id":"c1","name":"bash","decision":"pending","rule":"tools.shell","fact":"npm publish","reason":"deferred"}`},
+		"end, deferred": {Event{Kind: EventTurnDone, Summary: &Summary{Turns: 1, ExitCode: 3, Pending: []session.Pending{{ID: "c1", Tool: "bash", Fact: "npm publish", Rule: "tools.shell"}}}},
+			`{"type":"end","exit_code":3,"status":"deferred","turns":1,"tool_calls":0,"input_tokens":0,"output_tokens":0,"elapsed_ms":0,"pending":[{"id":"c1","tool":"bash","fact":"npm publish","rule":"tools.shell"}]}`},
 		"error": {Event{Kind: EventError, Err: errors.New("interrupted by terminated")}, `{"type":"error","error":"interrupted by terminated"}`},
 		"end": {Event{Kind: EventTurnDone, Summary: &Summary{Turns: 2, ToolCalls: 1, InputTokens: 30, OutputTokens: 9, Elapsed: 2 * time.Second, ExitCode: exit0, CostUSD: 0.25, CostKnown: true}},
-			`{"type":"end","exit_code":0,"turns":2,"tool_calls":1,"input_tokens":30,"output_tokens":9,"elapsed_ms":2000,"cost_usd":0.25}`},
+			`{"type":"end","exit_code":0,"status":"done","turns":2,"tool_calls":1,"input_tokens":30,"output_tokens":9,"elapsed_ms":2000,"cost_usd":0.25}`},
 		"end, unknown price": {Event{Kind: EventTurnDone, Summary: &Summary{Turns: 1, ExitCode: 143}},
-			`{"type":"end","exit_code":143,"turns":1,"tool_calls":0,"input_tokens":0,"output_tokens":0,"elapsed_ms":0}`},
+			`{"type":"end","exit_code":143,"status":"interrupted","turns":1,"tool_calls":0,"input_tokens":0,"output_tokens":0,"elapsed_ms":0}`},
 	}
 	timeRE := regexp.MustCompile(`,"time":"[^"]*"`)
 	for name, tc := range tests {
@@ -152,7 +137,7 @@ func TestSessionHeaderAndFile(t *testing.T) {
 	t.Parallel()
 	s, dir, _, notes := newTestSession(t, nil, "fix the <bug> & go")
 	lines := readSession(t, s)
-	want := `{"type":"session","time":"2026-11-21T12:50:01.234Z","schema":1,"version":"` + version + `","go":"` + runtime.Version() +
+	want := `{"type":"session","time":"2026-11-21T12:50:01.234Z","format":2,"id":"` + session.IDOf(s.Path()) + `","run":1,"pid":` + strconv.Itoa(os.Getpid()) + `,"version":"` + version + `","go":"` + runtime.Version() +
 		`","workspace":"/w","provider":"anthropic","model":"m","policy":"built-in default policy","prompt_bytes":18,"prompt":"fix the <bug> & go"}`
 	if len(lines) != 1 || lines[0] != want {
 		t.Errorf("header:\n got %q\nwant %s", lines, want)
@@ -184,18 +169,18 @@ func TestSessionHeaderAndFile(t *testing.T) {
 
 func TestSessionNamesDiffer(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	st := session.Store{Dir: t.TempDir()}
 	seen := map[string]bool{}
 	for range 20 {
-		f, err := createSessionFile(dir, "", sessionStart)
+		w, err := st.CreateNew(sessionStart, session.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.Close()
-		if seen[f.Name()] {
-			t.Fatalf("name %s used twice", f.Name())
+		w.Close()
+		if seen[w.Path()] {
+			t.Fatalf("name %s used twice", w.Path())
 		}
-		seen[f.Name()] = true
+		seen[w.Path()] = true
 	}
 }
 
@@ -237,7 +222,7 @@ func TestSessionWriteFailure(t *testing.T) {
 	t.Parallel()
 	s, _, warn, notes := newTestSession(t, nil, "task")
 	s.handle(Event{Kind: EventTurnStart, Turn: 1})
-	s.f.Close() // the file goes away under the log
+	s.w.File().Close() // the file goes away under the log
 	s.handle(Event{Kind: EventNotice, Text: "lost"})
 	s.handle(Event{Kind: EventNotice, Text: "also lost"})
 	s.handle(Event{Kind: EventTurnDone, Summary: &Summary{}})
@@ -316,46 +301,22 @@ func TestSessionRedaction(t *testing.T) {
 func TestSessionContentCap(t *testing.T) {
 	t.Parallel()
 	s, _, _, _ := newTestSession(t, nil, "task")
-	big := strings.Repeat("é", sessionContentMax) // 2 bytes each
-	diff := strings.Repeat("+x\n", sessionDiffMax)
+	big := strings.Repeat("é", session.ContentMax) // 2 bytes each
+	diff := strings.Repeat("+x\n", session.DiffMax)
 	s.handle(Event{Kind: EventToolResult, Tool: &ToolCallInfo{Name: "read"}, Result: &ToolResultInfo{Content: big, Diff: diff}})
 	lines := readSession(t, s)
-	var l sessionLine
+	var l session.Line
 	if err := json.Unmarshal([]byte(lines[1]), &l); err != nil {
 		t.Fatal(err)
 	}
-	if l.Content == nil || len(*l.Content) != sessionContentMax || !strings.HasPrefix(big, *l.Content) {
-		t.Errorf("content of %d bytes kept, want the first %d", len(*l.Content), sessionContentMax)
+	if l.Output == nil || len(*l.Output) != session.ContentMax || !strings.HasPrefix(big, *l.Output) {
+		t.Errorf("content of %d bytes kept, want the first %d", len(*l.Output), session.ContentMax)
 	}
 	if !l.ContentTruncated || l.ContentBytes != len(big) {
 		t.Errorf("content_truncated %v, content_bytes %d; want true, %d", l.ContentTruncated, l.ContentBytes, len(big))
 	}
-	if len(l.Diff) != sessionDiffMax || !l.DiffTruncated {
-		t.Errorf("diff of %d bytes (truncated %v), want %d", len(l.Diff), l.DiffTruncated, sessionDiffMax)
-	}
-}
-
-func TestCapUTF8(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		s    string
-		max  int
-		want string
-		cut  bool
-	}{
-		{"abc", 3, "abc", false},
-		{"abcd", 3, "abc", true},
-		{"aé", 2, "a", true},
-		{"aé", 3, "aé", false},
-		{"日本", 4, "日", true},
-		{"日本", 2, "", true},
-		{"", 0, "", false},
-	}
-	for _, tc := range tests {
-		got, cut := capUTF8(tc.s, tc.max)
-		if got != tc.want || cut != tc.cut {
-			t.Errorf("capUTF8(%q, %d) = %q, %v; want %q, %v", tc.s, tc.max, got, cut, tc.want, tc.cut)
-		}
+	if len(l.Diff) != session.DiffMax || !l.DiffTruncated {
+		t.Errorf("diff of %d bytes (truncated %v), want %d", len(l.Diff), l.DiffTruncated, session.DiffMax)
 	}
 }
 
@@ -436,7 +397,7 @@ func TestExecOpenSession(t *testing.T) {
 	prompt := "a gateway-key-0123456789 b sk-openai-other-provider-key c Bearer header-token-abcdef d ci-team-name e short f header-token-abcdef"
 
 	var stderr bytes.Buffer
-	s := cfg.openSession(env, "", sessionStart, ws, pol, prompt, &stderr)
+	s := testExecSession(t, cfg, env, ws, pol, prompt, &stderr)
 	if s == nil {
 		t.Fatalf("no session: %s", stderr.String())
 	}
@@ -448,7 +409,7 @@ func TestExecOpenSession(t *testing.T) {
 	if stderr.Len() > 0 {
 		t.Errorf("--quiet, yet stderr got %q", stderr.String())
 	}
-	var h sessionLine
+	var h session.Line
 	if err := json.Unmarshal([]byte(readSession(t, s)[0]), &h); err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +423,7 @@ func TestExecOpenSession(t *testing.T) {
 	t.Run("no-session", func(t *testing.T) {
 		c := cfg
 		c.NoSession = true
-		if s := c.openSession(env, "", sessionStart, ws, pol, prompt, io.Discard); s != nil {
+		if s := testExecSession(t, c, env, ws, pol, prompt, io.Discard); s != nil {
 			t.Errorf("--no-session opened %s", s.Path())
 		}
 	})
@@ -470,7 +431,7 @@ func TestExecOpenSession(t *testing.T) {
 		c := cfg
 		dir := t.TempDir()
 		c.SessionDir = filepath.Join(dir, "a", "..", "sess")
-		s := c.openSession(env, "", sessionStart, ws, pol, prompt, io.Discard)
+		s := testExecSession(t, c, env, ws, pol, prompt, io.Discard)
 		if s == nil {
 			t.Fatal("no session")
 		}
@@ -488,6 +449,100 @@ func deref(p *string) string {
 	return *p
 }
 
+// testExecSession opens the session of an exec run as runExec does.
+func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, pol *policy.Policy, prompt string, stderr io.Writer) *sessionLog {
+	t.Helper()
+	plan, err := cfg.planSession(env, ws, stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := stderr
+	if cfg.Quiet {
+		notes = io.Discard
+	}
+	return plan.open(cfg, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
+		Start: sessionStart, Workspace: ws, Provider: cfg.Provider, Model: cfg.Model, Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
+	})
+}
+
+// BenchmarkSessionRoundTrip is what the session log adds to one tool round
+// trip: the events of a model answer with one bash call and its 20 KB
+// result, through the log ("session") and through a nil log as with
+// --no-session. Target: the difference ≤ 0.2 ms.
+func BenchmarkSessionRoundTrip(b *testing.B) {
+	var content strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&content, "%05d ok   github.com/rubichan/rubichan/run  0.123s\n", i)
+	}
+	exit := 0
+	input := json.RawMessage(`{"command":"go test ./..."}`)
+	tool := &ToolCallInfo{ID: "call_1_0", Name: "bash", Summary: "go test ./...", Input: input}
+	assistant := llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
+		llm.ThinkingBlock("The tests again.", "sig"), llm.TextBlock("Running the tests."), llm.ToolUseBlock("call_1_0", "bash", input)}}
+	results := llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.ToolResultBlock("call_1_0", content.String(), false)}}
+	events := []Event{
+		{Kind: EventTurnStart, Turn: 1},
+		{Kind: EventTextDelta, Turn: 1, Text: "Running the tests."},
+		{Kind: EventHistory, Turn: 1, Message: &assistant},
+		{Kind: EventMessageDone, Turn: 1, Text: "Running the tests.", Usage: &llm.Usage{InputTokens: 1000, OutputTokens: 40}},
+		{Kind: EventToolCall, Turn: 1, Tool: tool},
+		{Kind: EventToolAllowed, Turn: 1, Tool: tool, Allow: &AllowInfo{Rule: "--allow shell:go test *", Fact: "go test ./..."}},
+		{Kind: EventToolResult, Turn: 1, Tool: tool, Result: &ToolResultInfo{ExitCode: &exit, Duration: time.Second, Content: content.String()}},
+		{Kind: EventHistory, Turn: 1, Message: &results},
+	}
+	for _, name := range []string{"session", "no-session"} {
+		b.Run(name, func(b *testing.B) {
+			var s *sessionLog
+			if name == "session" {
+				s = openSession(sessionOptions{Dir: b.TempDir(), Secrets: []string{testSecret, "sk-other-9876543210"}}, sessionHeader{Start: sessionStart})
+				if s == nil {
+					b.Fatal("openSession failed")
+				}
+				defer s.Close()
+			}
+			cpu := cpuTime()
+			for b.Loop() {
+				for _, ev := range events {
+					s.handle(ev)
+				}
+			}
+			// The wall time on a shared machine includes waiting for a
+			// core; the CPU time says what the log costs.
+			b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+		})
+	}
+}
+
+func TestAnswerApply(t *testing.T) {
+	t.Parallel()
+	ask := verdict{Kind: verdictAsk, Rule: "tools.shell", Fact: "npm publish"}
+	deny := verdict{Kind: verdictDeny, Rule: "--deny shell:npm *", Fact: "npm publish"}
+	allow := verdict{Kind: verdictAllow, Rule: "r", Fact: "ls"}
+	tests := map[string]struct {
+		a        answer
+		v        verdict
+		wantKind verdictKind
+		wantRule string
+	}{
+		"approved, same fact":       {answer{Approve: true, Fact: "npm publish"}, ask, verdictAllow, ruleApproved},
+		"approved, another fact":    {answer{Approve: true, Fact: "npm test"}, ask, verdictAsk, "tools.shell"},
+		"approved, a deny rule":     {answer{Approve: true, Fact: "npm publish"}, deny, verdictDeny, "--deny shell:npm *"},
+		"approved, allowed anyway":  {answer{Approve: true, Fact: "ls"}, allow, verdictAllow, "r"},
+		"denied by the person":      {answer{}, ask, verdictDeny, ruleDenied},
+		"denied, allowed by a rule": {answer{}, allow, verdictDeny, ruleDenied},
+		"denied, and by a rule":     {answer{}, deny, verdictDeny, "--deny shell:npm *"},
+	}
+	for name, tc := range tests {
+		got := tc.a.apply(tc.v)
+		if got.Kind != tc.wantKind || got.Rule != tc.wantRule {
+			t.Errorf("%s: got %v by %q, want %v by %q", name, got.Kind, got.Rule, tc.wantKind, tc.wantRule)
+		}
+		if tc.wantRule == ruleDenied && got.Message != deniedByPerson {
+			t.Errorf("%s: the model is told %q", name, got.Message)
+		}
+	}
+}
+
 // TestSessionFieldCaps checks that no line grows with what the model sends:
 // a 20 MB tool call, a huge message, a huge denied command are cut to their
 // caps, the cut marked with the full size, and a secret across the cut
@@ -496,18 +551,18 @@ func TestSessionFieldCaps(t *testing.T) {
 	t.Parallel()
 	const secret = "sk-ant-session-cap-0123456789"
 	// The secret straddles the input cap.
-	input := `{"path":"f","content":"` + strings.Repeat("a", sessionInputMax-30) + secret + strings.Repeat("b", 20<<20) + `"}`
-	text := strings.Repeat("t", 2*sessionTextMax)
-	fact := strings.Repeat("c", 2*sessionFieldMax)
+	input := `{"path":"f","content":"` + strings.Repeat("a", session.InputMax-30) + secret + strings.Repeat("b", 20<<20) + `"}`
+	text := strings.Repeat("t", 2*session.TextMax)
+	fact := strings.Repeat("c", 2*session.FieldMax)
 	tests := map[string]struct {
 		ev    Event
 		field string
 		full  int
 		max   int
 	}{
-		"tool input": {Event{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "write", Input: json.RawMessage(input)}}, "input", len(input), sessionInputMax},
-		"message":    {Event{Kind: EventMessageDone, Text: text}, "text", len(text), sessionTextMax},
-		"fact":       {Event{Kind: EventToolDenied, Tool: &ToolCallInfo{Name: "bash"}, Denial: &DenialInfo{Rule: "r", Fact: fact}}, "fact", len(fact), sessionFieldMax},
+		"tool input": {Event{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "write", Input: json.RawMessage(input)}}, "input", len(input), session.InputMax},
+		"message":    {Event{Kind: EventMessageDone, Text: text}, "text", len(text), session.TextMax},
+		"fact":       {Event{Kind: EventToolDenied, Tool: &ToolCallInfo{Name: "bash"}, Denial: &DenialInfo{Rule: "r", Fact: fact}}, "fact", len(fact), session.FieldMax},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -522,7 +577,7 @@ func TestSessionFieldCaps(t *testing.T) {
 			if strings.Contains(line, secret[:12]) {
 				t.Errorf("the line keeps the start of the secret")
 			}
-			var l sessionLine
+			var l session.Line
 			if err := json.Unmarshal([]byte(line), &l); err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/session"
 )
 
 // runSinks are the sinks of one exec run, each fed every event: stdout's
@@ -71,6 +72,10 @@ func (s *runSinks) sessionID() string {
 func (s *runSinks) started(sess *sessionLog, init events.Init) {
 	s.sess = sess
 	if s.js != nil {
+		if p := sess.Path(); p != "" {
+			// A named, resumed or forked session has its own id.
+			s.js.setSessionID(session.IDOf(p))
+		}
 		s.js.setSession(sess.Path())
 		s.js.init(init)
 	}

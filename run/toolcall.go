@@ -52,7 +52,7 @@ const (
 func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm.Block, error) {
 	results := make([]llm.Block, 0, len(calls))
 	var stop error
-	for _, call := range calls {
+	for i, call := range calls {
 		if stop == nil {
 			stop = l.stopped(ctx)
 		}
@@ -70,6 +70,12 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 		var res toolkit.Result
 		var dur timeSpan
 		res, dur, stop = l.runCall(ctx, call, info, prep)
+		if errors.Is(stop, errDeferred) {
+			// This call and the ones after it stay open for the run that
+			// resumes the session; the conversation is valid again once
+			// that run answers them.
+			return results, l.deferRest(calls[i+1:])
+		}
 		res.Content = l.cfg.Redact.redact(res.Content)
 		res.Meta.Diff = l.cfg.Redact.redact(res.Meta.Diff)
 		if res.Content == "" && !res.IsError {
@@ -134,6 +140,13 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 		return r, timeSpan{}, nil
 	}
 	v := l.judge(call.Name, prep.eff)
+	if a, ok := l.cfg.Answers[call.ID]; ok {
+		v = a.apply(v)
+	}
+	if v.Kind == verdictAsk && l.cfg.DeferOnAsk != "" {
+		l.addPending(call, info, prep.eff, v)
+		return toolkit.Result{}, timeSpan{}, errDeferred
+	}
 	if v.Kind != verdictAllow {
 		return l.refuse(call, info, v)
 	}

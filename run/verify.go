@@ -76,8 +76,8 @@ func verifyMessage(info *VerifyInfo) string {
 // each final answer, giving the model the failure and going on, until the
 // check passes, its attempts are used up (exit 6) or the loop ends
 // otherwise. verified is nil when no check was asked.
-func runVerified(ctx context.Context, l *loop, v *verifier, first string, emit func(Event)) (verified *bool, err error) {
-	err = l.run(ctx, first)
+func runVerified(ctx context.Context, l *loop, v *verifier, history []llm.Message, open []llm.Block, first string, emit func(Event)) (verified *bool, err error) {
+	err = l.resume(ctx, history, open, first)
 	if v == nil {
 		return nil, err
 	}
@@ -101,14 +101,15 @@ func runVerified(ctx context.Context, l *loop, v *verifier, first string, emit f
 			emit(Event{Kind: EventLimit, Text: errVerifyFailed.Error() + ": " + detail})
 			return &ok, reportedError{exitError{code: exitVerify, err: fmt.Errorf("%w: %s", errVerifyFailed, detail), kind: events.ErrVerifyFailed}}
 		}
-		err = l.resume(ctx, verifyMessage(info))
+		err = l.continueWith(ctx, verifyMessage(info))
 	}
 	return &ok, err
 }
 
-// resume adds a user message to a finished conversation and takes it on
-// to the end, as [loop.run] does.
-func (l *loop) resume(ctx context.Context, text string) error {
-	l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(text)}})
+// continueWith adds a user message to a finished conversation (recorded
+// by the session like every message) and takes it on to the end, as
+// [loop.run] does.
+func (l *loop) continueWith(ctx context.Context, text string) error {
+	l.addUser([]llm.Block{llm.TextBlock(text)})
 	return l.turnLoop(ctx)
 }

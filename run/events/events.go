@@ -93,6 +93,8 @@ const (
 	DecisionDeny  = "deny"
 	DecisionAsk   = "ask"
 	ResolvedAbort = "abort"
+	// ResolvedDefer: the call was left pending for a person (--on-ask defer).
+	ResolvedDefer = "defer"
 )
 
 // PolicyDecision is the policy's answer for tool call ID.
@@ -239,6 +241,21 @@ type Result struct {
 	SessionPath  *string      `json:"session_path"`  // null without a session log
 	Verified     *bool        `json:"verified"`      // null without --verify
 	Patch        *Patch       `json:"patch"`         // null without --patch
+	// Pending are the calls a deferred run left for a person to approve
+	// or deny (status "deferred"); absent otherwise.
+	Pending []Pending `json:"pending,omitempty"`
+}
+
+// Pending is a tool call waiting for a person's approval: its id, tool,
+// the fact the policy matched, the rule that asked, and for a write or
+// edit the diff it would make. `rubichan exec --resume SESSION --approve
+// ID` runs it.
+type Pending struct {
+	ID   string `json:"id"`
+	Tool string `json:"tool"`
+	Fact string `json:"fact"`
+	Rule string `json:"rule"`
+	Diff string `json:"diff,omitempty"`
 }
 
 // The statuses of a [Result].
@@ -247,6 +264,7 @@ const (
 	StatusError       = "error"
 	StatusLimit       = "limit"
 	StatusDenied      = "denied"
+	StatusDeferred    = "deferred" // paused for an approval: see [Result.Pending]
 	StatusInterrupted = "interrupted"
 )
 

@@ -1,0 +1,147 @@
+package run
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/toolkit"
+)
+
+// errDeferred is what runCall returns for a call it leaves pending.
+var errDeferred = errors.New("deferred for approval")
+
+// Rules named for a person's answers to deferred calls.
+const (
+	ruleApproved = "--approve"
+	ruleDenied   = "--deny-pending"
+	// deniedByPerson is what the model is told of a call a person denied.
+	deniedByPerson = "Denied by the person reviewing this run. Do not retry this call or variants of it; use another approach or stop."
+)
+
+// answer is a person's answer to one call an earlier run deferred.
+type answer struct {
+	Approve bool
+	Fact    string // the fact approved: the approval holds for it alone
+}
+
+// apply returns the verdict on a call once the person's answer is taken
+// into account: a denial always stands; an approval turns an "ask" for
+// exactly the approved fact into an allow, and nothing else.
+func (a answer) apply(v verdict) verdict {
+	switch {
+	case !a.Approve && v.Kind != verdictDeny:
+		return verdict{Kind: verdictDeny, Rule: ruleDenied, Fact: v.Fact, Reason: "denied by the person reviewing this run", Message: deniedByPerson}
+	case a.Approve && v.Kind == verdictAsk && v.Fact == a.Fact:
+		return verdict{Kind: verdictAllow, Rule: ruleApproved, Fact: v.Fact, Reason: "approved by the person reviewing this run"}
+	}
+	return v
+}
+
+// addPending records a call that needs approval as pending.
+func (l *loop) addPending(call llm.Block, info *ToolCallInfo, eff toolkit.Effects, v verdict) {
+	p := session.Pending{ID: call.ID, Tool: call.Name, Fact: v.Fact, Rule: v.Rule, Input: call.Input}
+	if l.cfg.Preview != nil {
+		p.Diff = l.cfg.Preview(call, eff)
+	}
+	l.pending = append(l.pending, p)
+	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: "needs approval; deferred (" + l.cfg.DeferOnAsk + ")", Pending: true}})
+}
+
+// deferRest judges the calls after the first deferred one without running
+// them: those that need approval are pending too, so that one answer can
+// cover them; all of them stay open for the resumed run. It returns the
+// run's exit-3 error.
+func (l *loop) deferRest(rest []llm.Block) error {
+	for _, call := range rest {
+		prep := l.prepare(call, false)
+		if prep.failed != "" {
+			continue
+		}
+		if v := l.judge(call.Name, prep.eff); v.Kind == verdictAsk {
+			info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: prep.summary(call.Input), Input: call.Input}
+			l.addPending(call, info, prep.eff, v)
+		}
+	}
+	n := len(l.pending)
+	calls := "1 call needs"
+	if n != 1 {
+		calls = fmt.Sprintf("%d calls need", n)
+	}
+	return l.policyStop(events.ErrPolicy, "paused: %s approval (%s)", calls, l.cfg.DeferOnAsk)
+}
+
+// previewDiff returns the diff a write or edit call would make to the
+// file it names, as it is now; "" for other calls or when it cannot tell.
+func previewDiff(call llm.Block, eff toolkit.Effects) string {
+	if eff.Kind != toolkit.EffectWrite || len(eff.Paths) != 1 {
+		return ""
+	}
+	var args struct {
+		Path       string  `json:"path"`
+		Content    *string `json:"content"`
+		OldString  string  `json:"old_string"`
+		NewString  string  `json:"new_string"`
+		ReplaceAll bool    `json:"replace_all"`
+	}
+	if json.Unmarshal(call.Input, &args) != nil {
+		return ""
+	}
+	p := eff.Paths[0]
+	file := p.Resolved
+	if file == "" {
+		file = p.Requested
+	}
+	old, err := os.ReadFile(file)
+	exists := err == nil
+	var next string
+	switch {
+	case call.Name == "write" && args.Content != nil:
+		next = *args.Content
+	case call.Name == "edit" && exists && args.OldString != "":
+		n := strings.Count(string(old), args.OldString)
+		if n == 0 || (n > 1 && !args.ReplaceAll) {
+			return ""
+		}
+		next = strings.ReplaceAll(string(old), args.OldString, args.NewString)
+	default:
+		return ""
+	}
+	oldName := args.Path
+	if !exists {
+		oldName = "/dev/null"
+	}
+	return toolkit.UnifiedDiff(oldName, args.Path, string(old), next)
+}
+
+// reportPending lists the calls a deferred run left on stderr, with the
+// commands that answer them.
+func reportPending(w io.Writer, pending []session.Pending, path, storeDir string) {
+	fmt.Fprintf(w, "rubichan: %d call(s) await approval:\n", len(pending))
+	for _, p := range pending {
+		fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", p.ID, p.Tool, clip(p.Fact, 200), p.Rule)
+		if p.Diff != "" {
+			for _, line := range strings.Split(strings.TrimRight(p.Diff, "\n"), "\n") {
+				fmt.Fprintf(w, "    %s\n", line)
+			}
+		}
+	}
+	if path == "" {
+		return
+	}
+	// The id finds the session in the directory this run used; a file
+	// elsewhere is named by its path.
+	ref := session.IDOf(path)
+	if filepath.Dir(path) != storeDir {
+		ref = path
+	}
+	fmt.Fprintf(w, "approve: rubichan exec --resume %s --approve %s   (or --approve all)\n", ref, pending[0].ID)
+	fmt.Fprintf(w, "deny:    rubichan exec --resume %s --deny-pending\n", ref)
+}

@@ -1,0 +1,314 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/session"
+)
+
+// sessionFlags are the exec flags that choose the run's session.
+type sessionFlags struct {
+	SessionDir  string // --session-dir; "": the XDG state directory
+	NoSession   bool
+	SessionID   string   // --session-id: name the new session
+	SessionFile string   // --session-file: write the session to this file
+	Resume      string   // --resume ID|PATH
+	Continue    bool     // --continue: resume the newest session of the workspace
+	Fork        bool     // --fork: resume into a copy
+	Approve     []string // --approve CALL_ID|all
+	DenyPending bool
+}
+
+// resuming reports whether the run continues an earlier session.
+func (f sessionFlags) resuming() bool { return f.Resume != "" || f.Continue }
+
+// answering reports whether the run answers deferred calls, which makes
+// its own prompt optional.
+func (f sessionFlags) answering() bool { return len(f.Approve) > 0 || f.DenyPending }
+
+// validate checks the session flags against each other (exit 2).
+func (f sessionFlags) validate(onAsk string) error {
+	switch {
+	case f.NoSession && (f.resuming() || f.SessionID != "" || f.SessionFile != ""):
+		return usagef("--no-session cannot be used with --resume, --continue, --session-id or --session-file")
+	case f.NoSession && onAsk == "defer":
+		return usagef("--on-ask defer needs a session to resume; it cannot be used with --no-session")
+	case f.Resume != "" && f.Continue:
+		return usagef("--resume and --continue cannot be used together")
+	case f.Fork && !f.resuming():
+		return usagef("--fork needs --resume or --continue")
+	case (f.SessionID != "" || f.SessionFile != "") && f.resuming() && !f.Fork:
+		return usagef("--session-id and --session-file name a new session; to add to an existing one use --resume alone (or --fork to copy it)")
+	case f.SessionID != "" && f.SessionFile != "":
+		return usagef("--session-id and --session-file cannot be used together")
+	case f.answering() && !f.resuming():
+		return usagef("--approve and --deny-pending need --resume or --continue")
+	case len(f.Approve) > 0 && f.DenyPending:
+		return usagef("--approve and --deny-pending cannot be used together")
+	}
+	if f.SessionID != "" {
+		if err := session.CheckID(f.SessionID); err != nil {
+			return usagef("--session-id: %v", err)
+		}
+	}
+	return nil
+}
+
+// sessionPlan is the session a run writes, settled before the run makes
+// any request: a new one (opened later, once the prompt is known) or a
+// resumed one, locked and loaded.
+type sessionPlan struct {
+	store session.Store
+	file  string // --session-file, absolute
+
+	w          *session.Writer  // the resumed (or forked) session, locked
+	loaded     *session.Session // its contents
+	forkedFrom string
+	answers    map[string]answer
+	keepOpen   bool // the last run deferred its open calls
+}
+
+// close releases a resumed session the run never took over.
+func (p *sessionPlan) close() {
+	if p != nil && p.w != nil {
+		p.w.Close()
+		p.w = nil
+	}
+}
+
+// planSession settles the run's session. Every problem — a session that
+// is missing, unreadable, in use, or an id that exists — is a usage error
+// (exit 2), before any request.
+func (cfg execConfig) planSession(env environment, root string, stderr io.Writer) (*sessionPlan, error) {
+	secrets := cfg.secrets(env)
+	p := &sessionPlan{store: session.Store{Dir: cfg.sessionDir(env)}}
+	if cfg.NoSession {
+		return p, nil
+	}
+	if cfg.SessionFile != "" {
+		abs, err := filepath.Abs(cfg.SessionFile)
+		if err != nil {
+			return nil, usagef("--session-file: %v", err)
+		}
+		p.file = abs
+		if _, err := os.Stat(abs); err == nil {
+			return nil, usagef("--session-file %s exists: to add a run to it use --resume %s", abs, abs)
+		}
+	}
+	if cfg.SessionID != "" {
+		if p.store.Dir == "" {
+			return nil, usagef("--session-id: no state directory is known (set $XDG_STATE_HOME or $HOME, or use --session-dir)")
+		}
+		if _, err := os.Stat(p.store.Path(cfg.SessionID)); err == nil {
+			return nil, usagef("session %q exists in %s: to add a run to it use --resume %s", cfg.SessionID, p.store.Dir, cfg.SessionID)
+		}
+	}
+	if !cfg.resuming() {
+		return p, nil
+	}
+	path, err := cfg.resumePath(p.store, root)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.take(cfg, path, secrets, stderr); err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// sessionDir is --session-dir made absolute, else the default directory.
+func (cfg execConfig) sessionDir(env environment) string {
+	if cfg.SessionDir == "" {
+		home, _ := env.lookupEnv("HOME")
+		return session.DefaultDir(env.lookupEnv, home)
+	}
+	if abs, err := filepath.Abs(cfg.SessionDir); err == nil {
+		return abs
+	}
+	return cfg.SessionDir
+}
+
+// resumePath finds the session --resume or --continue names.
+func (cfg execConfig) resumePath(st session.Store, root string) (string, error) {
+	if cfg.Continue {
+		path, err := st.Newest(root)
+		if err != nil {
+			return "", usagef("--continue: %v", err)
+		}
+		if path == "" {
+			return "", usagef("--continue: no session of workspace %s in %s", root, st.Dir)
+		}
+		return path, nil
+	}
+	path, err := st.Resolve(cfg.Resume)
+	if err != nil {
+		return "", usagef("--resume: %v", err)
+	}
+	return path, nil
+}
+
+// take locks and loads the session at path (a copy of it with --fork) and
+// checks the run's answers against its pending calls.
+func (p *sessionPlan) take(cfg execConfig, path string, secrets []string, warn io.Writer) error {
+	opt := sessionOptions{Secrets: secrets, Warn: warn}.writerOptions()
+	var err error
+	if cfg.Fork {
+		p.forkedFrom = session.IDOf(path)
+		p.w, err = p.fork(cfg, path, opt)
+	} else {
+		p.w, err = session.Append(path, opt)
+	}
+	if err != nil {
+		var inUse *session.InUseError
+		if errors.As(err, &inUse) {
+			return usagef("%v; wait for it to end, or use --fork to go on from a copy", inUse)
+		}
+		return usagef("--resume: %v", err)
+	}
+	p.loaded, err = session.Load(p.w.Path())
+	if err != nil {
+		if cfg.Fork {
+			os.Remove(p.w.Path())
+		}
+		return usagef("--resume: %v", err)
+	}
+	return p.checkAnswers(cfg)
+}
+
+// fork copies the session at path into a new session and opens the copy.
+func (p *sessionPlan) fork(cfg execConfig, path string, opt session.Options) (*session.Writer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		data = data[:i+1] // whole lines only
+	}
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	var h session.Line
+	if err := json.Unmarshal(first, &h); err != nil || h.Type != session.TypeHeader {
+		return nil, fmt.Errorf("session %s: %w", path, session.ErrFormat)
+	}
+	var w *session.Writer
+	switch {
+	case p.file != "":
+		w, err = session.Create(p.file, opt)
+	case cfg.SessionID != "":
+		if err = p.store.Make(); err == nil {
+			w, err = session.Create(p.store.Path(cfg.SessionID), opt)
+		}
+	default:
+		w, err = p.store.CreateNew(time.Now(), opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	h.ID, h.ForkedFrom = session.IDOf(w.Path()), session.IDOf(path)
+	w.Write(&h)
+	if err := w.WriteRaw(rest); err != nil {
+		w.Close()
+		os.Remove(w.Path())
+		return nil, err
+	}
+	return w, nil
+}
+
+// checkAnswers turns --approve and --deny-pending into answers for the
+// pending calls. Nothing runs twice: a call that is not pending (already
+// answered, or never made) is refused, as is a session with pending calls
+// and no answer.
+func (p *sessionPlan) checkAnswers(cfg execConfig) error {
+	pending := p.loaded.Deferred()
+	p.keepOpen = len(pending) > 0
+	id := session.IDOf(p.w.Path())
+	ids := make([]string, len(pending))
+	for i, c := range pending {
+		ids[i] = c.ID
+	}
+	p.answers = map[string]answer{}
+	switch {
+	case len(cfg.Approve) > 0:
+		for _, a := range cfg.Approve {
+			if a == "all" && len(pending) > 0 {
+				for _, c := range pending {
+					p.answers[c.ID] = answer{Approve: true, Fact: c.Fact}
+				}
+				continue
+			}
+			i := slices.Index(ids, a)
+			if i < 0 {
+				return usagef("--approve %s: %s", a, notPending(id, a, ids))
+			}
+			p.answers[a] = answer{Approve: true, Fact: pending[i].Fact}
+		}
+	case cfg.DenyPending:
+		if len(pending) == 0 {
+			return usagef("--deny-pending: session %s has no pending calls", id)
+		}
+		for _, c := range pending {
+			p.answers[c.ID] = answer{}
+		}
+	case len(pending) > 0:
+		return usagef("session %s has %d pending call(s) (%s): answer with --approve CALL_ID|all or --deny-pending", id, len(pending), strings.Join(ids, ", "))
+	}
+	return nil
+}
+
+func notPending(id, call string, ids []string) string {
+	if len(ids) == 0 {
+		return fmt.Sprintf("session %s has no pending calls (%s was answered already, or never made)", id, call)
+	}
+	return fmt.Sprintf("call %s is not pending in session %s (pending: %s)", call, id, strings.Join(ids, ", "))
+}
+
+// conversation is the resumed conversation for a model of the provider
+// api, and the calls left open for this run to answer.
+func (p *sessionPlan) conversation(api string) ([]llm.Message, []llm.Block) {
+	if p.loaded == nil {
+		return nil, nil
+	}
+	return p.loaded.Conversation(api, p.keepOpen)
+}
+
+// open starts the run's lines: a new session's header, or a resumed run's
+// "run" line. It returns nil with --no-session.
+func (p *sessionPlan) open(cfg execConfig, opt sessionOptions, h sessionHeader) *sessionLog {
+	if cfg.NoSession {
+		return nil
+	}
+	if p.w == nil {
+		opt.Dir, opt.File = p.store.Dir, p.file
+		if cfg.SessionID != "" {
+			opt.ID = cfg.SessionID
+		}
+		return openSession(opt, h)
+	}
+	h.Run = len(p.loaded.Runs) + 1
+	h.ForkedFrom = p.forkedFrom
+	h.Approve = slices.Sorted(mapKeys(p.answers, true))
+	h.DenyPending = cfg.DenyPending
+	w := p.w
+	p.w = nil // the log owns it now
+	return resumeLog(w, opt, h)
+}
+
+func mapKeys(m map[string]answer, approved bool) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k, a := range m {
+			if a.Approve == approved && !yield(k) {
+				return
+			}
+		}
+	}
+}

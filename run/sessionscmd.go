@@ -1,0 +1,262 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rubichan/rubichan/run/session"
+	"github.com/urfave/cli/v2"
+)
+
+// sessionsCommand is `rubichan sessions`: list, show and remove the
+// sessions of the state directory.
+func sessionsCommand(env environment) *cli.Command {
+	dirFlag := &cli.StringFlag{Name: "session-dir", Usage: "the sessions' `DIR` (default: $XDG_STATE_HOME/rubichan/sessions, ~/.local/state/…)", EnvVars: envs("session-dir"), TakesFile: true}
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+	return &cli.Command{
+		Name:            "sessions",
+		Usage:           "list, show and remove sessions",
+		HideHelpCommand: true,
+		OnUsageError:    func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
+		Subcommands: []*cli.Command{
+			{
+				Name: "list", Usage: "the sessions of this workspace (--all: of every workspace), newest first",
+				UsageText: "rubichan sessions list [--json] [--all] [-C DIR]",
+				Flags: []cli.Flag{dirFlag, jsonFlag,
+					&cli.BoolFlag{Name: "all", Usage: "sessions of every workspace"},
+					&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "the workspace `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
+				},
+				Action: func(c *cli.Context) error { return runSessionsList(c, env) },
+			},
+			{
+				Name: "show", Usage: "a readable transcript of a session (--json: its lines as written)",
+				UsageText: "rubichan sessions show [--json] ID|PATH",
+				Flags:     []cli.Flag{dirFlag, jsonFlag},
+				Action:    func(c *cli.Context) error { return runSessionsShow(c, env) },
+			},
+			{
+				Name: "rm", Usage: "remove a session", UsageText: "rubichan sessions rm ID...",
+				Flags:  []cli.Flag{dirFlag},
+				Action: func(c *cli.Context) error { return runSessionsRm(c, env) },
+			},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usagef("sessions: missing subcommand: list, show or rm")
+			}
+			return usagef("sessions: unknown subcommand %q", c.Args().First())
+		},
+	}
+}
+
+func sessionStore(c *cli.Context, env environment) session.Store {
+	cfg := execConfig{sessionFlags: sessionFlags{SessionDir: c.String("session-dir")}}
+	return session.Store{Dir: cfg.sessionDir(env)}
+}
+
+func runSessionsList(c *cli.Context, env environment) error {
+	if c.NArg() > 0 {
+		return usagef("sessions list: unexpected argument %q", c.Args().First())
+	}
+	st := sessionStore(c, env)
+	ws := ""
+	if !c.Bool("all") {
+		cfg := execConfig{Dir: c.String("cwd")}
+		if err := cfg.resolveDir(); err != nil {
+			return err
+		}
+		ws = cfg.Dir
+	}
+	list, err := st.List(ws)
+	if err != nil {
+		return err
+	}
+	out := c.App.Writer
+	if c.Bool("json") {
+		if list == nil {
+			list = []session.Info{}
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(c.App.ErrWriter, "no sessions")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCREATED\tUPDATED\tRUNS\tTURNS\tSTATUS\tWORKSPACE\tPROMPT")
+	for _, s := range list {
+		status := s.Status
+		if s.Pending > 0 {
+			status = fmt.Sprintf("%s (%d pending)", status, s.Pending)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", s.ID, shortTime(s.Created), shortTime(s.Updated), s.Runs, s.Turns, status, s.Workspace, clip(oneLine(s.Prompt), 50))
+	}
+	return tw.Flush()
+}
+
+func runSessionsShow(c *cli.Context, env environment) error {
+	if c.NArg() != 1 {
+		return usagef("sessions show: want one session ID or PATH, got %d arguments", c.NArg())
+	}
+	path, err := sessionStore(c, env).Resolve(c.Args().First())
+	if err != nil {
+		return usagef("sessions show: %v", err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return usagef("sessions show: %v", err)
+	}
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		data = data[:i+1] // a torn last line is not shown
+	} else {
+		data = nil
+	}
+	if c.Bool("json") {
+		_, err := c.App.Writer.Write(data)
+		return err
+	}
+	return writeTranscript(c.App.Writer, filepath.Base(path), data)
+}
+
+func runSessionsRm(c *cli.Context, env environment) error {
+	if c.NArg() == 0 {
+		return usagef("sessions rm: want a session ID")
+	}
+	st := sessionStore(c, env)
+	for _, id := range c.Args().Slice() {
+		if strings.ContainsRune(id, '/') || strings.HasSuffix(id, session.Ext) {
+			return usagef("sessions rm: %q: give the id of a session in %s, not a path", id, st.Dir)
+		}
+		if err := st.Remove(id); err != nil {
+			return usagef("sessions rm: %v", err)
+		}
+	}
+	return nil
+}
+
+// shortTime is a line's time to the second.
+func shortTime(t string) string {
+	if len(t) >= 19 {
+		return strings.Replace(t[:19], "T", " ", 1)
+	}
+	return t
+}
+
+// writeTranscript renders the lines of a session for a person: each run
+// with its prompt, the model's answers, the tool calls with their
+// decisions and outcomes, and the calls pending approval.
+func writeTranscript(w io.Writer, name string, data []byte) error {
+	for n, raw := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		if len(raw) == 0 {
+			continue
+		}
+		var l session.Line
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return fmt.Errorf("session %s: line %d: %v", name, n+1, err)
+		}
+		transcriptLine(w, &l)
+	}
+	return nil
+}
+
+func transcriptLine(w io.Writer, l *session.Line) {
+	switch l.Type {
+	case session.TypeHeader, session.TypeRun:
+		if l.Type == session.TypeHeader {
+			fmt.Fprintf(w, "session %s (format %d), workspace %s\n", l.ID, l.Format, l.Workspace)
+		}
+		fmt.Fprintf(w, "\n── run %d · %s · %s %s · policy %s\n", max(l.Run, 1), shortTime(l.Time), l.Provider, l.Model, l.Policy)
+		if l.ForkedFrom != "" {
+			fmt.Fprintf(w, "   forked from %s\n", l.ForkedFrom)
+		}
+		if len(l.Approve) > 0 {
+			fmt.Fprintf(w, "   approved: %s\n", strings.Join(l.Approve, ", "))
+		}
+		if l.DenyPending {
+			fmt.Fprintln(w, "   denied the pending calls")
+		}
+		if l.Prompt != nil && *l.Prompt != "" {
+			fmt.Fprintf(w, "> %s\n", indent(*l.Prompt, "  "))
+		}
+	case session.TypeMessage:
+		if l.Text != nil && strings.TrimSpace(*l.Text) != "" {
+			fmt.Fprintf(w, "%s\n", strings.TrimRight(*l.Text, "\n"))
+		}
+	case session.TypeToolCall:
+		in, _ := json.Marshal(l.Input)
+		fmt.Fprintf(w, "▸ %s %s  %s\n", l.Name, l.ID, clip(string(in), 200))
+	case session.TypeDecision:
+		fmt.Fprintf(w, "  %s by %s: %s\n", l.Decision, l.Rule, clip(l.Fact, 200))
+	case session.TypeToolResult:
+		transcriptResult(w, l)
+	case session.TypeRetry:
+		fmt.Fprintf(w, "  retry %d: %s\n", l.Attempt, l.Reason)
+	case session.TypeLimit:
+		fmt.Fprintf(w, "stopped: %s\n", textOf(l.Text))
+	case session.TypeError:
+		fmt.Fprintf(w, "error: %s\n", l.Error)
+	case session.TypeEnd:
+		transcriptEnd(w, l)
+	}
+}
+
+func transcriptResult(w io.Writer, l *session.Line) {
+	mark := "✓"
+	if l.IsError != nil && *l.IsError {
+		mark = "✗"
+	}
+	extra := ""
+	if l.ExitCode != nil {
+		extra = fmt.Sprintf(" exit %d", *l.ExitCode)
+	}
+	out := ""
+	if l.Output != nil {
+		out = *l.Output
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	more := ""
+	if len(lines) > 3 {
+		more = fmt.Sprintf(" … (%d lines)", len(lines))
+		lines = lines[:3]
+	}
+	fmt.Fprintf(w, "  %s%s %s%s\n", mark, extra, indent(strings.Join(lines, "\n"), "    "), more)
+}
+
+func transcriptEnd(w io.Writer, l *session.Line) {
+	code := 0
+	if l.ExitCode != nil {
+		code = *l.ExitCode
+	}
+	turns := 0
+	if l.Turns != nil {
+		turns = *l.Turns
+	}
+	fmt.Fprintf(w, "── end: %s (exit %d) · %d turns\n", l.Status, code, turns)
+	if len(l.Pending) > 0 {
+		fmt.Fprintln(w, "pending approval:")
+		for _, p := range l.Pending {
+			fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", p.ID, p.Tool, clip(p.Fact, 200), p.Rule)
+			if p.Diff != "" {
+				fmt.Fprintf(w, "    %s\n", indent(strings.TrimRight(p.Diff, "\n"), "    "))
+			}
+		}
+	}
+}
+
+func indent(s, pad string) string { return strings.ReplaceAll(s, "\n", "\n"+pad) }
+
+// textOf is *p, or "" for nil.
+func textOf(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
