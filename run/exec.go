@@ -97,21 +97,11 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		ctx, cancel = context.WithTimeoutCause(ctx, cfg.Timeout, errTimeout)
 		defer cancel()
 	}
-	pm, err := startPatchMode(ctx, cfg, env, stdout)
+	pm, leavePatch, err := enterPatchMode(ctx, &cfg, env, stdout, notice)
 	if err != nil {
 		return err
 	}
-	defer pm.Close()
-	if pm != nil {
-		cfg.Dir = pm.copy.Root
-		// A run that ends before the loop (stdin interrupted) still
-		// leaves its (empty) patch; after finishRun this does nothing.
-		defer func() {
-			if pi, err := pm.write(true); err == nil && pi != nil {
-				notice(patchLine(pi))
-			}
-		}()
-	}
+	defer leavePatch()
 	ws, pol, err := openWorkspace(cfg, notes, notice)
 	if err != nil {
 		return err
@@ -145,11 +135,8 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return err
 	}
 	l.cfg.Answers = plan.answers
-	sessNotes := stderr // where the session's path is shown: never the JSON stream
-	if cfg.Quiet {
-		sessNotes = io.Discard
-	}
-	sess := plan.open(cfg, sessionOptions{ID: sinks.sessionID(), Secrets: cfg.secrets(env), Warn: stderr, Notes: sessNotes}, sessionHeader{
+	// The session's path is shown on stderr (never the JSON stream), unless quiet.
+	sess := plan.open(cfg, sessionOptions{ID: sinks.sessionID(), Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
 		Start: start, Workspace: ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
 		Policy: pol.Name(), PolicyFile: pol.File(), Prompt: in.Text, System: parts,
 	})
@@ -163,6 +150,32 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		reportPending(stderr, l.pending, sess.Path(), plan.store.Dir)
 	}
 	return err
+}
+
+// enterPatchMode starts --patch, if asked: from here on the run works in
+// the private copy (cfg.Dir). leave writes the patch of a run that ended
+// before the loop (its (empty) patch; after finishRun it does nothing) and
+// removes the copy.
+func enterPatchMode(ctx context.Context, cfg *execConfig, env environment, stdout io.Writer, notice func(string)) (pm *patchMode, leave func(), err error) {
+	pm, err = startPatchMode(ctx, *cfg, env, stdout)
+	if err != nil || pm == nil {
+		return pm, func() { pm.Close() }, err
+	}
+	cfg.Dir = pm.copy.Root
+	return pm, func() {
+		if pi, err := pm.write(true); err == nil && pi != nil {
+			notice(patchLine(pi))
+		}
+		pm.Close()
+	}, nil
+}
+
+// unlessQuiet returns w, or io.Discard when quiet.
+func unlessQuiet(w io.Writer, quiet bool) io.Writer {
+	if quiet {
+		return io.Discard
+	}
+	return w
 }
 
 // runEnd is what a run adds to its closing summary besides the loop's
