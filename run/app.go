@@ -33,6 +33,9 @@ type environment struct {
 	lookupEnv func(string) (string, bool)
 	// environ lists the environment as NAME=value, for the bash tool.
 	environ func() []string
+	// landlockABI probes the kernel's Landlock ABI (0: none); nil
+	// probes the kernel. Tests simulate other kernels with it.
+	landlockABI func() int
 }
 
 func processEnvironment() environment {
@@ -90,6 +93,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 			configCommand(env),
 			versionCommand(),
 			policyCommand(),
+			sandboxCommand(env),
 		},
 	}
 	for _, c := range app.Commands {

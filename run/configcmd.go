@@ -24,6 +24,7 @@ func configFlags() []cli.Flag {
 		model  = "Model"
 		limits = "Limits"
 		input  = "Input"
+		shell  = "Sandbox"
 	)
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "read this config `FILE` after the user file [$RUBICHAN_CONFIG]", Category: model, TakesFile: true},
@@ -35,6 +36,8 @@ func configFlags() []cli.Flag {
 		&cli.StringFlag{Name: "max-turns", Usage: "stop (exit 4) after `N` model requests (default: 50) [$RUBICHAN_MAX_TURNS]", Category: limits},
 		&cli.StringFlag{Name: "timeout", Usage: "stop (exit 4) after this wall-clock `DURATION`, 0 for none (default: 30m) [$RUBICHAN_TIMEOUT]", Category: limits},
 		&cli.StringFlag{Name: "max-tool-calls", Usage: "stop (exit 4) after `N` tool calls; 0 for none [$RUBICHAN_MAX_TOOL_CALLS]", Category: limits},
+		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of shell commands: `MODE` is auto (what the kernel supports), required (exit 2 when the kernel cannot) or off (default: auto) [$RUBICHAN_SANDBOX]", Category: shell},
+		&cli.BoolFlag{Name: "network", Usage: "let shell commands open network connections (the sandbox blocks TCP otherwise) [$RUBICHAN_NETWORK]", Category: shell},
 		&cli.StringFlag{Name: "stdin-inline-max", Usage: "largest stdin (`SIZE`: B, KB, MB, GB) put into the prompt; more is spilled to a file (default: 256KB) [$RUBICHAN_STDIN_INLINE_MAX]", Category: input},
 	}
 }
@@ -181,6 +184,16 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 	add([]string{"input", "stdin_inline_max"}, lc.Input.StdinInlineMax)
 	if len(lc.Bash.PathAdd) > 0 {
 		add([]string{"bash", "path_add"}, strings.Join(lc.Bash.PathAdd, ", "))
+	}
+	// Shown when set, so that the defaults do not lengthen every listing.
+	if lc.Origin("shell", "sandbox").Source != "default" {
+		add([]string{"shell", "sandbox"}, lc.Shell.Sandbox)
+	}
+	if lc.Origin("shell", "network").Source != "default" {
+		add([]string{"shell", "network"}, lc.Shell.Network)
+	}
+	if len(lc.Shell.WritableRoots) > 0 {
+		add([]string{"shell", "writable_roots"}, strings.Join(lc.Shell.WritableRoots, ", "))
 	}
 	for _, name := range slices.Sorted(maps.Keys(lc.Providers)) {
 		p := lc.Providers[name]

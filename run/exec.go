@@ -12,6 +12,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -81,6 +82,10 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
+	box, err := startSandbox(cfg, env, notice)
+	if err != nil {
+		return err
+	}
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, cfg.Timeout, errTimeout)
@@ -104,7 +109,13 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return interrupted(ctx, err, emit)
 	}
 	defer in.Close()
-	l, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, start, emit)
+	tmp, err := runTempDir()
+	if err != nil {
+		return fmt.Errorf("run: temporary directory: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	tools := runTools{sandbox: box, tempDir: tmp}
+	l, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tools, start, emit)
 	if err != nil {
 		return err
 	}
@@ -138,7 +149,7 @@ func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolk
 // newExecLoop builds the turn loop of a headless run: the spilled stdin,
 // if any, opened read-only for the file tools; the tools behind the
 // policy; the system prompt; the limits and the model client.
-func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, start time.Time, emit func(Event)) (*loop, error) {
+func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, rt runTools, start time.Time, emit func(Event)) (*loop, error) {
 	spillDir := ""
 	if sp != nil {
 		spillDir = sp.Dir
@@ -157,7 +168,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
 		System:       sys,
-		Tools:        buildTools(ws, ap, cfg, env),
+		Tools:        buildTools(ws, ap, cfg, env, rt),
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxDenials:   pol.MaxDenials(),
@@ -254,13 +265,23 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 // buildTools returns the tools of a headless run: the file tools with the
 // policy's read filter, and bash in the workspace root with the process
 // environment minus secrets and the provider keys.
-func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment) []toolkit.Tool {
+func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, rt runTools) []toolkit.Tool {
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
 	return toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
-		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg)},
+		Bash: toolkit.BashConfig{
+			Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg),
+			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings()),
+		},
 	})
+}
+
+// runTools is what a run decides for its tools before the loop: the
+// sandbox state and the private temporary directory.
+type runTools struct {
+	sandbox sandbox.State
+	tempDir string
 }
 
 // newClient returns the model client of the configured provider.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 )
 
@@ -55,6 +56,11 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if stderr == nil {
 		stderr = io.Discard
 	}
+	if sandbox.IsHelper(args) {
+		// The bash tool started rubichan as its sandbox helper: confine
+		// and exec the command; this returns only on failure.
+		return sandbox.Dispatch(args, env.environ(), stderr)
+	}
 	app := newApp(stdin, stdout, stderr, env)
 	normalized, err := normalizeArgs(app, args)
 	if err == nil {
@@ -87,7 +93,7 @@ func fileContentError(err error) bool {
 	if errors.As(err, &ce) {
 		return ce.File != config.FromCommandLine
 	}
-	return errors.As(err, &pe) || errors.As(err, &be)
+	return errors.As(err, &pe) || errors.As(err, &be) || errors.Is(err, sandbox.ErrUnmet)
 }
 
 // helpHint is the help command a usage error points to: that of the

@@ -61,6 +61,12 @@ type BashConfig struct {
 	// cleanPath): absolute, or relative to Dir, such as a workspace bin
 	// directory the user trusts.
 	PathAdd []string
+	// TempDir is the run's private temporary directory, handed to the
+	// commands as TMPDIR and writable in the sandbox; empty leaves TMPDIR
+	// as Env has it.
+	TempDir string
+	// Sandbox confines the commands with the OS sandbox.
+	Sandbox BashSandbox
 	// Shell is the shell to run as `Shell -c command`. Empty: bash from
 	// Env's PATH, else sh from it, else /bin/sh. Relative PATH entries are
 	// never searched, so a workspace cannot plant its own shell.
@@ -82,6 +88,7 @@ type Bash struct {
 	maxTO time.Duration
 	grace time.Duration
 	spec  Spec
+	box   *bashSandbox // nil: commands run unconfined
 }
 
 // NewBash returns the bash tool configured by cfg.
@@ -107,6 +114,13 @@ func NewBash(cfg BashConfig) *Bash {
 		b.grace = BashGracePeriod
 	}
 	b.env = commandEnv(cfg.Env, cfg.EnvAllow, cfg.DropEnv, b.dir, cfg.PathAdd)
+	if cfg.TempDir != "" {
+		b.env = setEnv(b.env, map[string]string{"TMPDIR": cfg.TempDir})
+	}
+	b.box = newBashSandbox(cfg.Sandbox, b.dir, cfg.TempDir)
+	if b.box != nil && cfg.TempDir != "" {
+		b.env = cacheEnv(b.env, b.box.rules.Writable, cfg.TempDir)
+	}
 	if b.shell == "" {
 		b.shell = findShell(b.env)
 	}
@@ -177,6 +191,9 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 		Env:    b.env,
 		Stdout: pw,
 		Stderr: pw,
+	}
+	if b.box != nil {
+		cmd.Path, cmd.Args = b.box.argv(b.shell, command)
 	}
 	g, err := startGroup(cmd)
 	pw.Close() // the child has its copy; EOF comes when every holder is gone
@@ -297,6 +314,9 @@ func (b *Bash) result(ctx context.Context, st *os.ProcessState, out *headTail, s
 		res.IsError = true
 	}
 	text := out.String()
+	if h := b.box.hint(text); res.IsError && h != "" {
+		notes = append(notes, h)
+	}
 	if len(notes) == 0 {
 		res.Content = text
 		return res

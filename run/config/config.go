@@ -26,6 +26,7 @@ type Config struct {
 	Limits    Limits                    `koanf:"limits"`
 	Input     Input                     `koanf:"input"`
 	Bash      Bash                      `koanf:"bash"`
+	Shell     Shell                     `koanf:"shell"`
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`
@@ -74,6 +75,20 @@ type Bash struct {
 	PathAdd []string `koanf:"path_add"`
 }
 
+// Shell configures the OS sandbox of the shell commands the bash tool
+// runs. An untrusted workspace file cannot set it.
+type Shell struct {
+	// Sandbox is "auto" (enforce what the kernel supports), "required"
+	// (exit 2 when the kernel cannot) or "off".
+	Sandbox string `koanf:"sandbox"`
+	// Network allows commands TCP connections and binds.
+	Network bool `koanf:"network"`
+	// WritableRoots are directories commands may write in besides the
+	// workspace and the run's temporary directory: absolute, or relative
+	// to the workspace.
+	WritableRoots []string `koanf:"writable_roots"`
+}
+
 // Default returns the built-in defaults: 50 turns, a 30 minute
 // timeout, no token or cost budget, 256KB of inline stdin and the built-in
 // price table. The provider and model are left empty: they are resolved
@@ -86,6 +101,7 @@ func Default() Config {
 			Timeout:  30 * time.Minute,
 		},
 		Input:  Input{StdinInlineMax: 256 << 10},
+		Shell:  Shell{Sandbox: "auto"},
 		Prices: DefaultPrices(),
 	}
 }

@@ -256,17 +256,18 @@ func (s *stack) origin(path []string) Origin {
 
 // untrusted returns the filter of an untrusted workspace layer: it removes
 // what could redirect keys and traffic (provider, base_url, [providers]),
-// put workspace programs on the bash tool's PATH ([bash]) or defeat a
+// put workspace programs on the bash tool's PATH ([bash]), loosen the
+// shell sandbox ([shell]) or defeat a
 // spending cap ([prices], and [limits] looser than those the
 // stack already holds), and adds the display names of what it removed to
 // *dropped.
 func (s *stack) untrusted(dropped *[]string) func(map[string]any) {
 	return func(values map[string]any) {
-		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash"} {
+		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "shell"} {
 			if _, ok := values[k]; ok {
 				delete(values, k)
 				name := k
-				if k == "providers" || k == "prices" || k == "bash" {
+				if k == "providers" || k == "prices" || k == "bash" || k == "shell" {
 					name = "[" + k + "]"
 				}
 				*dropped = append(*dropped, name)
@@ -433,6 +434,10 @@ func defaultValues() map[string]any {
 		},
 		"input": map[string]any{
 			"stdin_inline_max": c.Input.StdinInlineMax,
+		},
+		"shell": map[string]any{
+			"sandbox": c.Shell.Sandbox,
+			"network": c.Shell.Network,
 		},
 	}
 }

@@ -100,6 +100,8 @@ func configSettings() []configSetting {
 		{[]string{"limits", "max_cost"}, "max-cost"},
 		{[]string{"limits", "max_tool_calls"}, "max-tool-calls"},
 		{[]string{"input", "stdin_inline_max"}, "stdin-inline-max"},
+		{[]string{"shell", "sandbox"}, "sandbox"},
+		{[]string{"shell", "network"}, "network"},
 	}
 }
 
