@@ -272,7 +272,7 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
 			Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg),
-			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings()),
+			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env),
 		},
 	})
 }

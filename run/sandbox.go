@@ -2,6 +2,7 @@ package run
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/toolkit"
@@ -52,8 +53,33 @@ func startSandbox(cfg execConfig, env environment, notice func(string)) (sandbox
 }
 
 // sandboxConfig is the bash tool's sandbox for state st.
-func sandboxConfig(st sandbox.State, sh config.Shell) toolkit.BashSandbox {
-	return toolkit.BashSandbox{Enabled: st.Helper, Network: sh.Network, Writable: sh.WritableRoots}
+func sandboxConfig(st sandbox.State, sh config.Shell, env environment) toolkit.BashSandbox {
+	if !st.Helper {
+		return toolkit.BashSandbox{}
+	}
+	return toolkit.BashSandbox{Enabled: true, Network: sh.Network, ABI: st.ABI, Writable: sh.WritableRoots, CacheDir: sandboxCacheDir(env)}
+}
+
+// sandboxCacheDir is $XDG_CACHE_HOME/rubichan/sandbox (~/.cache/…),
+// created if need be: the cache of sandboxed commands (Go's build cache
+// among them), kept from run to run so that `go test` is not a cold build
+// every time, and apart from the user's own caches, which sandboxed code
+// could otherwise poison for builds outside the sandbox. "" when there is
+// no such directory; commands then cache in the run's TMPDIR.
+func sandboxCacheDir(env environment) string {
+	base, _ := env.lookupEnv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(base) {
+		home, _ := env.lookupEnv("HOME")
+		if !filepath.IsAbs(home) {
+			return ""
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	dir := filepath.Join(base, "rubichan", "sandbox")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return ""
+	}
+	return dir
 }
 
 // runTempDir creates the run's private temporary directory: the bash

@@ -34,8 +34,10 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"rubichan": rubichanMain})
 }
 
-// rubichanMain is main.go's wiring, so the scripts run the real program.
+// rubichanMain is main.go's wiring, so the scripts run the real program;
+// RUBICHAN_TEST_LANDLOCK_ABI simulates another kernel's Landlock.
 func rubichanMain() {
+	_ = HardenProcess()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -47,7 +49,9 @@ func rubichanMain() {
 			cancel(SignalError{Signal: sig})
 		}
 	}()
-	code := Main(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	env := processEnvironment()
+	env.landlockABI = simulatedABI()
+	code := runMain(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr, env)
 	signal.Stop(sigs)
 	cancel(nil)
 	os.Exit(code)
@@ -76,7 +80,8 @@ func TestScript(t *testing.T) {
 			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
 			return nil
 		},
-		Cmds: servers.cmds(),
+		Cmds:      servers.cmds(),
+		Condition: scriptCondition,
 	})
 }
 
@@ -99,6 +104,7 @@ func (s *serverSet) get(ts *testscript.TestScript) *scriptServer {
 func (s *serverSet) cmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	cmds := s.serverCmds()
 	maps.Copy(cmds, ptyScriptCmds())
+	maps.Copy(cmds, s.sandboxScriptCmds())
 	return cmds
 }
 

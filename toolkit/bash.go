@@ -118,8 +118,14 @@ func NewBash(cfg BashConfig) *Bash {
 		b.env = setEnv(b.env, map[string]string{"TMPDIR": cfg.TempDir})
 	}
 	b.box = newBashSandbox(cfg.Sandbox, b.dir, cfg.TempDir)
-	if b.box != nil && cfg.TempDir != "" {
-		b.env = cacheEnv(b.env, b.box.rules.Writable, cfg.TempDir)
+	if b.box != nil {
+		cache := cfg.Sandbox.CacheDir
+		if cache == "" && cfg.TempDir != "" {
+			cache = filepath.Join(cfg.TempDir, "cache")
+		}
+		if cache != "" {
+			b.env = cacheEnv(b.env, b.box.rules.Writable, cache)
+		}
 	}
 	if b.shell == "" {
 		b.shell = findShell(b.env)

@@ -20,9 +20,16 @@ type BashSandbox struct {
 	Exe string
 	// Network allows TCP connections and binds.
 	Network bool
+	// ABI is the Landlock ABI whose rules are applied: the one the runner
+	// reported (see [sandbox.State]); 0 applies none.
+	ABI int
 	// Writable are directories writable besides the workspace and
 	// [BashConfig.TempDir]: absolute, or relative to the workspace.
 	Writable []string
+	// CacheDir, when set, is a writable directory that only sandboxed
+	// commands use as their cache (XDG_CACHE_HOME, GOCACHE), kept from
+	// run to run; empty puts their caches in [BashConfig.TempDir].
+	CacheDir string
 }
 
 // bashSandbox is the sandbox of a [Bash]: the helper and its rules.
@@ -37,11 +44,11 @@ func newBashSandbox(cfg BashSandbox, dir, tmp string) *bashSandbox {
 	if !cfg.Enabled {
 		return nil
 	}
-	s := &bashSandbox{exe: cfg.Exe, rules: sandbox.Rules{Network: cfg.Network}}
+	s := &bashSandbox{exe: cfg.Exe, rules: sandbox.Rules{Network: cfg.Network, ABI: cfg.ABI}}
 	if s.exe == "" {
 		s.exe = "/proc/self/exe"
 	}
-	s.rules.Writable = writableRoots(dir, tmp, cfg.Writable)
+	s.rules.Writable = writableRoots(dir, tmp, append(cfg.Writable, cfg.CacheDir))
 	return s
 }
 
@@ -73,13 +80,13 @@ func (s *bashSandbox) argv(shell, command string) (string, []string) {
 }
 
 // cacheEnv points the cache directories of a sandboxed command's
-// environment into tmp when they are not already in a writable root:
+// environment into cache when they are not already in a writable root:
 // XDG_CACHE_HOME (which also holds Go's build cache when GOCACHE is unset)
 // and GOCACHE. A command can then build and test, and what it caches
 // cannot poison the caches that builds outside the sandbox use. Naming a
-// cache directory in [BashSandbox.Writable] keeps it (faster, and
-// trusted with what the commands write).
-func cacheEnv(env, writable []string, tmp string) []string {
+// cache directory in [BashSandbox.Writable] keeps it (and trusts it with
+// what the commands write).
+func cacheEnv(env, writable []string, cache string) []string {
 	within := func(p string) bool {
 		return filepath.IsAbs(p) && slices.ContainsFunc(writable, func(w string) bool {
 			return pathWithin(realDir(p), w)
@@ -87,10 +94,10 @@ func cacheEnv(env, writable []string, tmp string) []string {
 	}
 	set := map[string]string{}
 	if v := lookupEnv(env, "XDG_CACHE_HOME"); !within(v) {
-		set["XDG_CACHE_HOME"] = filepath.Join(tmp, "cache")
+		set["XDG_CACHE_HOME"] = cache
 	}
 	if v := lookupEnv(env, "GOCACHE"); v != "" && v != "off" && !within(v) {
-		set["GOCACHE"] = filepath.Join(tmp, "cache", "go-build")
+		set["GOCACHE"] = filepath.Join(cache, "go-build")
 	}
 	return setEnv(env, set)
 }

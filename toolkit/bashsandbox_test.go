@@ -32,7 +32,7 @@ func newSandboxBash(t *testing.T, network bool) (b *Bash, ws, tmp, outside strin
 	tmp, outside = t.TempDir(), t.TempDir()
 	b, ws = newTestBash(t, func(c *BashConfig) {
 		c.TempDir = tmp
-		c.Sandbox = BashSandbox{Enabled: true, Network: network}
+		c.Sandbox = BashSandbox{Enabled: true, Network: network, ABI: sandbox.ProbeABI()}
 	})
 	return b, ws, tmp, outside
 }
@@ -129,12 +129,12 @@ func TestSandboxNetwork(t *testing.T) {
 func TestSandboxCacheEnv(t *testing.T) {
 	t.Parallel()
 	env := []string{"GOCACHE=/home/u/.cache/go-build", "PATH=/bin"}
-	got := cacheEnv(env, []string{"/ws", "/tmp/r"}, "/tmp/r")
+	got := cacheEnv(env, []string{"/ws", "/tmp/r"}, "/tmp/r/cache")
 	want := []string{"PATH=/bin", "GOCACHE=/tmp/r/cache/go-build", "XDG_CACHE_HOME=/tmp/r/cache"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("cacheEnv = %q, want %q", got, want)
 	}
-	kept := cacheEnv([]string{"GOCACHE=/ws/.cache", "XDG_CACHE_HOME=/ws/.x"}, []string{"/ws"}, "/tmp/r")
+	kept := cacheEnv([]string{"GOCACHE=/ws/.cache", "XDG_CACHE_HOME=/ws/.x"}, []string{"/ws"}, "/tmp/r/cache")
 	if strings.Join(kept, " ") != "GOCACHE=/ws/.cache XDG_CACHE_HOME=/ws/.x" {
 		t.Errorf("cacheEnv changed caches inside a writable root: %q", kept)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -33,13 +34,18 @@ type Rules struct {
 	Writable []string
 	// Network allows TCP (and UDP where Landlock restricts it).
 	Network bool
+	// ABI is the highest Landlock ABI whose rules are applied, the one
+	// the run reported (see [State]), so that what is enforced is what
+	// was said; 0 applies no Landlock rules (capabilities are still
+	// dropped).
+	ABI int
 }
 
 // Argv returns the helper's argument list (without the program name)
 // that runs prog with argv (argv[0] included) under r.
 func (r Rules) Argv(prog string, argv []string) []string {
 	out := make([]string, 0, 3+2*len(r.Writable)+len(argv))
-	out = append(out, HelperCommand)
+	out = append(out, HelperCommand, "--abi", strconv.Itoa(r.ABI))
 	for _, d := range r.Writable {
 		out = append(out, "--write", d)
 	}
@@ -62,6 +68,14 @@ func parseHelper(args []string) (r Rules, prog string, argv []string, err error)
 			r.Writable = append(r.Writable, args[i])
 		case "--network":
 			r.Network = true
+		case "--abi":
+			if i+1 >= len(args) {
+				return r, "", nil, errors.New("--abi needs a number")
+			}
+			i++
+			if r.ABI, err = strconv.Atoi(args[i]); err != nil || r.ABI < 0 {
+				return r, "", nil, fmt.Errorf("--abi: bad version %q", args[i])
+			}
 		case "--":
 			if len(args) < i+3 {
 				return r, "", nil, errors.New("missing program after --")

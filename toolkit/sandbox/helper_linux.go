@@ -41,8 +41,8 @@ func confineAndExec(r Rules, prog string, argv, environ []string) error {
 	if err := allThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
-	if ProbeABI() > 0 {
-		if err := restrict(r); err != nil {
+	if abi := min(r.ABI, ProbeABI()); abi > 0 {
+		if err := restrict(r, abi); err != nil {
 			return fmt.Errorf("landlock: %w", err)
 		}
 	}
@@ -50,10 +50,12 @@ func confineAndExec(r Rules, prog string, argv, environ []string) error {
 	return fmt.Errorf("exec %s: %w", prog, err)
 }
 
-// restrict applies r with Landlock, best effort: what this kernel's ABI
-// supports of the newest ruleset go-landlock knows.
-func restrict(r Rules) error {
-	cfg := landlock.V11.BestEffort()
+// restrict applies r with Landlock ABI abi (or the newest go-landlock
+// knows, if abi is newer), best effort: what the kernel supports of it.
+func restrict(r Rules, abi int) error {
+	configs := [...]landlock.Config{landlock.V1, landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5,
+		landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
+	cfg := configs[min(abi, len(configs)-1)].BestEffort()
 	if r.Network {
 		cfg.HandledAccessNet = 0
 	}

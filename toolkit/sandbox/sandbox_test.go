@@ -54,10 +54,10 @@ func TestAchieve(t *testing.T) {
 
 func TestHelperArgsRoundTrip(t *testing.T) {
 	t.Parallel()
-	r := Rules{Writable: []string{"/w", "/t"}, Network: true}
+	r := Rules{Writable: []string{"/w", "/t"}, Network: true, ABI: 7}
 	argv := r.Argv("/bin/sh", []string{"sh", "-c", "echo --write"})
 	got, prog, args, err := parseHelper(argv[1:])
-	if err != nil || prog != "/bin/sh" || len(args) != 3 || args[2] != "echo --write" || !got.Network || len(got.Writable) != 2 {
+	if err != nil || prog != "/bin/sh" || len(args) != 3 || args[2] != "echo --write" || !got.Network || got.ABI != 7 || len(got.Writable) != 2 {
 		t.Fatalf("parseHelper(%q) = %+v %q %q %v", argv, got, prog, args, err)
 	}
 	if _, _, _, err := parseHelper([]string{"--write"}); err == nil {

@@ -56,7 +56,7 @@ func SelfTest(ctx context.Context, exe string, st State) ([]Result, error) {
 			c.Close()
 		}
 	}()
-	rules := Rules{Writable: []string{ws}, Network: st.Network == NetAllowed}
+	rules := Rules{Writable: []string{ws}, Network: st.Network == NetAllowed, ABI: st.ABI}
 	target := filepath.Join(outside, "x")
 	w, err := runProbe(ctx, exe, st.Helper, rules, "write", target)
 	if err != nil {

@@ -1,0 +1,78 @@
+package run
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// sandboxScriptCmds are the script commands of the sandbox scripts:
+//
+//	tcplisten          serve TCP on 127.0.0.1 for the rest of the script; sets LISTEN_ADDR
+//	requests N         fail unless the model server got exactly N requests
+//	gocache            set GOCACHE to the test process's Go build cache, so that a
+//	                   `go test` inside a script is a warm build
+func (s *serverSet) sandboxScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"requests": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg || len(args) != 1 {
+				ts.Fatalf("usage: requests N")
+			}
+			if got := strconv.Itoa(len(s.get(ts).Requests())); got != args[0] {
+				ts.Fatalf("the model server got %s requests, want %s", got, args[0])
+			}
+		},
+		"tcplisten": func(ts *testscript.TestScript, neg bool, args []string) {
+			ln, err := net.Listen("tcp4", "127.0.0.1:0")
+			ts.Check(err)
+			ts.Defer(func() { ln.Close() })
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					c.Close()
+				}
+			}()
+			ts.Setenv("LISTEN_ADDR", ln.Addr().String())
+		},
+		"gocache": func(ts *testscript.TestScript, neg bool, args []string) {
+			dir, err := goCacheDir()
+			ts.Check(err)
+			ts.Setenv("GOCACHE", dir)
+		},
+	}
+}
+
+// scriptCondition answers the scripts' own conditions: [root], true when
+// the tests run as root.
+func scriptCondition(cond string) (bool, error) {
+	if cond == "root" {
+		return os.Geteuid() == 0, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+// goCacheDir is `go env GOCACHE`, asked once.
+var goCacheDir = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	return strings.TrimSpace(string(out)), err
+})
+
+// simulatedABI reads RUBICHAN_TEST_LANDLOCK_ABI, with which a script
+// simulates a kernel with another Landlock ABI (0: none); nil when unset.
+func simulatedABI() func() int {
+	v, ok := os.LookupEnv("RUBICHAN_TEST_LANDLOCK_ABI")
+	if !ok {
+		return nil
+	}
+	n, _ := strconv.Atoi(v)
+	return func() int { return n }
+}
