@@ -8,12 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
-	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
 // Linux reports whether this platform has the helper.
@@ -32,13 +30,17 @@ func ProbeABI() int {
 // Landlock rules (what the kernel supports of them) and execs prog. It
 // returns only on failure.
 func confineAndExec(r Rules, prog string, argv, environ []string) error {
-	// Every step below applies to all threads, and exec keeps only this
-	// one: lock it so the exec happens where the rules surely are.
+	// Credentials (capabilities, no_new_privs, the Landlock domain) are
+	// per thread, and execve gives the new program those of the thread
+	// that calls it, whose siblings it ends. Lock this goroutine to its
+	// thread, change that thread's credentials and exec from it: the
+	// other threads never run the command. (go-landlock applies its rules
+	// to every thread, which is more than needed.)
 	runtime.LockOSThread()
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
-	if err := allThreadsPrctl(unix.PR_SET_NO_NEW_PRIVS, 1); err != nil {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
 	if abi := min(r.ABI, ProbeABI()); abi > 0 {
@@ -72,13 +74,13 @@ func restrict(r Rules, abi int) error {
 }
 
 // dropCapabilities empties the bounding set, the ambient set and the
-// effective, permitted and inheritable sets of every thread, so that a
+// effective, permitted and inheritable sets of the calling thread, so that a
 // command run as root cannot use CAP_SYS_PTRACE, CAP_DAC_OVERRIDE and
 // the like, for instance to read rubichan's /proc/PID/environ.
 func dropCapabilities() error {
 	last := lastCap()
 	for c := 0; c <= last; c++ {
-		err := allThreadsPrctl(unix.PR_CAPBSET_DROP, uintptr(c))
+		err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
 		switch {
 		case err == nil, errors.Is(err, syscall.EINVAL):
 		case errors.Is(err, syscall.EPERM):
@@ -89,16 +91,13 @@ func dropCapabilities() error {
 			return fmt.Errorf("prctl(PR_CAPBSET_DROP, %d): %w", c, err)
 		}
 	}
-	if err := allThreadsPrctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL); err != nil && !errors.Is(err, syscall.EINVAL) {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, syscall.EINVAL) {
 		return fmt.Errorf("prctl(PR_CAP_AMBIENT_CLEAR_ALL): %w", err)
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
-	_, _, e := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0)
-	runtime.KeepAlive(&hdr)
-	runtime.KeepAlive(&data)
-	if e != 0 {
-		return fmt.Errorf("capset: %w", e)
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
 	}
 	return nil
 }
@@ -112,12 +111,4 @@ func lastCap() int {
 		}
 	}
 	return 63
-}
-
-func allThreadsPrctl(option int, arg2 uintptr) error {
-	_, _, e := psx.Syscall6(unix.SYS_PRCTL, uintptr(option), arg2, 0, 0, 0, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
 }
