@@ -27,12 +27,13 @@ type accBlock struct {
 	data      string
 	buf       []byte // text, thinking text or tool input JSON
 	open      bool
+	isErr     bool // BlockServerToolResult
 	seeded    bool // buf holds the input sent with the block's start, replaced by the first delta
 	skip      bool // a block type this package does not know; kept out of the message
 }
 
 func (a *accumulator) emit(ev Event) {
-	if ev.Kind == EventText || ev.Kind == EventThinking || ev.Kind == EventToolUse {
+	if ev.Kind == EventText || ev.Kind == EventThinking || ev.Kind == EventToolUse || ev.Kind == EventServerTool {
 		a.streamed = true
 	}
 	a.queue = append(a.queue, ev)
@@ -63,14 +64,31 @@ func (a *accumulator) start(index int, b Block) error {
 		if b.Text != "" {
 			return a.appendText(index, b.Kind, b.Text)
 		}
-	case BlockToolUse:
+	case BlockToolUse, BlockServerToolUse:
 		a.blocks[index].buf = append(a.blocks[index].buf, b.Input...)
 		a.blocks[index].seeded = len(b.Input) > 0
-	case BlockRedactedThinking:
+	case BlockServerToolResult:
+		a.blocks[index].id, a.blocks[index].name, a.blocks[index].isErr = b.ToolUseID, b.Name, b.IsError
+		a.blocks[index].buf = append(a.blocks[index].buf, b.Content...)
+	case BlockRedactedThinking, BlockReasoning:
 	default:
 		a.blocks[index].skip = true
 	}
 	return nil
+}
+
+// skipped reports whether block index was started as a type this package
+// does not model, so that any delta for it, whatever its type, is ignored.
+func (a *accumulator) skipped(index int) bool {
+	return index >= 0 && index < len(a.blocks) && a.blocks[index].skip
+}
+
+// kindOf returns the kind of block index, or 0 when there is none.
+func (a *accumulator) kindOf(index int) BlockKind {
+	if index < 0 || index >= len(a.blocks) {
+		return 0
+	}
+	return a.blocks[index].kind
 }
 
 // startUnknown opens a block of a type this package does not model; its
@@ -118,9 +136,14 @@ func (a *accumulator) appendText(index int, kind BlockKind, s string) error {
 	return nil
 }
 
-// appendInput adds a piece of a tool call's argument JSON.
+// appendInput adds a piece of a tool call's argument JSON; the call may be
+// a server tool's.
 func (a *accumulator) appendInput(index int, s string) error {
-	b, err := a.typed(index, "input delta", BlockToolUse)
+	kind := BlockToolUse
+	if b, err := a.block(index, "input delta"); err == nil && b.kind == BlockServerToolUse {
+		kind = BlockServerToolUse
+	}
+	b, err := a.typed(index, "input delta", kind)
 	if err != nil {
 		return err
 	}
@@ -155,11 +178,18 @@ func (a *accumulator) stopBlock(index int) error {
 		return err
 	}
 	b.open = false
-	if b.kind == BlockToolUse {
+	switch b.kind {
+	case BlockToolUse, BlockServerToolUse:
 		if len(bytes.TrimSpace(b.buf)) == 0 {
 			b.buf = append(b.buf[:0], "{}"...)
 		}
-		a.emit(Event{Kind: EventToolUse, ToolUse: b.toBlock()})
+		kind := EventToolUse
+		if b.kind == BlockServerToolUse {
+			kind = EventServerTool
+		}
+		a.emit(Event{Kind: kind, ToolUse: b.toBlock()})
+	case BlockServerToolResult:
+		a.emit(Event{Kind: EventServerTool, ToolUse: b.toBlock()})
 	}
 	return nil
 }
@@ -204,22 +234,27 @@ func (b *accBlock) toBlock() Block {
 		out.Text, out.Signature = string(b.buf), b.signature
 	case BlockRedactedThinking:
 		out.Data = b.data
-	case BlockToolUse:
-		out.ID, out.Name = b.id, b.name
+	case BlockToolUse, BlockServerToolUse:
+		out.ID, out.Name, out.Signature = b.id, b.name, b.signature
 		out.Input = append([]byte(nil), b.buf...)
+	case BlockServerToolResult:
+		out.ToolUseID, out.Name, out.Content, out.IsError = b.id, b.name, string(b.buf), b.isErr
+	case BlockReasoning:
+		out.ID, out.Text, out.Data = b.id, string(b.buf), b.data
 	}
 	return out
 }
 
 // message returns the assistant message assembled so far. Text and thinking
 // blocks still open are included as far as they got; a tool call that never
-// completed is left out, so a cut stream never yields a half-formed call.
+// completed is left out, so a cut stream never yields a half-formed call;
+// so are other blocks still open (server tool blocks, reasoning items).
 // Empty text blocks, which the APIs reject in requests, are left out too.
 func (a *accumulator) message() Message {
 	m := Message{Role: RoleAssistant, Content: make([]Block, 0, len(a.blocks))}
 	for i := range a.blocks {
 		b := &a.blocks[i]
-		if b.skip || (b.open && (b.kind == BlockToolUse || b.kind == BlockRedactedThinking)) ||
+		if b.skip || (b.open && b.kind != BlockText && b.kind != BlockThinking) ||
 			(b.kind == BlockText && len(b.buf) == 0) {
 			continue
 		}

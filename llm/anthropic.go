@@ -98,7 +98,11 @@ type (
 		Temperature   *float64        `json:"temperature,omitempty"`
 		StopSequences []string        `json:"stop_sequences,omitempty"`
 		Thinking      *antThinking    `json:"thinking,omitempty"`
+		OutputConfig  *antOutputCfg   `json:"output_config,omitempty"`
 		Stream        bool            `json:"stream"`
+	}
+	antOutputCfg struct {
+		Effort string `json:"effort,omitempty"`
 	}
 	antMessage struct {
 		Role    Role       `json:"role"`
@@ -126,7 +130,7 @@ type (
 	}
 	antThinking struct {
 		Type         string `json:"type"`
-		BudgetTokens int    `json:"budget_tokens"`
+		BudgetTokens int    `json:"budget_tokens,omitempty"`
 	}
 	antCache struct {
 		Type string `json:"type"`
@@ -152,10 +156,16 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 	if w.MaxTokens <= 0 {
 		w.MaxTokens = c.defaultMaxTokens(req.Model)
 	}
-	if req.ThinkingBudget > 0 {
+	switch adaptive := adaptiveThinking(req.Model); {
+	case req.ThinkingBudget > 0 && adaptive:
+		w.Thinking, w.Temperature = &antThinking{Type: "adaptive"}, nil
+	case req.ThinkingBudget > 0:
 		if err := thinkingLimits(&w, req); err != nil {
 			return nil, err
 		}
+	}
+	if req.ReasoningEffort != "" && adaptiveThinking(req.Model) {
+		w.OutputConfig = &antOutputCfg{Effort: req.ReasoningEffort}
 	}
 	var err error
 	if w.System, err = c.encodeSystem(req.System); err != nil {

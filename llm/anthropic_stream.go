@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/tmaxmax/go-sse"
 )
@@ -9,7 +10,10 @@ import (
 // anthropicDecoder reads the Messages API's stream: message_start,
 // content_block_start/delta/stop, message_delta, message_stop, ping and
 // error. Unknown event, block and delta types are ignored, as the API's
-// versioning policy asks.
+// versioning policy asks, and so is every delta addressed to an unknown
+// block. Blocks of server tools (tools the API runs itself) become
+// [BlockServerToolUse] and [BlockServerToolResult] blocks, out of the tool
+// loop (see anthropic_server.go).
 type anthropicDecoder struct {
 	ev antEvent
 }
@@ -39,6 +43,11 @@ type antStartBlock struct {
 	Thinking  string          `json:"thinking"`
 	Signature string          `json:"signature"`
 	Data      string          `json:"data"`
+	// Server tool results.
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	FileID    string          `json:"file_id"`
 }
 
 type antDelta struct {
@@ -138,14 +147,22 @@ func (d *anthropicDecoder) start(index int, cb *antStartBlock, acc *accumulator)
 		err = acc.start(index, Block{Kind: BlockThinking, Text: cb.Thinking, Signature: cb.Signature})
 	case "redacted_thinking":
 		err = acc.start(index, Block{Kind: BlockRedactedThinking, Data: cb.Data})
-	case "tool_use":
+	case "tool_use", "server_tool_use", "mcp_tool_use":
 		input := cb.Input
 		if string(input) == "{}" {
 			input = nil
 		}
-		err = acc.start(index, Block{Kind: BlockToolUse, ID: cb.ID, Name: cb.Name, Input: input})
+		kind := BlockToolUse
+		if cb.Type != "tool_use" {
+			kind = BlockServerToolUse
+		}
+		err = acc.start(index, Block{Kind: kind, ID: cb.ID, Name: cb.Name, Input: input})
 	default:
-		err = acc.startUnknown(index)
+		if b, ok := serverToolResult(cb); ok {
+			err = acc.start(index, b)
+		} else {
+			err = acc.startUnknown(index)
+		}
 	}
 	if err != nil {
 		return protoErr(nil, "%s", err)
@@ -153,7 +170,26 @@ func (d *anthropicDecoder) start(index int, cb *antStartBlock, acc *accumulator)
 	return nil
 }
 
+// delta applies one content_block_delta. A delta for a block of a type the
+// package does not model, or for a server tool result, is ignored whatever
+// its type; a server tool call takes input deltas only.
 func (d *anthropicDecoder) delta(index int, dl *antDelta, acc *accumulator) error {
+	var err error
+	switch kind := acc.kindOf(index); {
+	case acc.skipped(index) || kind == BlockServerToolResult ||
+		(kind == BlockServerToolUse && dl.Type != "input_json_delta"):
+		err = acc.ignoreDelta(index)
+	default:
+		err = d.typedDelta(index, dl, acc)
+	}
+	if err != nil {
+		return protoErr(nil, "%s", err)
+	}
+	return nil
+}
+
+// typedDelta applies a delta by its type to a block this package models.
+func (d *anthropicDecoder) typedDelta(index int, dl *antDelta, acc *accumulator) error {
 	var err error
 	switch dl.Type {
 	case "text_delta":
@@ -167,10 +203,7 @@ func (d *anthropicDecoder) delta(index int, dl *antDelta, acc *accumulator) erro
 	default:
 		err = acc.ignoreDelta(index)
 	}
-	if err != nil {
-		return protoErr(nil, "%s", err)
-	}
-	return nil
+	return err
 }
 
 func (d *anthropicDecoder) eof(*accumulator) error { return newCutError("", nil) }
@@ -190,6 +223,13 @@ func eventError(raw json.RawMessage) *APIError {
 		return &APIError{Kind: kind, StatusCode: status, Type: we.Type, Message: we.Message, Retryable: retry}
 	}
 	kind, retry := classifyStatus(0, typ, we.Message)
+	if lt := strings.ToLower(we.Type); kind == KindServer && lt != "" && lt != strings.ToLower(typ) {
+		// An unknown code (Groq's tool_use_failed, say) with a known
+		// type: the type decides.
+		if k, r := classifyType(lt); k != KindServer {
+			kind, retry = k, r
+		}
+	}
 	if we.Message == "" {
 		we.Message = "error event in stream"
 	}

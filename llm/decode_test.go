@@ -10,10 +10,7 @@ import (
 // decodeString runs an SSE body through a decoder, without HTTP.
 func decodeString(t *testing.T, provider, body string) (*Stream, []Event) {
 	t.Helper()
-	var dec decoder = &anthropicDecoder{}
-	if provider != "anthropic" {
-		dec = newOpenAIDecoder()
-	}
+	dec := testDecoder(provider)
 	s := newStream(provider, io.NopCloser(strings.NewReader(body)), dec, nil)
 	return s, drain(t, s)
 }
@@ -96,8 +93,10 @@ func TestAnthropicLenient(t *testing.T) {
 	body := antSSE(
 		"message_start", antStart,
 		"ping", `{"type":"ping"}`,
-		"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"s1","name":"web_search","input":{}}}`,
+		"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"future_block","id":"s1","name":"web_search","input":{}}}`,
 		"content_block_delta", deltaJSON("0", "citations_delta", "x", "y"),
+		"content_block_delta", deltaJSON("0", "input_json_delta", "partial_json", "{"),
+		"content_block_delta", deltaJSON("0", "text_delta", "text", "x"),
 		"content_block_stop", antStop0,
 		"content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"read","input":{"path":"a"}}}`,
 		"content_block_stop", `{"type":"content_block_stop","index":1}`,

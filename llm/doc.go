@@ -1,10 +1,12 @@
 // Package llm talks to model providers: provider-neutral messages, tool
-// specs, requests and stream events, and two streaming clients over
-// server-sent events — [AnthropicClient] for the Anthropic Messages API and
+// specs, requests and stream events, and three streaming clients over
+// server-sent events — [AnthropicClient] for the Anthropic Messages API,
 // [OpenAIClient] for every OpenAI-compatible Chat Completions endpoint
-// (OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio, Groq, DeepSeek).
+// (OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio, Groq, DeepSeek,
+// Mistral, Gemini's OpenAI-compatible endpoint) and [ResponsesClient] for
+// OpenAI's Responses API.
 //
-// Both clients have the same method, Stream, which returns a [*Stream] of
+// All clients have the same method, Stream, which returns a [*Stream] of
 // [Event] values: text and thinking deltas, complete tool calls, usage and a
 // final stop event. One accumulator assembles the deltas into the final
 // assistant [Message] and rejects protocol violations.
@@ -15,5 +17,5 @@
 // into an error.
 //
 // The package imports no other rubichan package. Test helpers live in
-// llm/llmtest, a scripted model server speaking both protocols.
+// llm/llmtest, a scripted model server speaking all three protocols.
 package llm

@@ -220,7 +220,10 @@ func classifyType(lt string) (ErrorKind, bool) {
 		return KindNotFound, false
 	case strings.Contains(lt, "request_too_large"):
 		return KindTooLarge, false
-	case strings.Contains(lt, "invalid_request"):
+	case strings.Contains(lt, "invalid_request"), strings.Contains(lt, "invalid_prompt"),
+		strings.Contains(lt, "tool_use_failed"):
+		// Groq's tool_use_failed: the model produced a tool call the
+		// server could not parse; retrying the same request is no cure.
 		return KindInvalidRequest, false
 	}
 	// api_error, server_error, an unknown type: a provider-side failure.

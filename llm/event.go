@@ -18,6 +18,10 @@ const (
 	// EventStop is the last event of a successful stream; Event.StopReason
 	// says why the model stopped and Event.Usage holds the final usage.
 	EventStop
+	// EventServerTool carries one complete block of a tool the provider
+	// ran itself, a call or its result, in Event.ToolUse (see
+	// [BlockServerToolUse]). It is for display: the caller runs nothing.
+	EventServerTool
 )
 
 // String returns the kind's name, such as "text" or "tool_use".
@@ -33,6 +37,8 @@ func (k EventKind) String() string {
 		return "usage"
 	case EventStop:
 		return "stop"
+	case EventServerTool:
+		return "server_tool"
 	}
 	return "unknown"
 }
@@ -42,7 +48,7 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind       EventKind
 	Text       string     // EventText, EventThinking
-	ToolUse    Block      // EventToolUse
+	ToolUse    Block      // EventToolUse, EventServerTool
 	Usage      Usage      // EventUsage, EventStop
 	StopReason StopReason // EventStop
 }

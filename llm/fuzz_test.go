@@ -15,6 +15,23 @@ import (
 // -race on a loaded machine. Reaching it means the parser hangs.
 const fuzzDeadline = 20 * time.Second
 
+// testDecoder returns the decoder of a recording directory's protocol:
+// anthropic, responses, gemini (Chat Completions with thought tags) or
+// openai.
+func testDecoder(provider string) decoder {
+	switch provider {
+	case "anthropic":
+		return &anthropicDecoder{}
+	case "responses":
+		return newResponsesDecoder()
+	case "gemini":
+		d := newOpenAIDecoder()
+		d.thoughts = &thoughtSplitter{}
+		return d
+	}
+	return newOpenAIDecoder()
+}
+
 // decodeResult is everything a decoded stream yields, for comparing two
 // decodings of the same bytes.
 type decodeResult struct {
@@ -31,10 +48,7 @@ func (r decodeResult) String() string {
 // stream's invariants: at most limit events, a stream without error ended
 // with a stop event, and every tool call delivered has a non-empty input.
 func decodeAll(t *testing.T, provider string, r io.Reader, limit int) decodeResult {
-	var dec decoder = &anthropicDecoder{}
-	if provider != "anthropic" {
-		dec = newOpenAIDecoder()
-	}
+	dec := testDecoder(provider)
 	s := newStream(provider, io.NopCloser(r), dec, nil)
 	defer s.Close()
 	var res decodeResult
@@ -123,6 +137,7 @@ func addRecordings(f *testing.F, proto string) {
 	// a field without a space, an event without a blank line at the end.
 	f.Add([]byte("event: ping\r\ndata: {}\r\n\r\ndata:[DONE]\r\n\r\n"))
 	f.Add([]byte(": hi\rdata:{\"choices\":[]}\r\rdata: [DONE]"))
+	f.Add([]byte("data: {\"type\":\"response.completed\",\"response\":{}}\r\n\r\n"))
 }
 
 func FuzzAnthropicStream(f *testing.F) {
@@ -133,4 +148,15 @@ func FuzzAnthropicStream(f *testing.F) {
 func FuzzOpenAIStream(f *testing.F) {
 	addRecordings(f, "openai")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzStream(t, "openai", data) })
+}
+
+func FuzzResponsesStream(f *testing.F) {
+	addRecordings(f, "responses")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzStream(t, "responses", data) })
+}
+
+func FuzzGeminiStream(f *testing.F) {
+	addRecordings(f, "gemini")
+	addRecordings(f, "openai")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzStream(t, "gemini", data) })
 }

@@ -22,6 +22,14 @@ const (
 	BlockToolResult
 	BlockThinking
 	BlockRedactedThinking
+	// BlockServerToolUse is a call of a tool the provider runs itself
+	// (Anthropic's server tools: web search, web fetch, code execution,
+	// tool search, the advisor, an MCP connector's tools).
+	BlockServerToolUse
+	// BlockServerToolResult is the result of a server tool call.
+	BlockServerToolResult
+	// BlockReasoning is an OpenAI Responses API reasoning item.
+	BlockReasoning
 )
 
 // String returns the wire-style name of k, such as "tool_use".
@@ -37,6 +45,12 @@ func (k BlockKind) String() string {
 		return "thinking"
 	case BlockRedactedThinking:
 		return "redacted_thinking"
+	case BlockServerToolUse:
+		return "server_tool_use"
+	case BlockServerToolResult:
+		return "server_tool_result"
+	case BlockReasoning:
+		return "reasoning"
 	}
 	return "unknown"
 }
@@ -47,11 +61,25 @@ func (k BlockKind) String() string {
 //   - BlockToolUse: ID, Name, Input. Input holds the arguments exactly as the
 //     model streamed them and may be invalid JSON or not an object; the
 //     caller validates it (and answers with an error result). An empty input
-//     is normalised to {}.
+//     is normalised to {}. Signature holds Gemini's thought signature of the
+//     call, when it sent one, to be sent back with it.
 //   - BlockToolResult: ToolUseID, Content, IsError.
 //   - BlockThinking: Text (the reasoning) and Signature. Anthropic requires
 //     thinking blocks to be sent back unchanged in tool-use turns.
 //   - BlockRedactedThinking: Data, the opaque payload to send back unchanged.
+//   - BlockServerToolUse: ID, Name (the tool, such as "web_search"), Input.
+//     The provider ran it; it is not one of [Message.ToolUses] and needs no
+//     result from the caller.
+//   - BlockServerToolResult: ToolUseID, Name (the wire type, such as
+//     "web_search_tool_result"), Content (the result's plain text: search
+//     result titles and URLs, fetched text, program output, advisor text),
+//     IsError.
+//   - BlockReasoning: ID, Text (the reasoning summary) and Data (the
+//     encrypted reasoning, sent back unchanged in later turns).
+//
+// Server tool blocks are kept for display and logs; neither client sends
+// them back (the Anthropic API accepts a conversation without them, and
+// their results are already reflected in the answer's text).
 type Block struct {
 	Kind BlockKind
 
@@ -65,8 +93,8 @@ type Block struct {
 	Content   string // BlockToolResult
 	IsError   bool   // BlockToolResult
 
-	Signature string // BlockThinking
-	Data      string // BlockRedactedThinking
+	Signature string // BlockThinking; BlockToolUse (Gemini)
+	Data      string // BlockRedactedThinking, BlockReasoning
 }
 
 // TextBlock returns a text block.
@@ -153,10 +181,14 @@ type Request struct {
 	// max_tokens: the client refuses a smaller budget or a MaxTokens not
 	// above it, raises the default max tokens above it, and leaves
 	// Temperature out (the API refuses it with thinking). Ignored by the
-	// OpenAI client.
+	// OpenAI clients. On a model with adaptive thinking (Claude 4.6 and
+	// later, where the budget form is deprecated or refused) the client
+	// sends thinking {"type":"adaptive"} instead, without a budget.
 	ThinkingBudget int
 	// ReasoningEffort is sent as OpenAI's reasoning_effort ("low", "medium",
-	// "high") when not empty. Ignored by the Anthropic client.
+	// "high") when not empty; the Responses client sends it as
+	// reasoning.effort, and the Anthropic client as output_config.effort
+	// with adaptive thinking.
 	ReasoningEffort string
 }
 
@@ -165,12 +197,15 @@ type Request struct {
 // InputTokens are the input tokens billed at the full rate: for OpenAI it is
 // prompt_tokens minus the cached tokens, so that for both providers the cost
 // is InputTokens, OutputTokens, CacheCreationTokens and CacheReadTokens each
-// times its own price.
+// times its own price. ReasoningTokens, where the provider reports them,
+// are the part of OutputTokens spent on reasoning; they are not counted
+// again in Total.
 type Usage struct {
 	InputTokens         int `json:"input_tokens"`
 	OutputTokens        int `json:"output_tokens"`
 	CacheCreationTokens int `json:"cache_creation_tokens,omitempty"`
 	CacheReadTokens     int `json:"cache_read_tokens,omitempty"`
+	ReasoningTokens     int `json:"reasoning_tokens,omitempty"`
 }
 
 // Add returns the field-wise sum of u and v.
@@ -180,6 +215,7 @@ func (u Usage) Add(v Usage) Usage {
 		OutputTokens:        u.OutputTokens + v.OutputTokens,
 		CacheCreationTokens: u.CacheCreationTokens + v.CacheCreationTokens,
 		CacheReadTokens:     u.CacheReadTokens + v.CacheReadTokens,
+		ReasoningTokens:     u.ReasoningTokens + v.ReasoningTokens,
 	}
 }
 

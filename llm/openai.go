@@ -33,6 +33,10 @@ type OpenAIConfig struct {
 	// NoStreamUsage leaves out stream_options.include_usage for servers
 	// that reject it; usage is then whatever the server sends unasked.
 	NoStreamUsage bool
+	// ThoughtTags reads text between <thought> and </thought> at the start
+	// of the content as thinking: Gemini's OpenAI-compatible endpoint sends
+	// its thought summaries so.
+	ThoughtTags bool
 	// Clock is the time a retry-after HTTP date is measured from; nil
 	// means [SystemClock]. Give it the clock given to [Retry].
 	Clock Clock
@@ -71,7 +75,11 @@ func (c *OpenAIClient) Stream(ctx context.Context, req Request) (*Stream, error)
 	if err != nil {
 		return nil, err
 	}
-	return c.t.stream(ctx, body, newOpenAIDecoder())
+	dec := newOpenAIDecoder()
+	if c.cfg.ThoughtTags {
+		dec.thoughts = &thoughtSplitter{}
+	}
+	return c.t.stream(ctx, body, dec)
 }
 
 // Wire types of the request.
@@ -98,9 +106,10 @@ type (
 		ToolCallID string        `json:"tool_call_id,omitempty"`
 	}
 	oaiToolCall struct {
-		ID       string      `json:"id"`
-		Type     string      `json:"type"`
-		Function oaiFunction `json:"function"`
+		ID           string           `json:"id"`
+		Type         string           `json:"type"`
+		Function     oaiFunction      `json:"function"`
+		ExtraContent *oaiExtraContent `json:"extra_content,omitempty"`
 	}
 	oaiFunction struct {
 		Name      string `json:"name"`
@@ -156,7 +165,8 @@ func (c *OpenAIClient) encode(req Request) ([]byte, error) {
 // a user message's tool results as one role "tool" message each, in order,
 // followed by its text, if any, as a user message. Thinking blocks are not
 // sent back: the chat protocol has no place for them. The chat protocol has
-// no error flag on tool results, so IsError is not sent.
+// no error flag on tool results, so IsError is not sent. A tool call's
+// thought signature (Gemini) goes back in its extra_content.
 func encodeOpenAIMessages(system string, msgs []Message) []oaiMessage {
 	out := make([]oaiMessage, 0, len(msgs)+1)
 	if system != "" {
@@ -178,7 +188,12 @@ func encodeOpenAIMessages(system string, msgs []Message) []oaiMessage {
 					if strings.TrimSpace(args) == "" {
 						args = "{}"
 					}
-					am.ToolCalls = append(am.ToolCalls, oaiToolCall{ID: b.ID, Type: "function", Function: oaiFunction{Name: b.Name, Arguments: args}})
+					tc := oaiToolCall{ID: b.ID, Type: "function", Function: oaiFunction{Name: b.Name, Arguments: args}}
+					if b.Signature != "" {
+						tc.ExtraContent = &oaiExtraContent{}
+						tc.ExtraContent.Google.ThoughtSignature = b.Signature
+					}
+					am.ToolCalls = append(am.ToolCalls, tc)
 				}
 			}
 			if len(text) > 0 || len(am.ToolCalls) == 0 {

@@ -21,6 +21,8 @@ type openaiDecoder struct {
 	finished    bool      // a finish_reason was seen
 	refused     bool      // the model sent a refusal
 	chunk       oaiChunk
+	// thoughts, when not nil, reads Gemini's <thought> tags in content.
+	thoughts *thoughtSplitter
 }
 
 type oaiCall struct {
@@ -46,7 +48,7 @@ type oaiChoice struct {
 }
 
 type oaiDelta struct {
-	Content          string             `json:"content"`
+	Content          oaiContent         `json:"content"`
 	ReasoningContent string             `json:"reasoning_content"`
 	Reasoning        string             `json:"reasoning"`
 	Refusal          string             `json:"refusal"`
@@ -60,6 +62,15 @@ type oaiToolCallDelta struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
 	} `json:"function"`
+	ExtraContent *oaiExtraContent `json:"extra_content"`
+}
+
+// oaiExtraContent is Gemini's addition to a tool call: the thought
+// signature to send back with the call.
+type oaiExtraContent struct {
+	Google struct {
+		ThoughtSignature string `json:"thought_signature"`
+	} `json:"google"`
 }
 
 type oaiUsage struct {
@@ -68,7 +79,10 @@ type oaiUsage struct {
 	PromptTokensDetails *struct {
 		CachedTokens int `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
-	PromptCacheHitTokens int `json:"prompt_cache_hit_tokens"` // DeepSeek
+	PromptCacheHitTokens    int `json:"prompt_cache_hit_tokens"` // DeepSeek
+	CompletionTokensDetails *struct {
+		ReasoningTokens int `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
 }
 
 // usage converts to the neutral shape, where InputTokens excludes cached
@@ -79,7 +93,11 @@ func (u *oaiUsage) usage() Usage {
 		cached = u.PromptTokensDetails.CachedTokens
 	}
 	cached = min(cached, u.PromptTokens)
-	return Usage{InputTokens: u.PromptTokens - cached, OutputTokens: u.CompletionTokens, CacheReadTokens: cached}
+	out := Usage{InputTokens: u.PromptTokens - cached, OutputTokens: u.CompletionTokens, CacheReadTokens: cached}
+	if u.CompletionTokensDetails != nil {
+		out.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
+	}
+	return out
 }
 
 func newOpenAIDecoder() *openaiDecoder { return &openaiDecoder{text: -1, think: -1} }
@@ -104,7 +122,14 @@ func (d *openaiDecoder) handle(ev sse.Event, acc *accumulator) (bool, error) {
 	if err := json.Unmarshal([]byte(ev.Data), c); err != nil {
 		return false, protoErr(err, "decode chunk")
 	}
-	if len(c.Error) > 0 && string(c.Error) != "null" {
+	isErr := len(c.Error) > 0 && string(c.Error) != "null"
+	if (isErr || ev.Type == "error") && d.finished && acc.stop == StopMaxTokens {
+		// Some servers follow finish_reason "length" with an error chunk
+		// saying the same: the answer stopped at max tokens.
+		acc.finish()
+		return true, nil
+	}
+	if isErr {
 		return true, eventError(c.Error)
 	}
 	if ev.Type == "error" {
@@ -137,23 +162,38 @@ func (d *openaiDecoder) delta(dl *oaiDelta, acc *accumulator) error {
 	if reasoning == "" {
 		reasoning = dl.Reasoning
 	}
+	reasoning += dl.Content.Thinking
+	content := dl.Content.Text
+	if d.thoughts != nil && content != "" {
+		var thought string
+		thought, content = d.thoughts.split(content)
+		reasoning += thought
+	}
+	if dl.Refusal != "" {
+		d.refused = true
+		content += dl.Refusal
+	}
+	if err := d.appendPieces(reasoning, content, acc); err != nil {
+		return err
+	}
+	for i := range dl.ToolCalls {
+		if err := d.toolCall(&dl.ToolCalls[i], acc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendPieces adds reasoning, then content, to the open thinking and
+// text blocks, opening them as needed.
+func (d *openaiDecoder) appendPieces(reasoning, content string, acc *accumulator) error {
 	if reasoning != "" {
 		if err := appendOpen(&d.think, &d.text, BlockThinking, reasoning, acc); err != nil {
 			return err
 		}
 	}
-	content := dl.Content
-	if dl.Refusal != "" {
-		d.refused = true
-		content += dl.Refusal
-	}
 	if content != "" {
 		if err := appendOpen(&d.text, &d.think, BlockText, content, acc); err != nil {
-			return err
-		}
-	}
-	for i := range dl.ToolCalls {
-		if err := d.toolCall(&dl.ToolCalls[i], acc); err != nil {
 			return err
 		}
 	}
@@ -199,6 +239,9 @@ func (d *openaiDecoder) toolCall(tc *oaiToolCallDelta, acc *accumulator) error {
 			b.name = tc.Function.Name
 		}
 	}
+	if x := tc.ExtraContent; x != nil && x.Google.ThoughtSignature != "" {
+		acc.blocks[call.block].signature = x.Google.ThoughtSignature
+	}
 	if err := acc.appendInput(call.block, tc.Function.Arguments); err != nil {
 		return protoErr(nil, "tool call %d: %s", call.index, err)
 	}
@@ -243,6 +286,13 @@ func closeBlock(open *int, acc *accumulator) error {
 func (d *openaiDecoder) finish(reason string, acc *accumulator) error {
 	if d.finished {
 		return nil
+	}
+	if d.thoughts != nil {
+		// Whatever was held back as a possible tag is content after all.
+		th, tx := d.thoughts.flush()
+		if err := d.appendPieces(th, tx, acc); err != nil {
+			return err
+		}
 	}
 	d.finished = true
 	// Some servers send calls without id; the caller pairs each call with

@@ -56,6 +56,9 @@ type goldenBlock struct {
 	Input     string `json:"input,omitempty"`
 	Signature string `json:"signature,omitempty"`
 	Data      string `json:"data,omitempty"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	Content   string `json:"content,omitempty"`
+	IsError   bool   `json:"is_error,omitempty"`
 }
 
 type goldenEvent struct {
@@ -84,7 +87,8 @@ type goldenResult struct {
 }
 
 func toGoldenBlock(b Block) goldenBlock {
-	return goldenBlock{Kind: b.Kind.String(), Text: b.Text, ID: b.ID, Name: b.Name, Input: string(b.Input), Signature: b.Signature, Data: b.Data}
+	return goldenBlock{Kind: b.Kind.String(), Text: b.Text, ID: b.ID, Name: b.Name, Input: string(b.Input), Signature: b.Signature, Data: b.Data,
+		ToolUseID: b.ToolUseID, Content: b.Content, IsError: b.IsError}
 }
 
 // replay streams a recording through c's protocol and returns the result
@@ -94,7 +98,7 @@ func replayResult(t *testing.T, s *Stream) goldenResult {
 	var res goldenResult
 	for _, ev := range drain(t, s) {
 		ge := goldenEvent{Kind: ev.Kind.String(), Text: ev.Text, StopReason: ev.StopReason}
-		if ev.Kind == EventToolUse {
+		if ev.Kind == EventToolUse || ev.Kind == EventServerTool {
 			b := toGoldenBlock(ev.ToolUse)
 			ge.ToolUse = &b
 		}
@@ -148,29 +152,50 @@ func marshalGolden(t *testing.T, v any) []byte {
 	return buf.Bytes()
 }
 
+// replayTarget is the client that replays the recordings of one directory
+// under ../testdata/sse, and what its request must look like.
+type replayTarget struct {
+	client               func(url string) streamer
+	path, keyHeader, key string
+}
+
+// replayTargets maps each recording directory to its client: gemini holds
+// Chat Completions streams of Gemini's OpenAI-compatible endpoint, read
+// with its thought tags.
+func replayTargets() map[string]replayTarget {
+	return map[string]replayTarget{
+		"anthropic": {func(url string) streamer {
+			return NewAnthropic(AnthropicConfig{BaseURL: url, APIKey: "sk-ant-test-0123456789"})
+		}, "/v1/messages", "x-api-key", "sk-ant-test-0123456789"},
+		"openai": {func(url string) streamer {
+			return NewOpenAI(OpenAIConfig{BaseURL: url + "/v1", APIKey: "sk-test-0123456789"})
+		}, "/v1/chat/completions", "authorization", "Bearer sk-test-0123456789"},
+		"gemini": {func(url string) streamer {
+			return NewOpenAI(OpenAIConfig{Provider: "gemini", BaseURL: url + "/v1beta/openai/", APIKey: "gm-test-0123456789", ThoughtTags: true})
+		}, "/v1beta/openai/chat/completions", "authorization", "Bearer gm-test-0123456789"},
+		"responses": {func(url string) streamer {
+			return NewResponses(ResponsesConfig{BaseURL: url + "/v1", APIKey: "sk-test-0123456789"})
+		}, "/v1/responses", "authorization", "Bearer sk-test-0123456789"},
+	}
+}
+
 func TestReplayRecordings(t *testing.T) {
 	t.Parallel()
-	for _, proto := range protocols {
-		files, err := filepath.Glob(filepath.Join("..", "testdata", "sse", proto, "*.sse"))
+	for dir, target := range replayTargets() {
+		files, err := filepath.Glob(filepath.Join("..", "testdata", "sse", dir, "*.sse"))
 		if err != nil || len(files) == 0 {
-			t.Fatalf("no recordings for %s: %v", proto, err)
+			t.Fatalf("no recordings for %s: %v", dir, err)
 		}
 		for _, file := range files {
 			name := strings.TrimSuffix(filepath.Base(file), ".sse")
-			t.Run(proto+"/"+name, func(t *testing.T) {
+			t.Run(dir+"/"+name, func(t *testing.T) {
 				t.Parallel()
 				rec, err := os.ReadFile(file)
 				if err != nil {
 					t.Fatal(err)
 				}
 				srv, reqs := replayServer(t, rec)
-				var c streamer
-				if proto == "anthropic" {
-					c = NewAnthropic(AnthropicConfig{BaseURL: srv.URL, APIKey: "sk-ant-test-0123456789"})
-				} else {
-					c = NewOpenAI(OpenAIConfig{BaseURL: srv.URL + "/v1", APIKey: "sk-test-0123456789"})
-				}
-				s, err := c.Stream(context.Background(), simpleRequest())
+				s, err := target.client(srv.URL).Stream(context.Background(), simpleRequest())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -179,20 +204,15 @@ func TestReplayRecordings(t *testing.T) {
 				checkGolden(t, strings.TrimSuffix(file, ".sse")+".golden.json", marshalGolden(t, res))
 				got := <-reqs
 				var body struct {
-					Model    string `json:"model"`
-					Stream   bool   `json:"stream"`
-					Messages []struct {
-						Role string `json:"role"`
-					} `json:"messages"`
+					Model    string            `json:"model"`
+					Stream   bool              `json:"stream"`
+					Messages []json.RawMessage `json:"messages"`
+					Input    []json.RawMessage `json:"input"`
 				}
-				if err := json.Unmarshal(got.body, &body); err != nil || body.Model != "m" || !body.Stream || len(body.Messages) != 1 {
+				if err := json.Unmarshal(got.body, &body); err != nil || body.Model != "m" || !body.Stream || len(body.Messages)+len(body.Input) != 1 {
 					t.Errorf("request body = %s (%v)", got.body, err)
 				}
-				wantPath, keyHeader, key := "/v1/messages", "x-api-key", "sk-ant-test-0123456789"
-				if proto == "openai" {
-					wantPath, keyHeader, key = "/v1/chat/completions", "authorization", "Bearer sk-test-0123456789"
-				}
-				if got.path != wantPath || got.header.Get(keyHeader) != key || got.header.Get("accept") != "text/event-stream" {
+				if got.path != target.path || got.header.Get(target.keyHeader) != target.key || got.header.Get("accept") != "text/event-stream" {
 					t.Errorf("request %s with headers %v", got.path, got.header)
 				}
 			})

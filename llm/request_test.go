@@ -28,6 +28,9 @@ func richRequest() Request {
 			{Role: RoleAssistant, Content: []Block{
 				ThinkingBlock("Check the files.", "sig-1"),
 				{Kind: BlockRedactedThinking, Data: "opaque=="},
+				{Kind: BlockReasoning, ID: "rs_1", Text: "**Plan**\n\nRead main.go.", Data: "gAAAAencrypted=="},
+				{Kind: BlockServerToolUse, ID: "srvtoolu_1", Name: "web_search", Input: json.RawMessage(`{"query":"x"}`)},
+				{Kind: BlockServerToolResult, ToolUseID: "srvtoolu_1", Name: "web_search_tool_result", Content: "X <https://x.example>"},
 				TextBlock("Let me look."),
 				ToolUseBlock("call_1", "read", json.RawMessage(`{"path":"main.go"}`)),
 				ToolUseBlock("call_2", "read", json.RawMessage(`{"path": "ma`)),
@@ -81,7 +84,7 @@ func requestSentCases() map[string]requestSentCase {
 			header: map[string]string{"x-api-key": "sk-ant-secret-123456", "anthropic-version": "2023-06-01",
 				"content-type": "application/json", "anthropic-beta": "interleaved-thinking-2025-05-14"},
 			noHeader:   []string{"authorization"},
-			mustAbsent: []string{`"temperature"`}, // refused with thinking on
+			mustAbsent: []string{`"temperature"`, "gAAAAencrypted==", "srvtoolu_1"}, // temperature: refused with thinking on
 		},
 		"openai": {
 			client: func(url string) streamer {
@@ -92,7 +95,18 @@ func requestSentCases() map[string]requestSentCase {
 			header: map[string]string{"authorization": "Bearer sk-or-secret-123456", "content-type": "application/json",
 				"http-referer": "https://rubichan.dev"},
 			noHeader:   []string{"x-api-key"},
-			mustAbsent: []string{"opaque==", "Check the files.", `"max_tokens"`},
+			mustAbsent: []string{"opaque==", "Check the files.", `"max_tokens"`, "gAAAAencrypted==", "srvtoolu_1"},
+		},
+		"responses": {
+			client: func(url string) streamer {
+				return NewResponses(ResponsesConfig{BaseURL: url + "/v1", APIKey: "sk-secret-123456",
+					Headers: map[string]string{"OpenAI-Beta": "responses=v1"}})
+			},
+			recording: "responses/text.sse", path: "/v1/responses", golden: "responses/request.golden.json",
+			header: map[string]string{"authorization": "Bearer sk-secret-123456", "content-type": "application/json",
+				"openai-beta": "responses=v1"},
+			noHeader:   []string{"x-api-key"},
+			mustAbsent: []string{"opaque==", "Check the files.", `"temperature"`, `"stop"`, "srvtoolu_1", `"previous_response_id"`},
 		},
 		"ollama without key": {
 			client: func(url string) streamer {
@@ -114,8 +128,11 @@ func TestRequestSent(t *testing.T) {
 			rec := readFile(t, filepath.Join("..", "testdata", "sse", tc.recording))
 			srv, reqs := replayServer(t, rec)
 			req := richRequest()
-			if name == "ollama without key" {
+			switch name {
+			case "ollama without key":
 				req.Tools, req.Temperature, req.MaxTokens = nil, nil, 0
+			case "responses":
+				req.Model = "gpt-5-codex"
 			}
 			s, err := tc.client(srv.URL).Stream(context.Background(), req)
 			if err != nil {

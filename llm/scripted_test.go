@@ -17,13 +17,15 @@ type streamer interface {
 }
 
 // protocols names the clients of [clients].
-var protocols = []string{"anthropic", "openai"}
+var protocols = []string{"anthropic", "openai", "responses"}
 
-// clients returns an Anthropic and an OpenAI client for srv.
+// clients returns an Anthropic, an OpenAI Chat Completions and an OpenAI
+// Responses client for srv.
 func clients(srv *llmtest.Server) map[string]streamer {
 	return map[string]streamer{
 		"anthropic": NewAnthropic(AnthropicConfig{BaseURL: srv.URL(), APIKey: "test-key-anthropic"}),
 		"openai":    NewOpenAI(OpenAIConfig{BaseURL: srv.URL() + "/v1", APIKey: "test-key-openai"}),
+		"responses": NewResponses(ResponsesConfig{Provider: "responses", BaseURL: srv.URL() + "/v1", APIKey: "test-key-responses"}),
 	}
 }
 
@@ -241,7 +243,7 @@ func TestScriptedExtraRequest(t *testing.T) {
 func TestStreamCancel(t *testing.T) {
 	t.Parallel()
 	slow := llmtest.Turn{Text: []string{"a", "b", "c"}, Delay: llmtest.Duration(time.Hour)}
-	srv := llmtest.NewServer(llmtest.Script{Turns: []llmtest.Turn{slow, slow}})
+	srv := llmtest.NewServer(llmtest.Script{Turns: []llmtest.Turn{slow, slow, slow}})
 	defer srv.Close()
 	for name, c := range clients(srv) {
 		t.Run(name, func(t *testing.T) {
@@ -266,7 +268,7 @@ func TestStreamCancel(t *testing.T) {
 func TestRichRequestAccepted(t *testing.T) {
 	t.Parallel()
 	turn := llmtest.Turn{Text: []string{"ok"}}
-	srv := llmtest.NewServer(llmtest.Script{Turns: []llmtest.Turn{turn, turn}})
+	srv := llmtest.NewServer(llmtest.Script{Turns: []llmtest.Turn{turn, turn, turn}})
 	defer srv.Close()
 	for _, name := range protocols {
 		s, err := clients(srv)[name].Stream(context.Background(), richRequest())

@@ -475,7 +475,9 @@ func TestHardLinks(t *testing.T) {
 		}
 		return 1
 	}
-	open, err := Parse("open.toml", []byte("[defaults]\ndecision = \"allow\"\n"))
+	// Only a policy that opts out of the inherited secret-file denials has
+	// no read deny at all.
+	open, err := Parse("open.toml", []byte("[defaults]\ndecision = \"allow\"\nsecret_denials = false\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

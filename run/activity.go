@@ -125,7 +125,9 @@ func (s *activitySink) handle(ev Event) {
 		}
 		s.line("%s", p.deny.Sprint(msg))
 	case EventToolResult:
-		s.toolResult(ev.Result)
+		if !ev.Result.NotRun { // the denial line said it
+			s.toolResult(ev.Result)
+		}
 	case EventTurnDone:
 		s.line("%s", p.dim.Sprint(formatSummary(ev.Summary)))
 	}

@@ -69,6 +69,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		UsageText: "rubichan exec [flags] [PROMPT...]\n" +
 			"rubichan policy check [flags] --tool CLASS -- ARG\n" +
 			"rubichan config show [flags]\n" +
+			"rubichan schema events\n" +
 			"rubichan version\n" +
 			"rubichan help [COMMAND]",
 		Description: appDescription,
@@ -94,6 +95,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 			versionCommand(),
 			policyCommand(),
 			sandboxCommand(env),
+			schemaCommand(),
 		},
 	}
 	for _, c := range app.Commands {

@@ -205,3 +205,12 @@ func priceCost(p config.Price, u llm.Usage) float64 {
 		float64(u.CacheReadTokens)*p.CacheRead +
 		float64(u.CacheCreationTokens)*p.CacheWrite) / 1e6
 }
+
+// RequestCost returns the USD cost of one request's usage, and false when
+// the model's price is not known.
+func (b *Budget) RequestCost(u llm.Usage) (float64, bool) {
+	if b == nil || !b.priced {
+		return 0, false
+	}
+	return priceCost(b.price, u), true
+}

@@ -28,7 +28,7 @@ func configFlags() []cli.Flag {
 	)
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "read this config `FILE` after the user file [$RUBICHAN_CONFIG]", Category: model, TakesFile: true},
-		&cli.StringFlag{Name: "provider", Usage: "provider `NAME`: anthropic, openai, openrouter, groq, deepseek, ollama or a [providers.NAME] entry (default: the configured one, else the first whose key variable is set) [$RUBICHAN_PROVIDER]", Category: model},
+		&cli.StringFlag{Name: "provider", Usage: "provider `NAME`: anthropic, openai, openrouter, groq, deepseek, gemini, ollama or a [providers.NAME] entry (default: the configured one, else the first whose key variable is set) [$RUBICHAN_PROVIDER]", Category: model},
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` (default: the provider's default model) [$RUBICHAN_MODEL]", Category: model},
 		&cli.StringFlag{Name: "base-url", Usage: "API base `URL`, replacing the provider's [$RUBICHAN_BASE_URL]", Category: model},
 		&cli.StringFlag{Name: "max-cost", Usage: "stop (exit 4) before the spend in `USD` would pass this; 0 for none [$RUBICHAN_MAX_COST]", Category: limits},

@@ -39,10 +39,13 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
-// exitError carries an explicit exit code for an error that ends a run.
+// exitError carries an explicit exit code for an error that ends a run,
+// and for the limits and the policy, what ended it as an events error
+// type ("max_turns", "max_denials", …).
 type exitError struct {
 	code int
 	err  error
+	kind string
 }
 
 func (e exitError) Error() string { return e.err.Error() }

@@ -42,6 +42,8 @@ const (
 	// EventToolAllowed reports a call the policy allowed, before it runs:
 	// Tool, Allow.
 	EventToolAllowed
+	// EventThinkingDelta is a piece of the model's reasoning: Text.
+	EventThinkingDelta
 )
 
 // Event is one thing that happened in a run. Which fields are set depends
@@ -54,7 +56,8 @@ type Event struct {
 	Result  *ToolResultInfo
 	Denial  *DenialInfo
 	Allow   *AllowInfo
-	Usage   *llm.Usage // EventMessageDone: the tokens of the request
+	Usage   *llm.Usage     // EventMessageDone: the tokens of the request
+	Stop    llm.StopReason // EventMessageDone: why the model stopped
 	Retry   *RetryInfo
 	Summary *Summary
 	Err     error
@@ -76,6 +79,9 @@ type ToolResultInfo struct {
 	Content  string // what the model sees
 	Changed  []string
 	Diff     string // write, edit: the unified diff of the change
+	// NotRun marks the result of a call the policy refused: the model
+	// gets it, the stderr and session sinks have shown the denial.
+	NotRun bool
 }
 
 // DenialInfo is why the policy refused a call.
@@ -83,6 +89,9 @@ type DenialInfo struct {
 	Rule   string // the rule's id, or where the decision came from
 	Fact   string // what it matched: a command, a path
 	Reason string
+	// Ask says the policy asked for approval, which nobody could give;
+	// Abort says that stopped the run rather than denying the call.
+	Ask, Abort bool
 	// Allow are the narrowest --allow rules (CLASS:PATTERN) that would
 	// have let the call through; empty when no --allow can.
 	Allow []string
@@ -100,6 +109,7 @@ type RetryInfo struct {
 	Attempt int // the attempt that failed, from 1
 	Wait    time.Duration
 	Reason  string
+	Err     error // the failure
 }
 
 // Summary is the closing tally of a run.
@@ -111,6 +121,7 @@ type Summary struct {
 	OutputTokens int64
 	Elapsed      time.Duration
 	ExitCode     int
-	CostUSD      float64 // the spend, when CostKnown
-	CostKnown    bool    // false when the model's price is unknown
+	CostUSD      float64   // the spend, when CostKnown
+	CostKnown    bool      // false when the model's price is unknown
+	Usage        llm.Usage // the whole run's tokens, by kind
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
@@ -30,6 +31,7 @@ const execDescription = `Examples:
    rubichan exec --allow 'write:**' --allow 'shell:go test ./...' "fix the failing test"
    rubichan exec --policy ci.toml --max-cost 2 --timeout 10m "fix the lint errors" > answer.md
    echo "list the TODO comments" | rubichan exec -
+   rubichan exec --output stream-json "fix the lint errors" | jq -c 'select(.type=="result")'
 
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 3 stopped by the policy, 4 a limit was reached, 5 the model provider failed,
@@ -47,7 +49,7 @@ func execCommand(stdin io.Reader, env environment) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env)
+			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, machineSink(c))
 		},
 	}
 }
@@ -61,23 +63,23 @@ func isTerminal(w io.Writer) bool {
 // runExec is one headless run: policy, workspace, input, tools, the loop,
 // and the closing summary. Errors it has already shown on stderr come back
 // as [reportedError]s carrying their exit code.
-func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment) error {
+//
+// machine, when not nil, is the sink of --output json or stream-json that
+// [runMain] made before the arguments were parsed; it writes the result.
+func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment, machine *jsonSink) (err error) {
 	start := time.Now()
 	// A failed write on stdout stops the run: its answer is lost.
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	text := newTextSink(stdout, cfg.Output == "final")
-	text.terminal = isTerminal(stdout)
-	text.onError = stopRun
-	act := newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
-	act.red = newRedactor(cfg.secrets(env))
-	var sess *sessionLog // opened once the task is known; nil records nothing
-	emit := func(ev Event) {
-		text.handle(ev)
-		act.handle(ev)
-		sess.handle(ev)
+	js := machine
+	if js == nil && (cfg.Output == outputJSON || cfg.Output == outputStreamJSON) {
+		// An app run without runMain: the result is written here.
+		js = newJSONSink(stdout, cfg.Output == outputStreamJSON, newSessionID(start), nil)
+		defer func() { js.finish(err, exitCode(err)) }()
 	}
-	notice := func(s string) { act.handle(Event{Kind: EventNotice, Text: s}) }
+	sinks := newRunSinks(cfg, js, stdout, stderr, env, stopRun)
+	emit, notes, text := sinks.emit, sinks.notes, sinks.text
+	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
 	budget, err := cfg.startSettings(notice)
 	if err != nil {
 		return err
@@ -86,14 +88,13 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
+	if js != nil {
+		js.price = budget.RequestCost
+	}
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, cfg.Timeout, errTimeout)
 		defer cancel()
-	}
-	notes := stderr
-	if cfg.Quiet {
-		notes = io.Discard
 	}
 	ws, pol, err := openWorkspace(cfg, notes, notice)
 	if err != nil {
@@ -119,8 +120,9 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	sess = cfg.openSession(env, start, ws.Root(), pol, in.Text, stderr)
+	sess := cfg.openSession(env, sinks.sessionID(), start, ws.Root(), pol, in.Text, stderr)
 	defer sess.Close()
+	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol))
 	return finishRun(l.run(ctx, in.Text), l, text, start, emit)
 }
 
@@ -220,7 +222,7 @@ func interrupted(ctx context.Context, err error, emit func(Event)) error {
 	cause := context.Cause(ctx)
 	if errors.Is(cause, errTimeout) {
 		emit(Event{Kind: EventLimit, Text: "reached --timeout while reading standard input"})
-		return reportedError{exitError{code: exitLimit, err: cause}}
+		return reportedError{exitError{code: exitLimit, err: cause, kind: events.ErrTimeout}}
 	}
 	emit(Event{Kind: EventError, Err: cause})
 	return reportedError{cause}

@@ -43,10 +43,11 @@ type execConfig struct {
 	Timeout      time.Duration // 0: none
 	MaxToolCalls int           // 0: none
 
-	Output  string // "text" or "final"
-	Quiet   bool
-	Verbose bool
-	Color   string // "auto", "always" or "never"
+	Output          string // "text", "final", "json" or "stream-json"
+	IncludeThinking bool   // stream-json: thinking events too
+	Quiet           bool
+	Verbose         bool
+	Color           string // "auto", "always" or "never"
 
 	SessionDir string // --session-dir; "": the XDG state directory
 	NoSession  bool
@@ -56,25 +57,26 @@ type execConfig struct {
 // is a usage error (exit 2).
 func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	cfg := execConfig{
-		PolicyFile:     c.String("policy"),
-		Allow:          c.StringSlice("allow"),
-		Deny:           c.StringSlice("deny"),
-		TrustWorkspace: c.Bool("trust-workspace"),
-		OnAsk:          c.String("on-ask"),
-		Dir:            c.String("cwd"),
-		NoStdin:        c.Bool("no-stdin"),
-		PromptFile:     c.String("prompt-file"),
-		PromptArgs:     c.Args().Slice(),
-		SystemPrompt:   c.String("system-prompt"),
-		AppendSystem:   c.String("append-system-prompt"),
-		NoContextFiles: c.Bool("no-context-files"),
-		PassEnv:        c.StringSlice("pass-env"),
-		Output:         c.String("output"),
-		Quiet:          c.Bool("quiet"),
-		Verbose:        c.Bool("verbose"),
-		Color:          c.String("color"),
-		SessionDir:     c.String("session-dir"),
-		NoSession:      c.Bool("no-session"),
+		PolicyFile:      c.String("policy"),
+		Allow:           c.StringSlice("allow"),
+		Deny:            c.StringSlice("deny"),
+		TrustWorkspace:  c.Bool("trust-workspace"),
+		OnAsk:           c.String("on-ask"),
+		Dir:             c.String("cwd"),
+		NoStdin:         c.Bool("no-stdin"),
+		PromptFile:      c.String("prompt-file"),
+		PromptArgs:      c.Args().Slice(),
+		SystemPrompt:    c.String("system-prompt"),
+		AppendSystem:    c.String("append-system-prompt"),
+		NoContextFiles:  c.Bool("no-context-files"),
+		PassEnv:         c.StringSlice("pass-env"),
+		Output:          c.String("output"),
+		IncludeThinking: c.Bool("include-thinking"),
+		Quiet:           c.Bool("quiet"),
+		Verbose:         c.Bool("verbose"),
+		Color:           c.String("color"),
+		SessionDir:      c.String("session-dir"),
+		NoSession:       c.Bool("no-session"),
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, err
@@ -83,7 +85,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		return cfg, err
 	}
 	if err := cfg.loadSettings(c, env); err != nil {
-		return cfg, err
+		return cfg, settingsError{err}
 	}
 	return cfg, nil
 }
@@ -92,8 +94,8 @@ func (cfg *execConfig) validate() error {
 	switch {
 	case cfg.OnAsk != "" && cfg.OnAsk != "deny" && cfg.OnAsk != "abort":
 		return usagef("--on-ask must be deny or abort, not %q", cfg.OnAsk)
-	case cfg.Output != "text" && cfg.Output != "final":
-		return usagef("--output must be text or final, not %q", cfg.Output)
+	case cfg.Output != outputText && cfg.Output != outputFinal && cfg.Output != outputJSON && cfg.Output != outputStreamJSON:
+		return usagef("--output must be text, final, json or stream-json, not %q", cfg.Output)
 	case cfg.Color != "auto" && cfg.Color != "always" && cfg.Color != "never":
 		return usagef("--color must be auto, always or never, not %q", cfg.Color)
 	case cfg.Quiet && cfg.Verbose:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -68,6 +69,16 @@ func newLoop(cfg loopConfig, client streamer, j judge, emit func(Event)) *loop {
 	return l
 }
 
+// toolSpecNames lists the names of the tools offered to the model, in the
+// order they are offered.
+func (l *loop) toolSpecNames() []string {
+	names := make([]string, len(l.specs))
+	for i, s := range l.specs {
+		names[i] = s.Name
+	}
+	return names
+}
+
 // compactJSON drops the insignificant white space of a schema: it is sent
 // on every turn.
 func compactJSON(raw json.RawMessage) json.RawMessage {
@@ -89,7 +100,7 @@ func (l *loop) run(ctx context.Context, first string) error {
 			return err
 		}
 		if l.turns >= l.cfg.MaxTurns {
-			return l.limit("reached --max-turns %d before the model finished", l.cfg.MaxTurns)
+			return l.limit(events.ErrMaxTurns, "reached --max-turns %d before the model finished", l.cfg.MaxTurns)
 		}
 		if err := l.cfg.Budget.BeforeRequest(); err != nil {
 			return l.budgetStop(err)
@@ -102,7 +113,7 @@ func (l *loop) run(ctx context.Context, first string) error {
 		}
 		calls := msg.ToolUses()
 		l.messages = append(l.messages, sanitize(msg))
-		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used})
+		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Stop: stop})
 		// Past a cap, a run that would go on stops; a finished answer stands.
 		if err := l.cfg.Budget.AfterRequest(used); err != nil && (len(calls) > 0 || stop == llm.StopMaxTokens) {
 			return l.budgetStop(err)
@@ -138,23 +149,25 @@ func (l *loop) stopped(ctx context.Context) error {
 func (l *loop) contextError(ctx context.Context) error {
 	cause := context.Cause(ctx)
 	if errors.Is(cause, errTimeout) {
-		return l.limit("reached --timeout %s", l.cfg.Timeout)
+		return l.limit(events.ErrTimeout, "reached --timeout %s", l.cfg.Timeout)
 	}
 	return cause
 }
 
-// limit reports a limit that ends the run and returns its exit-4 error.
-func (l *loop) limit(format string, args ...any) error {
+// limit reports a limit of the given kind (an events error type) that
+// ends the run and returns its exit-4 error.
+func (l *loop) limit(kind, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	l.emit(Event{Kind: EventLimit, Text: msg})
-	return reportedError{exitError{code: exitLimit, err: errors.New(msg)}}
+	return reportedError{exitError{code: exitLimit, err: errors.New(msg), kind: kind}}
 }
 
-// policyStop reports that the policy ended the run and returns its exit-3 error.
-func (l *loop) policyStop(format string, args ...any) error {
+// policyStop reports that the policy ended the run and returns its exit-3
+// error; kind is the events error type.
+func (l *loop) policyStop(kind, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	l.emit(Event{Kind: EventLimit, Text: msg})
-	return reportedError{exitError{code: exitPolicy, err: errors.New(msg)}}
+	return reportedError{exitError{code: exitPolicy, err: errors.New(msg), kind: kind}}
 }
 
 // request streams one model answer, retrying transient failures. Text is
@@ -181,9 +194,12 @@ func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Us
 		}
 		defer s.Close()
 		for s.Next() {
-			if ev := s.Current(); ev.Kind == llm.EventText && ev.Text != "" {
+			switch ev := s.Current(); {
+			case ev.Kind == llm.EventText && ev.Text != "":
 				printed = true
 				l.emit(Event{Kind: EventTextDelta, Turn: l.turns, Text: ev.Text})
+			case ev.Kind == llm.EventThinking && ev.Text != "":
+				l.emit(Event{Kind: EventThinkingDelta, Turn: l.turns, Text: ev.Text})
 			}
 		}
 		u := s.Usage()
@@ -203,7 +219,7 @@ func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Us
 		if printed {
 			l.emit(Event{Kind: EventStreamCut, Turn: l.turns})
 		}
-		l.emit(Event{Kind: EventRetry, Turn: l.turns, Retry: &RetryInfo{Attempt: n.Attempt, Wait: n.Wait, Reason: retryReason(n.Err)}})
+		l.emit(Event{Kind: EventRetry, Turn: l.turns, Retry: &RetryInfo{Attempt: n.Attempt, Wait: n.Wait, Reason: retryReason(n.Err), Err: n.Err}})
 	}
 	err := llm.Retry(ctx, policy, l.cfg.Clock, attempt, onRetry)
 	return msg, stop, used, err
@@ -259,6 +275,7 @@ func (l *loop) summary(start time.Time, code int) *Summary {
 		ExitCode:     code,
 		CostUSD:      cost,
 		CostKnown:    known,
+		Usage:        l.usage,
 	}
 }
 

@@ -62,6 +62,10 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return sandbox.Dispatch(args, env.environ(), stderr)
 	}
 	app := newApp(stdin, stdout, stderr, env)
+	js := machineOutput(args, env.lookupEnv, stdout, nil)
+	if js != nil {
+		app.Metadata = map[string]any{machineKey: js}
+	}
 	normalized, err := normalizeArgs(app, args)
 	if err == nil {
 		err = checkBoolEnv(app, normalized, env.lookupEnv)
@@ -69,18 +73,35 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err == nil {
 		err = app.RunContext(ctx, normalized)
 	}
-	var sig SignalError
-	if errors.As(context.Cause(ctx), &sig) {
-		return sig.ExitCode()
-	}
 	var rep reportedError
-	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) && !brokenPipe(err) {
+	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) && !brokenPipe(err) && !interruptedBy(ctx) {
 		fmt.Fprintf(stderr, "rubichan: %v\n", err)
 		if exitCode(err) == exitUsage && !fileContentError(err) {
 			fmt.Fprintf(stderr, "run '%s' for usage\n", helpHint(app, args))
 		}
 	}
-	return exitCode(err)
+	code := exitCode(err)
+	var sig SignalError
+	if errors.As(context.Cause(ctx), &sig) {
+		code = sig.ExitCode()
+		if !errors.As(err, &sig) {
+			err = sig
+		}
+	}
+	if js != nil {
+		// The result is the last line, whatever happened; when nobody
+		// can read it any more, the exit code says so.
+		if werr := js.finish(err, code); werr != nil && code == exitOK {
+			code = exitCode(werr)
+		}
+	}
+	return code
+}
+
+// interruptedBy reports whether ctx ended with a signal: the run said so.
+func interruptedBy(ctx context.Context) bool {
+	var sig SignalError
+	return errors.As(context.Cause(ctx), &sig)
 }
 
 // fileContentError reports whether err is about what a configuration or

@@ -168,6 +168,8 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 		"expandfile": cmdExpandFile,
 		// sessionlog [-partial] DIR: see session_script_test.go.
 		"sessionlog": cmdSessionLog,
+		// events [-json]: see script_events_test.go.
+		"events": cmdEvents,
 	}
 }
 
@@ -304,6 +306,7 @@ func renderRequest(w io.Writer, r llmtest.Request) error {
 				Name string `json:"name"`
 			} `json:"function"`
 		} `json:"tools"`
+		Input []json.RawMessage `json:"input"` // Responses API
 	}
 	if err := r.JSON(&body); err != nil {
 		return err
@@ -325,6 +328,9 @@ func renderRequest(w io.Writer, r llmtest.Request) error {
 		names = append(names, t.Name+t.Function.Name)
 	}
 	fmt.Fprintf(w, "tools: %s\n", strings.Join(names, " "))
+	for _, it := range body.Input {
+		fmt.Fprintf(w, "input: %s\n", it)
+	}
 	for _, m := range body.Messages {
 		var text string
 		if json.Unmarshal(m.Content, &text) == nil {

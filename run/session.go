@@ -86,6 +86,7 @@ type sessionOptions struct {
 	Warn    io.Writer
 	Notes   io.Writer
 	Now     func() time.Time // nil: time.Now
+	ID      string           // the run's id, naming the file; "": a new one
 }
 
 // openSession creates the session file and writes its header. A failure is
@@ -99,7 +100,7 @@ func openSession(opt sessionOptions, h sessionHeader) *sessionLog {
 		fmt.Fprintln(warn, "rubichan: warning: no session log: neither $XDG_STATE_HOME nor $HOME is set (use --session-dir or --no-session)")
 		return nil
 	}
-	f, err := createSessionFile(opt.Dir, h.Start)
+	f, err := createSessionFile(opt.Dir, opt.ID, h.Start)
 	if err != nil {
 		fmt.Fprintf(warn, "rubichan: warning: no session log: %v\n", err)
 		return nil
@@ -116,20 +117,28 @@ func openSession(opt sessionOptions, h sessionHeader) *sessionLog {
 	return s
 }
 
+// newSessionID returns a run's id: its UTC start time and a random
+// suffix, so that ids sort by time and never collide. The session file is
+// named by it.
+func newSessionID(start time.Time) string {
+	var b [4]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return start.UTC().Format("20060102T150405.000Z") + "-" + hex.EncodeToString(b[:])
+}
+
 // createSessionFile creates a new, empty session file in dir (made 0700 if
-// it does not exist), named by the UTC start time and a random suffix so
-// that names sort by time and never collide.
-func createSessionFile(dir string, start time.Time) (*os.File, error) {
+// it does not exist), named by the run's id, or when that name is taken
+// (it never is in practice) by a fresh id.
+func createSessionFile(dir string, id string, start time.Time) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
-	stamp := start.UTC().Format("20060102T150405.000Z")
+	if id == "" {
+		id = newSessionID(start)
+	}
 	for range 5 {
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return nil, fmt.Errorf("session: %w", err)
-		}
-		name := filepath.Join(dir, stamp+"-"+hex.EncodeToString(b[:])+".jsonl")
+		name := filepath.Join(dir, id+".jsonl")
+		id = newSessionID(start)
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
@@ -393,8 +402,15 @@ func (s *sessionLog) header(h sessionHeader) *sessionLine {
 func (s *sessionLog) record(ev Event) *sessionLine {
 	l := &sessionLine{Time: stamp(s.now()), Turn: ev.Turn}
 	switch ev.Kind {
-	case EventTextDelta:
+	case EventTextDelta, EventThinkingDelta:
 		return nil
+	case EventToolResult:
+		if ev.Result != nil && ev.Result.NotRun { // the decision line says it
+			return nil
+		}
+		l.Type = "tool_result"
+		addTool(l, ev.Tool)
+		addResult(l, ev.Result)
 	case EventNotice:
 		l.Type, l.Text = "notice", ptr(ev.Text)
 	case EventTurnStart:
@@ -430,10 +446,6 @@ func (s *sessionLog) record(ev Event) *sessionLine {
 		if d := ev.Denial; d != nil {
 			l.Rule, l.Fact, l.Reason = d.Rule, d.Fact, d.Reason
 		}
-	case EventToolResult:
-		l.Type = "tool_result"
-		addTool(l, ev.Tool)
-		addResult(l, ev.Result)
 	case EventLimit:
 		l.Type, l.Text = "limit", ptr(ev.Text)
 	case EventError:
@@ -505,7 +517,7 @@ func stamp(t time.Time) string {
 // openSession starts the session log of an exec run, or returns nil with
 // --no-session. The directory is --session-dir, else [defaultSessionDir]; what it
 // hides is [execConfig.secrets].
-func (cfg execConfig) openSession(env environment, start time.Time, root string, pol *policy.Policy, prompt string, stderr io.Writer) *sessionLog {
+func (cfg execConfig) openSession(env environment, id string, start time.Time, root string, pol *policy.Policy, prompt string, stderr io.Writer) *sessionLog {
 	if cfg.NoSession {
 		return nil
 	}
@@ -520,7 +532,7 @@ func (cfg execConfig) openSession(env environment, start time.Time, root string,
 	if cfg.Quiet {
 		notes = io.Discard
 	}
-	return openSession(sessionOptions{Dir: dir, Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
+	return openSession(sessionOptions{Dir: dir, ID: id, Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
 		Start: start, Workspace: root, Provider: cfg.Provider, Model: cfg.Model,
 		Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
 	})

@@ -187,7 +187,7 @@ func TestSessionNamesDiffer(t *testing.T) {
 	dir := t.TempDir()
 	seen := map[string]bool{}
 	for range 20 {
-		f, err := createSessionFile(dir, sessionStart)
+		f, err := createSessionFile(dir, "", sessionStart)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -436,7 +436,7 @@ func TestExecOpenSession(t *testing.T) {
 	prompt := "a gateway-key-0123456789 b sk-openai-other-provider-key c Bearer header-token-abcdef d ci-team-name e short f header-token-abcdef"
 
 	var stderr bytes.Buffer
-	s := cfg.openSession(env, sessionStart, ws, pol, prompt, &stderr)
+	s := cfg.openSession(env, "", sessionStart, ws, pol, prompt, &stderr)
 	if s == nil {
 		t.Fatalf("no session: %s", stderr.String())
 	}
@@ -462,7 +462,7 @@ func TestExecOpenSession(t *testing.T) {
 	t.Run("no-session", func(t *testing.T) {
 		c := cfg
 		c.NoSession = true
-		if s := c.openSession(env, sessionStart, ws, pol, prompt, io.Discard); s != nil {
+		if s := c.openSession(env, "", sessionStart, ws, pol, prompt, io.Discard); s != nil {
 			t.Errorf("--no-session opened %s", s.Path())
 		}
 	})
@@ -470,7 +470,7 @@ func TestExecOpenSession(t *testing.T) {
 		c := cfg
 		dir := t.TempDir()
 		c.SessionDir = filepath.Join(dir, "a", "..", "sess")
-		s := c.openSession(env, sessionStart, ws, pol, prompt, io.Discard)
+		s := c.openSession(env, "", sessionStart, ws, pol, prompt, io.Discard)
 		if s == nil {
 			t.Fatal("no session")
 		}

@@ -75,10 +75,17 @@ func providerKeyVars(lc *config.Loaded) []string {
 	return vars
 }
 
-// newProviderClient builds the llm client for a resolved provider.
+// newProviderClient builds the llm client for a resolved provider: for
+// type openai the Responses client when its wire says so (or, with wire
+// auto, when the model is served by the Responses API only), else the Chat
+// Completions client.
 func newProviderClient(rp config.ResolvedProvider) streamer {
+	if rp.Type == config.ProviderOpenAI && providerWire(rp) == config.WireResponses {
+		return llm.NewResponses(llm.ResponsesConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers})
+	}
 	if rp.Type == config.ProviderOpenAI {
-		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers}
+		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers,
+			ThoughtTags: rp.ThoughtTags}
 		if rp.Name == "openai" {
 			// OpenAI's own API wants max_completion_tokens from its
 			// reasoning models on; compatible servers know max_tokens.
@@ -87,6 +94,18 @@ func newProviderClient(rp config.ResolvedProvider) streamer {
 		return llm.NewOpenAI(c)
 	}
 	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, PromptCaching: true})
+}
+
+// providerWire returns the OpenAI API a type openai provider is spoken to
+// with, deciding wire auto by the model.
+func providerWire(rp config.ResolvedProvider) string {
+	if rp.Wire == config.WireAuto {
+		if llm.ResponsesOnly(rp.Model) {
+			return config.WireResponses
+		}
+		return config.WireChat
+	}
+	return rp.Wire
 }
 
 // startSettings shows the configuration notes (workspace keys ignored under

@@ -69,7 +69,7 @@ func TestProviderKeyVars(t *testing.T) {
 		"local": {Type: config.ProviderOpenAI, BaseURL: "http://h"},
 	}}}
 	got := providerKeyVars(lc)
-	for _, want := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "GW_TOKEN"} {
+	for _, want := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "GEMINI_API_KEY", "GW_TOKEN"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("providerKeyVars = %q lacks %s", got, want)
 		}
@@ -77,8 +77,8 @@ func TestProviderKeyVars(t *testing.T) {
 	if slices.Contains(got, "") {
 		t.Errorf("providerKeyVars = %q holds an empty name", got)
 	}
-	if len(providerKeyVars(nil)) != 5 {
-		t.Errorf("providerKeyVars(nil) = %q, want the five preset variables", providerKeyVars(nil))
+	if len(providerKeyVars(nil)) != 6 {
+		t.Errorf("providerKeyVars(nil) = %q, want the six preset variables", providerKeyVars(nil))
 	}
 }
 

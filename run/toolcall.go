@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -56,7 +57,7 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 			stop = l.stopped(ctx)
 		}
 		if stop == nil && l.cfg.MaxToolCalls > 0 && l.toolCalls >= l.cfg.MaxToolCalls {
-			stop = l.limit("reached --max-tool-calls %d", l.cfg.MaxToolCalls)
+			stop = l.limit(events.ErrMaxToolCalls, "reached --max-tool-calls %d", l.cfg.MaxToolCalls)
 		}
 		if stop != nil {
 			results = append(results, llm.ToolResultBlock(call.ID, fmt.Sprintf(notRunStopped, stopReason(stop)), true))
@@ -139,9 +140,9 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 		if l.cfg.AbortOnAsk != "" {
 			l.denials++
 			l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact,
-				Reason: v.Reason + "; it needs approval, and nobody can give it in a headless run", Allow: v.Allow}})
-			return toolkit.Result{Content: fmt.Sprintf(notRunStopped, "approval needed"), IsError: true}, timeSpan{},
-				l.policyStop("%s needs approval (%s: %s) and %s", call.Name, v.Rule, clip(v.Fact, 200), l.cfg.AbortOnAsk)
+				Reason: v.Reason + "; it needs approval, and nobody can give it in a headless run", Allow: v.Allow, Ask: true, Abort: true}})
+			res := l.notRun(info, fmt.Sprintf(notRunStopped, "approval needed"))
+			return res, timeSpan{}, l.policyStop(events.ErrPolicy, "%s needs approval (%s: %s) and %s", call.Name, v.Rule, clip(v.Fact, 200), l.cfg.AbortOnAsk)
 		}
 		return l.deny(call, info, v)
 	default:
@@ -171,16 +172,24 @@ func (l *loop) deny(call llm.Block, info *ToolCallInfo, v verdict) (toolkit.Resu
 	if v.Kind == verdictAsk {
 		reason += ", and nobody can answer in a headless run"
 	}
-	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: reason, Allow: v.Allow}})
+	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: reason, Allow: v.Allow,
+		Ask: v.Kind == verdictAsk}})
 	msg := v.Message
 	if msg == "" {
 		msg = fmt.Sprintf("Denied by policy rule %s: %s (%s). Do not retry variants of this command; use another approach or stop.", v.Rule, v.Fact, v.Reason)
 	}
-	res := toolkit.Result{Content: msg, IsError: true}
+	res := l.notRun(info, msg)
 	if l.cfg.MaxDenials > 0 && l.denials >= l.cfg.MaxDenials {
-		return res, timeSpan{}, l.policyStop("the policy refused %d calls (max_denials %d)", l.denials, l.cfg.MaxDenials)
+		return res, timeSpan{}, l.policyStop(events.ErrMaxDenials, "the policy refused %d calls (max_denials %d)", l.denials, l.cfg.MaxDenials)
 	}
 	return res, timeSpan{}, nil
+}
+
+// notRun is the error result of a call the policy refused, reported as
+// an [EventToolResult] marked NotRun.
+func (l *loop) notRun(info *ToolCallInfo, msg string) toolkit.Result {
+	l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{IsError: true, Content: msg, NotRun: true}})
+	return toolkit.Result{Content: msg, IsError: true}
 }
 
 type timeSpan struct {

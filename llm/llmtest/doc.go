@@ -1,8 +1,9 @@
 // Package llmtest is a scripted model server for tests: an httptest server
-// on 127.0.0.1 that answers the Anthropic Messages API (POST /v1/messages)
-// and the OpenAI Chat Completions API (POST /chat/completions and
-// /v1/chat/completions) from the same [Script], and records every request
-// it received.
+// on 127.0.0.1 that answers the Anthropic Messages API (POST /v1/messages),
+// the OpenAI Chat Completions API (POST /chat/completions and
+// /v1/chat/completions) and the OpenAI Responses API (POST /responses and
+// /v1/responses) from the same [Script], and records every request it
+// received.
 //
 // The Nth request gets the Nth [Turn] of the script, whatever its protocol.
 // A request beyond the script gets a 500 error naming the problem (and is
@@ -12,7 +13,12 @@
 // after it; for Anthropic also a missing max_tokens, a thinking budget below
 // 1024 or not below max_tokens, a temperature with thinking, more than four
 // cache breakpoints, a non-object tool input, an empty message, a blank text
-// block, an error result without content or an unsigned thinking block. A turn streams thinking, text and tool calls in that order,
+// block, an error result without content or an unsigned thinking block; for
+// Responses a function call output without its call, a reasoning item
+// without encrypted content (store false) or without the item after it.
+// A turn streams thinking, text and tool calls in that order (on the
+// Responses wire: a reasoning item with a summary and encrypted content, a
+// message item, function_call items),
 // each piece of them as one event, then the stop reason and usage; or it
 // fails with a [Fault]: an HTTP error status with any headers and body, or
 // a fault inside the stream (a cut connection, a body that ends without the
@@ -26,7 +32,7 @@
 //		{Text: []string{"Hello", ", world"}, Usage: llmtest.Usage{InputTokens: 12, OutputTokens: 3}},
 //	}})
 //	defer srv.Close()
-//	// Anthropic: BaseURL srv.URL(); OpenAI: BaseURL srv.URL() + "/v1".
+//	// Anthropic: BaseURL srv.URL(); OpenAI (both APIs): BaseURL srv.URL() + "/v1".
 //	reqs := srv.Requests()
 //
 // The same script as JSON, for [ParseScript] (durations are Go duration

@@ -131,6 +131,7 @@ type protocol int
 const (
 	anthropic protocol = iota + 1
 	openai
+	responses
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -152,6 +153,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		proto = anthropic
 	case strings.HasSuffix(p, "/chat/completions"):
 		proto = openai
+	case strings.HasSuffix(p, "/responses"):
+		proto = responses
 	default:
 		writeError(w, openai, http.StatusNotFound, "not_found_error", "llmtest: no such endpoint "+r.URL.Path)
 		return
@@ -215,9 +218,12 @@ func stream(w http.ResponseWriter, r *http.Request, proto protocol, body []byte,
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("cache-control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	if proto == anthropic {
+	switch proto {
+	case anthropic:
 		st.anthropic()
-	} else {
+	case responses:
+		st.responses()
+	default:
 		st.openai(req.StreamOptions.IncludeUsage)
 	}
 }
@@ -265,6 +271,7 @@ type streamer struct {
 	done   <-chan struct{}
 	pieces int  // content pieces sent
 	fired  bool // the stream fault happened
+	seq    int  // the next Responses sequence_number
 }
 
 // errStop ends a stream early: the fault happened or the client left.

@@ -16,6 +16,7 @@ const (
 	antReq     = `{"model":"claude","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
 	oaiReq     = `{"model":"gpt","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"hi"}]}`
 	oaiNoUsage = `{"model":"gpt","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	respReq    = `{"model":"gpt-5","stream":true,"store":false,"input":[{"type":"message","role":"user","content":"hi"}]}`
 )
 
 func post(t *testing.T, url, body string) (*http.Response, string) {
@@ -113,6 +114,36 @@ func TestServerProtocolsAndRecording(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "request-004.json")); err != nil {
 		t.Errorf("extra request not recorded: %v", err)
+	}
+}
+
+func TestServerResponsesWire(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(Script{Turns: []Turn{
+		{Thinking: []string{"plan"}, Text: []string{"hel", "lo"}, ToolCalls: []ToolCall{{Name: "ls", Args: []string{`{"p":`, `1}`}}},
+			Usage: Usage{InputTokens: 10, OutputTokens: 4, CacheReadTokens: 6}},
+		{Text: []string{"cut"}, Stop: "max_tokens"},
+		{Fault: &Fault{ErrorEvent: true, Type: "rate_limit_exceeded", Message: "slow down"}},
+	}})
+	defer srv.Close()
+	resp, body := post(t, srv.URL()+"/v1/responses", respReq)
+	if resp.StatusCode != 200 || resp.Header.Get("content-type") != "text/event-stream" {
+		t.Fatalf("responses: %d %s", resp.StatusCode, body)
+	}
+	for _, want := range []string{"event: response.created", `"type":"response.reasoning_summary_text.delta"`,
+		`"encrypted_content":"enc_llmtest_1"`, `"delta":"hel"`, `"type":"response.function_call_arguments.delta"`,
+		`"call_id":"call_1_0"`, `"cached_tokens":6`, `"input_tokens":16`, "event: response.completed", `"sequence_number":0`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("responses stream lacks %s:\n%s", want, body)
+		}
+	}
+	if _, body = post(t, srv.URL()+"/responses", respReq); !strings.Contains(body, `"reason":"max_output_tokens"`) ||
+		!strings.Contains(body, "event: response.incomplete") {
+		t.Errorf("max_tokens turn:\n%s", body)
+	}
+	if _, body = post(t, srv.URL()+"/v1/responses", respReq); !strings.Contains(body, `"code":"rate_limit_exceeded"`) ||
+		!strings.Contains(body, "event: error") {
+		t.Errorf("error event turn:\n%s", body)
 	}
 }
 

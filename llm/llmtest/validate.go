@@ -24,6 +24,9 @@ func checkRequest(proto protocol, body []byte) string {
 	if !req.Stream {
 		return `"stream" is not true`
 	}
+	if proto == responses {
+		return checkResponses(body)
+	}
 	if len(req.Messages) == 0 {
 		return "messages: empty"
 	}

@@ -2,6 +2,7 @@ package llmtest
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 )
@@ -52,6 +53,34 @@ func requestValidationCases(antUse string, oaiCalls string, userHi string, res f
 	}
 }
 
+// responsesValidationCases returns the Responses API cases of
+// TestRequestValidation.
+func responsesValidationCases() map[string]requestValidationCase {
+	input := func(items ...string) string {
+		return `{"model":"x","stream":true,"store":false,"input":[` + strings.Join(items, ",") + `]}`
+	}
+	const rUser = `{"type":"message","role":"user","content":"hi"}`
+	rCall := func(id string) string {
+		return `{"type":"function_call","call_id":"` + id + `","name":"ls","arguments":"{}"}`
+	}
+	rOut := func(id string) string { return `{"type":"function_call_output","call_id":"` + id + `","output":"ok"}` }
+	rReason := func(enc string) string {
+		return `{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"` + enc + `"}`
+	}
+	return map[string]requestValidationCase{
+		"responses ok":             {"/v1/responses", input(rUser, rReason("enc"), rCall("a"), rCall("b"), rOut("a"), rOut("b"), rUser), ""},
+		"responses string input":   {"/responses", `{"model":"x","stream":true,"input":"hi"}`, ""},
+		"responses empty input":    {"/v1/responses", input(), "input: empty"},
+		"responses missing output": {"/v1/responses", input(rUser, rCall("a"), rCall("b"), rOut("a")), "no tool output found for function call b"},
+		"responses stray output":   {"/v1/responses", input(rUser, rOut("a")), "no tool call found for function call output with call_id a"},
+		"responses output twice":   {"/v1/responses", input(rUser, rCall("a"), rOut("a"), rOut("a")), "call_id a"},
+		"responses unencrypted reasoning": {"/v1/responses", input(rUser, rReason(""), rCall("a"), rOut("a")),
+			"items are not persisted when store is false"},
+		"responses trailing reasoning": {"/v1/responses", input(rUser, rReason("enc")), "without its required following item"},
+		"responses not streaming":      {"/v1/responses", `{"model":"x","input":"hi"}`, `"stream" is not true`},
+	}
+}
+
 func TestRequestValidation(t *testing.T) {
 	t.Parallel()
 	const (
@@ -75,6 +104,7 @@ func TestRequestValidation(t *testing.T) {
 		return `{"model":"x","stream":true,` + p + `,"messages":[` + userHi + `]}`
 	}
 	tests := requestValidationCases(antUse, oaiCalls, userHi, res, tool, msgs, params)
+	maps.Copy(tests, responsesValidationCases())
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -96,7 +126,10 @@ func TestRequestValidation(t *testing.T) {
 			}
 			// The rejected request used up no turn: a valid one still gets it.
 			req := antReq
-			if tc.path != "/v1/messages" {
+			switch {
+			case strings.HasSuffix(tc.path, "/responses"):
+				req = respReq
+			case tc.path != "/v1/messages":
 				req = oaiReq
 			}
 			if resp, body := post(t, srv.URL()+tc.path, req); resp.StatusCode != 200 || !strings.Contains(body, `"ok"`) {

@@ -33,10 +33,14 @@ type Config struct {
 }
 
 // ProviderConfig is a [providers.NAME] entry: any endpoint that speaks the
-// OpenAI Chat Completions or the Anthropic Messages protocol.
+// OpenAI Chat Completions or Responses protocol or the Anthropic Messages
+// protocol.
 type ProviderConfig struct {
 	// Type is "openai" or "anthropic".
-	Type    string `koanf:"type"`
+	Type string `koanf:"type"`
+	// Wire is the OpenAI API a type "openai" endpoint is spoken to with:
+	// [WireChat] (Chat Completions, the default) or [WireResponses].
+	Wire    string `koanf:"wire"`
 	BaseURL string `koanf:"base_url"`
 	// APIKeyEnv names the environment variable holding the key; empty means
 	// the endpoint needs no key.

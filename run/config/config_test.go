@@ -114,6 +114,7 @@ func TestParseConfigErrors(t *testing.T) {
 		"key in api_key_env":    {"[providers.gw]\ntype = \"openai\"\nbase_url = \"http://h\"\napi_key_env = \"sk-secret\"\n", "providers.gw.api_key_env", 4, "not an environment variable name"},
 		"headers as string":     {"[providers.gw]\ntype = \"openai\"\nbase_url = \"http://h\"\nheaders = \"Authorization: sk-secret\"\n", "providers.gw.headers", 4, "want a table, got a string"},
 		"provider type":         {"[providers.gw]\ntype = \"gemini\"\nbase_url = \"http://h\"\n", "providers.gw.type", 2, `want "openai" or "anthropic"`},
+		"provider wire":         {"[providers.gw]\ntype = \"openai\"\nwire = \"completions\"\nbase_url = \"http://h\"\n", "providers.gw.wire", 3, `want "chat" or "responses"`},
 		"provider key env":      {"[providers.gw]\ntype = \"openai\"\nbase_url = \"http://h\"\napi_key_env = \"1KEY\"\n", "providers.gw.api_key_env", 4, "not an environment variable name"},
 		"header name":           {"[providers.gw]\ntype = \"openai\"\nbase_url = \"http://h\"\nheaders = { \"X Team\" = \"a\" }\n", `providers.gw.headers."X Team"`, 4, "not a valid HTTP header name"},
 		"header value":          {"[providers.gw]\ntype = \"openai\"\nbase_url = \"http://h\"\nheaders = { \"X-A\" = \"a\\r\\nX-B: b\" }\n", "providers.gw.headers.X-A", 4, "line breaks"},

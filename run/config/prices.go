@@ -15,8 +15,8 @@ type Price struct {
 	CacheWrite float64 `koanf:"cache_write" json:"cache_write"`
 }
 
-// DefaultPrices returns the built-in prices of current Anthropic and OpenAI
-// models, keyed by API model name (without date suffix; see [LookupPrice]).
+// DefaultPrices returns the built-in prices of current Anthropic, OpenAI and
+// Gemini models, keyed by API model name (without date suffix; see [LookupPrice]).
 //
 // Sources, read in November 2026. Anthropic: the pricing page and the model
 // overviews at platform.claude.com/docs (base input, 5-minute cache write,
@@ -27,8 +27,13 @@ type Price struct {
 // errs on the side of stopping). OpenAI: the rates of its pricing page
 // (developers.openai.com/api/docs/pricing) as quoted by several price
 // tables; the page itself could not be read here, so check gpt-5.5 and
-// gpt-5.4 against it. Override any of them with [prices."model"] in a config
-// file.
+// gpt-5.4 against it. Gemini: the rates quoted for the Gemini API's paid
+// tier by price tables and model registries (ai.google.dev/pricing could not
+// be read here); the Pro models are priced by prompt length and the table
+// holds the higher band (prompts over 200K tokens), as for Haiku 5.5; the
+// implicit cache has no write premium (storage of explicit caches is billed
+// apart and not counted). Override any of them with [prices."model"] in a
+// config file.
 func DefaultPrices() map[string]Price {
 	anthropic := func(in, out, read, write float64) Price {
 		return Price{Input: in, Output: out, CacheRead: read, CacheWrite: write}
@@ -87,6 +92,14 @@ func DefaultPrices() map[string]Price {
 		"gpt-4o-mini":  openai(0.15, 0.60, 0.075),
 		"o3":           openai(2, 8, 0.50),
 		"o4-mini":      openai(1.10, 4.40, 0.275),
+
+		"gemini-3.5-flash":              openai(1.50, 9, 0.15),
+		"gemini-3.1-pro-preview":        openai(4, 18, 0.40),
+		"gemini-3-flash-preview":        openai(0.50, 3, 0.05),
+		"gemini-3.1-flash-lite-preview": openai(0.25, 1.50, 0.025),
+		"gemini-2.5-pro":                openai(2.50, 15, 0.25),
+		"gemini-2.5-flash":              openai(0.30, 2.50, 0.03),
+		"gemini-2.5-flash-lite":         openai(0.10, 0.40, 0.01),
 	}
 }
 

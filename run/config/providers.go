@@ -8,10 +8,20 @@ import (
 	"strings"
 )
 
-// The two wire protocols a provider can speak.
+// The two provider types.
 const (
-	ProviderOpenAI    = "openai"    // OpenAI Chat Completions
+	ProviderOpenAI    = "openai"    // OpenAI's APIs (see Wire)
 	ProviderAnthropic = "anthropic" // Anthropic Messages
+)
+
+// The OpenAI APIs a type "openai" provider can be spoken to with.
+const (
+	WireChat      = "chat"      // Chat Completions (POST /chat/completions)
+	WireResponses = "responses" // Responses (POST /responses)
+	// WireAuto, for the openai preset only, picks Responses for the
+	// models served by no other API (the Codex and -pro models) and Chat
+	// Completions for the rest; the runner decides by the model.
+	WireAuto = "auto"
 )
 
 // Preset is a built-in provider: a newcomer sets its key variable and runs.
@@ -28,6 +38,12 @@ type Preset struct {
 	// Model is the default model.
 	Model   string
 	Headers map[string]string
+	// Wire is [WireChat] (when empty), [WireResponses] or [WireAuto] for
+	// type openai.
+	Wire string
+	// ThoughtTags says the endpoint sends thinking between <thought> tags
+	// in the content (Gemini).
+	ThoughtTags bool
 }
 
 // Presets returns the built-in providers in auto-detection order: without
@@ -38,7 +54,7 @@ func Presets() []Preset {
 		{Name: "anthropic", Type: ProviderAnthropic, BaseURL: "https://api.anthropic.com",
 			BaseURLEnv: "ANTHROPIC_BASE_URL", KeyEnv: "ANTHROPIC_API_KEY", Model: "claude-sonnet-5-5"},
 		{Name: "openai", Type: ProviderOpenAI, BaseURL: "https://api.openai.com/v1",
-			BaseURLEnv: "OPENAI_BASE_URL", KeyEnv: "OPENAI_API_KEY", Model: "gpt-5.5"},
+			BaseURLEnv: "OPENAI_BASE_URL", KeyEnv: "OPENAI_API_KEY", Model: "gpt-5.5", Wire: WireAuto},
 		{Name: "openrouter", Type: ProviderOpenAI, BaseURL: "https://openrouter.ai/api/v1",
 			KeyEnv: "OPENROUTER_API_KEY", Model: "anthropic/claude-sonnet-5.5",
 			Headers: map[string]string{"X-Title": "rubichan"}},
@@ -46,10 +62,16 @@ func Presets() []Preset {
 			KeyEnv: "GROQ_API_KEY", Model: "openai/gpt-oss-120b"},
 		{Name: "deepseek", Type: ProviderOpenAI, BaseURL: "https://api.deepseek.com",
 			KeyEnv: "DEEPSEEK_API_KEY", Model: "deepseek-chat"},
+		// Gemini through Google's OpenAI-compatible endpoint.
+		{Name: "gemini", Type: ProviderOpenAI, BaseURL: GeminiBaseURL,
+			KeyEnv: "GEMINI_API_KEY", Model: "gemini-3.5-flash", ThoughtTags: true},
 		{Name: "ollama", Type: ProviderOpenAI, BaseURL: "http://localhost:11434/v1",
 			Model: "gpt-oss:20b"},
 	}
 }
+
+// GeminiBaseURL is the OpenAI-compatible endpoint of the Gemini API.
+const GeminiBaseURL = "https://generativelanguage.googleapis.com/v1beta/openai/"
 
 // presetByName returns the preset called name.
 func presetByName(name string) (Preset, bool) {
@@ -68,10 +90,15 @@ type ResolvedProvider struct {
 	// Name is the preset or [providers] entry name.
 	Name string
 	// Type is [ProviderOpenAI] or [ProviderAnthropic].
-	Type    string
+	Type string
+	// Wire is, for type openai, [WireChat], [WireResponses] or [WireAuto].
+	Wire    string
 	BaseURL string
 	Model   string
 	Headers map[string]string
+	// ThoughtTags says the endpoint sends thinking between <thought> tags
+	// (the gemini preset, or any base URL on Gemini's host).
+	ThoughtTags bool
 	// KeyEnv is the variable the key was read from, or empty.
 	KeyEnv string
 	// Chosen says how the provider was picked ("flag --provider",
@@ -116,8 +143,12 @@ func (p ResolvedProvider) String() string {
 	for _, k := range sortedKeys(p.Headers) {
 		h = append(h, k)
 	}
+	typ := p.Type
+	if p.Wire != "" {
+		typ += ", wire " + p.Wire
+	}
 	return fmt.Sprintf("provider %s (type %s, base URL %s, model %s, key %s, headers [%s])",
-		p.Name, p.Type, p.BaseURL, p.Model, p.keyState(), strings.Join(h, " "))
+		p.Name, typ, p.BaseURL, p.Model, p.keyState(), strings.Join(h, " "))
 }
 
 // GoString is String, so that %#v cannot print the key either.
@@ -143,6 +174,7 @@ func (p ResolvedProvider) LogValue() slog.Value {
 type PublicProvider struct {
 	Name        string   `json:"name"`
 	Type        string   `json:"type"`
+	Wire        string   `json:"wire,omitempty"`
 	BaseURL     string   `json:"base_url"`
 	BaseURLFrom string   `json:"base_url_from,omitempty"`
 	Model       string   `json:"model"`
@@ -157,7 +189,7 @@ type PublicProvider struct {
 // left out.
 func (p ResolvedProvider) Public() PublicProvider {
 	return PublicProvider{
-		Name: p.Name, Type: p.Type, BaseURL: p.BaseURL, BaseURLFrom: p.BaseURLFrom,
+		Name: p.Name, Type: p.Type, Wire: p.Wire, BaseURL: p.BaseURL, BaseURLFrom: p.BaseURLFrom,
 		Model: p.Model, ModelFrom: p.ModelFrom, APIKey: p.keyState(), APIKeyEnv: p.KeyEnv,
 		Headers: sortedKeys(p.Headers), Chosen: p.Chosen,
 	}
@@ -204,6 +236,7 @@ func (l *Loaded) ResolveProvider(lookupEnv func(string) (string, bool)) (Resolve
 	if l.Model != "" {
 		rp.Model, rp.ModelFrom = l.Model, l.Origin("model").String()
 	}
+	rp.ThoughtTags = rp.ThoughtTags || strings.Contains(rp.BaseURL, "generativelanguage.googleapis.com")
 	if rp.KeyEnv != "" {
 		rp.apiKey = env(rp.KeyEnv)
 		if rp.apiKey == "" {
@@ -237,6 +270,15 @@ func (l *Loaded) chooseProvider(env func(string) string) (name, chosen string, e
 // model.
 func (l *Loaded) fromCustom(rp *ResolvedProvider, c ProviderConfig) error {
 	rp.Type, rp.BaseURL, rp.KeyEnv = c.Type, c.BaseURL, c.APIKeyEnv
+	if c.Type == ProviderOpenAI {
+		rp.Wire = c.Wire
+		if rp.Wire == "" {
+			rp.Wire = WireChat
+		}
+	} else if c.Wire != "" {
+		return fmt.Errorf("provider %q: wire (%s) applies to type %q only, not %q",
+			rp.Name, l.Origin("providers", rp.Name, "wire"), ProviderOpenAI, c.Type)
+	}
 	rp.BaseURLFrom = l.Origin("providers", rp.Name, "base_url").String()
 	rp.Headers = maps.Clone(c.Headers)
 	if rp.Headers == nil {
@@ -252,7 +294,13 @@ func (l *Loaded) fromCustom(rp *ResolvedProvider, c ProviderConfig) error {
 // fromPreset fills rp from preset p, whose base URL the vendor's variable
 // (ANTHROPIC_BASE_URL, OPENAI_BASE_URL) overrides.
 func (rp *ResolvedProvider) fromPreset(p Preset, env func(string) string) error {
-	rp.Type, rp.BaseURL, rp.KeyEnv = p.Type, p.BaseURL, p.KeyEnv
+	rp.Type, rp.BaseURL, rp.KeyEnv, rp.ThoughtTags = p.Type, p.BaseURL, p.KeyEnv, p.ThoughtTags
+	if p.Type == ProviderOpenAI {
+		rp.Wire = p.Wire
+		if rp.Wire == "" {
+			rp.Wire = WireChat
+		}
+	}
 	rp.BaseURLFrom = "preset " + p.Name
 	if v := env(p.BaseURLEnv); v != "" {
 		if err := checkBaseURL(v); err != nil {

@@ -21,6 +21,13 @@ headers = { "X-Team" = "ci" }
 [providers.local]
 type = "openai"
 base_url = "http://127.0.0.1:8000/v1"
+[providers.codex]
+type = "openai"
+wire = "responses"
+base_url = "http://127.0.0.1:8001/v1"
+[providers.gemgw]
+type = "openai"
+base_url = "https://generativelanguage.googleapis.com/v1beta/openai"
 `
 	for _, tc := range []struct {
 		name  string
@@ -38,14 +45,21 @@ base_url = "http://127.0.0.1:8000/v1"
 			want: ResolvedProvider{Name: "anthropic", Type: "anthropic", BaseURL: "https://api.anthropic.com", Model: "claude-sonnet-5-5", KeyEnv: "ANTHROPIC_API_KEY", Chosen: "auto-detected from ANTHROPIC_API_KEY"}, key: "a"},
 		{name: "openai detected with base URL variable",
 			env:  map[string]string{"OPENAI_API_KEY": " o \n", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
-			want: ResolvedProvider{Name: "openai", Type: "openai", BaseURL: "http://127.0.0.1:9/v1", Model: "gpt-5.5", KeyEnv: "OPENAI_API_KEY", Chosen: "auto-detected from OPENAI_API_KEY"}, key: "o"},
+			want: ResolvedProvider{Name: "openai", Type: "openai", Wire: "auto", BaseURL: "http://127.0.0.1:9/v1", Model: "gpt-5.5", KeyEnv: "OPENAI_API_KEY", Chosen: "auto-detected from OPENAI_API_KEY"}, key: "o"},
 		{name: "openrouter detected", env: map[string]string{"OPENROUTER_API_KEY": "r"},
 			want: ResolvedProvider{Name: "openrouter", Type: "openai", BaseURL: "https://openrouter.ai/api/v1", Model: "anthropic/claude-sonnet-5.5",
 				KeyEnv: "OPENROUTER_API_KEY", Headers: map[string]string{"X-Title": "rubichan"}, Chosen: "auto-detected from OPENROUTER_API_KEY"}, key: "r"},
 		{name: "groq detected", env: map[string]string{"GROQ_API_KEY": "g"},
 			want: ResolvedProvider{Name: "groq", Type: "openai", BaseURL: "https://api.groq.com/openai/v1", Model: "openai/gpt-oss-120b", KeyEnv: "GROQ_API_KEY", Chosen: "auto-detected from GROQ_API_KEY"}, key: "g"},
 		{name: "deepseek detected", env: map[string]string{"DEEPSEEK_API_KEY": "d"},
-			want: ResolvedProvider{Name: "deepseek", Type: "openai", BaseURL: "https://api.deepseek.com", Model: "deepseek-chat", KeyEnv: "DEEPSEEK_API_KEY", Chosen: "auto-detected from DEEPSEEK_API_KEY"}, key: "d"},
+			want: ResolvedProvider{Name: "deepseek", Type: "openai", Wire: "chat", BaseURL: "https://api.deepseek.com", Model: "deepseek-chat", KeyEnv: "DEEPSEEK_API_KEY", Chosen: "auto-detected from DEEPSEEK_API_KEY"}, key: "d"},
+		{name: "gemini detected", env: map[string]string{"GEMINI_API_KEY": "gm"},
+			want: ResolvedProvider{Name: "gemini", Type: "openai", Wire: "chat", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai/", Model: "gemini-3.5-flash",
+				KeyEnv: "GEMINI_API_KEY", ThoughtTags: true, Chosen: "auto-detected from GEMINI_API_KEY"}, key: "gm"},
+		{name: "custom responses wire", file: gw, flags: map[string]string{"provider": "codex", "model": "gpt-5-codex"},
+			want: ResolvedProvider{Name: "codex", Type: "openai", Wire: "responses", BaseURL: "http://127.0.0.1:8001/v1", Model: "gpt-5-codex", Headers: map[string]string{}, Chosen: "flag --provider"}},
+		{name: "custom on gemini's host reads thought tags", file: gw, flags: map[string]string{"provider": "gemgw", "model": "gemini-2.5-pro"},
+			want: ResolvedProvider{Name: "gemgw", Type: "openai", Wire: "chat", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", Model: "gemini-2.5-pro", Headers: map[string]string{}, ThoughtTags: true, Chosen: "flag --provider"}},
 		{name: "ollama by flag needs no key", flags: map[string]string{"provider": "ollama"},
 			want: ResolvedProvider{Name: "ollama", Type: "openai", BaseURL: "http://localhost:11434/v1", Model: "gpt-oss:20b", Chosen: "flag --provider"}},
 		{name: "flag beats detection", env: map[string]string{"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"},
@@ -66,6 +80,9 @@ base_url = "http://127.0.0.1:8000/v1"
 			}
 			if got.APIKey() != tc.key {
 				t.Errorf("APIKey() = %q, want %q", got.APIKey(), tc.key)
+			}
+			if tc.want.Wire != "" && got.Wire != tc.want.Wire || got.ThoughtTags != tc.want.ThoughtTags {
+				t.Errorf("wire %q thought tags %v, want %q %v", got.Wire, got.ThoughtTags, tc.want.Wire, tc.want.ThoughtTags)
 			}
 			if got.Name != tc.want.Name || got.Type != tc.want.Type || got.BaseURL != tc.want.BaseURL ||
 				got.Model != tc.want.Model || got.KeyEnv != tc.want.KeyEnv || !strings.HasSuffix(got.Chosen, tc.want.Chosen) ||
@@ -110,11 +127,13 @@ func TestResolveProviderErrors(t *testing.T) {
 		contains []string
 	}{
 		{name: "no key at all", env: map[string]string{"ANTHROPIC_API_KEY": ""},
-			contains: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "--provider", "ollama"}},
+			contains: []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "GEMINI_API_KEY", "--provider", "ollama"}},
 		{name: "preset without its key", flags: map[string]string{"provider": "anthropic"}, env: map[string]string{"OPENAI_API_KEY": secretKey},
 			contains: []string{"provider anthropic needs an API key", "ANTHROPIC_API_KEY"}},
-		{name: "unknown provider", flags: map[string]string{"provider": "gemini"},
-			contains: []string{`provider "gemini"`, "flag --provider", "anthropic, openai, openrouter, groq, deepseek, ollama", "[providers.gemini]"}},
+		{name: "unknown provider", flags: map[string]string{"provider": "mistral"},
+			contains: []string{`provider "mistral"`, "flag --provider", "anthropic, openai, openrouter, groq, deepseek, gemini, ollama", "[providers.mistral]"}},
+		{name: "wire on an anthropic provider", file: "provider = \"gw\"\nmodel = \"m\"\n[providers.gw]\ntype = \"anthropic\"\nwire = \"responses\"\nbase_url = \"http://h\"\n",
+			contains: []string{`provider "gw": wire`, `applies to type "openai" only, not "anthropic"`}},
 		{name: "custom without model", file: "provider = \"gw\"\n[providers.gw]\ntype = \"openai\"\nbase_url = \"http://h\"\n",
 			contains: []string{`provider "gw" has no default model`, "RUBICHAN_MODEL", "--model"}},
 		{name: "custom key variable unset", file: "provider = \"gw\"\nmodel = \"m\"\n[providers.gw]\ntype = \"openai\"\nbase_url = \"http://h\"\napi_key_env = \"GW_KEY\"\n",
@@ -196,8 +215,11 @@ func TestPresetsAreComplete(t *testing.T) {
 		if p.KeyEnv == "" && p.Name != "ollama" {
 			t.Errorf("preset %s has no key variable", p.Name)
 		}
+		if _, ok := DefaultPrices()[p.Model]; !ok && p.Name != "ollama" && p.Name != "openrouter" && p.Name != "groq" && p.Name != "deepseek" {
+			t.Errorf("preset %s: default model %s has no price", p.Name, p.Model)
+		}
 	}
-	for _, n := range []string{"anthropic", "openai", "openrouter", "ollama", "groq", "deepseek"} {
+	for _, n := range []string{"anthropic", "openai", "openrouter", "ollama", "groq", "deepseek", "gemini"} {
 		if !seen[n] {
 			t.Errorf("preset %s missing", n)
 		}

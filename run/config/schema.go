@@ -23,6 +23,7 @@ const (
 	kindURL                           // http(s) URL without credentials
 	kindEnvName                       // environment variable name
 	kindProviderType                  // "openai" or "anthropic"
+	kindWire                          // "chat" or "responses"
 	kindHeaderValue                   // HTTP header value
 	kindCount                         // whole number >= 0
 	kindTurns                         // whole number >= 1 (max_turns has no "none")
@@ -66,6 +67,7 @@ func configSchema() *field {
 	)
 	provider := table(
 		"type", leaf(kindProviderType),
+		"wire", leaf(kindWire),
 		"base_url", leaf(kindURL),
 		"api_key_env", leaf(kindEnvName),
 		"headers", &field{kind: kindMap, elem: leaf(kindHeaderValue), name: checkHeaderName},
@@ -339,6 +341,10 @@ func normalizeString(k valueKind, v any) (any, error) {
 	case kindSandbox:
 		if s != "auto" && s != "required" && s != "off" {
 			err = fmt.Errorf("want \"auto\", \"required\" or \"off\", got %q", s)
+		}
+	case kindWire:
+		if s != WireChat && s != WireResponses {
+			err = fmt.Errorf("want %q or %q, got %q", WireChat, WireResponses, s)
 		}
 	case kindHeaderValue:
 		if strings.ContainsAny(s, "\r\n\x00") {

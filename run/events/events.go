@@ -1,0 +1,224 @@
+package events
+
+import "encoding/json"
+
+// SchemaVersion is the version of the event format, carried by every
+// event as "schema_version". It changes only when a field is renamed,
+// removed or changes meaning; adding a field or an event type keeps it.
+const SchemaVersion = 1
+
+// Event is one line of the stream. The [Encoder] adds the fields every
+// event has: schema_version, type (from EventType), ts and session_id.
+type Event interface {
+	// EventType is the event's "type": "init", "text", "result", ….
+	EventType() string
+}
+
+// Init opens the stream: what the run is about to use.
+type Init struct {
+	Version   string   `json:"version"`
+	Commit    string   `json:"commit"`   // the VCS revision (12 hex digits), "" when unknown
+	Modified  bool     `json:"modified"` // built from a work tree with uncommitted changes
+	Go        string   `json:"go"`       // the Go toolchain that built the binary
+	Provider  string   `json:"provider"`
+	Model     string   `json:"model"`
+	Workspace string   `json:"workspace"` // absolute path of the workspace root
+	Tools     []string `json:"tools"`     // the names of the tools offered to the model
+	Policy    Policy   `json:"policy"`
+	Limits    Limits   `json:"limits"`
+}
+
+// Policy names the policy of a run.
+type Policy struct {
+	Source string `json:"source"` // a file's path, or "built-in default policy"
+	SHA256 string `json:"sha256"` // hex; see the README for what is hashed
+}
+
+// Limits are a run's limits; 0 means none.
+type Limits struct {
+	MaxTurns       int     `json:"max_turns"`
+	TimeoutMS      int64   `json:"timeout_ms"`
+	MaxToolCalls   int     `json:"max_tool_calls"`
+	MaxTokensTotal int64   `json:"max_tokens_total"`
+	MaxCostUSD     float64 `json:"max_cost_usd"`
+}
+
+// TurnStart opens model request number Turn (from 1).
+type TurnStart struct {
+	Turn int `json:"turn"`
+}
+
+// Text is a piece of the model's answer, as it streams.
+type Text struct {
+	Turn  int    `json:"turn"`
+	Delta string `json:"delta"`
+}
+
+// Thinking is a piece of the model's reasoning, as it streams; written
+// only with --include-thinking.
+type Thinking struct {
+	Turn  int    `json:"turn"`
+	Delta string `json:"delta"`
+}
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_tokens"`
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
+}
+
+// Message closes one assistant message.
+type Message struct {
+	Turn       int      `json:"turn"`
+	Text       string   `json:"text"`        // the whole text of the message
+	StopReason string   `json:"stop_reason"` // end_turn, tool_use, max_tokens, …
+	Usage      Usage    `json:"usage"`       // the tokens of this request
+	CostUSD    *float64 `json:"cost_usd"`    // nil (null) when the model's price is unknown
+}
+
+// ToolCall is a tool call the model made, before the policy judges it.
+type ToolCall struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Input is the parsed arguments, or a JSON string holding them as
+	// sent when they are not valid JSON.
+	Input json.RawMessage `json:"input"`
+}
+
+// The policy's decisions and how an ask was resolved.
+const (
+	DecisionAllow = "allow"
+	DecisionDeny  = "deny"
+	DecisionAsk   = "ask"
+	ResolvedAbort = "abort"
+)
+
+// PolicyDecision is the policy's answer for tool call ID.
+type PolicyDecision struct {
+	ID       string `json:"id"`
+	Decision string `json:"decision"` // allow, deny or ask
+	Rule     string `json:"rule"`
+	Fact     string `json:"fact"`
+	Reason   string `json:"reason"`
+	// ResolvedAs is how an ask was resolved without a person: allow,
+	// deny or abort; omitted for allow and deny.
+	ResolvedAs string `json:"resolved_as,omitempty"`
+}
+
+// Caps on what a tool_result carries; the model saw all of it.
+const (
+	ContentMax = 8 << 10
+	DiffMax    = 64 << 10
+)
+
+// ToolResult is the outcome of tool call ID, also of one that never ran
+// (denied, unknown tool, malformed arguments).
+type ToolResult struct {
+	ID         string `json:"id"`
+	IsError    bool   `json:"is_error"`
+	ExitCode   *int   `json:"exit_code"` // bash's exit status; null for other tools
+	DurationMS int64  `json:"duration_ms"`
+	Content    string `json:"content"` // at most ContentMax bytes
+	// Truncated says Content or Diff was cut to its cap.
+	Truncated    bool     `json:"truncated"`
+	FilesChanged []string `json:"files_changed"`
+	Diff         *string  `json:"diff"` // write, edit: at most DiffMax bytes; null for other tools
+}
+
+// Retry reports a failed model request about to be tried again.
+type Retry struct {
+	Attempt int        `json:"attempt"` // the attempt that failed, from 1
+	WaitMS  int64      `json:"wait_ms"`
+	Error   RetryError `json:"error"`
+}
+
+// StreamCut says the answer of Turn broke after text was sent; the text
+// events of Turn so far are void and the answer comes again.
+type StreamCut struct {
+	Turn int `json:"turn"`
+}
+
+// Notice is a note stderr shows: spilled stdin, ignored workspace
+// settings, ….
+type Notice struct {
+	Message string `json:"message"`
+}
+
+// RetryError is why a model request failed before a retry.
+type RetryError struct {
+	Type    string `json:"type"`    // one of the Err constants
+	Status  *int   `json:"status"`  // the HTTP status; null when there was none
+	Message string `json:"message"` // for people
+}
+
+// ResultError is why a run did not succeed.
+type ResultError struct {
+	Type    string `json:"type"`    // one of the Err constants
+	Message string `json:"message"` // for people
+	// Retryable says the same run may succeed later unchanged: a
+	// transient provider failure, a timeout, an interruption.
+	Retryable bool `json:"retryable"`
+}
+
+// Result is always the last event of a run, whatever ended it.
+type Result struct {
+	Status       string       `json:"status"` // one of the Status constants
+	ExitCode     int          `json:"exit_code"`
+	Error        *ResultError `json:"error,omitempty"` // set unless Status is success
+	FinalText    string       `json:"final_text"`      // the whole last assistant message
+	NumTurns     int          `json:"num_turns"`
+	NumToolCalls int          `json:"num_tool_calls"`
+	Denials      int          `json:"denials"`
+	Usage        Usage        `json:"usage"`
+	CostUSD      *float64     `json:"cost_usd"` // null when the price is unknown
+	DurationMS   int64        `json:"duration_ms"`
+	FilesChanged []string     `json:"files_changed"` // workspace-relative, sorted
+	SessionPath  *string      `json:"session_path"`  // null without a session log
+}
+
+// The statuses of a [Result].
+const (
+	StatusSuccess     = "success"
+	StatusError       = "error"
+	StatusLimit       = "limit"
+	StatusDenied      = "denied"
+	StatusInterrupted = "interrupted"
+)
+
+// EventType returns "init".
+func (Init) EventType() string { return "init" }
+
+// EventType returns "turn_start".
+func (TurnStart) EventType() string { return "turn_start" }
+
+// EventType returns "text".
+func (Text) EventType() string { return "text" }
+
+// EventType returns "thinking".
+func (Thinking) EventType() string { return "thinking" }
+
+// EventType returns "message".
+func (Message) EventType() string { return "message" }
+
+// EventType returns "tool_call".
+func (ToolCall) EventType() string { return "tool_call" }
+
+// EventType returns "policy_decision".
+func (PolicyDecision) EventType() string { return "policy_decision" }
+
+// EventType returns "tool_result".
+func (ToolResult) EventType() string { return "tool_result" }
+
+// EventType returns "retry".
+func (Retry) EventType() string { return "retry" }
+
+// EventType returns "stream_cut".
+func (StreamCut) EventType() string { return "stream_cut" }
+
+// EventType returns "notice".
+func (Notice) EventType() string { return "notice" }
+
+// EventType returns "result".
+func (Result) EventType() string { return "result" }

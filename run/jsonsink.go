@@ -1,0 +1,246 @@
+package run
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/events"
+)
+
+// jsonSink renders a run as machine output on stdout (see package
+// [events]): with stream (--output stream-json) every event as a JSON
+// line as it happens; without (--output json) only the result object, at
+// the end. In both modes nothing else reaches its writer, and the result
+// is always the last line: [jsonSink.finish] writes it once, whatever
+// ended the run, also when it ended before the loop began.
+//
+// Events before init (notes about the configuration, the spilled stdin)
+// wait for it; a run that ends before init writes its result alone.
+//
+// It is safe for concurrent use: notices may come from another goroutine.
+type jsonSink struct {
+	mu        sync.Mutex
+	enc       *events.Encoder
+	sessionID string
+	stream    bool
+	thinking  bool      // --include-thinking
+	red       *redactor // secrets hidden in all but the text deltas
+	start     time.Time
+	now       func() time.Time
+	// price is the cost of one request's usage; false when unknown.
+	price func(llm.Usage) (float64, bool)
+	// onError learns the first write error as a [stdoutError], so the run
+	// can stop: nobody reads its output.
+	onError func(error)
+
+	inited, finished bool
+	pending          []events.Event
+	err              error
+
+	lastText    string
+	changed     []string
+	sum         *Summary
+	sessionPath string
+	input       bytes.Buffer // scratch for compacting tool input
+}
+
+func newJSONSink(w io.Writer, stream bool, sessionID string, now func() time.Time) *jsonSink {
+	if now == nil {
+		now = time.Now
+	}
+	return &jsonSink{enc: events.NewEncoder(w, sessionID, now), sessionID: sessionID, stream: stream, start: now(), now: now}
+}
+
+// write encodes one event; after a failed write nothing more is written.
+func (s *jsonSink) write(ev events.Event) {
+	if s.err != nil {
+		return
+	}
+	if err := s.enc.Encode(ev); err != nil {
+		s.err = stdoutError{err}
+		if s.onError != nil {
+			s.onError(s.err)
+		}
+	}
+}
+
+// emit writes ev in stream mode, holding it back until init.
+func (s *jsonSink) emit(ev events.Event) {
+	switch {
+	case !s.stream:
+	case !s.inited:
+		s.pending = append(s.pending, ev)
+	default:
+		s.write(ev)
+	}
+}
+
+// init writes the init event and what waited for it.
+func (s *jsonSink) init(ev events.Init) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inited || s.finished {
+		return
+	}
+	s.inited = true
+	if !s.stream {
+		return
+	}
+	s.write(ev)
+	for _, p := range s.pending {
+		s.write(p)
+	}
+	s.pending = nil
+}
+
+// setSession names the session log for the result.
+func (s *jsonSink) setSession(path string) {
+	s.mu.Lock()
+	s.sessionPath = path
+	s.mu.Unlock()
+}
+
+func (s *jsonSink) handle(ev Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return
+	}
+	switch ev.Kind {
+	case EventTextDelta:
+		if s.stream && s.inited {
+			s.write(events.Text{Turn: ev.Turn, Delta: ev.Text})
+		}
+	case EventThinkingDelta:
+		if s.thinking && s.stream && s.inited {
+			s.write(events.Thinking{Turn: ev.Turn, Delta: ev.Text})
+		}
+	case EventNotice:
+		s.emit(events.Notice{Message: s.red.redact(ev.Text)})
+	case EventTurnStart:
+		s.emit(events.TurnStart{Turn: ev.Turn})
+	case EventMessageDone:
+		s.lastText = ev.Text
+		s.emit(s.message(ev))
+	case EventStreamCut:
+		s.emit(events.StreamCut{Turn: ev.Turn})
+	case EventRetry:
+		s.emit(s.retry(ev.Retry))
+	case EventToolCall:
+		s.emit(events.ToolCall{ID: ev.Tool.ID, Name: ev.Tool.Name, Input: s.toolInput(ev.Tool.Input)})
+	case EventToolAllowed:
+		a := ev.Allow
+		s.emit(events.PolicyDecision{ID: ev.Tool.ID, Decision: events.DecisionAllow, Rule: a.Rule, Fact: s.red.redact(a.Fact), Reason: a.Reason})
+	case EventToolDenied:
+		s.emit(denialEvent(ev.Tool.ID, ev.Denial, s.red))
+	case EventToolResult:
+		s.emit(s.toolResult(ev))
+	case EventTurnDone:
+		s.sum = ev.Summary
+	}
+}
+
+func (s *jsonSink) message(ev Event) events.Message {
+	m := events.Message{Turn: ev.Turn, Text: s.red.redact(ev.Text), StopReason: string(ev.Stop)}
+	if ev.Usage != nil {
+		m.Usage = usageEvent(*ev.Usage)
+		if s.price != nil {
+			if c, ok := s.price(*ev.Usage); ok {
+				m.CostUSD = &c
+			}
+		}
+	}
+	return m
+}
+
+func (s *jsonSink) retry(r *RetryInfo) events.Retry {
+	e := events.RetryError{Type: events.ErrNetwork, Message: s.red.redact(r.Reason)}
+	if r.Err != nil {
+		typ, _ := errorKind(r.Err)
+		e.Type, e.Message = typ, s.red.redact(r.Err.Error())
+		if st := apiStatus(r.Err); st != 0 {
+			e.Status = &st
+		}
+	}
+	return events.Retry{Attempt: r.Attempt, WaitMS: r.Wait.Milliseconds(), Error: e}
+}
+
+func denialEvent(id string, d *DenialInfo, red *redactor) events.PolicyDecision {
+	ev := events.PolicyDecision{ID: id, Decision: events.DecisionDeny, Rule: d.Rule, Fact: red.redact(d.Fact), Reason: d.Reason}
+	if d.Ask {
+		ev.Decision, ev.ResolvedAs = events.DecisionAsk, events.DecisionDeny
+		if d.Abort {
+			ev.ResolvedAs = events.ResolvedAbort
+		}
+	}
+	return ev
+}
+
+// toolInput is a call's arguments as one line of JSON: compacted when
+// valid, else a JSON string of the bytes as sent.
+func (s *jsonSink) toolInput(raw json.RawMessage) json.RawMessage {
+	s.input.Reset()
+	if json.Valid(raw) && json.Compact(&s.input, []byte(s.red.redact(string(raw)))) == nil {
+		return bytes.Clone(s.input.Bytes())
+	}
+	b, _ := json.Marshal(strings.ToValidUTF8(s.red.redact(string(raw)), "\uFFFD"))
+	return b
+}
+
+func (s *jsonSink) toolResult(ev Event) events.ToolResult {
+	r := ev.Result
+	content, cut := capUTF8(s.red.redact(r.Content), events.ContentMax)
+	out := events.ToolResult{ID: ev.Tool.ID, IsError: r.IsError, ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(),
+		Content: content, Truncated: cut, FilesChanged: append([]string{}, r.Changed...)}
+	if r.Diff != "" { // write, edit
+		diff, dcut := capUTF8(s.red.redact(r.Diff), events.DiffMax)
+		out.Diff, out.Truncated = &diff, cut || dcut
+	}
+	for _, f := range r.Changed {
+		if !slices.Contains(s.changed, f) {
+			s.changed = append(s.changed, f)
+		}
+	}
+	return out
+}
+
+func usageEvent(u llm.Usage) events.Usage {
+	return events.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
+		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheCreationTokens)}
+}
+
+// finish writes the result of a run that ended with err and exit code
+// code, once; later calls do nothing. It returns the first write error.
+func (s *jsonSink) finish(err error, code int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return s.err
+	}
+	s.finished = true
+	res := events.Result{ExitCode: code, FinalText: s.red.redact(s.lastText), FilesChanged: append([]string{}, s.changed...)}
+	slices.Sort(res.FilesChanged)
+	res.Status, res.Error = outcome(err, code)
+	if res.Error != nil {
+		res.Error.Message = s.red.redact(res.Error.Message)
+	}
+	res.DurationMS = s.now().Sub(s.start).Milliseconds()
+	if sum := s.sum; sum != nil {
+		res.NumTurns, res.NumToolCalls, res.Denials = sum.Turns, sum.ToolCalls, sum.Denials
+		res.Usage = usageEvent(sum.Usage)
+		if sum.CostKnown {
+			res.CostUSD = &sum.CostUSD
+		}
+	}
+	if s.sessionPath != "" {
+		res.SessionPath = &s.sessionPath
+	}
+	s.write(res)
+	return s.err
+}
