@@ -122,7 +122,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	}
 	sess := cfg.openSession(env, sinks.sessionID(), start, ws.Root(), pol, in.Text, stderr)
 	defer sess.Close()
-	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol))
+	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box))
 	return finishRun(l.run(ctx, in.Text), l, text, start, emit)
 }
 

@@ -15,19 +15,10 @@ import (
 // sandboxScriptCmds are the script commands of the sandbox scripts:
 //
 //	tcplisten          serve TCP on 127.0.0.1 for the rest of the script; sets LISTEN_ADDR
-//	requests N         fail unless the model server got exactly N requests
 //	gocache            set GOCACHE to the test process's Go build cache, so that a
 //	                   `go test` inside a script is a warm build
 func (s *serverSet) sandboxScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"requests": func(ts *testscript.TestScript, neg bool, args []string) {
-			if neg || len(args) != 1 {
-				ts.Fatalf("usage: requests N")
-			}
-			if got := strconv.Itoa(len(s.get(ts).Requests())); got != args[0] {
-				ts.Fatalf("the model server got %s requests, want %s", got, args[0])
-			}
-		},
 		"tcplisten": func(ts *testscript.TestScript, neg bool, args []string) {
 			ln, err := net.Listen("tcp4", "127.0.0.1:0")
 			ts.Check(err)
