@@ -1,7 +1,7 @@
 // Command rubichan is a headless coding agent for pipelines.
 //
-// main only wires the process to the runner: it makes the process
-// non-dumpable ([run.HardenProcess]), turns SIGINT and SIGTERM
+// main only wires the process to the runner: it hardens the process
+// ([run.HardenProcess]: the key out of /proc, non-dumpable, a subreaper), turns SIGINT and SIGTERM
 // into a cancelled context whose cause names the signal, makes a write on
 // a closed stdout an error rather than a fatal SIGPIPE, hands the standard
 // streams and arguments to [run.Main], and exits with the code it returns.
@@ -17,9 +17,10 @@ import (
 )
 
 func main() {
-	// Keep the commands the agent runs out of this process's memory and
-	// /proc files (the API key is in its environment); best effort.
-	_ = run.HardenProcess()
+	// Keep the API key out of this process's environment block, memory
+	// and /proc files, and adopt what the agent's commands leave behind;
+	// best effort. It may re-execute the program, with the same args.
+	_ = run.HardenProcess(os.Args)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

@@ -1,8 +1,8 @@
 package llm
 
 import (
-	"bytes"
 	"fmt"
+	"strings"
 )
 
 // accumulator assembles streamed deltas into a message and queues the
@@ -18,6 +18,40 @@ type accumulator struct {
 
 	queue []Event
 	next  int // index of the next event of queue to deliver
+
+	// limit caps size, the bytes of text, thinking, signatures and tool
+	// input kept for the message; 0 means no cap.
+	limit, size int64
+	overflow    *responseTooLarge // set when size passed limit
+}
+
+// responseTooLarge is the error of an answer past the accumulator's cap;
+// the stream fails with a [KindProtocol] error that is not retryable.
+type responseTooLarge struct{ limit int64 }
+
+func (e *responseTooLarge) Error() string {
+	return fmt.Sprintf("the answer exceeded the cap of %s on text, thinking and tool input kept per response", formatBytes(e.limit))
+}
+
+// grow accounts for n more bytes kept, failing past the cap.
+func (a *accumulator) grow(n int) error {
+	a.size += int64(n)
+	if a.limit > 0 && a.size > a.limit {
+		a.overflow = &responseTooLarge{limit: a.limit}
+		return a.overflow
+	}
+	return nil
+}
+
+// formatBytes writes n as "32 MB", "512 KB" or "100 bytes".
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 type accBlock struct {
@@ -25,7 +59,7 @@ type accBlock struct {
 	id, name  string
 	signature string
 	data      string
-	buf       []byte // text, thinking text or tool input JSON
+	buf       chunkBuf // text, thinking text or tool input JSON
 	open      bool
 	isErr     bool // BlockServerToolResult
 	seeded    bool // buf holds the input sent with the block's start, replaced by the first delta
@@ -59,17 +93,26 @@ func (a *accumulator) start(index int, b Block) error {
 	}
 	ab := accBlock{kind: b.Kind, id: b.ID, name: b.Name, signature: b.Signature, data: b.Data, open: true}
 	a.blocks = append(a.blocks, ab)
+	if err := a.grow(len(b.Signature) + len(b.Data)); err != nil {
+		return err
+	}
 	switch b.Kind {
 	case BlockText, BlockThinking:
 		if b.Text != "" {
 			return a.appendText(index, b.Kind, b.Text)
 		}
 	case BlockToolUse, BlockServerToolUse:
-		a.blocks[index].buf = append(a.blocks[index].buf, b.Input...)
+		if err := a.grow(len(b.Input)); err != nil {
+			return err
+		}
+		a.blocks[index].buf.WriteString(string(b.Input))
 		a.blocks[index].seeded = len(b.Input) > 0
 	case BlockServerToolResult:
 		a.blocks[index].id, a.blocks[index].name, a.blocks[index].isErr = b.ToolUseID, b.Name, b.IsError
-		a.blocks[index].buf = append(a.blocks[index].buf, b.Content...)
+		if err := a.grow(len(b.Content)); err != nil {
+			return err
+		}
+		a.blocks[index].buf.WriteString(b.Content)
 	case BlockRedactedThinking, BlockReasoning:
 	default:
 		a.blocks[index].skip = true
@@ -127,7 +170,10 @@ func (a *accumulator) appendText(index int, kind BlockKind, s string) error {
 	if err != nil || s == "" {
 		return err
 	}
-	b.buf = append(b.buf, s...)
+	if err := a.grow(len(s)); err != nil {
+		return err
+	}
+	b.buf.WriteString(s)
 	if kind == BlockText {
 		a.emit(Event{Kind: EventText, Text: s})
 	} else {
@@ -148,9 +194,14 @@ func (a *accumulator) appendInput(index int, s string) error {
 		return err
 	}
 	if b.seeded {
-		b.buf, b.seeded = b.buf[:0], false
+		a.size -= int64(b.buf.Len())
+		b.buf.Reset()
+		b.seeded = false
 	}
-	b.buf = append(b.buf, s...)
+	if err := a.grow(len(s)); err != nil {
+		return err
+	}
+	b.buf.WriteString(s)
 	return nil
 }
 
@@ -158,6 +209,9 @@ func (a *accumulator) appendInput(index int, s string) error {
 func (a *accumulator) appendSignature(index int, s string) error {
 	b, err := a.typed(index, "signature delta", BlockThinking)
 	if err != nil {
+		return err
+	}
+	if err := a.grow(len(s)); err != nil {
 		return err
 	}
 	b.signature += s
@@ -180,8 +234,9 @@ func (a *accumulator) stopBlock(index int) error {
 	b.open = false
 	switch b.kind {
 	case BlockToolUse, BlockServerToolUse:
-		if len(bytes.TrimSpace(b.buf)) == 0 {
-			b.buf = append(b.buf[:0], "{}"...)
+		if b.buf.blank() {
+			b.buf.Reset()
+			b.buf.WriteString("{}")
 		}
 		kind := EventToolUse
 		if b.kind == BlockServerToolUse {
@@ -229,18 +284,18 @@ func (b *accBlock) toBlock() Block {
 	out := Block{Kind: b.kind}
 	switch b.kind {
 	case BlockText:
-		out.Text = string(b.buf)
+		out.Text = b.buf.String()
 	case BlockThinking:
-		out.Text, out.Signature = string(b.buf), b.signature
+		out.Text, out.Signature = b.buf.String(), b.signature
 	case BlockRedactedThinking:
 		out.Data = b.data
 	case BlockToolUse, BlockServerToolUse:
 		out.ID, out.Name, out.Signature = b.id, b.name, b.signature
-		out.Input = append([]byte(nil), b.buf...)
+		out.Input = b.buf.Bytes()
 	case BlockServerToolResult:
-		out.ToolUseID, out.Name, out.Content, out.IsError = b.id, b.name, string(b.buf), b.isErr
+		out.ToolUseID, out.Name, out.Content, out.IsError = b.id, b.name, b.buf.String(), b.isErr
 	case BlockReasoning:
-		out.ID, out.Text, out.Data = b.id, string(b.buf), b.data
+		out.ID, out.Text, out.Data = b.id, b.buf.String(), b.data
 	}
 	return out
 }
@@ -255,10 +310,76 @@ func (a *accumulator) message() Message {
 	for i := range a.blocks {
 		b := &a.blocks[i]
 		if b.skip || (b.open && b.kind != BlockText && b.kind != BlockThinking) ||
-			(b.kind == BlockText && len(b.buf) == 0) {
+			(b.kind == BlockText && b.buf.Len() == 0) {
 			continue
 		}
 		m.Content = append(m.Content, b.toBlock())
 	}
 	return m
+}
+
+// chunkBuf is a growing byte buffer kept in chunks: it never copies what
+// it holds to grow, so an answer near the size cap needs its size in
+// memory, not twice that while a contiguous buffer is reallocated.
+type chunkBuf struct {
+	chunks [][]byte
+	n      int
+}
+
+// Chunk sizes of [chunkBuf]: each new chunk is as large as what the buffer
+// holds already, within these bounds.
+const (
+	minChunk = 512
+	maxChunk = 1 << 20
+)
+
+func (c *chunkBuf) WriteString(s string) {
+	c.n += len(s)
+	for len(s) > 0 {
+		if k := len(c.chunks); k == 0 || len(c.chunks[k-1]) == cap(c.chunks[k-1]) {
+			size := min(max(c.n-len(s), minChunk, len(s)), maxChunk)
+			c.chunks = append(c.chunks, make([]byte, 0, size))
+		}
+		last := &c.chunks[len(c.chunks)-1]
+		m := min(len(s), cap(*last)-len(*last))
+		*last = append(*last, s[:m]...)
+		s = s[m:]
+	}
+}
+
+func (c *chunkBuf) Len() int { return c.n }
+
+// blank reports whether the content is empty or only JSON whitespace.
+func (c *chunkBuf) blank() bool {
+	for _, ch := range c.chunks {
+		for _, b := range ch {
+			if b != ' ' && b != '\t' && b != '\n' && b != '\r' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (c *chunkBuf) Reset() { c.chunks, c.n = nil, 0 }
+
+// Bytes returns the content as one new slice.
+func (c *chunkBuf) Bytes() []byte {
+	out := make([]byte, 0, c.n)
+	for _, ch := range c.chunks {
+		out = append(out, ch...)
+	}
+	return out
+}
+
+func (c *chunkBuf) String() string {
+	if len(c.chunks) == 1 {
+		return string(c.chunks[0])
+	}
+	var b strings.Builder
+	b.Grow(c.n)
+	for _, ch := range c.chunks {
+		b.Write(ch)
+	}
+	return b.String()
 }

@@ -48,6 +48,10 @@ type AnthropicConfig struct {
 	// Clock is the time a retry-after HTTP date is measured from; nil
 	// means [SystemClock]. Give it the clock given to [Retry].
 	Clock Clock
+	// Limits bound one answer's memory and idle time; HTTPClient's
+	// CheckRedirect is replaced by one that follows only same-origin
+	// redirects, so the key never reaches another host, port or scheme.
+	Limits StreamLimits
 }
 
 // AnthropicClient streams from the Anthropic Messages API. It is safe for
@@ -72,6 +76,7 @@ func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
 		Provider: "anthropic", Base: base, Path: "/v1/messages", Client: cfg.HTTPClient, Clock: cfg.Clock,
 		Extra: cfg.Headers, Fixed: map[string]string{"anthropic-version": cfg.Version},
 		KeyHeader: "x-api-key", Key: cfg.APIKey,
+		Limits: cfg.Limits,
 	})}
 }
 

@@ -27,6 +27,7 @@ type transport struct {
 	header   http.Header // cloned for every request
 	redact   func(string) string
 	clock    Clock
+	limits   StreamLimits // see [transport.guard]
 }
 
 // transportOptions say where and how a transport posts.
@@ -42,6 +43,8 @@ type transportOptions struct {
 	// Key, when not empty, is sent as the header KeyHeader with KeyPrefix
 	// before it.
 	KeyHeader, KeyPrefix, Key string
+	// Limits bound an answer and an attempt (see [transport.guard]).
+	Limits StreamLimits
 }
 
 // newTransport returns a transport posting to o.Base + o.Path.
@@ -67,7 +70,9 @@ func newTransport(o transportOptions) transport {
 		h.Set(o.KeyHeader, o.KeyPrefix+o.Key)
 	}
 	u := strings.TrimRight(o.Base, "/") + o.Path
-	return transport{provider: o.Provider, url: u, shownURL: withoutCredentials(u), hc: hc, header: h, redact: redactor(o.Key), clock: clk}
+	t := transport{provider: o.Provider, url: u, shownURL: withoutCredentials(u), hc: hc, header: h, redact: redactor(o.Key), clock: clk}
+	t.guard(o.Limits)
+	return t
 }
 
 // withoutCredentials returns the URL without user info, query and
@@ -82,12 +87,24 @@ func withoutCredentials(s string) string {
 }
 
 // stream posts body and returns the answer's event stream read by dec.
+// The attempt is watched for stalls (see [StreamLimits.IdleTimeout]) and
+// what the stream keeps is capped (see [StreamLimits.MaxResponseBytes]).
 func (t *transport) stream(ctx context.Context, body []byte, dec decoder) (*Stream, error) {
-	resp, err := t.post(ctx, body)
+	w := newIdleWatch(ctx, t.limits.idle())
+	resp, err := t.post(w.ctx, body)
 	if err != nil {
+		stall := w.stalled()
+		w.close()
+		if stall != nil && ctx.Err() == nil {
+			return nil, stall.apiError(t.provider)
+		}
 		return nil, err
 	}
-	return newStream(t.provider, resp.Body, dec, t.redact), nil
+	w.headers()
+	s := newStream(t.provider, resp.Body, dec, t.redact)
+	s.idle = w
+	s.acc.limit = t.limits.maxBytes()
+	return s, nil
 }
 
 // post sends body as JSON and returns the response of a successful (2xx)
@@ -101,6 +118,9 @@ func (t *transport) post(ctx context.Context, body []byte) (*http.Response, erro
 	req.Header = t.header.Clone()
 	resp, err := t.hc.Do(req)
 	if err != nil {
+		if e := redirectAPIError(t.provider, err); e != nil {
+			return nil, e
+		}
 		if ctx.Err() != nil || isContextErr(err) {
 			return nil, fmt.Errorf("%s: send request: %w", t.provider, context.Cause(ctx))
 		}

@@ -40,6 +40,10 @@ type OpenAIConfig struct {
 	// Clock is the time a retry-after HTTP date is measured from; nil
 	// means [SystemClock]. Give it the clock given to [Retry].
 	Clock Clock
+	// Limits bound one answer's memory and idle time; HTTPClient's
+	// CheckRedirect is replaced by one that follows only same-origin
+	// redirects, so the key never reaches another host, port or scheme.
+	Limits StreamLimits
 }
 
 // OpenAIClient streams from an OpenAI-compatible Chat Completions endpoint.
@@ -63,6 +67,7 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAIClient {
 	return &OpenAIClient{cfg: cfg, t: newTransport(transportOptions{
 		Provider: cfg.Provider, Base: openAIBase(cfg.BaseURL), Path: "/chat/completions", Client: cfg.HTTPClient, Clock: cfg.Clock,
 		Extra: cfg.Headers, KeyHeader: "authorization", KeyPrefix: "Bearer ", Key: cfg.APIKey,
+		Limits: cfg.Limits,
 	})}
 }
 

@@ -28,6 +28,9 @@ type ResponsesConfig struct {
 	// Clock is the time a retry-after HTTP date is measured from; nil
 	// means [SystemClock]. Give it the clock given to [Retry].
 	Clock Clock
+	// Limits bound one answer's memory and idle time; see
+	// [AnthropicConfig.Limits].
+	Limits StreamLimits
 }
 
 // ResponsesClient streams from OpenAI's Responses API (POST /responses),
@@ -56,6 +59,7 @@ func NewResponses(cfg ResponsesConfig) *ResponsesClient {
 	return &ResponsesClient{cfg: cfg, t: newTransport(transportOptions{
 		Provider: cfg.Provider, Base: openAIBase(cfg.BaseURL), Path: "/responses", Client: cfg.HTTPClient, Clock: cfg.Clock,
 		Extra: cfg.Headers, KeyHeader: "authorization", KeyPrefix: "Bearer ", Key: cfg.APIKey,
+		Limits: cfg.Limits,
 	})}
 }
 

@@ -199,7 +199,7 @@ func (d *responsesDecoder) done(e *respEvent, acc *accumulator) error {
 	switch b.kind {
 	case BlockReasoning:
 		b.data = it.EncryptedContent
-		if len(b.buf) == 0 {
+		if b.buf.Len() == 0 {
 			var parts []string
 			for _, s := range it.Summary {
 				parts = append(parts, s.Text)
@@ -207,7 +207,7 @@ func (d *responsesDecoder) done(e *respEvent, acc *accumulator) error {
 			err = acc.appendText(i, BlockReasoning, strings.Join(parts, "\n\n"))
 		}
 	case BlockText:
-		if len(b.buf) == 0 {
+		if b.buf.Len() == 0 {
 			var sb strings.Builder
 			for _, c := range it.Content {
 				sb.WriteString(c.Text)
@@ -223,7 +223,7 @@ func (d *responsesDecoder) done(e *respEvent, acc *accumulator) error {
 		if b.name == "" {
 			b.name = it.Name
 		}
-		if len(b.buf) == 0 && it.Arguments != "" {
+		if b.buf.Len() == 0 && it.Arguments != "" {
 			err = acc.appendInput(i, it.Arguments)
 		}
 	}

@@ -60,6 +60,7 @@ type Stream struct {
 	ended    bool
 	closed   bool
 	redact   func(string) string
+	idle     *idleWatch // nil: not watched
 }
 
 func newStream(provider string, body io.ReadCloser, dec decoder, redact func(string) string) *Stream {
@@ -79,7 +80,10 @@ func (s *Stream) Next() bool {
 			s.cur = Event{}
 			return false
 		}
+		s.idle.wait()
 		ev, err, ok := s.pull()
+		// Anthropic's pings keep a connection open; they are not progress.
+		s.idle.read(ok && err == nil && ev.Type != "ping")
 		switch {
 		case !ok:
 			s.end(s.dec.eof(&s.acc))
@@ -122,7 +126,9 @@ func (s *Stream) Close() error {
 	s.closed = true
 	s.ended = true
 	s.stop()
-	return s.body.Close()
+	err := s.body.Close()
+	s.idle.close()
+	return err
 }
 
 // end records how the stream ended and releases the connection.
@@ -137,11 +143,17 @@ func (s *Stream) end(err error) {
 // classify turns a read, decode or accumulator error into the error the
 // caller sees.
 func (s *Stream) classify(err error) error {
-	if isContextErr(err) {
-		return fmt.Errorf("%s: read stream: %w", s.provider, err)
-	}
 	var e *APIError
-	if !errors.As(err, &e) {
+	switch stall := s.idle.stalled(); {
+	case stall != nil:
+		e = stall.apiError(s.provider)
+	case s.acc.overflow != nil:
+		// The decoders wrap the accumulator's errors as protocol errors.
+		e = &APIError{Kind: KindProtocol, Message: s.acc.overflow.Error(), Retryable: false}
+	case isContextErr(err):
+		return fmt.Errorf("%s: read stream: %w", s.provider, err)
+	case errors.As(err, &e):
+	default:
 		var pe *protocolError
 		if errors.As(err, &pe) {
 			e = &APIError{Kind: KindProtocol, Message: pe.Error(), Retryable: true, Err: pe.err}

@@ -104,18 +104,22 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 
 	in, err := readInputContext(ctx, stdin, inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(),
+		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(),
 	})
 	if err != nil {
 		return interrupted(ctx, err, emit)
 	}
 	defer in.Close()
+	// Commands' descendants that detached from their process group are
+	// ended with each command and, at the latest, here (also on a signal).
+	reaper := toolkit.NewReaper()
+	defer reaper.Sweep()
 	tmp, err := runTempDir()
 	if err != nil {
 		return fmt.Errorf("run: temporary directory: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	tools := runTools{sandbox: box, tempDir: tmp}
+	tools := runTools{sandbox: box, tempDir: tmp, reaper: reaper}
 	l, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tools, start, emit)
 	if err != nil {
 		return err
@@ -178,6 +182,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		Timeout:      cfg.Timeout,
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
+		Redact:       newRedactor(cfg.secrets(env)),
 	}, newClient(cfg), ap.judge, emit), nil
 }
 
@@ -273,22 +278,23 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
-			Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg),
+			Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
 			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env),
 		},
 	})
 }
 
 // runTools is what a run decides for its tools before the loop: the
-// sandbox state and the private temporary directory.
+// sandbox state, the private temporary directory and the reaper.
 type runTools struct {
 	sandbox sandbox.State
 	tempDir string
+	reaper  *toolkit.Reaper // shared with the bash tool; the run sweeps it at its end
 }
 
 // newClient returns the model client of the configured provider.
 func newClient(cfg execConfig) streamer {
-	return newProviderClient(cfg.Resolved)
+	return newProviderClient(cfg.Resolved, cfg.streamLimits())
 }
 
 // pathAdd returns the directories the configuration adds to bash's PATH.

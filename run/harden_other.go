@@ -4,4 +4,4 @@ package run
 
 // HardenProcess does nothing outside Linux, where there is no
 // /proc/PID/environ to protect in the same way.
-func HardenProcess() error { return nil }
+func HardenProcess([]string) error { return nil }

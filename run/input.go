@@ -13,18 +13,23 @@ import (
 // Input defaults.
 const (
 	defaultInlineMax  = 256 << 10       // stdin above this is spilled to a file
+	defaultStdinMax   = 10 << 30        // stdin above this stops the run
 	defaultStdinWait  = 3 * time.Second // silence before the "waiting for stdin" notice
 	maxPromptFileSize = 1 << 20         // a --prompt-file larger than this is refused
 )
 
 // inputOptions says where the task comes from.
 type inputOptions struct {
-	Args       []string      // prompt words; a single "-" means "the prompt is stdin"
-	PromptFile string        // read the prompt from this file
-	NoStdin    bool          // never read stdin
-	InlineMax  int64         // stdin above this many bytes is spilled; 0: defaultInlineMax
-	Wait       time.Duration // notice after this much stdin silence; 0: defaultStdinWait
-	TempDir    string        // parent of the spill directory; "": os.TempDir
+	Args       []string // prompt words; a single "-" means "the prompt is stdin"
+	PromptFile string   // read the prompt from this file
+	NoStdin    bool     // never read stdin
+	InlineMax  int64    // stdin above this many bytes is spilled; 0: defaultInlineMax
+	// StdinMax is the most stdin read; more is a usage error. 0 means
+	// defaultStdinMax. A spill is also held to the free space of its
+	// file system less a margin (see spillCap).
+	StdinMax int64
+	Wait     time.Duration // notice after this much stdin silence; 0: defaultStdinWait
+	TempDir  string        // parent of the spill directory; "": os.TempDir
 	// Notice receives one-line notes for stderr (the "waiting for stdin"
 	// message). It may be called from another goroutine.
 	Notice func(string)
@@ -77,6 +82,9 @@ func readInput(stdin io.Reader, opt inputOptions) (*input, error) {
 	}
 	if opt.Wait <= 0 {
 		opt.Wait = defaultStdinWait
+	}
+	if opt.StdinMax <= 0 {
+		opt.StdinMax = defaultStdinMax
 	}
 	prompt, fromStdin, err := promptText(opt)
 	if err != nil {
@@ -187,10 +195,13 @@ func readStdin(r io.Reader, opt inputOptions) (string, *spill, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("run: read stdin: %w", err)
 	}
+	if int64(len(head)) > opt.StdinMax {
+		return "", nil, stdinTooLarge(opt.StdinMax, false)
+	}
 	if int64(len(head)) <= opt.InlineMax {
 		return string(head), nil, nil
 	}
-	s, err := spillStdin(head, r, opt.TempDir, opt.OnSpillDir)
+	s, err := spillStdin(head, r, opt.TempDir, opt.StdinMax, opt.OnSpillDir)
 	if err != nil {
 		return "", nil, err
 	}

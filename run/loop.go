@@ -35,6 +35,10 @@ type loopConfig struct {
 	Budget     *Budget       // token and cost caps; nil: none
 	Retry      llm.RetryPolicy
 	Clock      llm.Clock // nil: the system clock
+	// Redact hides the run's secrets in tool results before the model,
+	// the sinks or the session see them: a command may print the key
+	// (from a file, /proc, a misconfigured tool). nil: no change.
+	Redact *redactor
 }
 
 // loop is one run of the turn loop: model request, tool calls, results,
@@ -243,6 +247,10 @@ func retryReason(err error) string {
 	}
 	if ae.StatusCode != 0 {
 		return fmt.Sprintf("%d %s", ae.StatusCode, ae.Kind)
+	}
+	if strings.HasPrefix(ae.Message, "stalled") {
+		// "stream cut: stalled: no data for 5m0s"
+		return ae.Kind.String() + ": " + ae.Message
 	}
 	return ae.Kind.String()
 }

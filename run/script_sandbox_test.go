@@ -1,7 +1,6 @@
 package run
 
 import (
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -40,15 +39,6 @@ func (s *serverSet) sandboxScriptCmds() map[string]func(ts *testscript.TestScrip
 			ts.Setenv("GOCACHE", dir)
 		},
 	}
-}
-
-// scriptCondition answers the scripts' own conditions: [root], true when
-// the tests run as root.
-func scriptCondition(cond string) (bool, error) {
-	if cond == "root" {
-		return os.Geteuid() == 0, nil
-	}
-	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // goCacheDir is `go env GOCACHE`, asked once.

@@ -30,6 +30,19 @@ const (
 	sessionDiffMax    = 64 << 10
 )
 
+// Caps on the other fields of a line, so that no line grows with what the
+// model sends (a 20 MB tool call was one 20 MB line): a tool call's input,
+// a message's text, a rule's fact and reason, an error, the prompt. A cut
+// field keeps its start, and the line's "truncated" object gives its full
+// size in bytes: {"truncated": {"input": 20971520}}. A cut input is
+// recorded as a string, since its start is no longer valid JSON.
+const (
+	sessionInputMax  = 64 << 10
+	sessionTextMax   = 256 << 10
+	sessionPromptMax = 1 << 20
+	sessionFieldMax  = 4 << 10
+)
+
 // defaultSessionDir returns the directory session logs go to by default:
 // $XDG_STATE_HOME/rubichan/sessions, else home/.local/state/rubichan/sessions.
 // A relative $XDG_STATE_HOME is ignored, as the XDG specification says.
@@ -264,8 +277,54 @@ type sessionLine struct {
 	ElapsedMS    *int64   `json:"elapsed_ms,omitempty"`
 	CostUSD      *float64 `json:"cost_usd,omitempty"`
 
+	// Truncated gives the full size in bytes of each field cut to its cap.
+	Truncated map[string]int `json:"truncated,omitempty"`
+
 	// Redacted replaces a line that held a secret it could not cut out.
 	Redacted string `json:"redacted,omitempty"`
+}
+
+// cutField cuts *s to max bytes, noting the cut in l.
+func (l *sessionLine) cutField(field string, s *string, max int) {
+	if s == nil {
+		return
+	}
+	if c, ok := capUTF8(*s, max); ok {
+		if l.Truncated == nil {
+			l.Truncated = map[string]int{}
+		}
+		l.Truncated[field] = len(*s)
+		*s = c
+	}
+}
+
+// capInput cuts a tool call's input over its cap, after removing the
+// secrets from it as text (a secret across the cut would otherwise leave
+// its start in the line).
+func (s *sessionLog) capInput(l *sessionLine) {
+	if raw, ok := l.Input.(json.RawMessage); ok && len(raw) > sessionInputMax {
+		str := s.redact(string(raw))
+		l.cutField("input", &str, sessionInputMax)
+		if l.Truncated != nil {
+			l.Truncated["input"] = len(raw) // as the model sent it
+		}
+		l.Input = str
+	}
+}
+
+// capLine cuts the text fields of l that exceed their caps (after
+// redaction), noting each cut.
+func capLine(l *sessionLine) {
+	cut := l.cutField
+	max := sessionFieldMax
+	if l.Type == "message" {
+		max = sessionTextMax
+	}
+	cut("text", l.Text, max)
+	cut("prompt", l.Prompt, sessionPromptMax)
+	cut("fact", &l.Fact, sessionFieldMax)
+	cut("reason", &l.Reason, sessionFieldMax)
+	cut("error", &l.Error, sessionFieldMax)
 }
 
 // usageLine is the tokens of one model request.
@@ -310,7 +369,9 @@ func (s *sessionLog) fail(err error) {
 // still shows in the encoded line (in an escaped form the value-level
 // redaction could not see), the line is replaced by a note saying so.
 func (s *sessionLog) encode(l *sessionLine) ([]byte, error) {
+	s.capInput(l)
 	s.redactLine(l)
+	capLine(l)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

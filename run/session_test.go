@@ -487,3 +487,48 @@ func deref(p *string) string {
 	}
 	return *p
 }
+
+// TestSessionFieldCaps checks that no line grows with what the model sends:
+// a 20 MB tool call, a huge message, a huge denied command are cut to their
+// caps, the cut marked with the full size, and a secret across the cut
+// leaves no trace.
+func TestSessionFieldCaps(t *testing.T) {
+	t.Parallel()
+	const secret = "sk-ant-session-cap-0123456789"
+	// The secret straddles the input cap.
+	input := `{"path":"f","content":"` + strings.Repeat("a", sessionInputMax-30) + secret + strings.Repeat("b", 20<<20) + `"}`
+	text := strings.Repeat("t", 2*sessionTextMax)
+	fact := strings.Repeat("c", 2*sessionFieldMax)
+	tests := map[string]struct {
+		ev    Event
+		field string
+		full  int
+		max   int
+	}{
+		"tool input": {Event{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "write", Input: json.RawMessage(input)}}, "input", len(input), sessionInputMax},
+		"message":    {Event{Kind: EventMessageDone, Text: text}, "text", len(text), sessionTextMax},
+		"fact":       {Event{Kind: EventToolDenied, Tool: &ToolCallInfo{Name: "bash"}, Denial: &DenialInfo{Rule: "r", Fact: fact}}, "fact", len(fact), sessionFieldMax},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, _, _, _ := newTestSession(t, []string{secret}, "task")
+			s.handle(tc.ev)
+			lines := readSession(t, s)
+			line := lines[1]
+			if len(line) > tc.max+4<<10 {
+				t.Errorf("line of %d bytes, cap %d", len(line), tc.max)
+			}
+			if strings.Contains(line, secret[:12]) {
+				t.Errorf("the line keeps the start of the secret")
+			}
+			var l sessionLine
+			if err := json.Unmarshal([]byte(line), &l); err != nil {
+				t.Fatal(err)
+			}
+			if l.Truncated[tc.field] != tc.full {
+				t.Errorf("truncated = %v, want %s: %d", l.Truncated, tc.field, tc.full)
+			}
+		})
+	}
+}

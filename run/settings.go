@@ -79,13 +79,13 @@ func providerKeyVars(lc *config.Loaded) []string {
 // type openai the Responses client when its wire says so (or, with wire
 // auto, when the model is served by the Responses API only), else the Chat
 // Completions client.
-func newProviderClient(rp config.ResolvedProvider) streamer {
+func newProviderClient(rp config.ResolvedProvider, limits llm.StreamLimits) streamer {
 	if rp.Type == config.ProviderOpenAI && providerWire(rp) == config.WireResponses {
-		return llm.NewResponses(llm.ResponsesConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers})
+		return llm.NewResponses(llm.ResponsesConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, Limits: limits})
 	}
 	if rp.Type == config.ProviderOpenAI {
 		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers,
-			ThoughtTags: rp.ThoughtTags}
+			ThoughtTags: rp.ThoughtTags, Limits: limits}
 		if rp.Name == "openai" {
 			// OpenAI's own API wants max_completion_tokens from its
 			// reasoning models on; compatible servers know max_tokens.
@@ -93,7 +93,7 @@ func newProviderClient(rp config.ResolvedProvider) streamer {
 		}
 		return llm.NewOpenAI(c)
 	}
-	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, PromptCaching: true})
+	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, PromptCaching: true, Limits: limits})
 }
 
 // providerWire returns the OpenAI API a type openai provider is spoken to
@@ -128,6 +128,27 @@ func (cfg execConfig) inlineMax() int64 {
 		return 0
 	}
 	return int64(cfg.Settings.Input.StdinInlineMax)
+}
+
+// streamLimits are the model client's limits: --max-response-size and
+// --stream-idle-timeout (0: none); without loaded settings, llm's defaults.
+func (cfg execConfig) streamLimits() llm.StreamLimits {
+	if cfg.Settings == nil {
+		return llm.StreamLimits{}
+	}
+	l := llm.StreamLimits{MaxResponseBytes: int64(cfg.Settings.Limits.MaxResponseSize), IdleTimeout: cfg.Settings.Limits.StreamIdleTimeout}
+	if l.IdleTimeout == 0 {
+		l.IdleTimeout = -1
+	}
+	return l
+}
+
+// stdinMax is --stdin-max; 0 means the input default.
+func (cfg execConfig) stdinMax() int64 {
+	if cfg.Settings == nil {
+		return 0
+	}
+	return int64(cfg.Settings.Input.StdinMax)
 }
 
 // GoString is String, so that %#v of an execConfig cannot print its key.

@@ -32,7 +32,11 @@ type spill struct {
 // directory under tempDir, never holding more than a small buffer of r in
 // memory. onDir, if set, learns the directory at once and may abandon the
 // spill. On error nothing is left behind.
-func spillStdin(head []byte, r io.Reader, tempDir string, onDir func(string) bool) (s *spill, err error) {
+//
+// At most limit bytes are taken, fewer when the file system has less free
+// space (see spillCap); past that the spill fails with a usage error and is
+// removed.
+func spillStdin(head []byte, r io.Reader, tempDir string, limit int64, onDir func(string) bool) (s *spill, err error) {
 	dir, err := os.MkdirTemp(tempDir, "rubichan-stdin-")
 	if err != nil {
 		return nil, fmt.Errorf("run: spill stdin: %w", err)
@@ -50,16 +54,25 @@ func spillStdin(head []byte, r io.Reader, tempDir string, onDir func(string) boo
 	if err != nil {
 		return nil, fmt.Errorf("run: spill stdin: %w", err)
 	}
+	limit, byDisk := spillCap(dir, limit)
 	st := &spillStats{}
 	w := io.MultiWriter(f, st)
 	if _, err = w.Write(head); err == nil {
-		_, err = io.Copy(w, r)
+		var n int64
+		n, err = io.Copy(w, io.LimitReader(r, limit-int64(len(head))+1))
+		if err == nil && int64(len(head))+n > limit {
+			err = stdinTooLarge(limit, byDisk)
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
+	var ue usageError
+	if err != nil && !errors.As(err, &ue) {
 		return nil, fmt.Errorf("run: spill stdin: %w", err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	s = &spill{Dir: dir, Path: path, Size: st.size, Lines: st.lines}
 	if st.size > 0 && st.last != '\n' {
@@ -175,4 +188,31 @@ func formatBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %cB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// spillMargin is the free space a spill leaves on its file system: a tenth
+// of what is free, at most 1 GB, so that the workspace, the session log and
+// the commands the agent runs still have room.
+func spillMargin(free int64) int64 { return min(free/10, 1<<30) }
+
+// spillCap returns the most a spill in dir may take: limit, or the free
+// space of dir's file system less spillMargin when that is smaller
+// (byDisk then says so).
+func spillCap(dir string, limit int64) (int64, bool) {
+	free, ok := freeSpace(dir)
+	if !ok {
+		return limit, false
+	}
+	if room := free - spillMargin(free); room < limit {
+		return max(room, 0), true
+	}
+	return limit, false
+}
+
+// stdinTooLarge is the usage error of stdin past its cap.
+func stdinTooLarge(limit int64, byDisk bool) error {
+	if byDisk {
+		return usagef("standard input is larger than the %s the spill directory's file system can take (its free space less a margin); nothing was sent to the model. Pass a smaller input, or set TMPDIR to a larger file system", formatBytes(limit))
+	}
+	return usagef("standard input is larger than --stdin-max %s; nothing was sent to the model. Pass a smaller input or raise --stdin-max", formatBytes(limit))
 }

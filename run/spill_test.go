@@ -231,3 +231,74 @@ func TestSpillDescribeCountsLines(t *testing.T) {
 		}
 	}
 }
+
+// yesReader is `yes`: "y\n" forever.
+type yesReader struct{ odd *bool }
+
+func (y yesReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = "y\n"[(i+boolInt(*y.odd))%2]
+	}
+	*y.odd = (len(p)+boolInt(*y.odd))%2 == 1
+	return len(p), nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func newYes() io.Reader { return yesReader{odd: new(bool)} }
+
+// TestStdinMax feeds endless input and checks the run stops at the cap
+// with a usage error, leaving no spill behind; input within the cap is
+// spilled whole.
+func TestStdinMax(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		in      io.Reader
+		max     int64
+		wantErr string
+	}{
+		"endless":        {in: newYes(), max: 1 << 20, wantErr: "larger than --stdin-max 1.0 MB"},
+		"endless inline": {in: newYes(), max: 100, wantErr: "larger than --stdin-max 100 B"},
+		"at the cap":     {in: io.LimitReader(newYes(), 1<<20), max: 1 << 20},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			in, err := readInput(tc.in, inputOptions{Args: []string{"hi"}, TempDir: tmp, StdinMax: tc.max, InlineMax: 1 << 10})
+			if tc.wantErr == "" {
+				if err != nil || in.Spill == nil || in.Spill.Size != 1<<20 {
+					t.Fatalf("err %v, spill %+v", err, in)
+				}
+				in.Close()
+			} else {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || exitCode(err) != exitUsage {
+					t.Fatalf("err = %v (exit %d), want a usage error saying %q", err, exitCode(err), tc.wantErr)
+				}
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("left in TMPDIR: %v", left)
+			}
+		})
+	}
+}
+
+func TestSpillCapByFreeSpace(t *testing.T) {
+	t.Parallel()
+	free, ok := freeSpace(t.TempDir())
+	if !ok {
+		t.Skip("free space unknown here")
+	}
+	got, byDisk := spillCap(t.TempDir(), 1<<62)
+	if !byDisk || got != free-spillMargin(free) && got > free {
+		t.Errorf("spillCap = %d (by disk %v), free %d", got, byDisk, free)
+	}
+	if got, byDisk := spillCap(t.TempDir(), 1<<20); got != 1<<20 || byDisk {
+		t.Errorf("a small --stdin-max is kept: %d %v", got, byDisk)
+	}
+}

@@ -70,6 +70,8 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 		var res toolkit.Result
 		var dur timeSpan
 		res, dur, stop = l.runCall(ctx, call, info, prep)
+		res.Content = l.cfg.Redact.redact(res.Content)
+		res.Meta.Diff = l.cfg.Redact.redact(res.Meta.Diff)
 		if res.Content == "" && !res.IsError {
 			res.Content = "(no output)"
 		}
@@ -149,7 +151,7 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 		return l.deny(call, info, v)
 	}
 	start := l.now()
-	res, err := toolkit.SafeRun(ctx, tool, call.Input)
+	res, err := toolkit.SafeRunJudged(ctx, tool, call.Input, eff)
 	span := timeSpan{ran: true, d: l.now().Sub(start)}
 	if err != nil {
 		if ctx.Err() != nil {

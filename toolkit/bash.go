@@ -71,6 +71,9 @@ type BashConfig struct {
 	// Env's PATH, else sh from it, else /bin/sh. Relative PATH entries are
 	// never searched, so a workspace cannot plant its own shell.
 	Shell string
+	// Reaper, when set, ends what a command leaves behind outside its
+	// process group (see [Reaper]).
+	Reaper *Reaper
 }
 
 // Bash is the bash tool: it runs one shell command per call in the
@@ -89,6 +92,8 @@ type Bash struct {
 	grace time.Duration
 	spec  Spec
 	box   *bashSandbox // nil: commands run unconfined
+	// reaper is shared with the caller, which sweeps at the end of a run.
+	reaper *Reaper
 }
 
 // NewBash returns the bash tool configured by cfg.
@@ -99,6 +104,8 @@ func NewBash(cfg BashConfig) *Bash {
 		maxTO: cfg.MaxTimeout,
 		defTO: cfg.DefaultTimeout,
 		grace: cfg.GracePeriod,
+
+		reaper: cfg.Reaper,
 	}
 	if abs, err := filepath.Abs(b.dir); err == nil {
 		b.dir = abs
@@ -201,7 +208,7 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 	if b.box != nil {
 		cmd.Path, cmd.Args = b.box.argv(b.shell, command)
 	}
-	g, err := startGroup(cmd)
+	g, err := startGroup(cmd, b.reaper)
 	pw.Close() // the child has its copy; EOF comes when every holder is gone
 	if err != nil {
 		pr.Close()

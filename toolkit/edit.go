@@ -63,6 +63,15 @@ func (t *Edit) Effects(args json.RawMessage) (Effects, error) {
 
 // Run implements [Tool].
 func (t *Edit) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	return t.run(ctx, args, nil)
+}
+
+// RunJudged implements [JudgedRunner]: the call acts on the judged path.
+func (t *Edit) RunJudged(ctx context.Context, args json.RawMessage, eff Effects) (Result, error) {
+	return t.run(ctx, args, &eff)
+}
+
+func (t *Edit) run(ctx context.Context, args json.RawMessage, eff *Effects) (Result, error) {
 	var p editParams
 	if err := decodeArgs(editSchema, args, &p); err != nil {
 		return errorResult("edit: %v", err), nil
@@ -73,7 +82,7 @@ func (t *Edit) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	if p.OldString == p.NewString {
 		return errorResult("edit: old_string and new_string are identical; nothing to change"), nil
 	}
-	loc, err := t.ws.resolve(p.Path)
+	loc, err := t.ws.locate(p.Path, eff)
 	if err != nil {
 		return errorResult("edit: %v", err), nil
 	}

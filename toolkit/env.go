@@ -130,6 +130,12 @@ func commandEnv(base, allow, drop []string, dir string, pathAdd []string) []stri
 	return out
 }
 
+// LooksSecret reports whether an environment variable's name suggests it
+// holds a credential, by the rule the bash tool scrubs its environment
+// with: the name contains KEY, TOKEN, SECRET, PASSWORD, PASSWD or
+// CREDENTIAL, in any case.
+func LooksSecret(name string) bool { return looksSecret(name) }
+
 // cleanPath returns a PATH with the entries removed that let the
 // workspace plant a program where a command looks for one: empty entries
 // and "." (the working directory), relative entries (resolved against

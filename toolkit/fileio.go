@@ -11,10 +11,11 @@ import (
 	"path/filepath"
 )
 
-// openRegular opens the resolved file for reading and checks, on the open
-// file, that it is a regular file.
+// openRegular opens the resolved file for reading, following no symlink
+// (the resolved path has none; one swapped in since fails the open), and
+// checks, on the open file, that it is a regular file.
 func (l location) openRegular() (*os.File, fs.FileInfo, error) {
-	f, err := l.root.r.OpenFile(l.rel, readFlags, 0)
+	f, err := l.root.openBeneath(l.rel, readFlags, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s: %w", l.ref.Requested, stripPathError(err))
 	}
@@ -63,41 +64,39 @@ type atomicWriter struct {
 	sync func(*os.File) error
 }
 
-// write replaces the resolved file with data: a new temporary file created
-// with O_EXCL next to the target, written, chmod-ed to perm, fsync-ed and
-// renamed over the target. Parent directories are created. On failure the
-// temporary file is removed and the target is untouched.
+// write replaces the resolved file with data. The parent directory
+// (created if missing) is opened without following symlinks, so the file
+// lands exactly where the path was resolved. The data goes to an unnamed
+// file (O_TMPFILE, Linux) or else to a new ".NAME.rubichan-XXXX.tmp"
+// created with O_EXCL; it is written, chmod-ed to perm and fsync-ed before
+// it gets a name, and renamed over the target. On failure the temporary
+// file is removed and the target is untouched; a process killed while
+// writing leaves no file behind where O_TMPFILE is supported.
 func (aw atomicWriter) write(l location, data []byte, perm fs.FileMode) error {
-	r := l.root.r
 	dir, base := filepath.Split(l.rel)
 	dir = filepath.Clean(dir)
 	if dir != "." {
-		if err := r.MkdirAll(dir, 0o755); err != nil {
+		if err := l.root.r.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("create parent directories of %s: %w", l.ref.Requested, stripPathError(err))
 		}
 	}
-	var tmp string
-	var f *os.File
-	for range 10 {
-		var rnd [6]byte
-		_, _ = rand.Read(rnd[:])
-		tmp = filepath.Join(dir, "."+base+".rubichan-"+hex.EncodeToString(rnd[:])+".tmp")
-		var err error
-		f, err = r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("create temporary file for %s: %w", l.ref.Requested, stripPathError(err))
-		}
-		f = nil
+	d, err := l.root.openDir(dir)
+	if err != nil {
+		return fmt.Errorf("open the directory of %s: %w", l.ref.Requested, stripPathError(err))
 	}
-	if f == nil {
-		return fmt.Errorf("create temporary file for %s: too many name collisions", l.ref.Requested)
+	defer d.close()
+	f, anonymous := d.createAnonymous()
+	tmp := ""
+	if !anonymous {
+		if f, tmp, err = createTemp(d, base); err != nil {
+			return fmt.Errorf("create temporary file for %s: %w", l.ref.Requested, err)
+		}
 	}
 	fail := func(step string, err error) error {
 		f.Close()
-		r.Remove(tmp)
+		if tmp != "" {
+			d.remove(tmp)
+		}
 		return fmt.Errorf("%s %s: %w", step, l.ref.Requested, stripPathError(err))
 	}
 	if _, err := f.Write(data); err != nil {
@@ -113,18 +112,73 @@ func (aw atomicWriter) write(l location, data []byte, perm fs.FileMode) error {
 	if err := syncf(f); err != nil {
 		return fail("sync", err)
 	}
+	if anonymous {
+		if tmp, err = linkTemp(d, f, base, !l.exists()); err != nil {
+			return fail("name", err)
+		}
+	}
 	if err := f.Close(); err != nil {
-		r.Remove(tmp)
+		if tmp != "" {
+			d.remove(tmp)
+		}
 		return fmt.Errorf("close %s: %w", l.ref.Requested, stripPathError(err))
 	}
-	if err := r.Rename(tmp, l.rel); err != nil {
-		r.Remove(tmp)
-		return fmt.Errorf("rename into %s: %w", l.ref.Requested, stripPathError(err))
+	if tmp != "" {
+		if err := d.rename(tmp, base); err != nil {
+			d.remove(tmp)
+			return fmt.Errorf("rename into %s: %w", l.ref.Requested, stripPathError(err))
+		}
 	}
 	// Make the rename itself durable; a failure here leaves a complete file.
-	if d, err := r.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	_ = d.sync()
 	return nil
+}
+
+// tempName returns a fresh ".BASE.rubichan-XXXXXXXXXXXX.tmp".
+func tempName(base string) string {
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	return "." + base + ".rubichan-" + hex.EncodeToString(rnd[:]) + ".tmp"
+}
+
+// createTemp creates a new temporary file for base in d with O_EXCL.
+func createTemp(d *dirHandle, base string) (*os.File, string, error) {
+	for range 10 {
+		tmp := tempName(base)
+		f, err := d.open(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			return f, tmp, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, "", stripPathError(err)
+		}
+	}
+	return nil, "", errors.New("too many name collisions")
+}
+
+// linkTemp names the complete anonymous file f: as base itself when the
+// target did not exist (no temporary name at all), else under a temporary
+// name that the caller renames over the target at once. It returns the
+// temporary name, or "" when f already has its final name.
+func linkTemp(d *dirHandle, f *os.File, base string, create bool) (string, error) {
+	if create {
+		err := d.link(f, base)
+		if err == nil {
+			return "", nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	for range 10 {
+		tmp := tempName(base)
+		err := d.link(f, tmp)
+		if err == nil {
+			return tmp, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	return "", errors.New("too many name collisions")
 }

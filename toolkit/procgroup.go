@@ -11,19 +11,21 @@ import (
 // Its methods are safe for concurrent use: a watcher may signal the group
 // while another goroutine waits for it.
 type procGroup struct {
-	cmd *exec.Cmd
+	cmd    *exec.Cmd
+	reaper *Reaper // may be nil
 
 	mu     sync.Mutex
 	reaped bool // once the leader is reaped its pid may be reused: never signal it again
 }
 
-// startGroup starts cmd as the leader of a new process group.
-func startGroup(cmd *exec.Cmd) (*procGroup, error) {
+// startGroup starts cmd as the leader of a new process group; r (may be
+// nil) learns that the leader is waited for by finish.
+func startGroup(cmd *exec.Cmd, r *Reaper) (*procGroup, error) {
 	setGroupAttr(cmd)
-	if err := cmd.Start(); err != nil {
+	if err := r.start(cmd); err != nil {
 		return nil, err
 	}
-	return &procGroup{cmd: cmd}, nil
+	return &procGroup{cmd: cmd, reaper: r}, nil
 }
 
 // terminate asks every process in the group to stop (SIGTERM, and SIGCONT
@@ -56,7 +58,18 @@ func (g *procGroup) kill() {
 // the group id cannot have been reused. Elsewhere the leader is reaped
 // first and the leftovers are killed right after, which leaves a
 // pid-reuse window of a few microseconds.
+//
+// With a [Reaper], the processes that detached from the group and were
+// handed over to this process are killed and reaped too.
 func (g *procGroup) finish() error {
+	err := g.waitGroup()
+	g.reaper.reaped(g.cmd.Process.Pid)
+	g.reaper.sweep(g.cmd.Process.Pid)
+	return err
+}
+
+// waitGroup is finish without the reaper.
+func (g *procGroup) waitGroup() error {
 	pid := g.cmd.Process.Pid
 	if waitExited(pid) == nil {
 		g.mu.Lock()

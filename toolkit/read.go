@@ -64,6 +64,15 @@ func (t *Read) Effects(args json.RawMessage) (Effects, error) {
 
 // Run implements [Tool].
 func (t *Read) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	return t.run(ctx, args, nil)
+}
+
+// RunJudged implements [JudgedRunner]: the call acts on the judged path.
+func (t *Read) RunJudged(ctx context.Context, args json.RawMessage, eff Effects) (Result, error) {
+	return t.run(ctx, args, &eff)
+}
+
+func (t *Read) run(ctx context.Context, args json.RawMessage, eff *Effects) (Result, error) {
 	var p readParams
 	if err := decodeArgs(readSchema, args, &p); err != nil {
 		return errorResult("read: %v", err), nil
@@ -71,7 +80,7 @@ func (t *Read) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	// The schema keeps offset ≥ 0 and limit ≥ 1; 0 means not given.
 	defaultLimit := p.Limit == 0
 	p.Offset, p.Limit = max(p.Offset, 1), cmp.Or(p.Limit, readDefaultLimit)
-	loc, err := t.ws.resolve(p.Path)
+	loc, err := t.ws.locate(p.Path, eff)
 	if err != nil {
 		return errorResult("read: %v", err), nil
 	}

@@ -63,11 +63,20 @@ func (t *Write) Effects(args json.RawMessage) (Effects, error) {
 
 // Run implements [Tool].
 func (t *Write) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	return t.run(ctx, args, nil)
+}
+
+// RunJudged implements [JudgedRunner]: the call acts on the judged path.
+func (t *Write) RunJudged(ctx context.Context, args json.RawMessage, eff Effects) (Result, error) {
+	return t.run(ctx, args, &eff)
+}
+
+func (t *Write) run(ctx context.Context, args json.RawMessage, eff *Effects) (Result, error) {
 	var p writeParams
 	if err := decodeArgs(writeSchema, args, &p); err != nil {
 		return errorResult("write: %v", err), nil
 	}
-	loc, err := t.ws.resolve(p.Path)
+	loc, err := t.ws.locate(p.Path, eff)
 	if err != nil {
 		return errorResult("write: %v", err), nil
 	}

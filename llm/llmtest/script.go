@@ -68,6 +68,11 @@ type Fault struct {
 	Truncate   bool `json:"truncate,omitempty"`    // end the body cleanly without the end marker
 	Malformed  bool `json:"malformed,omitempty"`   // send an event whose data is not JSON, then go on
 	ErrorEvent bool `json:"error_event,omitempty"` // send the protocol's error event and end
+	// Stall sends nothing more, holding the connection open until the
+	// client leaves (at most a minute); with Pings, a keep-alive (an
+	// Anthropic ping event, an SSE comment for OpenAI) goes out every 50 ms.
+	Stall bool `json:"stall,omitempty"`
+	Pings bool `json:"pings,omitempty"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -125,7 +130,7 @@ func (s Script) Validate() error {
 		}
 		if f := t.Fault; f != nil {
 			n := 0
-			for _, b := range []bool{f.Disconnect, f.Truncate, f.Malformed, f.ErrorEvent} {
+			for _, b := range []bool{f.Disconnect, f.Truncate, f.Malformed, f.ErrorEvent, f.Stall} {
 				if b {
 					n++
 				}
@@ -136,7 +141,7 @@ func (s Script) Validate() error {
 			case f.Status != 0 && n > 0:
 				return fmt.Errorf("llmtest: turn %d: a fault is either a status or a stream fault, not both", i+1)
 			case f.Status == 0 && n != 1:
-				return fmt.Errorf("llmtest: turn %d: fault needs a status or exactly one of disconnect, truncate, malformed, error_event", i+1)
+				return fmt.Errorf("llmtest: turn %d: fault needs a status or exactly one of disconnect, truncate, malformed, error_event, stall", i+1)
 			case f.After < 0:
 				return fmt.Errorf("llmtest: turn %d: negative fault after", i+1)
 			}

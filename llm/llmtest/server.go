@@ -214,7 +214,7 @@ func stream(w http.ResponseWriter, r *http.Request, proto protocol, body []byte,
 		} `json:"stream_options"`
 	}
 	_ = json.Unmarshal(body, &req)
-	st := &streamer{w: w, rc: http.NewResponseController(w), turn: turn, n: n, model: req.Model, done: r.Context().Done()}
+	st := &streamer{w: w, rc: http.NewResponseController(w), turn: turn, n: n, model: req.Model, done: r.Context().Done(), isAnthropic: proto == anthropic}
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("cache-control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -272,6 +272,8 @@ type streamer struct {
 	pieces int  // content pieces sent
 	fired  bool // the stream fault happened
 	seq    int  // the next Responses sequence_number
+
+	isAnthropic bool // keep-alives are ping events, not comments
 }
 
 // errStop ends a stream early: the fault happened or the client left.
@@ -349,8 +351,40 @@ func (st *streamer) fault(last bool, errorEvent func() error) error {
 			return err
 		}
 		return errStop{}
+	case f.Stall:
+		st.stall(f.Pings)
+		return errStop{}
 	}
 	return nil
+}
+
+// stall holds the stream open without content until the client leaves or
+// a minute passes, sending a keep-alive every 50 ms when pings is set.
+func (st *streamer) stall(pings bool) {
+	_ = st.rc.Flush()
+	limit := time.NewTimer(time.Minute)
+	defer limit.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-st.done:
+			return
+		case <-limit.C:
+			return
+		case <-tick.C:
+			if !pings {
+				continue
+			}
+			ping := ": keep-alive\n\n"
+			if st.isAnthropic {
+				ping = "event: ping\ndata: {\"type\":\"ping\"}\n\n"
+			}
+			if _, err := io.WriteString(st.w, ping); err != nil || st.rc.Flush() != nil {
+				return
+			}
+		}
+	}
 }
 
 func (st *streamer) errorFields() (typ, msg string) {

@@ -61,6 +61,13 @@ type Limits struct {
 	MaxCost float64 `koanf:"max_cost"`
 	// MaxToolCalls caps the number of tool calls the model may make.
 	MaxToolCalls int `koanf:"max_tool_calls"`
+	// StreamIdleTimeout is how long one model request may go without
+	// progress (headers, then events other than pings) before it is cut
+	// and retried.
+	StreamIdleTimeout time.Duration `koanf:"stream_idle_timeout"`
+	// MaxResponseSize caps the text, thinking and tool input kept from one
+	// model answer; past it the run fails (exit 5).
+	MaxResponseSize ByteSize `koanf:"max_response_size"`
 }
 
 // Input controls how standard input is handed to the model.
@@ -68,6 +75,9 @@ type Input struct {
 	// StdinInlineMax is the largest stdin put into the prompt as a <stdin>
 	// block; bigger input is spilled to a file.
 	StdinInlineMax ByteSize `koanf:"stdin_inline_max"`
+	// StdinMax is the most stdin a run reads (spill included); more is a
+	// usage error (exit 2). The free space of the spill directory lowers it.
+	StdinMax ByteSize `koanf:"stdin_max"`
 }
 
 // Bash configures the bash tool.
@@ -101,10 +111,12 @@ func Default() Config {
 	return Config{
 		Providers: map[string]ProviderConfig{},
 		Limits: Limits{
-			MaxTurns: 50,
-			Timeout:  30 * time.Minute,
+			MaxTurns:          50,
+			Timeout:           30 * time.Minute,
+			StreamIdleTimeout: 5 * time.Minute,
+			MaxResponseSize:   32 << 20,
 		},
-		Input:  Input{StdinInlineMax: 256 << 10},
+		Input:  Input{StdinInlineMax: 256 << 10, StdinMax: 10 << 30},
 		Shell:  Shell{Sandbox: "auto"},
 		Prices: DefaultPrices(),
 	}

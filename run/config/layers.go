@@ -273,12 +273,16 @@ func (s *stack) untrusted(dropped *[]string) func(map[string]any) {
 				*dropped = append(*dropped, name)
 			}
 		}
-		limits, _ := values["limits"].(map[string]any)
-		for _, k := range sortedKeys(limits) {
-			cur := s.ko.Get("limits" + pathSep + k)
-			if !tighter(limits[k], cur) {
-				delete(limits, k)
-				*dropped = append(*dropped, "limits."+k+" (looser than the value already set)")
+		// Limits and input sizes bound memory, disk and spend: a checkout
+		// may lower them, never raise them.
+		for _, table := range []string{"limits", "input"} {
+			vals, _ := values[table].(map[string]any)
+			for _, k := range sortedKeys(vals) {
+				cur := s.ko.Get(table + pathSep + k)
+				if !tighter(vals[k], cur) {
+					delete(vals, k)
+					*dropped = append(*dropped, table+"."+k+" (looser than the value already set)")
+				}
 			}
 		}
 	}
@@ -294,6 +298,8 @@ func tighter(v, cur any) bool {
 		case float64:
 			return n
 		case time.Duration:
+			return float64(n)
+		case ByteSize:
 			return float64(n)
 		}
 		return 0
@@ -426,14 +432,17 @@ func defaultValues() map[string]any {
 	c := Default()
 	return map[string]any{
 		"limits": map[string]any{
-			"max_turns":        int64(c.Limits.MaxTurns),
-			"timeout":          c.Limits.Timeout,
-			"max_tokens_total": c.Limits.MaxTokensTotal,
-			"max_cost":         c.Limits.MaxCost,
-			"max_tool_calls":   int64(c.Limits.MaxToolCalls),
+			"max_turns":           int64(c.Limits.MaxTurns),
+			"timeout":             c.Limits.Timeout,
+			"max_tokens_total":    c.Limits.MaxTokensTotal,
+			"max_cost":            c.Limits.MaxCost,
+			"max_tool_calls":      int64(c.Limits.MaxToolCalls),
+			"stream_idle_timeout": c.Limits.StreamIdleTimeout,
+			"max_response_size":   c.Limits.MaxResponseSize,
 		},
 		"input": map[string]any{
 			"stdin_inline_max": c.Input.StdinInlineMax,
+			"stdin_max":        c.Input.StdinMax,
 		},
 		"shell": map[string]any{
 			"sandbox": c.Shell.Sandbox,

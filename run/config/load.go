@@ -99,7 +99,10 @@ func configSettings() []configSetting {
 		{[]string{"limits", "max_tokens_total"}, "max-tokens-total"},
 		{[]string{"limits", "max_cost"}, "max-cost"},
 		{[]string{"limits", "max_tool_calls"}, "max-tool-calls"},
+		{[]string{"limits", "stream_idle_timeout"}, "stream-idle-timeout"},
+		{[]string{"limits", "max_response_size"}, "max-response-size"},
 		{[]string{"input", "stdin_inline_max"}, "stdin-inline-max"},
+		{[]string{"input", "stdin_max"}, "stdin-max"},
 		{[]string{"shell", "sandbox"}, "sandbox"},
 		{[]string{"shell", "network"}, "network"},
 	}

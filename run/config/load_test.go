@@ -530,3 +530,47 @@ func TestLoadConfigWorkspaceLinkOutside(t *testing.T) {
 		t.Errorf("trusted: model = %q, want the linked file's", lc.Config.Model)
 	}
 }
+
+// TestLoadConfigWorkspaceInputSizes checks that an untrusted workspace file
+// may lower the input sizes but not raise them: a pull request must not
+// lift a memory or disk bound.
+func TestLoadConfigWorkspaceInputSizes(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		ws                  string
+		trusted             bool
+		wantInline, wantMax ByteSize
+		wantNote            string
+	}{
+		"raise ignored": {ws: "[input]\nstdin_inline_max = \"64MB\"\nstdin_max = \"100GB\"\n",
+			wantInline: 256 << 10, wantMax: 10 << 30, wantNote: "input.stdin_inline_max (looser"},
+		"lower kept": {ws: "[input]\nstdin_inline_max = \"1KB\"\nstdin_max = \"1MB\"\n",
+			wantInline: 1 << 10, wantMax: 1 << 20},
+		"raise trusted": {ws: "[input]\nstdin_inline_max = \"64MB\"\n", trusted: true,
+			wantInline: 64 << 20, wantMax: 10 << 30},
+		"response cap raise ignored": {ws: "[limits]\nmax_response_size = \"1GB\"\n",
+			wantInline: 256 << 10, wantMax: 10 << 30, wantNote: "limits.max_response_size (looser"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newConfigFixture(t, "", "", tc.ws)
+			opts := f.options()
+			opts.TrustWorkspace = tc.trusted
+			lc, err := Load(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lc.Input.StdinInlineMax != tc.wantInline || lc.Input.StdinMax != tc.wantMax {
+				t.Errorf("input = %+v, want inline %v, max %v", lc.Input, tc.wantInline, tc.wantMax)
+			}
+			if lc.Limits.MaxResponseSize != 32<<20 && !tc.trusted {
+				t.Errorf("max_response_size = %v", lc.Limits.MaxResponseSize)
+			}
+			notes := strings.Join(lc.Notes, "\n")
+			if (tc.wantNote == "") != (notes == "") || !strings.Contains(notes, tc.wantNote) {
+				t.Errorf("notes %q, want one mentioning %q", notes, tc.wantNote)
+			}
+		})
+	}
+}

@@ -82,9 +82,12 @@ func configSchema() *field {
 			"max_tokens_total", leaf(kindCount),
 			"max_cost", leaf(kindUSD),
 			"max_tool_calls", leaf(kindCount),
+			"stream_idle_timeout", leaf(kindDuration),
+			"max_response_size", leaf(kindSize),
 		),
 		"input", table(
 			"stdin_inline_max", leaf(kindSize),
+			"stdin_max", leaf(kindSize),
 		),
 		"bash", table(
 			"path_add", leaf(kindPathList),
