@@ -128,8 +128,27 @@ func (s *activitySink) handle(ev Event) {
 		if !ev.Result.NotRun { // the denial line said it
 			s.toolResult(ev.Result)
 		}
+	case EventHook:
+		s.hook(ev.Hook)
 	case EventTurnDone:
 		s.line("%s", p.dim.Sprint(formatSummary(ev.Summary)))
+	}
+}
+
+// hook shows what a hook changed: a stop hook sending the model back, a
+// note added to a result; with verbose, every hook run. Denials show as
+// EventToolDenied and failures as warnings.
+func (s *activitySink) hook(h *HookInfo) {
+	p := s.pal
+	switch {
+	case h.Decision == hookContinue:
+		s.line("%s", p.warn.Sprintf("↺ stop hook %s sends the model back: %s", clip(h.Name, 60), clip(h.Reason, 160)))
+	case h.Decision == hookRewrite:
+		s.line("%s", p.warn.Sprintf("  hook %s rewrote the arguments: %s", clip(h.Name, 60), clip(h.Reason, 160)))
+	case h.Decision == hookAppend:
+		s.line("%s", p.dim.Sprintf("  hook %s adds to the result: %s", clip(h.Name, 60), clip(h.Reason, 160)))
+	case s.verbose:
+		s.line("%s", p.dim.Sprintf("  hook %s (%s): %s · %s", clip(h.Name, 60), h.Event, h.Decision, formatDuration(h.Duration)))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -36,10 +37,21 @@ type environment struct {
 	// landlockABI probes the kernel's Landlock ABI (0: none); nil
 	// probes the kernel. Tests simulate other kernels with it.
 	landlockABI func() int
+	// now is the time the system prompt's date comes from; nil: the
+	// clock. Tests set it to replay a cassette on another day.
+	now func() time.Time
 }
 
 func processEnvironment() environment {
-	return environment{lookupEnv: os.LookupEnv, environ: os.Environ}
+	return environment{lookupEnv: os.LookupEnv, environ: os.Environ, now: time.Now}
+}
+
+// today is the time whose date the system prompt shows.
+func (env environment) today() time.Time {
+	if env.now == nil {
+		return time.Now()
+	}
+	return env.now()
 }
 
 // newProcessApp builds the command-line application on the given streams. It never

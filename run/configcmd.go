@@ -201,6 +201,7 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 	if len(lc.Shell.WritableRoots) > 0 {
 		add([]string{"shell", "writable_roots"}, strings.Join(lc.Shell.WritableRoots, ", "))
 	}
+	addHooks(&s, lc.Hooks)
 	for _, name := range slices.Sorted(maps.Keys(lc.Providers)) {
 		p := lc.Providers[name]
 		add([]string{"providers", name, "type"}, p.Type)
@@ -228,6 +229,23 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 		add([]string{"prices", model, "cache_write"}, p.CacheWrite)
 	}
 	return s
+}
+
+// addHooks lists the hooks, one value each: the hook lists add up across
+// files, so no single origin is shown.
+func addHooks(s *configShow, h config.Hooks) {
+	for _, l := range []struct {
+		event string
+		hooks []config.Hook
+	}{{"before_tool", h.BeforeTool}, {"after_tool", h.AfterTool}, {"stop", h.Stop}} {
+		for i, hk := range l.hooks {
+			v := hk.Label() + ": " + clip(hk.Command, 80) + " (timeout " + shortDuration(hk.Timeout)
+			if len(hk.Match) > 0 {
+				v += ", match " + strings.Join(hk.Match, " ")
+			}
+			s.Values = append(s.Values, shownValue{Key: fmt.Sprintf("hooks.%s[%d]", l.event, i), Value: v + ")", Origin: "config files, in order"})
+		}
+	}
 }
 
 // redactHeader hides the values of headers that usually carry credentials,

@@ -44,6 +44,8 @@ const (
 	EventToolAllowed
 	// EventThinkingDelta is a piece of the model's reasoning: Text.
 	EventThinkingDelta
+	// EventHook reports one finished hook command: Hook.
+	EventHook
 )
 
 // Event is one thing that happened in a run. Which fields are set depends
@@ -60,7 +62,24 @@ type Event struct {
 	Stop    llm.StopReason // EventMessageDone: why the model stopped
 	Retry   *RetryInfo
 	Summary *Summary
+	Hook    *HookInfo
 	Err     error
+}
+
+// HookInfo is one run of a configured hook.
+type HookInfo struct {
+	Name  string // the hook's name, or its command's first word
+	Event string // before_tool, after_tool or stop
+	Tool  string // the tool call's tool; "" for stop
+	ID    string // the tool call's id; "" for stop
+	// ExitCode is the hook's exit status; nil when it did not start or a
+	// signal ended it.
+	ExitCode *int
+	Duration time.Duration
+	// Decision is what came of it: allow, deny, rewrite (before_tool);
+	// append, none (after_tool); finish, continue (stop); fail.
+	Decision string
+	Reason   string // deny, append, continue: the hook's message; rewrite: the new arguments; fail: why
 }
 
 // ToolCallInfo names one tool call.

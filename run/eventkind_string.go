@@ -22,11 +22,12 @@ func _() {
 	_ = x[EventTurnDone-12]
 	_ = x[EventToolAllowed-13]
 	_ = x[EventThinkingDelta-14]
+	_ = x[EventHook-15]
 }
 
-const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDelta"
+const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDeltaHook"
 
-var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119}
+var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119, 123}
 
 func (i EventKind) String() string {
 	idx := int(i) - 1

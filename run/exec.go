@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -110,6 +112,10 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return interrupted(ctx, err, emit)
 	}
 	defer in.Close()
+	tr, err := cfg.openTraffic(ws.Root(), env.today(), env)
+	if err != nil {
+		return err
+	}
 	// Commands' descendants that detached from their process group are
 	// ended with each command and, at the latest, here (also on a signal).
 	reaper := toolkit.NewReaper()
@@ -120,14 +126,16 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	}
 	defer os.RemoveAll(tmp)
 	tools := runTools{sandbox: box, tempDir: tmp, reaper: reaper}
-	l, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tools, start, emit)
+	l, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tr, emit, tools)
 	if err != nil {
+		tr.finish(err, notice)
 		return err
 	}
 	sess := cfg.openSession(env, sinks.sessionID(), start, ws.Root(), pol, in.Text, stderr)
 	defer sess.Close()
 	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box))
-	return finishRun(l.run(ctx, in.Text), l, text, start, emit)
+	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, reaper)
+	return finishRun(tr.finish(l.run(ctx, in.Text), notice), l, text, start, emit)
 }
 
 // openWorkspace loads the run's policy and opens the workspace with the
@@ -154,8 +162,9 @@ func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolk
 
 // newExecLoop builds the turn loop of a headless run: the spilled stdin,
 // if any, opened read-only for the file tools; the tools behind the
-// policy; the system prompt; the limits and the model client.
-func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, rt runTools, start time.Time, emit func(Event)) (*loop, error) {
+// policy; the system prompt; the limits and the model client on the
+// run's traffic.
+func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), rt runTools) (*loop, error) {
 	spillDir := ""
 	if sp != nil {
 		spillDir = sp.Dir
@@ -165,7 +174,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	}
 	ap := newApprover(pol, ws, spillDir)
 	sys, err := systemPrompt(promptOptions{
-		Root: ws.Root(), Now: start, Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
+		Root: ws.Root(), Now: env.today(), Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
 		Readable: pol.ReadFilter(),
 	})
 	if err != nil {
@@ -183,7 +192,8 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
 		Redact:       newRedactor(cfg.secrets(env)),
-	}, newClient(cfg), ap.judge, emit), nil
+		Clock:        tr.clock,
+	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap.judge, emit), nil
 }
 
 // abortOnAsk says what makes a call that needs approval stop a headless
@@ -292,9 +302,24 @@ type runTools struct {
 	reaper  *toolkit.Reaper // shared with the bash tool; the run sweeps it at its end
 }
 
-// newClient returns the model client of the configured provider.
-func newClient(cfg execConfig) streamer {
-	return newProviderClient(cfg.Resolved, cfg.streamLimits())
+// newHooks returns the runner of the configured hooks, which run with
+// the bash tool's environment; nil when there are none.
+func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *sessionLog, emit func(Event), reaper *toolkit.Reaper) *hookRunner {
+	if cfg.Settings == nil {
+		return nil
+	}
+	opt := hookOptions{
+		Hooks: cfg.Settings.Hooks, Workspace: root,
+		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
+		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: reaper,
+	}
+	if p := sess.Path(); p != "" {
+		opt.Transcript = p
+		if opt.SessionID == "" {
+			opt.SessionID = strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		}
+	}
+	return newHookRunner(opt, emit)
 }
 
 // pathAdd returns the directories the configuration adds to bash's PATH.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/urfave/cli/v2"
 )
@@ -51,6 +52,11 @@ type execConfig struct {
 
 	SessionDir string // --session-dir; "": the XDG state directory
 	NoSession  bool
+
+	Record     string             // --record: cassette file to write
+	Replay     string             // --replay: cassette file to serve
+	ReplayMode cassette.Mode      // --replay-mode
+	cassette   *cassette.Cassette // loaded from Replay
 }
 
 // configFromContext reads the exec flags and validates them. Every problem
@@ -77,11 +83,16 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		Color:           c.String("color"),
 		SessionDir:      c.String("session-dir"),
 		NoSession:       c.Bool("no-session"),
+		Record:          c.String("record"),
+		Replay:          c.String("replay"),
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, err
 	}
 	if err := cfg.resolveDir(); err != nil {
+		return cfg, err
+	}
+	if err := cfg.loadCassette(c.String("replay-mode")); err != nil {
 		return cfg, err
 	}
 	if err := cfg.loadSettings(c, env); err != nil {
@@ -100,6 +111,8 @@ func (cfg *execConfig) validate() error {
 		return usagef("--color must be auto, always or never, not %q", cfg.Color)
 	case cfg.Quiet && cfg.Verbose:
 		return usagef("--quiet and --verbose cannot be used together")
+	case cfg.Record != "" && cfg.Replay != "":
+		return usagef("--record and --replay cannot be used together")
 	}
 	return nil
 }

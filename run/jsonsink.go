@@ -141,6 +141,8 @@ func (s *jsonSink) handle(ev Event) {
 		s.emit(denialEvent(ev.Tool.ID, ev.Denial, s.red))
 	case EventToolResult:
 		s.emit(s.toolResult(ev))
+	case EventHook:
+		s.emit(hookEvent(ev.Hook, s.red))
 	case EventTurnDone:
 		s.sum = ev.Summary
 	}
@@ -169,6 +171,16 @@ func (s *jsonSink) retry(r *RetryInfo) events.Retry {
 		}
 	}
 	return events.Retry{Attempt: r.Attempt, WaitMS: r.Wait.Milliseconds(), Error: e}
+}
+
+// hookEvent is the hook event of one hook run, its message without secrets.
+func hookEvent(h *HookInfo, red *redactor) events.Hook {
+	e := events.Hook{Name: h.Name, Event: h.Event, ExitCode: h.ExitCode, DurationMS: h.Duration.Milliseconds(),
+		Decision: h.Decision, Reason: red.redact(h.Reason)}
+	if h.Tool != "" {
+		e.ID, e.Tool = ptr(h.ID), ptr(h.Tool)
+	}
+	return e
 }
 
 func denialEvent(id string, d *DenialInfo, red *redactor) events.PolicyDecision {

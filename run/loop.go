@@ -51,6 +51,7 @@ type loop struct {
 	cfg    loopConfig
 	client streamer
 	judge  judge
+	hooks  *hookRunner // nil: no hooks
 	emit   func(Event)
 	now    func() time.Time
 
@@ -126,6 +127,10 @@ func (l *loop) run(ctx context.Context, first string) error {
 			if stop == llm.StopMaxTokens {
 				l.emit(Event{Kind: EventNotice, Text: "the answer was cut at the output token limit; asking the model to continue"})
 				l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(cutAnswerNote)}})
+				continue
+			}
+			if msg := l.hooks.stop(ctx, l.turns); msg != "" {
+				l.messages = append(l.messages, llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(msg)}})
 				continue
 			}
 			return nil
@@ -231,7 +236,11 @@ func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Us
 
 // retryableAfterPrint retries what llm.IsRetryable does and also a stream
 // cut after content arrived: the loop prints the answer again.
+// A replay that diverged from its cassette is never retried.
 func retryableAfterPrint(err error) bool {
+	if divergence(err) != nil {
+		return false
+	}
 	if llm.IsRetryable(err) {
 		return true
 	}
@@ -263,6 +272,10 @@ func (l *loop) requestError(ctx context.Context, err error) error {
 	var be *budgetError
 	if errors.As(err, &be) {
 		return l.budgetStop(err)
+	}
+	if d := divergence(err); d != nil {
+		// The run is not the recorded one: the replay's model "failed".
+		return exitError{code: exitProvider, err: d}
 	}
 	if llm.IsContextLength(err) {
 		return exitError{code: exitProvider, err: fmt.Errorf("the conversation no longer fits the model's context window: %w", err)}

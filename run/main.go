@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
@@ -111,10 +112,11 @@ func fileContentError(err error) bool {
 	var ce *config.Error
 	var pe *policy.LoadError
 	var be *budgetError
+	var fe *cassette.FormatError
 	if errors.As(err, &ce) {
 		return ce.File != config.FromCommandLine
 	}
-	return errors.As(err, &pe) || errors.As(err, &be) || errors.Is(err, sandbox.ErrUnmet)
+	return errors.As(err, &pe) || errors.As(err, &be) || errors.As(err, &fe) || errors.Is(err, sandbox.ErrUnmet)
 }
 
 // helpHint is the help command a usage error points to: that of the

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rubichan/rubichan/llm/llmtest"
@@ -51,6 +52,15 @@ func rubichanMain() {
 	}()
 	env := processEnvironment()
 	env.landlockABI = simulatedABI()
+	// A script sets the day the system prompt shows, to replay a
+	// cassette "next month".
+	if d := os.Getenv("RUBICHAN_TEST_DATE"); d != "" {
+		day, err := time.Parse(time.DateOnly, d)
+		if err != nil {
+			panic(err)
+		}
+		env.now = func() time.Time { return day }
+	}
 	code := runMain(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr, env)
 	signal.Stop(sigs)
 	cancel(nil)
@@ -176,6 +186,10 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 		"sessionlog": cmdSessionLog,
 		// events [-json]: see script_events_test.go.
 		"events": cmdEvents,
+		// toollines, replacein, cuttail: see cassette_script_test.go.
+		"toollines": cmdToolLines,
+		"replacein": cmdReplaceIn,
+		"cuttail":   cmdCutTail,
 	}
 }
 
@@ -262,6 +276,13 @@ func (s *scriptServer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Header = r.Header.Clone()
+	// A careless server echoes the caller's key: in a header, and in the
+	// body where the script says $APIKEY.
+	key := r.Header.Get("x-api-key")
+	if key == "" {
+		key = strings.TrimPrefix(r.Header.Get("authorization"), "Bearer ")
+	}
+	w.Header().Set("x-echo", "you sent "+key)
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
 		// Cut the client's connection as the server cut ours.
@@ -271,6 +292,8 @@ func (s *scriptServer) serve(w http.ResponseWriter, r *http.Request) {
 	for k, v := range resp.Header {
 		w.Header()[k] = v
 	}
+	// The body may change ($SPILL, $APIKEY) and with it its length.
+	w.Header().Del("content-length")
 	w.WriteHeader(resp.StatusCode)
 	flusher, _ := w.(http.Flusher)
 	br := bufio.NewReader(resp.Body)
@@ -279,6 +302,7 @@ func (s *scriptServer) serve(w http.ResponseWriter, r *http.Request) {
 		if spill != "" {
 			line = strings.ReplaceAll(line, "$SPILL", spill)
 		}
+		line = strings.ReplaceAll(line, "$APIKEY", key)
 		if _, werr := io.WriteString(w, line); werr != nil {
 			return
 		}

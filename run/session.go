@@ -221,7 +221,7 @@ func (s *sessionLog) finish() {
 
 // sessionLine is one line of a session. Which fields are set depends on
 // Type: "session" (the header), "notice", "turn", "message", "stream_cut",
-// "retry", "tool_call", "decision", "tool_result", "limit", "error" and
+// "retry", "tool_call", "decision", "tool_result", "hook", "limit", "error" and
 // "end" (the closing line). Fields are in the order they are written.
 type sessionLine struct {
 	Type string `json:"type"`
@@ -245,11 +245,13 @@ type sessionLine struct {
 	// tool_call, decision, tool_result
 	ID       string `json:"id,omitempty"`
 	Name     string `json:"name,omitempty"`
+	Event    string `json:"event,omitempty"` // hook: before_tool, after_tool, stop
+	Tool     string `json:"tool,omitempty"`  // hook: the call's tool
 	Input    any    `json:"input,omitempty"`
 	Decision string `json:"decision,omitempty"`
 	Rule     string `json:"rule,omitempty"`
 	Fact     string `json:"fact,omitempty"`
-	Reason   string `json:"reason,omitempty"` // also retry
+	Reason   string `json:"reason,omitempty"` // also retry, hook
 
 	IsError          *bool    `json:"is_error,omitempty"`
 	ExitCode         *int     `json:"exit_code,omitempty"` // also end
@@ -397,7 +399,7 @@ func (s *sessionLog) redactLine(l *sessionLine) {
 	if len(s.secrets) == 0 {
 		return
 	}
-	for _, p := range []*string{&l.Workspace, &l.Policy, &l.PolicyFile, &l.ID, &l.Name, &l.Decision, &l.Rule, &l.Fact, &l.Reason, &l.Diff, &l.Error} {
+	for _, p := range []*string{&l.Workspace, &l.Policy, &l.PolicyFile, &l.ID, &l.Name, &l.Event, &l.Tool, &l.Decision, &l.Rule, &l.Fact, &l.Reason, &l.Diff, &l.Error} {
 		*p = s.redact(*p)
 	}
 	for _, p := range []*string{l.Prompt, l.Content, l.Text} {
@@ -506,6 +508,12 @@ func (s *sessionLog) record(ev Event) *sessionLine {
 		addTool(l, ev.Tool)
 		if d := ev.Denial; d != nil {
 			l.Rule, l.Fact, l.Reason = d.Rule, d.Fact, d.Reason
+		}
+	case EventHook:
+		l.Type = "hook"
+		if h := ev.Hook; h != nil {
+			l.Name, l.Event, l.Tool, l.Decision, l.Reason = h.Name, h.Event, h.Tool, h.Decision, h.Reason
+			l.ExitCode, l.DurationMS = h.ExitCode, ptr(h.Duration.Milliseconds())
 		}
 	case EventLimit:
 		l.Type, l.Text = "limit", ptr(ev.Text)

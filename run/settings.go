@@ -2,6 +2,7 @@ package run
 
 import (
 	"maps"
+	"net/http"
 	"slices"
 
 	"github.com/rubichan/rubichan/llm"
@@ -17,7 +18,7 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 	if err != nil {
 		return err
 	}
-	rp, err := resolveProvider(lc, env.lookupEnv)
+	rp, err := cfg.resolveRunProvider(lc, env)
 	if err != nil {
 		return err
 	}
@@ -78,14 +79,15 @@ func providerKeyVars(lc *config.Loaded) []string {
 // newProviderClient builds the llm client for a resolved provider: for
 // type openai the Responses client when its wire says so (or, with wire
 // auto, when the model is served by the Responses API only), else the Chat
-// Completions client.
-func newProviderClient(rp config.ResolvedProvider, limits llm.StreamLimits) streamer {
+// Completions client, each keeping to the stream limits. hc (nil: the llm
+// default) carries its HTTP traffic.
+func newProviderClient(rp config.ResolvedProvider, limits llm.StreamLimits, hc *http.Client) streamer {
 	if rp.Type == config.ProviderOpenAI && providerWire(rp) == config.WireResponses {
-		return llm.NewResponses(llm.ResponsesConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, Limits: limits})
+		return llm.NewResponses(llm.ResponsesConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, Limits: limits, HTTPClient: hc})
 	}
 	if rp.Type == config.ProviderOpenAI {
 		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers,
-			ThoughtTags: rp.ThoughtTags, Limits: limits}
+			ThoughtTags: rp.ThoughtTags, Limits: limits, HTTPClient: hc}
 		if rp.Name == "openai" {
 			// OpenAI's own API wants max_completion_tokens from its
 			// reasoning models on; compatible servers know max_tokens.
@@ -93,7 +95,7 @@ func newProviderClient(rp config.ResolvedProvider, limits llm.StreamLimits) stre
 		}
 		return llm.NewOpenAI(c)
 	}
-	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, PromptCaching: true, Limits: limits})
+	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, PromptCaching: true, Limits: limits, HTTPClient: hc})
 }
 
 // providerWire returns the OpenAI API a type openai provider is spoken to

@@ -36,7 +36,7 @@ func TestNewProviderClient(t *testing.T) {
 				rp.BaseURL += "/v1"
 			}
 			rp.Headers = map[string]string{"X-Team": "ci"}
-			s, err := newProviderClient(rp, llm.StreamLimits{}).Stream(context.Background(), llm.Request{
+			s, err := newProviderClient(rp, llm.StreamLimits{}, nil).Stream(context.Background(), llm.Request{
 				Model:    "m",
 				Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock("hi")}}},
 			})

@@ -133,25 +133,19 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 		l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{IsError: true, Content: prep.failed}})
 		return r, timeSpan{}, nil
 	}
-	tool, eff := prep.tool, prep.eff
-	v := l.judge(call.Name, eff)
-	switch v.Kind {
-	case verdictAllow:
-		l.emit(Event{Kind: EventToolAllowed, Turn: l.turns, Tool: info, Allow: &AllowInfo{Rule: v.Rule, Fact: v.Fact, Reason: v.Reason}})
-	case verdictAsk:
-		if l.cfg.AbortOnAsk != "" {
-			l.denials++
-			l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact,
-				Reason: v.Reason + "; it needs approval, and nobody can give it in a headless run", Allow: v.Allow, Ask: true, Abort: true}})
-			res := l.notRun(info, fmt.Sprintf(notRunStopped, "approval needed"))
-			return res, timeSpan{}, l.policyStop(events.ErrPolicy, "%s needs approval (%s: %s) and %s", call.Name, v.Rule, clip(v.Fact, 200), l.cfg.AbortOnAsk)
-		}
-		return l.deny(call, info, v)
-	default:
-		return l.deny(call, info, v)
+	v := l.judge(call.Name, prep.eff)
+	if v.Kind != verdictAllow {
+		return l.refuse(call, info, v)
+	}
+	l.emit(Event{Kind: EventToolAllowed, Turn: l.turns, Tool: info, Allow: &AllowInfo{Rule: v.Rule, Fact: v.Fact, Reason: v.Reason}})
+	// The tool acts on the effects the policy judged last (a hook may have
+	// rewritten the arguments, which were then judged again).
+	tool, input, eff, ans := l.gate(ctx, call, info, prep.tool, prep.eff)
+	if ans != nil {
+		return ans.res, timeSpan{}, ans.err
 	}
 	start := l.now()
-	res, err := toolkit.SafeRunJudged(ctx, tool, call.Input, eff)
+	res, err := toolkit.SafeRunJudged(ctx, tool, input, eff)
 	span := timeSpan{ran: true, d: l.now().Sub(start)}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -163,7 +157,21 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 	if ctx.Err() != nil {
 		return res, span, errRunEnded
 	}
+	res = l.hooks.after(ctx, l.turns, call.Name, call.ID, input, res)
 	return res, span, nil
+}
+
+// refuse answers a call the policy did not allow: a denial, or a call
+// that needs approval, which is denied or stops the run.
+func (l *loop) refuse(call llm.Block, info *ToolCallInfo, v verdict) (toolkit.Result, timeSpan, error) {
+	if v.Kind == verdictAsk && l.cfg.AbortOnAsk != "" {
+		l.denials++
+		l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact,
+			Reason: v.Reason + "; it needs approval, and nobody can give it in a headless run", Allow: v.Allow, Ask: true, Abort: true}})
+		res := l.notRun(info, fmt.Sprintf(notRunStopped, "approval needed"))
+		return res, timeSpan{}, l.policyStop(events.ErrPolicy, "%s needs approval (%s: %s) and %s", call.Name, v.Rule, clip(v.Fact, 200), l.cfg.AbortOnAsk)
+	}
+	return l.deny(call, info, v)
 }
 
 // deny makes the denial result, counts it, and ends the run when the

@@ -27,6 +27,9 @@ type Config struct {
 	Input     Input                     `koanf:"input"`
 	Bash      Bash                      `koanf:"bash"`
 	Shell     Shell                     `koanf:"shell"`
+	// Hooks are the team's commands around tool calls and before a run
+	// ends; see [Hooks].
+	Hooks Hooks `koanf:"hooks"`
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`

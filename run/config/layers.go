@@ -257,17 +257,18 @@ func (s *stack) origin(path []string) Origin {
 // untrusted returns the filter of an untrusted workspace layer: it removes
 // what could redirect keys and traffic (provider, base_url, [providers]),
 // put workspace programs on the bash tool's PATH ([bash]), loosen the
-// shell sandbox ([shell]) or defeat a
+// shell sandbox ([shell]), run the checkout's commands around every tool
+// call ([hooks]) or defeat a
 // spending cap ([prices], and [limits] looser than those the
 // stack already holds), and adds the display names of what it removed to
 // *dropped.
 func (s *stack) untrusted(dropped *[]string) func(map[string]any) {
 	return func(values map[string]any) {
-		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "shell"} {
+		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "shell", "hooks"} {
 			if _, ok := values[k]; ok {
 				delete(values, k)
 				name := k
-				if k == "providers" || k == "prices" || k == "bash" || k == "shell" {
+				if k == "providers" || k == "prices" || k == "bash" || k == "shell" || k == "hooks" {
 					name = "[" + k + "]"
 				}
 				*dropped = append(*dropped, name)
@@ -326,21 +327,29 @@ func (s *stack) finish() (Config, error) {
 		return Config{}, err
 	}
 	cfg := Config{}
-	err = s.ko.UnmarshalWithConf("", &cfg, koanf.UnmarshalConf{
-		DecoderConfig: &mapstructure.DecoderConfig{
-			TagName:     "koanf",
-			ErrorUnused: true,
-			Result:      &cfg,
-		},
-	})
-	if err != nil {
+	if err := s.ko.UnmarshalWithConf("", &cfg, koanfUnmarshalConf(&cfg)); err != nil {
 		return Config{}, fmt.Errorf("config: decode: %w", err)
+	}
+	if cfg.Hooks, err = s.hooks(); err != nil {
+		return Config{}, err
 	}
 	if cfg.Providers == nil {
 		cfg.Providers = map[string]ProviderConfig{}
 	}
 	cfg.Prices = prices
 	return cfg, nil
+}
+
+// koanfUnmarshalConf decodes by koanf tags into result, refusing keys the
+// struct does not have.
+func koanfUnmarshalConf(result any) koanf.UnmarshalConf {
+	return koanf.UnmarshalConf{
+		DecoderConfig: &mapstructure.DecoderConfig{
+			TagName:     "koanf",
+			ErrorUnused: true,
+			Result:      result,
+		},
+	}
 }
 
 // prices returns the built-in price table with the merged [prices]

@@ -33,6 +33,7 @@ const (
 	kindPathList                      // array of directory names
 	kindBool                          // true or false
 	kindSandbox                       // "auto", "required" or "off"
+	kindHookList                      // array of hook tables (see hooks.go)
 )
 
 // field describes one key of the configuration schema.
@@ -97,6 +98,7 @@ func configSchema() *field {
 			"network", leaf(kindBool),
 			"writable_roots", leaf(kindPathList),
 		),
+		"hooks", hooksSchema(),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
 		"prices", &field{kind: kindMap, elem: price, name: checkModelName},
 	)
@@ -211,6 +213,8 @@ func normalizeLeaf(k valueKind, v any) (any, error) {
 			return b, nil
 		}
 		return nil, fmt.Errorf("want true or false, got %s", tomlType(v))
+	case kindHookList:
+		return normalizeHookList(v)
 	}
 	return normalizeString(k, v)
 }

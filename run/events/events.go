@@ -137,6 +137,27 @@ type ToolResult struct {
 	Diff         *string  `json:"diff"` // write, edit: at most DiffMax bytes; null for other tools
 }
 
+// Hook is one finished run of a configured hook command (see README
+// "Hooks"): before_tool after the policy allowed call ID and before it
+// ran, after_tool after it ran, stop when the model gave its final answer.
+type Hook struct {
+	Name  string  `json:"name"`  // the hook's name, or its command's first word
+	Event string  `json:"event"` // before_tool, after_tool or stop
+	ID    *string `json:"id"`    // the tool call's id; null for stop
+	Tool  *string `json:"tool"`  // the tool call's tool; null for stop
+	// ExitCode is the hook's exit status; null when it did not start or
+	// a signal ended it (a timeout).
+	ExitCode   *int  `json:"exit_code"`
+	DurationMS int64 `json:"duration_ms"`
+	// Decision is what came of it: allow, deny, rewrite (before_tool);
+	// append, none (after_tool); finish, continue (stop); fail (the hook
+	// failed: before_tool then denies the call).
+	Decision string `json:"decision"`
+	// Reason is the hook's message (deny, append, continue), the new
+	// arguments (rewrite) or why it failed (fail); "" otherwise.
+	Reason string `json:"reason"`
+}
+
 // Retry reports a failed model request about to be tried again.
 type Retry struct {
 	Attempt int        `json:"attempt"` // the attempt that failed, from 1
@@ -223,6 +244,9 @@ func (ToolResult) EventType() string { return "tool_result" }
 
 // EventType returns "retry".
 func (Retry) EventType() string { return "retry" }
+
+// EventType returns "hook".
+func (Hook) EventType() string { return "hook" }
 
 // EventType returns "stream_cut".
 func (StreamCut) EventType() string { return "stream_cut" }

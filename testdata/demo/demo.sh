@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Offline demo: runs rubichan against a scripted model server (no API key,
-# no network) on a copy of testdata/demo/ws and shows what changed.
+# no network) on a copy of testdata/demo/ws, recording the model traffic to a
+# cassette, and shows what changed; then replays the cassette on a fresh copy
+# with the server stopped and no key, and shows that the run is the same.
 # Usage: testdata/demo/demo.sh BIN/rubichan BIN/llmserve
 set -euo pipefail
 rubichan=$(realpath "$1")
@@ -13,14 +15,15 @@ cp -r "$demo/ws" "$work/ws"
 server=$!
 for _ in $(seq 100); do [ -s "$work/url" ] && break; sleep 0.05; done
 
-echo "\$ rubichan exec --policy policy.toml \"fix the typo\" < greet.go"
+echo "\$ rubichan exec --record demo.cassette --policy policy.toml \"fix the typo\" < greet.go"
 echo
 cd "$work/ws"
 set +e
 # The session log goes to the demo's temporary directory, not ~/.local/state.
 ANTHROPIC_API_KEY=demo-key ANTHROPIC_BASE_URL=$(cat "$work/url") RUBICHAN_SESSION_DIR="$work/sessions" \
-  "$rubichan" exec --policy "$demo/policy.toml" "fix the typo" < greet.go
-code=$?
+  "$rubichan" exec --record "$work/demo.cassette" --policy "$demo/policy.toml" "fix the typo" < greet.go \
+  | tee "$work/out1"
+code=${PIPESTATUS[0]}
 set -e
 echo
 echo "exit code: $code"
@@ -30,3 +33,26 @@ diff -u "$demo/ws/greet.go" greet.go | sed '1,2d' || true
 echo
 echo "session log (first lines; a run's log lives in ~/.local/state/rubichan/sessions):"
 head -n 4 "$work"/sessions/*.jsonl | cut -c1-150
+
+kill "$server" 2>/dev/null || true
+wait "$server" 2>/dev/null || true
+echo
+echo "\$ rubichan exec --replay demo.cassette --policy policy.toml \"fix the typo\" < greet.go"
+echo "  (the model server stopped, no API key, a fresh copy in another directory)"
+echo
+cp -r "$demo/ws" "$work/replay"
+cd "$work/replay"
+set +e
+env -u ANTHROPIC_API_KEY ANTHROPIC_BASE_URL=http://127.0.0.1:9 RUBICHAN_SESSION_DIR="$work/sessions" \
+  "$rubichan" exec --replay "$work/demo.cassette" --policy "$demo/policy.toml" "fix the typo" < greet.go \
+  | tee "$work/out2"
+code2=${PIPESTATUS[0]}
+set -e
+echo
+echo "exit code: $code2"
+if cmp -s "$work/out1" "$work/out2" && cmp -s "$work/ws/greet.go" greet.go; then
+  echo "same answer on stdout, same file changes"
+else
+  echo "the replay differs from the recorded run" >&2
+  exit 1
+fi
