@@ -130,6 +130,9 @@ func (s *activitySink) handle(ev Event) {
 		}
 	case EventHook:
 		s.hook(ev.Hook)
+	case EventCompaction:
+		c := ev.Compaction
+		s.line("%s", p.dim.Sprintf("⇣ compacted the conversation: about %d → %d tokens, %d turns summarised", c.TokensBefore, c.TokensAfter, c.TurnsSummarised))
 	case EventTurnDone:
 		s.line("%s", p.dim.Sprint(formatSummary(ev.Summary)))
 	}

@@ -41,6 +41,7 @@ func configFlags() []cli.Flag {
 		&cli.StringFlag{Name: "stdin-max", Usage: "stop (exit 2) when stdin passes `SIZE`; never more than the spill directory's free space less a margin (default: 10GB) [$RUBICHAN_STDIN_MAX]", Category: input},
 		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of shell commands: `MODE` is auto (what the kernel supports), required (exit 2 when the kernel cannot) or off (default: auto) [$RUBICHAN_SANDBOX]", Category: shell},
 		&cli.BoolFlag{Name: "network", Usage: "let shell commands open network connections (the sandbox blocks TCP otherwise) [$RUBICHAN_NETWORK]", Category: shell},
+		&cli.StringFlag{Name: "compact-at", Usage: "compact the conversation when a request would pass this `RATIO` of the context window minus the output reserve (default: 0.8) [$RUBICHAN_COMPACT_AT]", Category: "Context window"},
 		&cli.StringFlag{Name: "stdin-inline-max", Usage: "largest stdin (`SIZE`: B, KB, MB, GB) put into the prompt; more is spilled to a file (default: 256KB) [$RUBICHAN_STDIN_INLINE_MAX]", Category: input},
 	}
 }

@@ -46,6 +46,9 @@ const (
 	EventThinkingDelta
 	// EventHook reports one finished hook command: Hook.
 	EventHook
+	// EventCompaction reports that the older part of the conversation was
+	// replaced by a summary: Compaction.
+	EventCompaction
 )
 
 // Event is one thing that happened in a run. Which fields are set depends
@@ -64,6 +67,8 @@ type Event struct {
 	Summary *Summary
 	Hook    *HookInfo
 	Err     error
+	// Compaction is set for EventCompaction.
+	Compaction *CompactionInfo
 }
 
 // HookInfo is one run of a configured hook.

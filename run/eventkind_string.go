@@ -23,11 +23,12 @@ func _() {
 	_ = x[EventToolAllowed-13]
 	_ = x[EventThinkingDelta-14]
 	_ = x[EventHook-15]
+	_ = x[EventCompaction-16]
 }
 
-const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDeltaHook"
+const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDeltaHookCompaction"
 
-var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119, 123}
+var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119, 123, 133}
 
 func (i EventKind) String() string {
 	idx := int(i) - 1

@@ -192,6 +192,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
 		Redact:       newRedactor(cfg.secrets(env)),
+		Compact:      compactSettings(cfg, emit),
 		Clock:        tr.clock,
 	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap.judge, emit), nil
 }

@@ -44,6 +44,9 @@ type execConfig struct {
 	Timeout      time.Duration // 0: none
 	MaxToolCalls int           // 0: none
 
+	CompactAt float64 // compact_at: the share of the usable window past which to compact; 0: the default
+	NoCompact bool    // --no-compact
+
 	Output          string // "text", "final", "json" or "stream-json"
 	IncludeThinking bool   // stream-json: thinking events too
 	Quiet           bool
@@ -85,6 +88,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		NoSession:       c.Bool("no-session"),
 		Record:          c.String("record"),
 		Replay:          c.String("replay"),
+		NoCompact:       c.Bool("no-compact"),
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, err
@@ -114,6 +118,7 @@ func (cfg *execConfig) validate() error {
 	case cfg.Record != "" && cfg.Replay != "":
 		return usagef("--record and --replay cannot be used together")
 	}
+
 	return nil
 }
 

@@ -18,10 +18,11 @@ func envs(flag string) []string { return []string{envName(flag)} }
 // come from [configFlags]; LoadConfig reads their variables.
 func execFlags() []cli.Flag {
 	const (
-		catPolicy = "Policy"
-		catInput  = "Input"
-		catOutput = "Output"
-		catReplay = "Record and replay"
+		catPolicy  = "Policy"
+		catInput   = "Input"
+		catOutput  = "Output"
+		catReplay  = "Record and replay"
+		catContext = "Context window"
 	)
 	flags := policyFlags(catPolicy)
 	flags = append(flags, []cli.Flag{
@@ -45,6 +46,8 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "replay-mode", Value: "strict", Usage: "how closely a replayed run must match: `MODE` strict (whole requests, volatile parts aside) or lenient (message count and tool names)", EnvVars: envs("replay-mode"), Category: catReplay},
 		&cli.StringFlag{Name: "session-dir", Usage: "write the session log (JSONL) in `DIR` (default: $XDG_STATE_HOME/rubichan/sessions, ~/.local/state/…)", EnvVars: envs("session-dir"), Category: catOutput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-session", Usage: "write no session log", EnvVars: envs("no-session"), Category: catOutput},
+
+		&cli.BoolFlag{Name: "no-compact", Usage: "never compact: a conversation that outgrows the context window ends the run (exit 5)", EnvVars: envs("no-compact"), Category: catContext},
 	}...)
 	return append(flags, configFlags()...)
 }

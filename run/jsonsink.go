@@ -143,6 +143,8 @@ func (s *jsonSink) handle(ev Event) {
 		s.emit(s.toolResult(ev))
 	case EventHook:
 		s.emit(hookEvent(ev.Hook, s.red))
+	case EventCompaction:
+		s.emit(compactionEvent(ev.Compaction))
 	case EventTurnDone:
 		s.sum = ev.Summary
 	}

@@ -39,6 +39,9 @@ type loopConfig struct {
 	// the sinks or the session see them: a command may print the key
 	// (from a file, /proc, a misconfigured tool). nil: no change.
 	Redact *redactor
+	// Compact says when the conversation is compacted; a zero Window:
+	// never, and a context-length error ends the run (exit 5).
+	Compact compactConfig
 }
 
 // loop is one run of the turn loop: model request, tool calls, results,
@@ -62,6 +65,10 @@ type loop struct {
 	turns     int
 	toolCalls int
 	denials   int
+
+	est         *tokenEstimator
+	compactions int
+	noRoomNoted bool // the notice that compaction could not help was shown
 }
 
 func newLoop(cfg loopConfig, client streamer, j judge, emit func(Event)) *loop {
@@ -71,6 +78,7 @@ func newLoop(cfg loopConfig, client streamer, j judge, emit func(Event)) *loop {
 		l.tools[s.Name] = t
 		l.specs = append(l.specs, llm.ToolSpec{Name: s.Name, Description: strings.TrimSpace(s.Description), Schema: compactJSON(s.Schema)})
 	}
+	l.est = newTokenEstimator(cfg.System, l.specs)
 	return l
 }
 
@@ -110,9 +118,12 @@ func (l *loop) run(ctx context.Context, first string) error {
 		if err := l.cfg.Budget.BeforeRequest(); err != nil {
 			return l.budgetStop(err)
 		}
+		if err := l.compactIfNeeded(ctx); err != nil {
+			return err
+		}
 		l.turns++
 		l.emit(Event{Kind: EventTurnStart, Turn: l.turns})
-		msg, stop, used, err := l.request(ctx)
+		msg, stop, used, err := l.requestCompacting(ctx)
 		if err != nil {
 			return l.requestError(ctx, err)
 		}
@@ -141,6 +152,29 @@ func (l *loop) run(ctx context.Context, first string) error {
 			return err
 		}
 	}
+}
+
+// requestCompacting is request with the token estimate kept up to date;
+// when the provider says the request is too long, it compacts once more,
+// keeping a smaller tail, and asks again.
+func (l *loop) requestCompacting(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
+	before := l.est.estimate(l.messages)
+	l.est.sent()
+	msg, stop, used, err := l.request(ctx)
+	if err != nil && llm.IsContextLength(err) && l.compactOn() && ctx.Err() == nil {
+		ok, cerr := l.compact(ctx, "context_length", before, int(retryKeepShare*float64(l.cfg.Compact.Window)))
+		if cerr != nil {
+			return msg, stop, used, cerr
+		}
+		if ok {
+			l.est.sent()
+			msg, stop, used, err = l.request(ctx)
+		}
+	}
+	if err == nil {
+		l.est.observe(used)
+	}
+	return msg, stop, used, err
 }
 
 const cutAnswerNote = "Your answer was cut off at the output token limit. Continue exactly where it stopped."

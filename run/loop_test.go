@@ -86,6 +86,7 @@ type loopRun struct {
 	events   []Event
 	stdout   string
 	requests []wireRequest
+	raw      []llmtest.Request
 	loop     *loop
 }
 
@@ -157,7 +158,8 @@ func runLoop(t *testing.T, ctx context.Context, script llmtest.Script, cfg loopC
 	r.err = r.loop.run(ctx, "do the task")
 	text.handle(Event{Kind: EventTurnDone, Summary: &Summary{}})
 	r.stdout = stdout.String()
-	for _, req := range srv.Requests() {
+	r.raw = srv.Requests()
+	for _, req := range r.raw {
 		var w wireRequest
 		if err := req.JSON(&w); err != nil {
 			t.Fatal(err)

@@ -270,6 +270,12 @@ type sessionLine struct {
 	Attempt int        `json:"attempt,omitempty"`
 	WaitMS  *int64     `json:"wait_ms,omitempty"`
 
+	// compaction (also text: the summary; usage; reason)
+	TokensBefore       *int `json:"tokens_before,omitempty"`
+	TokensAfter        *int `json:"tokens_after,omitempty"`
+	TurnsSummarised    *int `json:"turns_summarised,omitempty"`
+	MessagesSummarised *int `json:"messages_summarised,omitempty"`
+
 	// end
 	Turns        *int     `json:"turns,omitempty"`
 	ToolCalls    *int     `json:"tool_calls,omitempty"`
@@ -515,6 +521,8 @@ func (s *sessionLog) record(ev Event) *sessionLine {
 			l.Name, l.Event, l.Tool, l.Decision, l.Reason = h.Name, h.Event, h.Tool, h.Decision, h.Reason
 			l.ExitCode, l.DurationMS = h.ExitCode, ptr(h.Duration.Milliseconds())
 		}
+	case EventCompaction:
+		compactionLine(l, ev.Compaction)
 	case EventLimit:
 		l.Type, l.Text = "limit", ptr(ev.Text)
 	case EventError:

@@ -34,6 +34,7 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 	cfg.Provider, cfg.Model, cfg.BaseURL = rp.Name, rp.Model, rp.BaseURL
 	cfg.APIKey, cfg.KeyVar = rp.APIKey(), rp.KeyEnv
 	cfg.MaxTurns, cfg.Timeout, cfg.MaxToolCalls = lc.Limits.MaxTurns, lc.Limits.Timeout, lc.Limits.MaxToolCalls
+	cfg.CompactAt = lc.CompactAt
 	return nil
 }
 

@@ -11,7 +11,21 @@ import (
 // Script is what the server answers: the Nth request gets Turns[N-1].
 type Script struct {
 	Turns []Turn `json:"turns"`
+	// ContextWindow, when set, makes the server count each request's
+	// tokens as its body's bytes / 4 and reject one over the window with
+	// the provider's real context-length error (Anthropic: 400
+	// invalid_request_error "prompt is too long: N tokens > M maximum";
+	// OpenAI: 400 context_length_exceeded) without taking a turn. A turn
+	// that reports no input tokens then reports that count.
+	ContextWindow int `json:"context_window,omitempty"`
+	// Summary, when set, answers every request that offers no tools (an
+	// agent's compaction request) without taking a turn of Turns.
+	Summary *Turn `json:"summary,omitempty"`
 }
+
+// RequestTokens is the token count the server gives a request body when
+// [Script.ContextWindow] is set: its bytes / 4, rounded up.
+func RequestTokens(body []byte) int { return (len(body) + 3) / 4 }
 
 // Turn is one model answer. Thinking, Text and each tool call's Args are
 // streamed one piece per event, in that order.
@@ -119,6 +133,9 @@ func ParseScript(data []byte) (Script, error) {
 // Validate reports the first mistake in the script: a tool call without a
 // name, a fault that names no or several stream faults, a negative count.
 func (s Script) Validate() error {
+	if s.ContextWindow < 0 {
+		return errors.New("llmtest: negative context window")
+	}
 	for i, t := range s.Turns {
 		for j, c := range t.ToolCalls {
 			if c.Name == "" {

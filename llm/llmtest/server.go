@@ -167,6 +167,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, proto, http.StatusBadRequest, "invalid_request_error", "llmtest: request "+strconv.Itoa(n)+": "+msg)
 		return
 	}
+	tokens := 0
+	if win := s.script.ContextWindow; win > 0 {
+		tokens = RequestTokens(body)
+		if tokens > win {
+			writeContextLength(w, proto, tokens, s.script.ContextWindow)
+			return
+		}
+	}
+	if s.script.Summary != nil && !offersTools(body) {
+		stream(w, r, proto, body, withInput(*s.script.Summary, tokens), n)
+		return
+	}
 	ti := s.nextTurn()
 	if ti > len(s.script.Turns) {
 		writeError(w, proto, http.StatusInternalServerError, "api_error",
@@ -178,7 +190,40 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeStatusFault(w, proto, f)
 		return
 	}
-	stream(w, r, proto, body, turn, ti)
+	stream(w, r, proto, body, withInput(turn, tokens), ti)
+}
+
+// withInput makes a turn that reports no input tokens report tokens.
+func withInput(t Turn, tokens int) Turn {
+	if t.Usage.InputTokens == 0 && t.Usage.CacheReadTokens == 0 && t.Usage.CacheCreationTokens == 0 {
+		t.Usage.InputTokens = tokens
+	}
+	return t
+}
+
+// offersTools reports whether a request body offers the model tools.
+func offersTools(body []byte) bool {
+	var req struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	return json.Unmarshal(body, &req) == nil && len(req.Tools) > 0
+}
+
+// writeContextLength answers a request of tokens over window with the
+// provider's context-length error.
+func writeContextLength(w http.ResponseWriter, proto protocol, tokens, window int) {
+	if proto == anthropic {
+		writeError(w, proto, http.StatusBadRequest, "invalid_request_error",
+			fmt.Sprintf("prompt is too long: %d tokens > %d maximum", tokens, window))
+		return
+	}
+	v := map[string]any{"error": map[string]any{
+		"message": fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", window, tokens),
+		"type":    "invalid_request_error", "param": "messages", "code": "context_length_exceeded",
+	}}
+	w.Header().Set("content-type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 // writeStatusFault answers with the fault's status, headers and body (by

@@ -210,3 +210,33 @@ func TestServerStreamFaults(t *testing.T) {
 		})
 	}
 }
+
+func TestServerContextWindow(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(Script{ContextWindow: 100, Summary: &Turn{Text: []string{"sum"}},
+		Turns: []Turn{{Text: []string{"ok"}}}})
+	defer srv.Close()
+	post := func(body string) (int, string) {
+		resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	long := `{"model":"m","stream":true,"max_tokens":10,"messages":[{"role":"user","content":"` + strings.Repeat("x", 400) + `"}]}`
+	code, body := post(long)
+	if code != 400 || !strings.Contains(body, "prompt is too long: ") || !strings.Contains(body, `\u003e 100 maximum`) {
+		t.Fatalf("over the window: %d %s", code, body)
+	}
+	// No tools: the summary turn, which takes no turn of the script.
+	code, body = post(`{"model":"m","stream":true,"max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`)
+	if code != 200 || !strings.Contains(body, `"sum"`) {
+		t.Fatalf("summary: %d %s", code, body)
+	}
+	code, body = post(`{"model":"m","stream":true,"max_tokens":10,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"t","input_schema":{"type":"object"}}]}`)
+	if code != 200 || !strings.Contains(body, `"ok"`) || !strings.Contains(body, `"input_tokens":`) {
+		t.Fatalf("turn: %d %s", code, body)
+	}
+}

@@ -21,6 +21,9 @@ type Config struct {
 	Model string `koanf:"model"`
 	// BaseURL, when set, replaces the chosen provider's base URL.
 	BaseURL string `koanf:"base_url"`
+	// CompactAt is the share of the context window, minus the output
+	// reserve, past which the conversation is compacted.
+	CompactAt float64 `koanf:"compact_at"`
 	// Providers are custom endpoints, by name.
 	Providers map[string]ProviderConfig `koanf:"providers"`
 	Limits    Limits                    `koanf:"limits"`
@@ -33,6 +36,10 @@ type Config struct {
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`
+	// Models are context windows and output limits by model name: the
+	// built-in table (see [DefaultWindows]) with [models."model"] entries
+	// merged over it.
+	Models map[string]Window `koanf:"models"`
 }
 
 // ProviderConfig is a [providers.NAME] entry: any endpoint that speaks the
@@ -113,6 +120,7 @@ type Shell struct {
 func Default() Config {
 	return Config{
 		Providers: map[string]ProviderConfig{},
+		CompactAt: 0.8,
 		Limits: Limits{
 			MaxTurns:          50,
 			Timeout:           30 * time.Minute,
@@ -122,6 +130,7 @@ func Default() Config {
 		Input:  Input{StdinInlineMax: 256 << 10, StdinMax: 10 << 30},
 		Shell:  Shell{Sandbox: "auto"},
 		Prices: DefaultPrices(),
+		Models: DefaultWindows(),
 	}
 }
 

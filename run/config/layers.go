@@ -337,6 +337,7 @@ func (s *stack) finish() (Config, error) {
 		cfg.Providers = map[string]ProviderConfig{}
 	}
 	cfg.Prices = prices
+	cfg.Models = s.models()
 	return cfg, nil
 }
 
@@ -385,6 +386,28 @@ func (s *stack) prices() (map[string]Price, error) {
 	}
 	s.builtin = prices
 	return prices, nil
+}
+
+// models returns the built-in window table with the merged [models]
+// entries laid over it, field by field; a model without a built-in window
+// takes the fields it does not set from [UnknownWindow].
+func (s *stack) models() map[string]Window {
+	windows := DefaultWindows()
+	for _, model := range s.ko.MapKeys("models") {
+		key := func(k string) string { return strings.Join([]string{"models", model, k}, pathSep) }
+		w, ok := LookupWindow(windows, model)
+		if !ok {
+			w = UnknownWindow()
+		}
+		if s.ko.Exists(key("context_window")) {
+			w.ContextWindow = int(s.ko.Int64(key("context_window")))
+		}
+		if s.ko.Exists(key("max_output")) {
+			w.MaxOutput = int(s.ko.Int64(key("max_output")))
+		}
+		windows[model] = w
+	}
+	return windows
 }
 
 // missing reports a required key absent from the table at path, naming the
@@ -440,6 +463,7 @@ func setPath(m map[string]any, path []string, v any) {
 func defaultValues() map[string]any {
 	c := Default()
 	return map[string]any{
+		"compact_at": c.CompactAt,
 		"limits": map[string]any{
 			"max_turns":           int64(c.Limits.MaxTurns),
 			"timeout":             c.Limits.Timeout,

@@ -94,6 +94,7 @@ func configSettings() []configSetting {
 		{[]string{"provider"}, "provider"},
 		{[]string{"model"}, "model"},
 		{[]string{"base_url"}, "base-url"},
+		{[]string{"compact_at"}, "compact-at"},
 		{[]string{"limits", "max_turns"}, "max-turns"},
 		{[]string{"limits", "timeout"}, "timeout"},
 		{[]string{"limits", "max_tokens_total"}, "max-tokens-total"},

@@ -34,6 +34,7 @@ const (
 	kindBool                          // true or false
 	kindSandbox                       // "auto", "required" or "off"
 	kindHookList                      // array of hook tables (see hooks.go)
+	kindRatio                         // number above 0 and at most 1
 )
 
 // field describes one key of the configuration schema.
@@ -77,6 +78,7 @@ func configSchema() *field {
 		"provider", leaf(kindProviderName),
 		"model", leaf(kindString),
 		"base_url", leaf(kindURL),
+		"compact_at", leaf(kindRatio),
 		"limits", table(
 			"max_turns", leaf(kindTurns),
 			"timeout", leaf(kindDuration),
@@ -101,6 +103,10 @@ func configSchema() *field {
 		"hooks", hooksSchema(),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
 		"prices", &field{kind: kindMap, elem: price, name: checkModelName},
+		"models", &field{kind: kindMap, elem: table(
+			"context_window", leaf(kindCount),
+			"max_output", leaf(kindCount),
+		), name: checkModelName},
 	)
 }
 
@@ -202,6 +208,8 @@ func normalizeLeaf(k valueKind, v any) (any, error) {
 		return normalizeTurns(v)
 	case kindUSD:
 		return normalizeUSD(v)
+	case kindRatio:
+		return normalizeRatio(v)
 	case kindDuration:
 		return normalizeDuration(v)
 	case kindSize:
@@ -266,6 +274,18 @@ func normalizeTurns(v any) (any, error) {
 }
 
 // normalizeUSD checks an amount of dollars >= 0 and makes it a float64.
+// normalizeRatio checks a share: above 0 and at most 1.
+func normalizeRatio(v any) (any, error) {
+	f, err := normalizeUSD(v)
+	if err != nil {
+		return nil, fmt.Errorf("want a ratio above 0 and at most 1, such as 0.8, got %s", tomlType(v))
+	}
+	if r := f.(float64); !(r > 0 && r <= 1) {
+		return nil, fmt.Errorf("want a ratio above 0 and at most 1, such as 0.8, got %v", r)
+	}
+	return f, nil
+}
+
 func normalizeUSD(v any) (any, error) {
 	var f float64
 	switch x := v.(type) {
@@ -374,7 +394,7 @@ func parseText(k valueKind, s string) (any, error) {
 			return nil, fmt.Errorf("want a whole number, got %q", s)
 		}
 		return normalizeLeaf(k, i)
-	case kindUSD:
+	case kindUSD, kindRatio:
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {
 			return nil, fmt.Errorf("want a number, got %q", s)

@@ -171,6 +171,25 @@ type StreamCut struct {
 	Turn int `json:"turn"`
 }
 
+// The reasons of a [Compaction].
+const (
+	CompactThreshold     = "threshold"
+	CompactContextLength = "context_length"
+)
+
+// Compaction says the conversation was compacted before a request: its
+// older part was replaced by a summary the model wrote, keeping the first
+// user message and the most recent turns.
+type Compaction struct {
+	Reason             string   `json:"reason"`        // CompactThreshold or CompactContextLength
+	TokensBefore       int      `json:"tokens_before"` // the estimated input tokens of the next request
+	TokensAfter        int      `json:"tokens_after"`
+	TurnsSummarised    int      `json:"turns_summarised"`    // assistant messages replaced
+	MessagesSummarised int      `json:"messages_summarised"` // all messages replaced
+	Usage              Usage    `json:"usage"`               // the summary request's tokens
+	CostUSD            *float64 `json:"cost_usd"`            // nil (null) when the price is unknown
+}
+
 // Notice is a note stderr shows: spilled stdin, ignored workspace
 // settings, ….
 type Notice struct {
@@ -250,6 +269,9 @@ func (Hook) EventType() string { return "hook" }
 
 // EventType returns "stream_cut".
 func (StreamCut) EventType() string { return "stream_cut" }
+
+// EventType returns "compaction".
+func (Compaction) EventType() string { return "compaction" }
 
 // EventType returns "notice".
 func (Notice) EventType() string { return "notice" }
