@@ -34,6 +34,9 @@ type environment struct {
 	lookupEnv func(string) (string, bool)
 	// environ lists the environment as NAME=value, for the bash tool.
 	environ func() []string
+	// landlockABI probes the kernel's Landlock ABI (0: none); nil
+	// probes the kernel. Tests simulate other kernels with it.
+	landlockABI func() int
 	// now is the time the system prompt's date comes from; nil: the
 	// clock. Tests set it to replay a cassette on another day.
 	now func() time.Time
@@ -103,6 +106,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 			configCommand(env),
 			versionCommand(),
 			policyCommand(),
+			sandboxCommand(env),
 			schemaCommand(),
 			sessionsCommand(env),
 		},

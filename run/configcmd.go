@@ -25,6 +25,7 @@ func configFlags() []cli.Flag {
 		limits = "Limits"
 		input  = "Input"
 		verify = "Verify"
+		shell  = "Sandbox"
 	)
 	return []cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "read this config `FILE` after the user file [$RUBICHAN_CONFIG]", Category: model, TakesFile: true},
@@ -39,6 +40,8 @@ func configFlags() []cli.Flag {
 		&cli.StringFlag{Name: "stream-idle-timeout", Usage: "cut and retry a model request that makes no progress for this `DURATION` (pings do not count); 0 for none (default: 5m) [$RUBICHAN_STREAM_IDLE_TIMEOUT]", Category: limits},
 		&cli.StringFlag{Name: "max-response-size", Usage: "fail (exit 5) when one model answer's text, thinking and tool input pass `SIZE` (default: 32MB) [$RUBICHAN_MAX_RESPONSE_SIZE]", Category: limits},
 		&cli.StringFlag{Name: "stdin-max", Usage: "stop (exit 2) when stdin passes `SIZE`; never more than the spill directory's free space less a margin (default: 10GB) [$RUBICHAN_STDIN_MAX]", Category: input},
+		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of shell commands: `MODE` is auto (what the kernel supports), required (exit 2 when the kernel cannot) or off (default: auto) [$RUBICHAN_SANDBOX]", Category: shell},
+		&cli.BoolFlag{Name: "network", Usage: "let shell commands open network connections (the sandbox blocks TCP otherwise) [$RUBICHAN_NETWORK]", Category: shell},
 		&cli.StringFlag{Name: "compact-at", Usage: "compact the conversation when a request would pass this `RATIO` of the context window minus the output reserve (default: 0.8) [$RUBICHAN_COMPACT_AT]", Category: "Context window"},
 		&cli.StringFlag{Name: "verify", Usage: "after the model's final answer run `CMD` in the workspace (outside the policy); until it exits 0 the model is shown its output and goes on [$RUBICHAN_VERIFY]", Category: verify},
 		&cli.StringFlag{Name: "verify-attempts", Usage: "end the run with exit 6 after `N` failed checks (default: 3) [$RUBICHAN_VERIFY_ATTEMPTS]", Category: verify},
@@ -197,6 +200,16 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 	add([]string{"verify", "timeout"}, shortDuration(lc.Verify.Timeout))
 	if len(lc.Bash.PathAdd) > 0 {
 		add([]string{"bash", "path_add"}, strings.Join(lc.Bash.PathAdd, ", "))
+	}
+	// Shown when set, so that the defaults do not lengthen every listing.
+	if lc.Origin("shell", "sandbox").Source != "default" {
+		add([]string{"shell", "sandbox"}, lc.Shell.Sandbox)
+	}
+	if lc.Origin("shell", "network").Source != "default" {
+		add([]string{"shell", "network"}, lc.Shell.Network)
+	}
+	if len(lc.Shell.WritableRoots) > 0 {
+		add([]string{"shell", "writable_roots"}, strings.Join(lc.Shell.WritableRoots, ", "))
 	}
 	addHooks(&s, lc.Hooks)
 	for _, name := range slices.Sorted(maps.Keys(lc.Providers)) {

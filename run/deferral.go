@@ -124,6 +124,9 @@ func previewDiff(call llm.Block, eff toolkit.Effects) string {
 // reportPending lists the calls a deferred run left on stderr, with the
 // commands that answer them.
 func reportPending(w io.Writer, pending []session.Pending, path, storeDir string) {
+	if len(pending) == 0 {
+		return
+	}
 	fmt.Fprintf(w, "rubichan: %d call(s) await approval:\n", len(pending))
 	for _, p := range pending {
 		fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", p.ID, p.Tool, clip(p.Fact, 200), p.Rule)

@@ -16,6 +16,7 @@ import (
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -89,14 +90,15 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
+	box, err := startSandbox(cfg, env, notice)
+	if err != nil {
+		return err
+	}
 	if js != nil {
 		js.price = budget.RequestCost
 	}
-	if cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, cfg.Timeout, errTimeout)
-		defer cancel()
-	}
+	ctx, cancelTimeout := withRunTimeout(ctx, cfg.Timeout)
+	defer cancelTimeout()
 	pm, leavePatch, err := enterPatchMode(ctx, &cfg, env, stdout, notice)
 	if err != nil {
 		return err
@@ -125,11 +127,12 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	// Commands' descendants that detached from their process group are
-	// ended with each command and, at the latest, here (also on a signal).
-	reaper := toolkit.NewReaper()
-	defer reaper.Sweep()
-	l, parts, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tr, emit, reaper)
+	rt, closeTools, err := openRunTools(box)
+	if err != nil {
+		return err
+	}
+	defer closeTools()
+	l, parts, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tr, emit, rt)
 	if err != nil {
 		tr.finish(err, notice)
 		return err
@@ -141,15 +144,38 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		Policy: pol.Name(), PolicyFile: pol.File(), Prompt: in.Text, System: parts,
 	})
 	defer sess.Close()
-	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol))
-	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, reaper)
+	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box))
+	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, rt.reaper)
 	history, open := plan.conversation(cfg.Resolved.Type)
 	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env), history, open, in.Text, emit)
 	err = finishRun(tr.finish(runErr, notice), l, text, start, emit, runEnd{verified: verified, patch: pm})
-	if len(l.pending) > 0 {
-		reportPending(stderr, l.pending, sess.Path(), plan.store.Dir)
-	}
+	reportPending(stderr, l.pending, sess.Path(), plan.store.Dir)
 	return err
+}
+
+// withRunTimeout bounds ctx by the run's --timeout (none when d is 0); its
+// cause is then errTimeout.
+func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, d, errTimeout)
+}
+
+// openRunTools makes what the run's commands share: the reaper that ends
+// their descendants that detached from their process group (with each
+// command and, at the latest, in close, also on a signal) and the private
+// temporary directory (their TMPDIR), which close removes.
+func openRunTools(box sandbox.State) (runTools, func(), error) {
+	tmp, err := runTempDir()
+	if err != nil {
+		return runTools{}, nil, fmt.Errorf("run: temporary directory: %w", err)
+	}
+	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper()}
+	return rt, func() {
+		rt.reaper.Sweep()
+		os.RemoveAll(tmp)
+	}, nil
 }
 
 // enterPatchMode starts --patch, if asked: from here on the run works in
@@ -211,7 +237,7 @@ func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolk
 // if any, opened read-only for the file tools; the tools behind the
 // policy; the system prompt; the limits and the model client on the
 // run's traffic. It returns the system prompt's parts for the session.
-func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), reaper *toolkit.Reaper) (*loop, []session.PromptPart, error) {
+func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), rt runTools) (*loop, []session.PromptPart, error) {
 	spillDir := ""
 	if sp != nil {
 		spillDir = sp.Dir
@@ -230,7 +256,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
-		Tools:        buildTools(ws, ap, cfg, env, reaper),
+		Tools:        buildTools(ws, ap, cfg, env, rt),
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxDenials:   pol.MaxDenials(),
@@ -365,13 +391,24 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 // buildTools returns the tools of a headless run: the file tools with the
 // policy's read filter, and bash in the workspace root with the process
 // environment minus secrets and the provider keys.
-func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, reaper *toolkit.Reaper) []toolkit.Tool {
+func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, rt runTools) []toolkit.Tool {
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
 	return toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
-		Bash:       toolkit.BashConfig{Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: reaper},
+		Bash: toolkit.BashConfig{
+			Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
+			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env),
+		},
 	})
+}
+
+// runTools is what a run decides for its tools before the loop: the
+// sandbox state, the private temporary directory and the reaper.
+type runTools struct {
+	sandbox sandbox.State
+	tempDir string
+	reaper  *toolkit.Reaper // shared with the bash tool; the run sweeps it at its end
 }
 
 // newHooks returns the runner of the configured hooks, which run with

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -23,6 +24,12 @@ import (
 // become its children, which the run kills when their command ends and
 // when the run ends. main calls it first; a failure is returned for main
 // to ignore, since the run works without it.
+//
+// The sandbox helper ([sandbox.IsHelper]) is left alone: it holds no key,
+// and a subreaper setting would survive its exec into the command.
 func HardenProcess(args []string) error {
+	if sandbox.IsHelper(args) {
+		return nil
+	}
 	return errors.Join(hideSecrets(args), unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0), toolkit.BecomeSubreaper())
 }

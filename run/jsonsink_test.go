@@ -42,7 +42,8 @@ func TestJSONSink(t *testing.T) {
 	js := newJSONSink(&out, true, "id-1", func() time.Time { clock = clock.Add(time.Millisecond); return clock })
 	js.red = newRedactor([]string{"sk-secret-value"})
 	js.handle(Event{Kind: EventNotice, Text: "early note with sk-secret-value"})
-	js.init(events.Init{Tools: []string{}, Policy: events.Policy{SHA256: strings.Repeat("0", 64)}})
+	js.init(events.Init{Tools: []string{}, Policy: events.Policy{SHA256: strings.Repeat("0", 64)},
+		Sandbox: events.Sandbox{Mode: "off", Network: "allowed"}})
 	call := &ToolCallInfo{ID: "c1", Name: "bash", Input: json.RawMessage("{\"command\":\n \"ls\"}")}
 	bad := &ToolCallInfo{ID: "c2", Name: "bash", Input: json.RawMessage(`{"command": 1`)}
 	for _, ev := range []Event{

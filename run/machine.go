@@ -11,6 +11,7 @@ import (
 
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 )
 
@@ -69,12 +70,13 @@ func machineSink(c *cli.Context) *jsonSink {
 }
 
 // initEvent describes the run that is about to start.
-func initEvent(cfg execConfig, root string, tools []string, pol *policy.Policy) events.Init {
+func initEvent(cfg execConfig, root string, tools []string, pol *policy.Policy, box sandbox.State) events.Init {
 	bi := readBuildInfo()
 	ev := events.Init{
 		Version: bi.Version, Commit: bi.Commit, Modified: bi.Modified, Go: bi.Go, Provider: cfg.Provider, Model: cfg.Model, Workspace: root, Tools: tools,
-		Policy: events.Policy{Source: pol.Name(), SHA256: policyDigest(pol, cfg.Allow, cfg.Deny)},
-		Limits: events.Limits{MaxTurns: cfg.MaxTurns, TimeoutMS: cfg.Timeout.Milliseconds(), MaxToolCalls: cfg.MaxToolCalls},
+		Policy:  events.Policy{Source: pol.Name(), SHA256: policyDigest(pol, cfg.Allow, cfg.Deny)},
+		Limits:  events.Limits{MaxTurns: cfg.MaxTurns, TimeoutMS: cfg.Timeout.Milliseconds(), MaxToolCalls: cfg.MaxToolCalls},
+		Sandbox: events.Sandbox{Mode: string(box.Mode), LandlockABI: box.ABI, Filesystem: box.Filesystem, Network: box.Network},
 	}
 	if f := pol.File(); f != "" {
 		ev.Policy.Source = f

@@ -12,6 +12,7 @@ import (
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 )
 
@@ -55,6 +56,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, env environment) int {
 	if stderr == nil {
 		stderr = io.Discard
+	}
+	if sandbox.IsHelper(args) {
+		// The bash tool started rubichan as its sandbox helper: confine
+		// and exec the command; this returns only on failure.
+		return sandbox.Dispatch(args, env.environ(), stderr)
 	}
 	app := newApp(stdin, stdout, stderr, env)
 	js := machineOutput(args, env.lookupEnv, stdout, nil)
@@ -110,7 +116,7 @@ func fileContentError(err error) bool {
 	if errors.As(err, &ce) {
 		return ce.File != config.FromCommandLine
 	}
-	return errors.As(err, &pe) || errors.As(err, &be) || errors.As(err, &fe)
+	return errors.As(err, &pe) || errors.As(err, &be) || errors.As(err, &fe) || errors.Is(err, sandbox.ErrUnmet)
 }
 
 // helpHint is the help command a usage error points to: that of the

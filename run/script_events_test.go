@@ -15,7 +15,7 @@ var eventsValidator = sync.OnceValues(eventstest.NewValidator)
 
 // volatile are the fields cmdEvents leaves out: they differ from run to
 // run. session_path shows only whether it is set.
-var volatile = []string{"schema_version", "ts", "session_id", "duration_ms", "wait_ms", "workspace", "version", "commit", "modified", "go", "sha256"}
+var volatile = []string{"schema_version", "ts", "session_id", "duration_ms", "wait_ms", "workspace", "version", "commit", "modified", "go", "sha256", "landlock_abi"}
 
 // cmdEvents checks the last command's stdout against the events schema
 // and replaces it with one readable line per event, the volatile fields

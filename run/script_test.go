@@ -35,7 +35,8 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"rubichan": rubichanMain})
 }
 
-// rubichanMain is main.go's wiring, so the scripts run the real program.
+// rubichanMain is main.go's wiring, so the scripts run the real program;
+// RUBICHAN_TEST_LANDLOCK_ABI simulates another kernel's Landlock.
 func rubichanMain() {
 	_ = HardenProcess(os.Args)
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -50,6 +51,7 @@ func rubichanMain() {
 		}
 	}()
 	env := processEnvironment()
+	env.landlockABI = simulatedABI()
 	// A script sets the day the system prompt shows, to replay a
 	// cassette "next month".
 	if d := os.Getenv("RUBICHAN_TEST_DATE"); d != "" {
@@ -118,6 +120,7 @@ func (s *serverSet) get(ts *testscript.TestScript) *scriptServer {
 func (s *serverSet) cmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	cmds := s.serverCmds()
 	maps.Copy(cmds, ptyScriptCmds())
+	maps.Copy(cmds, s.sandboxScriptCmds())
 	return cmds
 }
 

@@ -231,6 +231,38 @@ func (s *sessionLog) record(ev Event) *session.Line {
 		if r := ev.Retry; r != nil {
 			l.Attempt, l.WaitMS, l.Reason = r.Attempt, session.Ptr(r.Wait.Milliseconds()), r.Reason
 		}
+	case EventToolCall, EventToolAllowed, EventToolDenied, EventToolResult:
+		if !toolLine(l, ev) {
+			return nil
+		}
+	case EventHook:
+		l.Type = "hook"
+		if h := ev.Hook; h != nil {
+			l.Name, l.Event, l.Tool, l.Decision, l.Reason = h.Name, h.Event, h.Tool, h.Decision, h.Reason
+			l.ExitCode, l.DurationMS = h.ExitCode, session.Ptr(h.Duration.Milliseconds())
+		}
+	case EventCompaction:
+		compactionLine(l, ev.Compaction)
+	case EventLimit:
+		l.Type, l.Text = session.TypeLimit, session.Ptr(ev.Text)
+	case EventError:
+		l.Type = session.TypeError
+		if ev.Err != nil {
+			l.Error = ev.Err.Error()
+		}
+	case EventTurnDone:
+		l.Type, l.Turn = session.TypeEnd, 0
+		addSummary(l, ev.Summary)
+	default:
+		l.Type = strings.ToLower(ev.Kind.String())
+	}
+	return l
+}
+
+// toolLine fills l from an event about a tool call: the call, the policy's
+// decision, the result. It returns false when the event makes no line.
+func toolLine(l *session.Line, ev Event) bool {
+	switch ev.Kind {
 	case EventToolCall:
 		l.Type = session.TypeToolCall
 		addTool(l, ev.Tool)
@@ -254,33 +286,13 @@ func (s *sessionLog) record(ev Event) *session.Line {
 		}
 	case EventToolResult:
 		if ev.Result != nil && ev.Result.NotRun { // the decision line says it
-			return nil
+			return false
 		}
 		l.Type = session.TypeToolResult
 		addTool(l, ev.Tool)
 		addResult(l, ev.Result)
-	case EventHook:
-		l.Type = "hook"
-		if h := ev.Hook; h != nil {
-			l.Name, l.Event, l.Tool, l.Decision, l.Reason = h.Name, h.Event, h.Tool, h.Decision, h.Reason
-			l.ExitCode, l.DurationMS = h.ExitCode, session.Ptr(h.Duration.Milliseconds())
-		}
-	case EventCompaction:
-		compactionLine(l, ev.Compaction)
-	case EventLimit:
-		l.Type, l.Text = session.TypeLimit, session.Ptr(ev.Text)
-	case EventError:
-		l.Type = session.TypeError
-		if ev.Err != nil {
-			l.Error = ev.Err.Error()
-		}
-	case EventTurnDone:
-		l.Type, l.Turn = session.TypeEnd, 0
-		addSummary(l, ev.Summary)
-	default:
-		l.Type = strings.ToLower(ev.Kind.String())
 	}
-	return l
+	return true
 }
 
 func addTool(l *session.Line, t *ToolCallInfo) {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -61,6 +62,12 @@ type BashConfig struct {
 	// cleanPath): absolute, or relative to Dir, such as a workspace bin
 	// directory the user trusts.
 	PathAdd []string
+	// TempDir is the run's private temporary directory, handed to the
+	// commands as TMPDIR and writable in the sandbox; empty leaves TMPDIR
+	// as Env has it.
+	TempDir string
+	// Sandbox confines the commands with the OS sandbox.
+	Sandbox BashSandbox
 	// Shell is the shell to run as `Shell -c command`. Empty: bash from
 	// Env's PATH, else sh from it, else /bin/sh. Relative PATH entries are
 	// never searched, so a workspace cannot plant its own shell.
@@ -85,6 +92,11 @@ type Bash struct {
 	maxTO time.Duration
 	grace time.Duration
 	spec  Spec
+	box   *bashSandbox // nil: commands run unconfined
+	// cacheDir and tempDir are where sandboxed commands cache, set up by
+	// prepareSandbox before the first command.
+	cacheDir, tempDir string
+	setup             sync.Once
 	// reaper is shared with the caller, which sweeps at the end of a run.
 	reaper *Reaper
 }
@@ -114,6 +126,11 @@ func NewBash(cfg BashConfig) *Bash {
 		b.grace = BashGracePeriod
 	}
 	b.env = commandEnv(cfg.Env, cfg.EnvAllow, cfg.DropEnv, b.dir, cfg.PathAdd)
+	if cfg.TempDir != "" {
+		b.env = setEnv(b.env, map[string]string{"TMPDIR": cfg.TempDir})
+	}
+	b.box = newBashSandbox(cfg.Sandbox, b.dir, cfg.TempDir)
+	b.cacheDir, b.tempDir = cfg.Sandbox.CacheDir, cfg.TempDir
 	if b.shell == "" {
 		b.shell = findShell(b.env)
 	}
@@ -184,6 +201,10 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 		Env:    b.env,
 		Stdout: pw,
 		Stderr: pw,
+	}
+	if b.box != nil {
+		b.setup.Do(b.prepareSandbox)
+		cmd.Path, cmd.Args = b.box.argv(b.shell, command)
 	}
 	g, err := startGroup(cmd, b.reaper)
 	pw.Close() // the child has its copy; EOF comes when every holder is gone
@@ -304,6 +325,9 @@ func (b *Bash) result(ctx context.Context, st *os.ProcessState, out *headTail, s
 		res.IsError = true
 	}
 	text := out.String()
+	if h := b.box.hint(text); res.IsError && h != "" {
+		notes = append(notes, h)
+	}
 	if len(notes) == 0 {
 		res.Content = text
 		return res
@@ -404,4 +428,21 @@ func findShell(env []string) string {
 		}
 	}
 	return "/bin/sh"
+}
+
+// prepareSandbox runs before the first sandboxed command: it creates the
+// cache directory of sandboxed commands (only now, so that a run that runs
+// no command leaves nothing in HOME), makes it writable and points the
+// commands' caches there; when it cannot be made they cache in TMPDIR.
+func (b *Bash) prepareSandbox() {
+	cache := b.cacheDir
+	switch {
+	case cache != "" && os.MkdirAll(cache, 0o700) == nil:
+		b.box.rules.Writable = writableRoots(b.dir, "", append(b.box.rules.Writable, cache))
+	case b.tempDir != "":
+		cache = filepath.Join(b.tempDir, "cache")
+	default:
+		return
+	}
+	b.env = cacheEnv(b.env, b.box.rules.Writable, cache)
 }

@@ -30,6 +30,7 @@ type Config struct {
 	Input     Input                     `koanf:"input"`
 	Verify    Verify                    `koanf:"verify"`
 	Bash      Bash                      `koanf:"bash"`
+	Shell     Shell                     `koanf:"shell"`
 	// Hooks are the team's commands around tool calls and before a run
 	// ends; see [Hooks].
 	Hooks Hooks `koanf:"hooks"`
@@ -111,6 +112,20 @@ type Bash struct {
 	PathAdd []string `koanf:"path_add"`
 }
 
+// Shell configures the OS sandbox of the shell commands the bash tool
+// runs. An untrusted workspace file cannot set it.
+type Shell struct {
+	// Sandbox is "auto" (enforce what the kernel supports), "required"
+	// (exit 2 when the kernel cannot) or "off".
+	Sandbox string `koanf:"sandbox"`
+	// Network allows commands TCP connections and binds.
+	Network bool `koanf:"network"`
+	// WritableRoots are directories commands may write in besides the
+	// workspace and the run's temporary directory: absolute, or relative
+	// to the workspace.
+	WritableRoots []string `koanf:"writable_roots"`
+}
+
 // Default returns the built-in defaults: 50 turns, a 30 minute
 // timeout, no token or cost budget, 256KB of inline stdin and the built-in
 // price table. The provider and model are left empty: they are resolved
@@ -127,6 +142,7 @@ func Default() Config {
 		},
 		Input:  Input{StdinInlineMax: 256 << 10, StdinMax: 10 << 30},
 		Verify: Verify{Attempts: 3, Timeout: 10 * time.Minute},
+		Shell:  Shell{Sandbox: "auto"},
 		Prices: DefaultPrices(),
 		Models: DefaultWindows(),
 	}

@@ -256,8 +256,9 @@ func (s *stack) origin(path []string) Origin {
 
 // untrusted returns the filter of an untrusted workspace layer: it removes
 // what could redirect keys and traffic (provider, base_url, [providers]),
-// put workspace programs on the bash tool's PATH ([bash]), run the
-// checkout's commands around every tool call ([hooks]) or defeat a
+// put workspace programs on the bash tool's PATH ([bash]), loosen the
+// shell sandbox ([shell]), run the checkout's commands around every tool
+// call ([hooks]) or defeat a
 // spending cap ([prices], and [limits] looser than those the
 // stack already holds), and adds the display names of what it removed to
 // *dropped.
@@ -271,11 +272,11 @@ func (s *stack) untrusted(dropped *[]string) func(map[string]any) {
 				*dropped = append(*dropped, "verify.command")
 			}
 		}
-		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "hooks"} {
+		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "shell", "hooks"} {
 			if _, ok := values[k]; ok {
 				delete(values, k)
 				name := k
-				if k == "providers" || k == "prices" || k == "bash" || k == "hooks" {
+				if k == "providers" || k == "prices" || k == "bash" || k == "shell" || k == "hooks" {
 					name = "[" + k + "]"
 				}
 				*dropped = append(*dropped, name)
@@ -487,6 +488,10 @@ func defaultValues() map[string]any {
 		"verify": map[string]any{
 			"attempts": int64(c.Verify.Attempts),
 			"timeout":  c.Verify.Timeout,
+		},
+		"shell": map[string]any{
+			"sandbox": c.Shell.Sandbox,
+			"network": c.Shell.Network,
 		},
 	}
 }

@@ -107,6 +107,8 @@ func configSettings() []configSetting {
 		{[]string{"verify", "command"}, "verify"},
 		{[]string{"verify", "attempts"}, "verify-attempts"},
 		{[]string{"verify", "timeout"}, "verify-timeout"},
+		{[]string{"shell", "sandbox"}, "sandbox"},
+		{[]string{"shell", "network"}, "network"},
 	}
 }
 

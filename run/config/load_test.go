@@ -198,6 +198,10 @@ output = 0
 max_cost = 0
 max_turns = 5
 timeout = "1h"
+[shell]
+sandbox = "off"
+network = true
+writable_roots = ["/"]
 `
 	return user, ws
 }
@@ -215,6 +219,9 @@ func TestLoadConfigWorkspaceTrust(t *testing.T) {
 		if lc.Provider != "" || lc.BaseURL != "" || len(lc.Providers) != 0 {
 			t.Errorf("untrusted workspace redirected the provider: %q %q %v", lc.Provider, lc.BaseURL, lc.Providers)
 		}
+		if lc.Shell.Sandbox != "auto" || lc.Shell.Network || len(lc.Shell.WritableRoots) != 0 {
+			t.Errorf("untrusted workspace loosened the sandbox: %+v", lc.Shell)
+		}
 		if p := lc.Prices["claude-sonnet-5-5"]; p.Input == 0 {
 			t.Errorf("untrusted workspace zeroed a price: %+v", p)
 		}
@@ -228,7 +235,7 @@ func TestLoadConfigWorkspaceTrust(t *testing.T) {
 		if len(lc.Notes) != 1 {
 			t.Fatalf("notes = %q, want one", lc.Notes)
 		}
-		for _, s := range []string{"provider", "base_url", "[providers]", "[prices]", "limits.max_cost", "limits.timeout",
+		for _, s := range []string{"provider", "base_url", "[providers]", "[prices]", "[shell]", "limits.max_cost", "limits.timeout",
 			WorkspacePath(f.workspace), "--trust-workspace"} {
 			if !strings.Contains(lc.Notes[0], s) {
 				t.Errorf("note %q does not mention %s", lc.Notes[0], s)
@@ -252,6 +259,9 @@ func TestLoadConfigWorkspaceTrust(t *testing.T) {
 		}
 		if lc.Limits.MaxCost != 0 || lc.Limits.Timeout != time.Hour {
 			t.Errorf("trusted limits = %+v, want the workspace's", lc.Limits)
+		}
+		if lc.Shell.Sandbox != "off" || !lc.Shell.Network || len(lc.Shell.WritableRoots) != 1 {
+			t.Errorf("trusted [shell] = %+v, want the workspace's", lc.Shell)
 		}
 		if len(lc.Notes) != 0 {
 			t.Errorf("notes = %q, want none", lc.Notes)

@@ -78,19 +78,25 @@ base_url = "https://generativelanguage.googleapis.com/v1beta/openai"
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.APIKey() != tc.key {
-				t.Errorf("APIKey() = %q, want %q", got.APIKey(), tc.key)
-			}
-			if tc.want.Wire != "" && got.Wire != tc.want.Wire || got.ThoughtTags != tc.want.ThoughtTags {
-				t.Errorf("wire %q thought tags %v, want %q %v", got.Wire, got.ThoughtTags, tc.want.Wire, tc.want.ThoughtTags)
-			}
-			if got.Name != tc.want.Name || got.Type != tc.want.Type || got.BaseURL != tc.want.BaseURL ||
-				got.Model != tc.want.Model || got.KeyEnv != tc.want.KeyEnv || !strings.HasSuffix(got.Chosen, tc.want.Chosen) ||
-				fmt.Sprint(got.Headers) != fmt.Sprint(orEmpty(tc.want.Headers)) {
-				t.Errorf("resolved\n%s (chosen %q, headers %v)\nwant\n%s (chosen %q, headers %v)",
-					got, got.Chosen, got.Headers, tc.want, tc.want.Chosen, tc.want.Headers)
-			}
+			checkResolved(t, got, tc.want, tc.key)
 		})
+	}
+}
+
+// checkResolved compares a resolved provider with want, its key with key.
+func checkResolved(t *testing.T, got, want ResolvedProvider, key string) {
+	t.Helper()
+	if got.APIKey() != key {
+		t.Errorf("APIKey() = %q, want %q", got.APIKey(), key)
+	}
+	if want.Wire != "" && got.Wire != want.Wire || got.ThoughtTags != want.ThoughtTags {
+		t.Errorf("wire %q thought tags %v, want %q %v", got.Wire, got.ThoughtTags, want.Wire, want.ThoughtTags)
+	}
+	if got.Name != want.Name || got.Type != want.Type || got.BaseURL != want.BaseURL ||
+		got.Model != want.Model || got.KeyEnv != want.KeyEnv || !strings.HasSuffix(got.Chosen, want.Chosen) ||
+		fmt.Sprint(got.Headers) != fmt.Sprint(orEmpty(want.Headers)) {
+		t.Errorf("resolved\n%s (chosen %q, headers %v)\nwant\n%s (chosen %q, headers %v)",
+			got, got.Chosen, got.Headers, want, want.Chosen, want.Headers)
 	}
 }
 

@@ -31,6 +31,8 @@ const (
 	kindDuration                      // "30m", "1h30m", or 0
 	kindSize                          // "256KB" or a whole number of bytes
 	kindPathList                      // array of directory names
+	kindBool                          // true or false
+	kindSandbox                       // "auto", "required" or "off"
 	kindHookList                      // array of hook tables (see hooks.go)
 	kindRatio                         // number above 0 and at most 1
 )
@@ -97,6 +99,11 @@ func configSchema() *field {
 		),
 		"bash", table(
 			"path_add", leaf(kindPathList),
+		),
+		"shell", table(
+			"sandbox", leaf(kindSandbox),
+			"network", leaf(kindBool),
+			"writable_roots", leaf(kindPathList),
 		),
 		"hooks", hooksSchema(),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
@@ -214,6 +221,11 @@ func normalizeLeaf(k valueKind, v any) (any, error) {
 		return normalizeSize(v)
 	case kindPathList:
 		return normalizePathList(v)
+	case kindBool:
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+		return nil, fmt.Errorf("want true or false, got %s", tomlType(v))
 	case kindHookList:
 		return normalizeHookList(v)
 	}
@@ -358,6 +370,10 @@ func normalizeString(k valueKind, v any) (any, error) {
 		if s != ProviderOpenAI && s != ProviderAnthropic {
 			err = fmt.Errorf("want %q or %q, got %q", ProviderOpenAI, ProviderAnthropic, s)
 		}
+	case kindSandbox:
+		if s != "auto" && s != "required" && s != "off" {
+			err = fmt.Errorf("want \"auto\", \"required\" or \"off\", got %q", s)
+		}
 	case kindWire:
 		if s != WireChat && s != WireResponses {
 			err = fmt.Errorf("want %q or %q, got %q", WireChat, WireResponses, s)
@@ -393,6 +409,12 @@ func parseText(k valueKind, s string) (any, error) {
 		if strings.TrimSpace(s) == "0" {
 			return time.Duration(0), nil
 		}
+	case kindBool:
+		b, err := strconv.ParseBool(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("want true or false, got %q", s)
+		}
+		return b, nil
 	}
 	return normalizeLeaf(k, s)
 }

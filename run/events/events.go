@@ -26,6 +26,16 @@ type Init struct {
 	Tools     []string `json:"tools"`     // the names of the tools offered to the model
 	Policy    Policy   `json:"policy"`
 	Limits    Limits   `json:"limits"`
+	Sandbox   Sandbox  `json:"sandbox"`
+}
+
+// Sandbox is what the OS sandbox of the shell commands achieves in the
+// run (see `rubichan sandbox check`).
+type Sandbox struct {
+	Mode        string `json:"mode"`         // "auto", "required" or "off"
+	LandlockABI int    `json:"landlock_abi"` // the kernel's Landlock ABI; 0 without Landlock
+	Filesystem  bool   `json:"filesystem"`   // writes are confined to the workspace, TMPDIR and writable roots
+	Network     string `json:"network"`      // "blocked", "allowed" or "unblockable"
 }
 
 // Policy names the policy of a run.

@@ -29,8 +29,9 @@ func samples() map[string]events.Event {
 	usage := events.Usage{InputTokens: 10, OutputTokens: 3, CacheReadTokens: 2, CacheWriteTokens: 1}
 	return map[string]events.Event{
 		"init": events.Init{Version: "dev", Provider: "anthropic", Model: "m", Workspace: "/w", Tools: []string{"read", "bash"},
-			Policy: events.Policy{Source: "built-in default policy", SHA256: strings.Repeat("ab", 32)},
-			Limits: events.Limits{MaxTurns: 50, TimeoutMS: 1800000, MaxCostUSD: 1.5}},
+			Policy:  events.Policy{Source: "built-in default policy", SHA256: strings.Repeat("ab", 32)},
+			Limits:  events.Limits{MaxTurns: 50, TimeoutMS: 1800000, MaxCostUSD: 1.5},
+			Sandbox: events.Sandbox{Mode: "auto", LandlockABI: 7, Filesystem: true, Network: "blocked"}},
 		"turn_start":       events.TurnStart{Turn: 1},
 		"text":             events.Text{Turn: 1, Delta: "Hel<lo> \"\x1b\n"},
 		"thinking":         events.Thinking{Turn: 1, Delta: "hmm"},

@@ -1,0 +1,85 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
+)
+
+// shellSettings returns the [shell] settings of the run; the defaults
+// (sandbox auto, network off) when no configuration was loaded.
+func (cfg execConfig) shellSettings() config.Shell {
+	if cfg.Settings == nil {
+		return config.Default().Shell
+	}
+	return cfg.Settings.Shell
+}
+
+// sandboxABI is the kernel's Landlock ABI, from the environment's probe
+// (tests simulate kernels with it) or the kernel itself.
+func (e environment) sandboxABI() int {
+	if e.landlockABI != nil {
+		return e.landlockABI()
+	}
+	return sandbox.ProbeABI()
+}
+
+// achieveSandbox returns what the sandbox achieves for sh on this kernel.
+func achieveSandbox(sh config.Shell, env environment) sandbox.State {
+	mode, err := sandbox.ParseMode(sh.Sandbox)
+	if err != nil {
+		mode = sandbox.ModeAuto // the config has checked it already
+	}
+	return sandbox.Achieve(mode, sh.Network, env.sandboxABI(), sandbox.Linux)
+}
+
+// startSandbox decides the run's sandbox before any request: a required
+// sandbox this kernel cannot give is a configuration error (exit 2). The
+// state goes to stderr with --verbose, and in auto mode whenever it falls
+// short of confining both writes and the network it was asked to.
+func startSandbox(cfg execConfig, env environment, notice func(string)) (sandbox.State, error) {
+	st := achieveSandbox(cfg.shellSettings(), env)
+	if err := st.Unmet(); err != nil {
+		return st, exitError{code: exitUsage, err: err}
+	}
+	short := st.Mode == sandbox.ModeAuto && (!st.Filesystem || st.Network == sandbox.NetUnblockable)
+	if cfg.Verbose || short {
+		notice(st.String())
+	}
+	return st, nil
+}
+
+// sandboxConfig is the bash tool's sandbox for state st.
+func sandboxConfig(st sandbox.State, sh config.Shell, env environment) toolkit.BashSandbox {
+	if !st.Helper {
+		return toolkit.BashSandbox{}
+	}
+	return toolkit.BashSandbox{Enabled: true, Network: sh.Network, ABI: st.ABI, Writable: sh.WritableRoots, CacheDir: sandboxCacheDir(env)}
+}
+
+// sandboxCacheDir is $XDG_CACHE_HOME/rubichan/sandbox (~/.cache/…),
+// which the bash tool creates before its first command: the cache of sandboxed commands (Go's build cache
+// among them), kept from run to run so that `go test` is not a cold build
+// every time, and apart from the user's own caches, which sandboxed code
+// could otherwise poison for builds outside the sandbox. "" when there is
+// no such directory; commands then cache in the run's TMPDIR.
+func sandboxCacheDir(env environment) string {
+	base, _ := env.lookupEnv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(base) {
+		home, _ := env.lookupEnv("HOME")
+		if !filepath.IsAbs(home) {
+			return ""
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "rubichan", "sandbox")
+}
+
+// runTempDir creates the run's private temporary directory: the bash
+// tool's TMPDIR, writable in the sandbox. The caller removes it.
+func runTempDir() (string, error) {
+	return os.MkdirTemp("", "rubichan-run-")
+}

@@ -1,0 +1,95 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"testing"
+)
+
+// TestMain makes the test binary the helper and the probe when it is
+// started as one, the way rubichan's main does.
+func TestMain(m *testing.M) {
+	if IsHelper(os.Args) {
+		os.Exit(Dispatch(os.Args, os.Environ(), os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func TestAchieve(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		mode    Mode
+		network bool
+		abi     int
+		linux   bool
+		want    string
+		unmet   bool
+	}{
+		{"auto abi7", ModeAuto, false, 7, true, "sandbox auto: landlock ABI 7, filesystem yes, network blocked", false},
+		{"auto abi3", ModeAuto, false, 3, true, "sandbox auto: landlock ABI 3, filesystem yes, network unblockable", false},
+		{"auto none", ModeAuto, false, 0, true, "sandbox auto: landlock unavailable, filesystem no, network unblockable", false},
+		{"auto darwin", ModeAuto, false, 7, false, "sandbox auto: landlock unavailable, filesystem no, network unblockable", false},
+		{"auto network", ModeAuto, true, 7, true, "sandbox auto: landlock ABI 7, filesystem yes, network allowed", false},
+		{"required abi7", ModeRequired, false, 7, true, "sandbox required: landlock ABI 7, filesystem yes, network blocked", false},
+		{"required abi3", ModeRequired, false, 3, true, "sandbox required: landlock ABI 3, filesystem yes, network unblockable", true},
+		{"required abi3 network", ModeRequired, true, 3, true, "sandbox required: landlock ABI 3, filesystem yes, network allowed", false},
+		{"required none", ModeRequired, true, 0, true, "sandbox required: landlock unavailable, filesystem no, network allowed", true},
+		{"required darwin", ModeRequired, true, 0, false, "sandbox required: landlock unavailable, filesystem no, network allowed", true},
+		{"off", ModeOff, false, 7, true, "sandbox off: commands run unconfined", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := Achieve(tc.mode, tc.network, tc.abi, tc.linux)
+			if got := st.String(); got != tc.want {
+				t.Errorf("String() = %q, want %q", got, tc.want)
+			}
+			if err := st.Unmet(); (err != nil) != tc.unmet {
+				t.Errorf("Unmet() = %v, want an error: %v", err, tc.unmet)
+			}
+		})
+	}
+}
+
+func TestHelperArgsRoundTrip(t *testing.T) {
+	t.Parallel()
+	r := Rules{Writable: []string{"/w", "/t"}, Network: true, ABI: 7}
+	argv := r.Argv("/bin/sh", []string{"sh", "-c", "echo --write"})
+	got, prog, args, err := parseHelper(argv[1:])
+	if err != nil || prog != "/bin/sh" || len(args) != 3 || args[2] != "echo --write" || !got.Network || got.ABI != 7 || len(got.Writable) != 2 {
+		t.Fatalf("parseHelper(%q) = %+v %q %q %v", argv, got, prog, args, err)
+	}
+	if _, _, _, err := parseHelper([]string{"--write"}); err == nil {
+		t.Error("parseHelper accepted --write without a directory")
+	}
+}
+
+// TestSelfTest proves on this kernel that the helper blocks a write
+// outside and a TCP connection, and lets the connection through with the
+// network allowed. It needs Landlock ABI >= 4 and fails without it: the
+// CI machine must be able to enforce sandbox = "required".
+func TestSelfTest(t *testing.T) {
+	abi := ProbeABI()
+	if !Linux {
+		t.Skip("the helper runs on Linux only")
+	}
+	if abi < minNetABI {
+		t.Fatalf("this test needs Landlock ABI >= %d (network rules); the kernel has ABI %d", minNetABI, abi)
+	}
+	for _, network := range []bool{false, true} {
+		st := Achieve(ModeRequired, network, abi, true)
+		res, err := SelfTest(context.Background(), "/proc/self/exe", st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if !r.OK() {
+				t.Errorf("network=%v: %s: blocked=%v, want %v (%s)", network, r.Name, r.Blocked, r.Want, r.Detail)
+			}
+		}
+		if res[1].Blocked == network {
+			t.Errorf("network=%v: tcp connect blocked=%v", network, res[1].Blocked)
+		}
+	}
+}
