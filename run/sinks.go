@@ -2,6 +2,7 @@ package run
 
 import (
 	"io"
+	"sync"
 
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
@@ -9,8 +10,12 @@ import (
 
 // runSinks are the sinks of one exec run, each fed every event: stdout's
 // (the text sink, or with --output json or stream-json the JSON sink),
-// stderr's activity lines, and the session log once it is open.
+// stderr's activity lines, and the session log once it is open. emit and
+// started may be called from several goroutines (the notice that stdin is
+// late comes from a timer): mu serialises them, so each sink sees one event
+// at a time.
 type runSinks struct {
+	mu   sync.Mutex
 	text *textSink // writes nothing when js is set: stdout is the JSON sink's
 	act  *activitySink
 	js   *jsonSink   // nil: text output
@@ -49,6 +54,8 @@ func newRunSinks(cfg execConfig, js *jsonSink, stdout, stderr io.Writer, env env
 
 // emit hands ev to every sink.
 func (s *runSinks) emit(ev Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.js != nil {
 		s.js.handle(ev)
 	} else {
@@ -70,6 +77,8 @@ func (s *runSinks) sessionID() string {
 // started records the session log, now open, and tells the JSON sink
 // the run begins.
 func (s *runSinks) started(sess *sessionLog, init events.Init) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.sess = sess
 	if s.js != nil {
 		if p := sess.Path(); p != "" {
