@@ -80,12 +80,7 @@ func configCommand(env environment) *cli.Command {
 		HideHelpCommand: true,
 		// Like `rubichan policy`: without a known subcommand there is
 		// nothing to do, which is a usage error, not help on stdout.
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return usagef("config: missing subcommand; try: rubichan config show")
-			}
-			return usagef("config: unknown subcommand %q", c.Args().First())
-		},
+		Action: requireSubcommand("config", "; try: rubichan config show"),
 		Subcommands: []*cli.Command{{
 			Name:      "show",
 			Usage:     "print the effective configuration and where each value came from (API keys redacted)",

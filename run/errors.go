@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"syscall"
+
+	"github.com/urfave/cli/v2"
 )
 
 // Exit codes, as documented in DESIGN.md.
@@ -103,4 +105,17 @@ func exitCode(err error) int {
 		return ee.code
 	}
 	return exitFailure
+}
+
+// requireSubcommand is the action of a command that only groups
+// subcommands (`rubichan config`, `policy`, …): without a known subcommand
+// there is nothing to do, which is a usage error naming the command, not
+// help on stdout. hint follows "missing subcommand".
+func requireSubcommand(name, hint string) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() == 0 {
+			return usagef("%s: missing subcommand%s", name, hint)
+		}
+		return usagef("%s: unknown subcommand %q", name, c.Args().First())
+	}
 }

@@ -23,12 +23,7 @@ func policyCommand() *cli.Command {
 			return usageError{err}
 		},
 		Subcommands: []*cli.Command{policyCheckCommand()},
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return usagef("policy: missing subcommand; try: rubichan policy check --tool shell -- 'git status'")
-			}
-			return usagef("policy: unknown subcommand %q", c.Args().First())
-		},
+		Action:      requireSubcommand("policy", "; try: rubichan policy check --tool shell -- 'git status'"),
 	}
 }
 

@@ -16,12 +16,7 @@ func sandboxCommand(env environment) *cli.Command {
 		Name:            "sandbox",
 		Usage:           "inspect the OS sandbox of shell commands",
 		HideHelpCommand: true,
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return usagef("sandbox: missing subcommand; try: rubichan sandbox check")
-			}
-			return usagef("sandbox: unknown subcommand %q", c.Args().First())
-		},
+		Action:          requireSubcommand("sandbox", "; try: rubichan sandbox check"),
 		Subcommands: []*cli.Command{{
 			Name:      "check",
 			Usage:     "report what the sandbox achieves on this machine and prove it with a self-test",

@@ -46,12 +46,7 @@ func sessionsCommand(env environment) *cli.Command {
 				Action: func(c *cli.Context) error { return runSessionsRm(c, env) },
 			},
 		},
-		Action: func(c *cli.Context) error {
-			if c.NArg() == 0 {
-				return usagef("sessions: missing subcommand: list, show or rm")
-			}
-			return usagef("sessions: unknown subcommand %q", c.Args().First())
-		},
+		Action: requireSubcommand("sessions", ": list, show or rm"),
 	}
 }
 
