@@ -105,18 +105,7 @@ provider (what could be loaded is still printed).`,
 				&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 			),
 			Action: func(c *cli.Context) error {
-				if c.NArg() > 0 {
-					return usagef("config show takes no arguments")
-				}
-				dir := c.String("cwd")
-				if dir == "" {
-					dir = "."
-				}
-				ws, err := filepath.Abs(dir)
-				if err != nil {
-					return usagef("workspace %s: %v", dir, err)
-				}
-				lc, err := loadConfig(configOptionsFromCLI(c, env, ws, c.Bool("trust-workspace")))
+				lc, err := loadCommandConfig(c, env, "config show")
 				if err != nil {
 					return err
 				}
@@ -357,4 +346,23 @@ func shortDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// loadCommandConfig loads the configuration as exec would for a command
+// that takes no arguments (`config show`, `sandbox check`): in the
+// workspace of -C (default the current directory), under the trust rule of
+// --trust-workspace.
+func loadCommandConfig(c *cli.Context, env environment, name string) (*config.Loaded, error) {
+	if c.NArg() > 0 {
+		return nil, usagef("%s takes no arguments", name)
+	}
+	dir := c.String("cwd")
+	if dir == "" {
+		dir = "."
+	}
+	ws, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, usagef("workspace %s: %v", dir, err)
+	}
+	return loadConfig(configOptionsFromCLI(c, env, ws, c.Bool("trust-workspace")))
 }

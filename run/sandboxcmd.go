@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
@@ -48,18 +47,7 @@ type sandboxReport struct {
 }
 
 func runSandboxCheck(c *cli.Context, env environment) error {
-	if c.NArg() > 0 {
-		return usagef("sandbox check takes no arguments")
-	}
-	dir := c.String("cwd")
-	if dir == "" {
-		dir = "."
-	}
-	ws, err := filepath.Abs(dir)
-	if err != nil {
-		return usagef("workspace %s: %v", dir, err)
-	}
-	lc, err := loadConfig(configOptionsFromCLI(c, env, ws, c.Bool("trust-workspace")))
+	lc, err := loadCommandConfig(c, env, "sandbox check")
 	if err != nil {
 		return err
 	}
