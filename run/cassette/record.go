@@ -63,17 +63,14 @@ func Create(path string, h Header, secrets []string, next http.RoundTripper) (*R
 // RoundTrip sends req through the real transport and records the
 // exchange.
 func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
+	body, err := readBody(req)
+	if err != nil {
+		return nil, err
+	}
 	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		body = b
 		req = req.Clone(req.Context())
-		req.Body = io.NopCloser(bytes.NewReader(b))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 	r.mu.Lock()
 	r.seq++
@@ -231,3 +228,12 @@ func (t *tapBody) finish(err error) {
 // errClosedEarly is recorded as the body error of a response the client
 // closed before its end (the run was interrupted or stopped reading).
 var errClosedEarly = errors.New("closed by the client before the end of the body")
+
+// readBody reads and closes req's body; nil when it has none.
+func readBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	return io.ReadAll(req.Body)
+}

@@ -65,14 +65,9 @@ func (r *Replayer) Remaining() int {
 // when req is not the request recorded there (and for every request
 // after).
 func (r *Replayer) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		b, err := io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		body = b
+	body, err := readBody(req)
+	if err != nil {
+		return nil, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
