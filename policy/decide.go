@@ -45,11 +45,14 @@ func (k FactKind) String() string {
 
 // Rule names the package uses for decisions no [[rule]] made.
 const (
-	RuleDefault  = "defaults.decision"
-	RuleOpaque   = "opaque"
-	RuleGuard    = "guard"
-	RuleSession  = "session approval"
-	ruleToolsFmt = "tools.%s"
+	RuleDefault = "defaults.decision"
+	RuleOpaque  = "opaque"
+	RuleGuard   = "guard"
+	RuleSession = "session approval"
+	// RuleSessionDeny decides a fact a person denied for the rest of a
+	// line-mode session ([Session.DenyAlways]).
+	RuleSessionDeny = "session denial"
+	ruleToolsFmt    = "tools.%s"
 )
 
 // Path is one path a file tool call touches, in the form the runner's

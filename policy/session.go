@@ -7,21 +7,40 @@ import (
 	"sync"
 )
 
-// Session is a policy plus the approvals a person gave during a line-mode
+// Session is a policy plus the answers a person gave during a line-mode
 // session: an exact fact (this exact argv, this exact path) whose "ask"
-// becomes "allow" for the rest of the session. An approval never overrides
-// a deny and never applies to an opaque construct or to a command whose
-// words the analysis could not read exactly. A Session is safe for
-// concurrent use.
+// becomes "allow" (an approval) or "deny" (a denial) for the rest of the
+// session. An answer never overrides a deny and never applies to an opaque
+// construct or to a command whose words the analysis could not read
+// exactly. A Session is safe for concurrent use.
 type Session struct {
 	policy   *Policy
 	mu       sync.Mutex
 	approved map[string]bool
+	denied   map[string]bool
+	order    []SessionRule // the answers, in the order they were given
 }
+
+// SessionRule is one answer a person gave for the rest of a session.
+type SessionRule struct {
+	Kind     FactKind
+	Value    string
+	Decision Decision // Allow or Deny
+}
+
+// String renders the answer as /policy lists it: "allow command: make test".
+func (r SessionRule) String() string { return r.Decision.String() + " " + r.Kind.String() + ": " + r.Value }
 
 // NewSession starts a session with no approvals.
 func (p *Policy) NewSession() *Session {
-	return &Session{policy: p, approved: map[string]bool{}}
+	return &Session{policy: p, approved: map[string]bool{}, denied: map[string]bool{}}
+}
+
+// Rules lists the session's answers in the order they were given.
+func (s *Session) Rules() []SessionRule {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]SessionRule(nil), s.order...)
 }
 
 // Policy returns the session's policy.
@@ -36,37 +55,76 @@ func factKey(f Fact) string { return f.Kind.String() + "\x00" + f.Value }
 // Approve records every "ask" fact of r as approved for the rest of the
 // session. It refuses, approving nothing, when r is a deny or holds an ask
 // fact that cannot be approved (an opaque construct, an inexact command).
-func (s *Session) Approve(r Result) error {
+func (s *Session) Approve(r Result) error { return s.answer(r, Allow) }
+
+// DenyAlways records every "ask" fact of r as denied for the rest of the
+// session: a later call with the same fact is denied without asking. It
+// refuses, recording nothing, where [Session.Approve] does.
+func (s *Session) DenyAlways(r Result) error { return s.answer(r, Deny) }
+
+// Approvable reports whether r can be approved or denied for the session:
+// it needs approval and every fact that does is exact.
+func Approvable(r Result) bool {
+	_, err := askFacts(r)
+	return err == nil && r.Decision == Ask
+}
+
+func askFacts(r Result) ([]Fact, error) {
 	if r.Decision == Deny {
-		return fmt.Errorf("%w: the call is denied (%s)", ErrNotApprovable, r.Fact)
+		return nil, fmt.Errorf("%w: the call is denied (%s)", ErrNotApprovable, r.Fact)
 	}
-	var keys []string
+	var facts []Fact
 	for _, f := range r.Facts {
 		if f.Decision != Ask {
 			continue
 		}
 		if !f.exact || f.Kind == FactOpaque {
-			return fmt.Errorf("%w: %s is not exact", ErrNotApprovable, f)
+			return nil, fmt.Errorf("%w: %s is not exact", ErrNotApprovable, f)
 		}
-		keys = append(keys, factKey(f))
+		facts = append(facts, f)
+	}
+	return facts, nil
+}
+
+func (s *Session) answer(r Result, d Decision) error {
+	facts, err := askFacts(r)
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, k := range keys {
-		s.approved[k] = true
+	for _, f := range facts {
+		k := factKey(f)
+		if s.approved[k] || s.denied[k] {
+			continue
+		}
+		if d == Allow {
+			s.approved[k] = true
+		} else {
+			s.denied[k] = true
+		}
+		s.order = append(s.order, SessionRule{Kind: f.Kind, Value: f.Value, Decision: d})
 	}
 	return nil
 }
 
-// Decide is [Policy.Decide] with the session's approvals applied to the
-// facts whose decision is ask.
+// Decide is [Policy.Decide] with the session's approvals and denials
+// applied to the facts whose decision is ask.
 func (s *Session) Decide(a Action) Result {
 	r := s.policy.Decide(a)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	changed := false
 	for i, f := range r.Facts {
-		if f.Decision == Ask && f.exact && f.Kind != FactOpaque && s.approved[factKey(f)] {
+		if f.Decision != Ask || !f.exact || f.Kind == FactOpaque {
+			continue
+		}
+		switch k := factKey(f); {
+		case s.denied[k]:
+			r.Facts[i].Decision, r.Facts[i].Rule = Deny, RuleSessionDeny
+			r.Facts[i].Reason = "denied earlier in this session"
+			changed = true
+		case s.approved[k]:
 			r.Facts[i].Decision, r.Facts[i].Rule = Allow, RuleSession
 			r.Facts[i].Reason = "approved earlier in this session"
 			changed = true

@@ -105,3 +105,56 @@ func TestSessionConcurrent(t *testing.T) {
 		<-done
 	}
 }
+
+func TestSessionDenyAlways(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("s.toml", []byte(`
+[defaults]
+decision = "ask"
+[[rule]]
+id = "ok"
+tool = "shell"
+decision = "allow"
+commands = ["ls"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.NewSession()
+	shell := func(cmd string) Action { return Action{Class: ClassShell, Command: cmd} }
+	if err := s.DenyAlways(s.Decide(shell("make test"))); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Decide(shell("make test")); r.Decision != Deny || r.Rule != RuleSessionDeny {
+		t.Errorf("denied fact: %s by %s", r.Decision, r.Rule)
+	}
+	if r := s.Decide(shell("make test2")); r.Decision != Ask {
+		t.Errorf("another argv: %s", r.Decision)
+	}
+	if r := s.Decide(shell("ls")); r.Decision != Allow {
+		t.Errorf("an allowed command: %s", r.Decision)
+	}
+	// a denial wins over a later approval of the same fact, which is refused
+	if err := s.Approve(s.Decide(shell("make test"))); !errors.Is(err, ErrNotApprovable) {
+		t.Errorf("approving a denied fact: %v", err)
+	}
+	if err := s.DenyAlways(s.Decide(shell("make $(id)"))); !errors.Is(err, ErrNotApprovable) {
+		t.Errorf("denying an opaque command: %v", err)
+	}
+	if err := s.Approve(s.Decide(shell("go vet"))); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Rules()
+	want := []string{"deny command: make test", "allow command: go vet"}
+	if len(got) != len(want) {
+		t.Fatalf("Rules() = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].String() != want[i] {
+			t.Errorf("Rules()[%d] = %q, want %q", i, got[i], want[i])
+		}
+	}
+	if Approvable(p.Decide(shell("make $(id)"))) || !Approvable(p.Decide(shell("make x"))) || Approvable(p.Decide(shell("ls"))) {
+		t.Error("Approvable: wrong for opaque, exact ask or allow")
+	}
+}
