@@ -19,6 +19,7 @@ const runnerGrant = "runner (spilled stdin)"
 // grants its own file, not a rule).
 type approver struct {
 	pol       *policy.Policy
+	sess      *policy.Session // line mode: the person's answers; nil in a headless run
 	ws        *toolkit.Workspace
 	spillDirs []string // slash-separated absolute directories; empty without a spill
 }
@@ -86,10 +87,10 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 	if spillOnly {
 		return verdict{Kind: verdictAllow, Rule: runnerGrant}
 	}
-	r := a.pol.Decide(act)
+	r := a.decide(act)
 	// The activity line shows a command as itself: "curl x", not "command: curl x".
 	v := verdict{Rule: r.Rule, Fact: strings.TrimPrefix(r.Fact, "command: "), Reason: r.Reason, Message: r.Message(),
-		Allow: a.pol.AllowRules(act, r)}
+		Allow: a.pol.AllowRules(act, r), result: r}
 	switch r.Decision {
 	case policy.Allow:
 		v.Kind = verdictAllow
@@ -99,6 +100,14 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 		v.Kind = verdictDeny
 	}
 	return v
+}
+
+// decide is the policy's decision, with the session's answers in line mode.
+func (a *approver) decide(act policy.Action) policy.Result {
+	if a.sess != nil {
+		return a.sess.Decide(act)
+	}
+	return a.pol.Decide(act)
 }
 
 // links returns the number of hard links of the file a path names

@@ -84,72 +84,19 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		defer func() { js.finish(err, exitCode(err)) }()
 	}
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stopRun)
-	emit, notes, text := sinks.emit, sinks.notes, sinks.text
-	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
-	budget, err := cfg.startSettings(notice)
-	if err != nil {
-		return err
-	}
-	box, err := startSandbox(cfg, env, notice)
-	if err != nil {
-		return err
-	}
-	if js != nil {
-		js.price = budget.RequestCost
-	}
+	notice := func(s string) { sinks.emit(Event{Kind: EventNotice, Text: s}) }
 	ctx, cancelTimeout := withRunTimeout(ctx, cfg.Timeout)
 	defer cancelTimeout()
-	pm, leavePatch, err := enterPatchMode(ctx, &cfg, env, stdout, notice)
+	st, err := openStack(ctx, &cfg, stackInput{stdin: stdin, start: start}, stdout, stderr, env, sinks)
 	if err != nil {
 		return err
 	}
-	defer leavePatch()
-	ws, pol, err := openWorkspace(cfg, notes, notice)
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	plan, err := cfg.planSession(env, ws.Root(), stderr)
-	if err != nil {
-		return err
-	}
-	defer plan.close()
-
-	in, err := readInputContext(ctx, stdin, inputOptions{
-		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
-	})
-	if err != nil {
-		return interrupted(ctx, err, emit)
-	}
-	defer in.Close()
-	tr, err := cfg.openTraffic(ws.Root(), env.today(), env)
-	if err != nil {
-		return err
-	}
-	rt, closeTools, err := openRunTools(box)
-	if err != nil {
-		return err
-	}
-	defer closeTools()
-	l, parts, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tr, emit, rt)
-	if err != nil {
-		tr.finish(err, notice)
-		return err
-	}
-	l.cfg.Answers = plan.answers
-	// The session's path is shown on stderr (never the JSON stream), unless quiet.
-	sess := plan.open(cfg, sessionOptions{ID: sinks.sessionID(), Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
-		Start: start, Workspace: ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
-		Policy: pol.Name(), PolicyFile: pol.File(), Prompt: in.Text, System: parts,
-	})
-	defer sess.Close()
-	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box))
-	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, rt.reaper)
-	history, open := plan.conversation(cfg.Resolved.Type)
-	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env), history, open, in.Text, emit)
-	err = finishRun(tr.finish(runErr, notice), l, text, start, emit, runEnd{verified: verified, patch: pm})
-	reportPending(stderr, l.pending, sess.Path(), plan.store.Dir)
+	defer st.close()
+	l := st.loop
+	history, open := st.plan.conversation(cfg.Resolved.Type)
+	verified, runErr := runVerified(ctx, l, newVerifier(cfg, st.ws.Root(), env), history, open, st.in.Text, sinks.emit)
+	err = finishRun(st.tr.finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verified: verified, patch: st.patch})
+	reportPending(stderr, l.pending, st.sess.Path(), st.plan.store.Dir)
 	return err
 }
 
@@ -237,12 +184,12 @@ func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolk
 // if any, opened read-only for the file tools; the tools behind the
 // policy; the system prompt; the limits and the model client on the
 // run's traffic. It returns the system prompt's parts for the session.
-func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), rt runTools) (*loop, []session.PromptPart, error) {
+func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), rt runTools) (*loop, *approver, []session.PromptPart, error) {
 	spillDir := ""
 	if sp != nil {
 		spillDir = sp.Dir
 		if err := ws.AddRoot(spillDir, false); err != nil {
-			return nil, nil, fmt.Errorf("run: open spilled stdin: %w", err)
+			return nil, nil, nil, fmt.Errorf("run: open spilled stdin: %w", err)
 		}
 	}
 	ap := newApprover(pol, ws, spillDir)
@@ -251,7 +198,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		Readable: pol.ReadFilter(),
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
@@ -269,7 +216,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		Redact:       newRedactor(cfg.secrets(env)),
 		Compact:      compactSettings(cfg, emit),
 		Clock:        tr.clock,
-	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap.judge, emit), parts, nil
+	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap.judge, emit), ap, parts, nil
 }
 
 // deferOnAsk says what makes a call that needs approval pause a headless

@@ -37,6 +37,11 @@ type loopConfig struct {
 	// pause the run (exit 3) with the call pending, for a later run that
 	// resumes the session: "--on-ask is defer".
 	DeferOnAsk string
+	// Ask, when set, asks a person about a call the policy marks "ask"
+	// (line mode with a terminal) and returns the verdict to act on:
+	// allowed, or denied with the message the model gets. nil: such a
+	// call resolves as AbortOnAsk, DeferOnAsk or a denial say.
+	Ask func(ctx context.Context, call llm.Block, eff toolkit.Effects, v verdict) verdict
 	// Answers are a person's answers to calls an earlier run deferred,
 	// by call id (--approve, --deny-pending).
 	Answers map[string]answer

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -31,6 +32,9 @@ type verdict struct {
 	Reason  string
 	Message string   // what the model is told on a denial
 	Allow   []string // the --allow rules that would let it through
+	// result is the policy's decision the verdict came from, which a
+	// person's "always" answer records; zero for the runner's own.
+	result policy.Result
 }
 
 // judge decides one tool call from its effects. It never fails: a judge
@@ -142,6 +146,12 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 	v := l.judge(call.Name, prep.eff)
 	if a, ok := l.cfg.Answers[call.ID]; ok {
 		v = a.apply(v)
+	}
+	if v.Kind == verdictAsk && l.cfg.Ask != nil {
+		v = l.cfg.Ask(ctx, call, prep.eff, v)
+		if err := l.stopped(ctx); err != nil {
+			return l.notRun(info, fmt.Sprintf(notRunStopped, stopReason(err))), timeSpan{}, err
+		}
 	}
 	if v.Kind == verdictAsk && l.cfg.DeferOnAsk != "" {
 		l.addPending(call, info, prep.eff, v)

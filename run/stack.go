@@ -1,0 +1,148 @@
+package run
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
+)
+
+// runStack is what a headless run and a line-mode chat open before their
+// first model request, in the same order and by the same code: the
+// budget, the sandbox, patch mode, the policy and workspace, the session
+// plan, the input, the model traffic, the tools, the loop, the session
+// log and the hooks. Only what drives the loop differs: one prompt taken
+// to its end (exec), or a line at a time (chat).
+type runStack struct {
+	sinks  *runSinks
+	budget *Budget
+	box    sandbox.State
+	patch  *patchMode
+	ws     *toolkit.Workspace
+	pol    *policy.Policy
+	ap     *approver
+	plan   *sessionPlan
+	in     *input
+	tr     *traffic
+	rt     runTools
+	loop   *loop
+	sess   *sessionLog
+	parts  []session.PromptPart
+
+	closers []func() // run in reverse order by close
+}
+
+// stackInput says where the stack's first prompt comes from: exec reads
+// standard input as well; a chat takes its arguments only.
+type stackInput struct {
+	stdin io.Reader
+	chat  bool
+	start time.Time // when the run began, for the session header
+}
+
+// close releases what openStack opened, last first.
+func (s *runStack) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+}
+
+func (s *runStack) defer_(f func()) { s.closers = append(s.closers, f) }
+
+// openStack opens a run's stack. On an error what it opened is closed
+// again; otherwise the caller closes the stack.
+func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, stderr io.Writer, env environment, sinks *runSinks) (st *runStack, err error) {
+	st = &runStack{sinks: sinks}
+	defer func() {
+		if err != nil {
+			st.close()
+		}
+	}()
+	emit, notes := sinks.emit, sinks.notes
+	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
+	if st.budget, err = cfg.startSettings(notice); err != nil {
+		return st, err
+	}
+	if st.box, err = startSandbox(*cfg, env, notice); err != nil {
+		return st, err
+	}
+	if sinks.js != nil {
+		sinks.js.price = st.budget.RequestCost
+	}
+	pm, leavePatch, err := enterPatchMode(ctx, cfg, env, stdout, notice)
+	if err != nil {
+		return st, err
+	}
+	st.patch = pm
+	st.defer_(leavePatch)
+	if st.ws, st.pol, err = openWorkspace(*cfg, notes, notice); err != nil {
+		return st, err
+	}
+	st.defer_(func() { st.ws.Close() })
+	if st.plan, err = cfg.planSession(env, st.ws.Root(), stderr); err != nil {
+		return st, err
+	}
+	st.defer_(st.plan.close)
+	if err := st.readInput(ctx, *cfg, src, notice); err != nil {
+		return st, err
+	}
+	return st, st.openLoop(*cfg, env, stderr, src.start)
+}
+
+// readInput reads the first prompt: exec's arguments, prompt file and
+// standard input; a chat's arguments alone (its standard input is its
+// lines), which may be none.
+func (st *runStack) readInput(ctx context.Context, cfg execConfig, src stackInput, notice func(string)) error {
+	opt := inputOptions{
+		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
+		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
+	}
+	if src.chat {
+		opt.NoStdin, opt.Optional = true, true
+	}
+	in, err := readInputContext(ctx, src.stdin, opt)
+	if err != nil {
+		return interrupted(ctx, err, st.sinks.emit)
+	}
+	st.in = in
+	st.defer_(func() { in.Close() })
+	return nil
+}
+
+// openLoop opens the traffic, the tools, the loop, the session log and
+// the hooks.
+func (st *runStack) openLoop(cfg execConfig, env environment, stderr io.Writer, start time.Time) error {
+	emit := st.sinks.emit
+	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
+	var err error
+	if st.tr, err = cfg.openTraffic(st.ws.Root(), env.today(), env); err != nil {
+		return err
+	}
+	rt, closeTools, err := openRunTools(st.box)
+	if err != nil {
+		return err
+	}
+	st.rt = rt
+	st.defer_(closeTools)
+	l, ap, parts, err := newExecLoop(cfg, st.ws, st.pol, st.in.Spill, st.budget, env, st.tr, emit, rt)
+	if err != nil {
+		st.tr.finish(err, notice)
+		return err
+	}
+	st.loop, st.ap, st.parts = l, ap, parts
+	l.cfg.Answers = st.plan.answers
+	// The session's path is shown on stderr (never the JSON stream), unless quiet.
+	st.sess = st.plan.open(cfg, sessionOptions{ID: st.sinks.sessionID(), Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
+		Start: start, Workspace: st.ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
+		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts,
+	})
+	st.defer_(func() { st.sess.Close() })
+	st.sinks.started(st.sess, initEvent(cfg, st.ws.Root(), l.toolSpecNames(), st.pol, st.box))
+	l.hooks = cfg.newHooks(env, st.ws.Root(), st.sinks.sessionID(), st.sess, emit, rt.reaper)
+	return nil
+}
