@@ -27,12 +27,18 @@ func main() {
 	// Caught (and dropped) rather than fatal: a write on a stdout nobody
 	// reads fails with EPIPE, and the runner stops cleanly (exit 141).
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	// In line mode a SIGINT cancels the running turn only (or, at the
+	// prompt, prints a hint): the chat takes it.
+	intr := run.NewInterrupts()
 	go func() {
 		for sig := range sigs {
+			if sig == os.Interrupt && intr.Deliver() {
+				continue
+			}
 			cancel(run.SignalError{Signal: sig})
 		}
 	}()
-	code := run.Main(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	code := run.MainWith(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr, intr)
 	signal.Stop(sigs)
 	cancel(nil)
 	os.Exit(code)

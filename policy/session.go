@@ -171,3 +171,24 @@ func (r Result) Message() string {
 	b.WriteString(".\nDo not retry variants of this command; use another approach or stop.")
 	return b.String()
 }
+
+// RuleLines describes the policy's rules, one line each in the order they
+// are checked — "allow shell no-net: curl *" — for line mode's /policy.
+func (p *Policy) RuleLines() []string {
+	var out []string
+	for _, r := range p.rules {
+		pats := r.paths
+		if r.class == ClassShell {
+			pats = nil
+			for _, c := range r.commands {
+				pats = append(pats, c.text)
+			}
+		}
+		line := fmt.Sprintf("%s %s %s: %s", r.decision, r.class, r.id, strings.Join(pats, ", "))
+		if r.reason != "" {
+			line += " (" + r.reason + ")"
+		}
+		out = append(out, line)
+	}
+	return out
+}

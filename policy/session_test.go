@@ -158,3 +158,33 @@ commands = ["ls"]
 		t.Error("Approvable: wrong for opaque, exact ask or allow")
 	}
 }
+
+func TestRuleLines(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("s.toml", []byte(`
+[[rule]]
+id = "no-net"
+tool = "shell"
+decision = "deny"
+commands = ["curl *", "wget *"]
+reason = "offline"
+[[rule]]
+id = "src"
+tool = "write"
+decision = "allow"
+paths = ["src/**"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.RuleLines()
+	want := []string{"deny shell no-net: curl *, wget * (offline)", "allow write src: src/**"}
+	if len(got) < len(want) {
+		t.Fatalf("RuleLines() = %q, want %q first", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("RuleLines()[%d] = %q, want %q", i, got[i], want[i])
+		}
+	}
+}

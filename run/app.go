@@ -40,6 +40,9 @@ type environment struct {
 	// now is the time the system prompt's date comes from; nil: the
 	// clock. Tests set it to replay a cassette on another day.
 	now func() time.Time
+	// interrupts hands SIGINT to line mode; nil: a SIGINT cancels the
+	// context, also in line mode.
+	interrupts *Interrupts
 }
 
 func processEnvironment() environment {
@@ -79,6 +82,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		Name:  "rubichan",
 		Usage: "a headless coding agent for pipelines",
 		UsageText: "rubichan exec [flags] [PROMPT...]\n" +
+			"rubichan chat [flags] [PROMPT...]   (or rubichan -i: line mode)\n" +
 			"rubichan policy check [flags] --tool CLASS -- ARG\n" +
 			"rubichan config show [flags]\n" +
 			"rubichan schema events\n" +
@@ -103,6 +107,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		Action:                    rootAction,
 		Commands: []*cli.Command{
 			execCommand(stdin, env),
+			chatCommand(stdin, env),
 			configCommand(env),
 			versionCommand(),
 			policyCommand(),

@@ -55,6 +55,9 @@ func (a *approver) inSpill(p string) bool {
 // plus the spill file.
 func (a *approver) readFilter() func(string) bool {
 	rules := a.pol.ReadFilter()
+	if a.sess != nil {
+		rules = a.sess.ReadFilter()
+	}
 	return func(p string) bool { return a.inSpill(p) || rules(p) }
 }
 

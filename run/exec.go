@@ -193,6 +193,9 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 		}
 	}
 	ap := newApprover(pol, ws, spillDir)
+	if cfg.chat {
+		ap.sess = pol.NewSession()
+	}
 	parts, err := systemPromptParts(promptOptions{
 		Root: ws.Root(), Now: env.today(), Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
 		Readable: pol.ReadFilter(),

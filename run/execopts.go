@@ -61,6 +61,8 @@ type execConfig struct {
 	cassette     *cassette.Cassette // loaded from Replay
 	Patch        string             // --patch: a file, "-" for stdout, "" for none
 	PatchMaxSize int64              // --patch-max-size: bound of the plain copy outside git
+
+	chat bool // line mode: the approver keeps the person's session answers
 }
 
 // verify is the [verify] configuration: --verify, its attempts and timeout.

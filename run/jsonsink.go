@@ -271,6 +271,12 @@ func (s *jsonSink) finish(err error, code int) error {
 		return s.err
 	}
 	s.finished = true
+	s.write(s.result(err, code))
+	return s.err
+}
+
+// result is the result object of a run that ended with err and code.
+func (s *jsonSink) result(err error, code int) events.Result {
 	res := events.Result{ExitCode: code, FinalText: s.red.redact(s.lastText), FilesChanged: append([]string{}, s.changed...)}
 	slices.Sort(res.FilesChanged)
 	res.Status, res.Error = outcome(err, code)
@@ -296,6 +302,5 @@ func (s *jsonSink) finish(err error, code int) error {
 	if s.sessionPath != "" {
 		res.SessionPath = &s.sessionPath
 	}
-	s.write(res)
-	return s.err
+	return res
 }

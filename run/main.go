@@ -62,6 +62,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		// and exec the command; this returns only on failure.
 		return sandbox.Dispatch(args, env.environ(), stderr)
 	}
+	args = interactiveArgs(args)
 	app := newApp(stdin, stdout, stderr, env)
 	js := machineOutput(args, env.lookupEnv, stdout, nil)
 	if js != nil {

@@ -45,12 +45,17 @@ func rubichanMain() {
 	// Caught (and dropped) rather than fatal: a write on a stdout nobody
 	// reads fails with EPIPE, and the runner stops cleanly (exit 141).
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	intr := NewInterrupts()
 	go func() {
 		for sig := range sigs {
+			if sig == os.Interrupt && intr.Deliver() {
+				continue
+			}
 			cancel(SignalError{Signal: sig})
 		}
 	}()
 	env := processEnvironment()
+	env.interrupts = intr
 	env.landlockABI = simulatedABI()
 	// A script sets the day the system prompt shows, to replay a
 	// cassette "next month".

@@ -23,6 +23,9 @@ type runSinks struct {
 	// notes is where the policy loader writes its notes: stderr (nothing
 	// with --quiet), and the JSON sink's notices.
 	notes io.Writer
+	// observe, when set, sees every event after the sinks (line mode
+	// keeps the changes its tools made).
+	observe func(Event)
 }
 
 // newRunSinks builds the sinks of a run; stop learns a failed write on
@@ -63,6 +66,9 @@ func (s *runSinks) emit(ev Event) {
 	}
 	s.act.handle(ev)
 	s.sess.handle(ev)
+	if s.observe != nil {
+		s.observe(ev)
+	}
 }
 
 // sessionID is the id the session log is named by: the JSON sink's,

@@ -198,6 +198,8 @@ type StreamCut struct {
 const (
 	CompactThreshold     = "threshold"
 	CompactContextLength = "context_length"
+	// CompactManual: a person asked for it (line mode's /compact).
+	CompactManual = "manual"
 )
 
 // Compaction says the conversation was compacted before a request: its

@@ -55,6 +55,9 @@ const (
 	TypeLimit      = "limit"
 	TypeError      = "error"
 	TypeEnd        = "end"
+	// TypeClear marks where line mode's /clear began a new conversation:
+	// a resumed session restores what came after it.
+	TypeClear = "clear"
 )
 
 // Statuses of an "end" line.

@@ -67,7 +67,7 @@ func Load(path string) (*Session, error) {
 // by their prefix without decoding.
 var parsed = [][]byte{
 	[]byte(`{"type":"session"`), []byte(`{"type":"run"`), []byte(`{"type":"user"`),
-	[]byte(`{"type":"assistant"`), []byte(`{"type":"end"`),
+	[]byte(`{"type":"assistant"`), []byte(`{"type":"end"`), []byte(`{"type":"clear"`),
 }
 
 // Parse rebuilds a session from the bytes of its file. The lines it needs
@@ -173,6 +173,8 @@ func (s *Session) add(l Line) {
 		s.addBlocks(llm.RoleUser, l, "", "")
 	case TypeAssistant:
 		s.addBlocks(llm.RoleAssistant, l, l.API, l.Model)
+	case TypeClear:
+		s.Messages = nil // a new conversation began (line mode's /clear)
 	}
 }
 

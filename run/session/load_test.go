@@ -31,6 +31,8 @@ func TestParseErrorsAndTornLines(t *testing.T) {
 		"newer format":          {data: `{"type":"session","time":"t","format":99}` + "\n", err: "format 99 is newer"},
 		"not a header":          {data: user, err: "not a session header"},
 		"unknown types skipped": {data: header + `{"type":"future","time":"t","x":[1]}` + "\n" + user, messages: 1},
+		"clear starts anew": {data: header + user + `{"type":"assistant","time":"t","blocks":[{"type":"text","text":"a"}]}` + "\n" +
+			`{"type":"clear","time":"t"}` + "\n" + user, messages: 1},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,0 +1,166 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+)
+
+const chatUsageText = `rubichan chat [flags] [PROMPT...]
+   rubichan -i [flags] [PROMPT...]
+
+   Line mode: the prompt, if given, is the first line; then each line you
+   type (or each line of standard input) is one run of the agent, and the
+   conversation goes on from one line to the next. A line ending in \ goes
+   on on the next line; a line """ starts and ends a block. /help lists the
+   commands. Ctrl-C stops the running turn; Ctrl-D ends the chat.`
+
+const chatDescription = `Examples:
+   rubichan -i
+   rubichan chat --model claude-sonnet-4-5 "read the README and summarise it"
+   printf 'list the Go files\nnow count their lines\n' | rubichan chat --allow 'shell:wc *'
+   rubichan -i --continue
+
+Limits: --max-turns, --timeout and --max-tool-calls apply to each line's run;
+--max-cost and --max-tokens-total to the whole chat. At the end of input the
+exit code is that of the last run.`
+
+// chatCommand is `rubichan chat`, also reached as `rubichan -i`: exec's
+// flags, the same loop, a line at a time.
+func chatCommand(stdin io.Reader, env environment) *cli.Command {
+	return &cli.Command{
+		Name:        "chat",
+		Usage:       "line mode: talk with the agent a line at a time (also: rubichan -i)",
+		UsageText:   chatUsageText,
+		Description: chatDescription,
+		Flags:       execFlags(),
+		Action: func(c *cli.Context) error {
+			person := personPresent(stdin, c.App.ErrWriter)
+			if person && !c.IsSet("trust-workspace") {
+				// A person is there: the workspace's .rubichan/ files
+				// are theirs to trust (DESIGN: workspace trust).
+				_ = c.Set("trust-workspace", "true")
+			}
+			cfg, err := configFromContext(c, env)
+			if err != nil {
+				return err
+			}
+			if err := cfg.checkChat(); err != nil {
+				return err
+			}
+			return runChat(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, person)
+		},
+	}
+}
+
+// interactiveArgs turns `rubichan -i …` and `rubichan --interactive …`
+// into `rubichan chat …`.
+func interactiveArgs(args []string) []string {
+	if len(args) < 2 || (args[1] != "-i" && args[1] != "--interactive") {
+		return args
+	}
+	out := append([]string{args[0], "chat"}, args[2:]...)
+	return out
+}
+
+// personPresent reports whether a person is at a terminal: standard
+// input and standard error are both terminals.
+func personPresent(stdin io.Reader, stderr io.Writer) bool {
+	f, ok := stdin.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd())) && isTerminal(stderr)
+}
+
+// checkChat refuses the exec flags that make no sense a line at a time.
+func (cfg execConfig) checkChat() error {
+	switch {
+	case cfg.Patch != "":
+		return usagef("chat: --patch is for one headless run; use rubichan exec --patch")
+	case cfg.answering():
+		return usagef("chat: --approve and --deny-pending answer a deferred run; use rubichan exec --resume")
+	case cfg.Output == outputFinal:
+		return usagef("chat: --output final is for one run; use text, json or stream-json")
+	case cfg.PromptFile != "":
+		return usagef("chat: --prompt-file is for one run; give the first line as arguments")
+	}
+	return nil
+}
+
+// runChat is line mode: the run's stack opened once (policy, workspace,
+// session, tools, loop, as exec opens it), then a run per line until the
+// input ends, /quit, or a second Ctrl-C at the prompt. It returns the
+// last run's error, which gives the exit code.
+func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment, person bool) error {
+	start := time.Now()
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	var js *jsonSink
+	if cfg.Output == outputJSON || cfg.Output == outputStreamJSON {
+		js = newJSONSink(stdout, cfg.Output == outputStreamJSON, newSessionID(start), nil)
+	}
+	if cfg.OnAsk == "defer" {
+		// A chat cannot leave a call open: the next line must find the
+		// conversation valid.
+		cfg.OnAsk = "deny"
+	}
+	cfg.chat = true
+	sinks := newRunSinks(cfg, js, stdout, stderr, env, stop)
+	st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start}, stdout, stderr, env, sinks)
+	if err != nil {
+		if js != nil {
+			js.finish(err, exitCode(err))
+		}
+		return err
+	}
+	defer st.close()
+	c := newChat(cfg, env, st, stdin, stdout, stderr, person)
+	defer c.close()
+	return c.run(ctx)
+}
+
+// chatEnd is how a chat ended: the input ended, /quit, or Ctrl-C twice.
+var errChatEnd = errors.New("chat ended")
+
+// run reads and runs lines until the chat ends.
+func (c *chat) run(ctx context.Context) error {
+	intr, release := c.env.interrupts.claim()
+	defer release()
+	c.intr = intr
+	if first := strings.TrimSpace(c.st.in.Text); first != "" {
+		c.runLine(ctx, first)
+	}
+	for ctx.Err() == nil {
+		msg, err := c.readMessage(ctx)
+		if errors.Is(err, errChatEnd) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(msg) == "" {
+			continue
+		}
+		if strings.HasPrefix(msg, "/") && !strings.Contains(strings.TrimSpace(msg), "\n") {
+			if c.command(ctx, strings.TrimSpace(msg)) {
+				break
+			}
+			continue
+		}
+		c.runLine(ctx, msg)
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return c.lastErr
+}
+
+// note writes a line of the chat's own on stderr (the commands' output).
+func (c *chat) note(format string, args ...any) {
+	fmt.Fprintf(c.stderr, format+"\n", args...)
+}

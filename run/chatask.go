@@ -1,0 +1,142 @@
+package run
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/fatih/color"
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/toolkit"
+)
+
+// Rule names of a person's answers given once (y, n); "always" answers
+// are the policy session's [policy.RuleSession] and [policy.RuleSessionDeny].
+const (
+	ruleTerminalAllow = "approved at the terminal"
+	ruleTerminalDeny  = "denied at the terminal"
+)
+
+// asker asks a person at the terminal about a call the policy marks
+// "ask": it shows the tool, its arguments in short and, for a write or an
+// edit, the diff it would make, and reads one line of answer from the
+// terminal (/dev/tty), whatever standard input is. Its colors are
+// explicit [color.Color] values, on only when stderr is a terminal and
+// NO_COLOR is unset.
+type asker struct {
+	tty       *os.File
+	r         *bufio.Reader
+	out       io.Writer
+	ap        *approver
+	add, del  *color.Color
+	hunk, hdr *color.Color
+}
+
+func newAsker(tty *os.File, out io.Writer, ap *approver, colors bool) *asker {
+	a := &asker{tty: tty, r: bufio.NewReader(tty), out: out, ap: ap,
+		add: color.New(color.FgGreen), del: color.New(color.FgRed), hunk: color.New(color.FgCyan), hdr: color.New(color.Bold)}
+	for _, c := range []*color.Color{a.add, a.del, a.hunk, a.hdr} {
+		if colors {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+	}
+	return a
+}
+
+// close closes the terminal; a nil asker does nothing.
+func (a *asker) close() {
+	if a != nil {
+		a.tty.Close()
+	}
+}
+
+// ask is the loop's [loopConfig.Ask]: it returns the verdict to act on.
+// Enter alone is no; a Ctrl-C (the run's context ending) is no as well,
+// and the loop then stops the run.
+func (a *asker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v verdict) verdict {
+	a.hdr.Fprintf(a.out, "? %s: %s\n", call.Name, clip(eff.Summary, 300))
+	fmt.Fprintf(a.out, "  needs approval: %s (rule %s", clip(v.Fact, 300), v.Rule)
+	if v.Reason != "" {
+		fmt.Fprintf(a.out, ": %s", v.Reason)
+	}
+	fmt.Fprintln(a.out, ")")
+	if d := previewDiff(call, eff); d != "" {
+		a.printDiff(d)
+	}
+	always := a.ap.sess != nil && policy.Approvable(v.result)
+	prompt, choices := "allow? [y]es / [n]o › ", "y or n"
+	if always {
+		prompt, choices = "allow? [y]es / [n]o / [a]lways this exact one / [d]eny always › ", "y, n, a or d"
+	}
+	for {
+		fmt.Fprint(a.out, prompt)
+		ans, err := a.readAnswer(ctx)
+		if err != nil {
+			fmt.Fprintln(a.out)
+			return refusedVerdict(v, ruleTerminalDeny)
+		}
+		switch strings.ToLower(strings.TrimSpace(ans)) {
+		case "y", "yes":
+			return verdict{Kind: verdictAllow, Rule: ruleTerminalAllow, Fact: v.Fact, Reason: "a person approved it"}
+		case "", "n", "no":
+			return refusedVerdict(v, ruleTerminalDeny)
+		case "a", "always":
+			if always && a.ap.sess.Approve(v.result) == nil {
+				return verdict{Kind: verdictAllow, Rule: policy.RuleSession, Fact: v.Fact, Reason: "a person approved it for this session"}
+			}
+		case "d", "deny":
+			if always && a.ap.sess.DenyAlways(v.result) == nil {
+				return refusedVerdict(v, policy.RuleSessionDeny)
+			}
+		}
+		fmt.Fprintf(a.out, "  answer %s, then Enter\n", choices)
+	}
+}
+
+// refusedVerdict is a person's no: the model is told, and not to retry.
+func refusedVerdict(v verdict, rule string) verdict {
+	return verdict{Kind: verdictDeny, Rule: rule, Fact: v.Fact, Reason: "the person at the terminal said no",
+		Message: fmt.Sprintf("The person at the terminal refused this call: %s. Do not retry it or a variant; "+
+			"take another approach, or stop and ask them what they want.", v.Fact)}
+}
+
+// readAnswer reads one line from the terminal; it gives up when ctx ends
+// (Ctrl-C), the read then cut by a deadline.
+func (a *asker) readAnswer(ctx context.Context) (string, error) {
+	stop := context.AfterFunc(ctx, func() { a.tty.SetReadDeadline(time.Now()) })
+	line, err := a.r.ReadString('\n')
+	stop()
+	a.tty.SetReadDeadline(time.Time{})
+	if ctx.Err() != nil {
+		return "", context.Cause(ctx)
+	}
+	if err != nil && line == "" {
+		return "", err
+	}
+	return line, nil
+}
+
+// printDiff shows a unified diff, its lines colored by kind.
+func (a *asker) printDiff(d string) {
+	for _, line := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+			a.hdr.Fprintln(a.out, "  "+line)
+		case strings.HasPrefix(line, "@@"):
+			a.hunk.Fprintln(a.out, "  "+line)
+		case strings.HasPrefix(line, "+"):
+			a.add.Fprintln(a.out, "  "+line)
+		case strings.HasPrefix(line, "-"):
+			a.del.Fprintln(a.out, "  "+line)
+		default:
+			fmt.Fprintln(a.out, "  "+line)
+		}
+	}
+}

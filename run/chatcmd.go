@@ -1,0 +1,211 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/session"
+)
+
+// chatCommandHelp lists line mode's commands, for /help and for an
+// unknown command.
+var chatCommandHelp = [][2]string{
+	{"/help", "this list"},
+	{"/quit, /exit", "end the chat (also Ctrl-D)"},
+	{"/clear", "start a new conversation (the session marks it)"},
+	{"/model NAME", "use model NAME from the next request on"},
+	{"/tools", "the tools offered and their policy class"},
+	{"/policy", "the effective rules, with this session's answers"},
+	{"/cost", "tokens and cost so far"},
+	{"/session", "the session's id and file"},
+	{"/retry", "run the last line again"},
+	{"/diff", "what this chat changed in the workspace"},
+	{"/compact", "compact the conversation now"},
+}
+
+// command runs a line-mode command; it reports whether the chat ends.
+func (c *chat) command(ctx context.Context, line string) bool {
+	name, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	switch name {
+	case "/quit", "/exit":
+		return true
+	case "/help":
+		c.help()
+	case "/clear":
+		c.clear()
+	case "/model":
+		c.setModel(arg)
+	case "/tools":
+		c.tools()
+	case "/policy":
+		c.policy()
+	case "/cost":
+		c.cost()
+	case "/session":
+		c.session()
+	case "/retry":
+		if c.lastLine == "" {
+			c.note("nothing to retry yet")
+			break
+		}
+		c.runLine(ctx, c.lastLine)
+	case "/diff":
+		c.diff()
+	case "/compact":
+		c.compactNow(ctx)
+	default:
+		c.note("unknown command %s", name)
+		c.help()
+	}
+	return false
+}
+
+func (c *chat) help() {
+	c.note("commands:")
+	for _, h := range chatCommandHelp {
+		c.note("  %-13s %s", h[0], h[1])
+	}
+	c.note(`a line ending in \ goes on on the next line; """ starts and ends a block; Ctrl-C stops the running turn`)
+}
+
+// clear starts a new conversation: the next line is a first message. The
+// session gets a "clear" line, after which a resumed session starts.
+func (c *chat) clear() {
+	c.st.loop.messages = nil
+	c.st.loop.est.reset(nil)
+	c.st.sess.write(&session.Line{Type: session.TypeClear, Time: session.Stamp(time.Now())})
+	c.note("a new conversation begins")
+}
+
+// setModel switches the model of the next requests. Under --max-cost the
+// chat keeps its model: the cap is priced at it.
+func (c *chat) setModel(name string) {
+	l := c.st.loop
+	switch {
+	case name == "":
+		c.note("model: %s (change it with /model NAME)", l.cfg.Model)
+		return
+	case c.cfg.Settings != nil && c.cfg.Settings.Limits.MaxCost > 0:
+		c.note("/model: --max-cost is priced at %s; start a new chat to use another model", l.cfg.Model)
+		return
+	}
+	cfg := c.cfg
+	cfg.Model = name
+	l.cfg.Model = name
+	l.cfg.Compact = compactSettings(cfg, c.st.sinks.emit)
+	c.note("model: %s", name)
+}
+
+// tools lists the tools offered to the model and the policy class each
+// is judged by.
+func (c *chat) tools() {
+	for _, name := range c.st.loop.toolSpecNames() {
+		c.note("  %-6s %s", name, toolClass(name))
+	}
+}
+
+// toolClass is the policy class of a built-in tool.
+func toolClass(name string) string {
+	switch name {
+	case "read", "grep", "glob", "ls":
+		return "read"
+	case "write", "edit":
+		return "write"
+	case "bash":
+		return "shell"
+	}
+	return "(decided per call)"
+}
+
+// policy shows the effective rules: the policy's, the command line's, the
+// fallbacks, and the answers given in this session.
+func (c *chat) policy() {
+	pol := c.st.pol
+	c.note("policy: %s", pol.Name())
+	for _, r := range pol.RuleLines() {
+		c.note("  %s", r)
+	}
+	c.note("  headless_ask %s (when nobody can answer)", pol.HeadlessAsk())
+	rules := c.st.ap.sess.Rules()
+	if len(rules) == 0 {
+		c.note("session: no answers yet")
+		return
+	}
+	c.note("session:")
+	for _, r := range rules {
+		c.note("  %s", r)
+	}
+}
+
+// cost shows the chat's tokens and cost so far, against its caps.
+func (c *chat) cost() {
+	b := c.st.budget
+	u := b.Spent()
+	c.note("tokens: %s in, %s out (%d requests); cost %s", formatTokens(int64(u.InputTokens+u.CacheCreationTokens+u.CacheReadTokens)),
+		formatTokens(int64(u.OutputTokens)), b.Requests(), b.CostSummary())
+}
+
+// session names the session log.
+func (c *chat) session() {
+	p := c.st.sess.Path()
+	if p == "" {
+		c.note("no session log (--no-session, or it could not be written)")
+		return
+	}
+	c.note("session %s: %s", session.IDOf(p), p)
+}
+
+// diff shows the changes this chat's tools made, call by call.
+func (c *chat) diff() {
+	if len(c.edits) == 0 {
+		c.note("this chat changed no files")
+		return
+	}
+	var files []string
+	for _, e := range c.edits {
+		for _, f := range e.files {
+			if !slices.Contains(files, f) {
+				files = append(files, f)
+			}
+		}
+		if e.diff != "" {
+			fmt.Fprintln(c.stderr, strings.TrimRight(e.diff, "\n"))
+		}
+	}
+	c.note("changed: %s", strings.Join(files, ", "))
+}
+
+// compactNow compacts the conversation at once, as the loop does when it
+// nears the window: the summary request, the compaction event and the
+// session line.
+func (c *chat) compactNow(ctx context.Context) {
+	l := c.st.loop
+	if !l.compactOn() {
+		c.note("compaction is off (--no-compact)")
+		return
+	}
+	if len(l.messages) < 3 {
+		c.note("nothing to compact yet")
+		return
+	}
+	before := l.est.estimate(l.messages)
+	ok, err := l.compact(ctx, events.CompactManual, before, 0)
+	switch {
+	case err != nil:
+		c.st.sinks.emit(Event{Kind: EventError, Err: err})
+	case !ok:
+		c.note("nothing to compact")
+	}
+}
+
+// write records one line; a nil log records nothing.
+func (s *sessionLog) write(l *session.Line) {
+	if s != nil {
+		s.w.Write(l)
+	}
+}

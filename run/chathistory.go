@@ -1,0 +1,111 @@
+package run
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rubichan/rubichan/toolkit"
+)
+
+// historyMax is how many lines the line editor keeps and the history file
+// is read back to.
+const historyMax = 1000
+
+// history is the line editor's history (golang.org/x/term's History),
+// kept in a file of its own, mode 0600, one line per entry. A line that
+// looks like it holds a secret is neither kept nor written. Writing is an
+// append of one short line: typing never waits on the session log.
+type history struct {
+	path    string // "": in memory only
+	red     *redactor
+	entries []string // oldest first
+}
+
+// loadHistory reads the last [historyMax] lines of the file at path.
+func loadHistory(path string, red *redactor) *history {
+	h := &history{path: path, red: red}
+	if path == "" {
+		return h
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return h
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		h.entries = append(h.entries, sc.Text())
+		if len(h.entries) > 2*historyMax {
+			h.entries = append(h.entries[:0:0], h.entries[len(h.entries)-historyMax:]...)
+		}
+	}
+	if len(h.entries) > historyMax {
+		h.entries = h.entries[len(h.entries)-historyMax:]
+	}
+	return h
+}
+
+// Add keeps line and appends it to the file, unless it is empty, repeats
+// the last line or looks secret.
+func (h *history) Add(line string) {
+	if strings.TrimSpace(line) == "" || strings.ContainsAny(line, "\n\r") || secretLine(line, h.red) {
+		return
+	}
+	if n := len(h.entries); n > 0 && h.entries[n-1] == line {
+		return
+	}
+	h.entries = append(h.entries, line)
+	if len(h.entries) > historyMax {
+		h.entries = h.entries[1:]
+	}
+	if h.path == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(h.path), 0o700); err != nil {
+		return
+	}
+	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	f.Chmod(0o600) // an older file made looser keeps no secret-free promise otherwise
+	f.WriteString(line + "\n")
+	f.Close()
+}
+
+// Len is the number of entries.
+func (h *history) Len() int { return len(h.entries) }
+
+// At is the entry idx from the most recent (0).
+func (h *history) At(idx int) string { return h.entries[len(h.entries)-1-idx] }
+
+// keyPrefixes begin the tokens of well-known services (OpenAI and
+// Anthropic keys, GitHub, GitLab and Slack tokens, AWS access keys,
+// Google API keys).
+var keyPrefixes = []string{"sk-", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "AKIA", "AIza"}
+
+// secretLine reports whether a line looks like it holds a secret: one of
+// the run's secret values (the redactor's), an assignment to a variable
+// whose name looks secret (the bash tool's rule, [toolkit.LooksSecret]:
+// `export GITHUB_TOKEN=…`, `--api-key=…`), or a word shaped like a
+// well-known token.
+func secretLine(line string, red *redactor) bool {
+	if red.redact(line) != line {
+		return true
+	}
+	for _, w := range strings.Fields(line) {
+		w = strings.Trim(w, `"'`)
+		if name, val, ok := strings.Cut(w, "="); ok && val != "" && toolkit.LooksSecret(strings.TrimLeft(name, "-")) {
+			return true
+		}
+		for _, p := range keyPrefixes {
+			if strings.HasPrefix(w, p) && len(w) >= len(p)+16 {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,215 @@
+package run
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/term"
+)
+
+// The prompts of line mode, on stderr when a person types.
+const (
+	promptMain = "› "
+	promptMore = "… "
+)
+
+// errCtrlC is a Ctrl-C typed at the prompt of a terminal in raw mode,
+// where it is a key, not a signal.
+var errCtrlC = errors.New("ctrl-c")
+
+// lineResult is one line read: its text without the newline, whether it
+// came in a bracketed paste, or why there is none.
+type lineResult struct {
+	line   string
+	pasted bool
+	err    error
+}
+
+// lineInput reads the chat's lines: on a terminal with golang.org/x/term's
+// line editor (history, bracketed paste), else plain lines from the pipe or
+// file, with no prompt, no echo and no escape codes. A line is read only
+// when the chat asks for one, in a goroutine of its own, so that Ctrl-C
+// at the prompt is seen while the read blocks; a read left waiting is
+// taken up by the next request.
+type lineInput struct {
+	plain   *bufio.Reader // nil on a terminal
+	term    *term.Terminal
+	fd      int
+	keys    *ctrlCReader
+	hist    *history
+	pending chan lineResult
+}
+
+func newLineInput(stdin io.Reader, stderr io.Writer, person bool, histPath string, red *redactor) *lineInput {
+	in := &lineInput{}
+	f, isFile := stdin.(*os.File)
+	if !person || !isFile {
+		in.plain = bufio.NewReader(stdin)
+		return in
+	}
+	in.fd = int(f.Fd())
+	in.keys = &ctrlCReader{r: f}
+	in.term = term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{in.keys, stderr}, promptMain)
+	in.hist = loadHistory(histPath, red)
+	in.term.History = in.hist
+	in.term.SetBracketedPasteMode(true)
+	return in
+}
+
+// close turns bracketed paste off again.
+func (in *lineInput) close() {
+	if in.term != nil {
+		in.term.SetBracketedPasteMode(false)
+	}
+}
+
+// next starts reading a line, unless a read is under way, and returns the
+// channel its result comes on; the caller calls done once it took it.
+func (in *lineInput) next(prompt string) <-chan lineResult {
+	if in.pending == nil {
+		ch := make(chan lineResult, 1)
+		in.pending = ch
+		go func() { ch <- in.read(prompt) }()
+	}
+	return in.pending
+}
+
+// done says the pending read's result was taken.
+func (in *lineInput) done() { in.pending = nil }
+
+func (in *lineInput) read(prompt string) lineResult {
+	if in.plain != nil {
+		line, err := in.plain.ReadString('\n')
+		if err == io.EOF && line != "" {
+			err = nil // the last line had no newline
+		}
+		return lineResult{line: strings.TrimRight(line, "\r\n"), err: err}
+	}
+	old, err := term.MakeRaw(in.fd)
+	if err != nil {
+		return lineResult{err: err}
+	}
+	defer term.Restore(in.fd, old)
+	in.term.SetPrompt(prompt)
+	in.keys.seen = false
+	line, err := in.term.ReadLine()
+	switch {
+	case errors.Is(err, term.ErrPasteIndicator):
+		return lineResult{line: line, pasted: true}
+	case err == io.EOF && in.keys.seen:
+		return lineResult{err: errCtrlC}
+	}
+	return lineResult{line: line, err: err}
+}
+
+// ctrlCReader notes a Ctrl-C among the keys read: x/term's editor ends
+// the line with io.EOF for it as for Ctrl-D.
+type ctrlCReader struct {
+	r    io.Reader
+	seen bool
+}
+
+func (c *ctrlCReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if bytes.IndexByte(p[:n], 3) >= 0 {
+		c.seen = true
+	}
+	return n, err
+}
+
+// readLine waits for a line, handling Ctrl-C at the prompt: the first
+// prints a hint, a second one ends the chat (errChatEnd, status 0), as do
+// Ctrl-D and the end of the input.
+func (c *chat) readLine(ctx context.Context, prompt string) (lineResult, error) {
+	interrupts := 0
+	atPrompt := func() bool {
+		interrupts++
+		if interrupts >= 2 {
+			c.lastErr = nil
+			return true
+		}
+		c.note("(press Ctrl-C again or Ctrl-D to quit)")
+		return false
+	}
+	for {
+		select {
+		case r := <-c.in.next(prompt):
+			c.in.done()
+			switch {
+			case errors.Is(r.err, errCtrlC):
+				if atPrompt() {
+					return r, errChatEnd
+				}
+				continue
+			case r.err == io.EOF:
+				return r, errChatEnd
+			}
+			return r, r.err
+		case <-c.intr:
+			if atPrompt() {
+				return lineResult{}, errChatEnd
+			}
+		case <-ctx.Done():
+			return lineResult{}, context.Cause(ctx)
+		}
+	}
+}
+
+// readMessage reads one message: a line; a line ending in \ and the ones
+// that go on from it; a block between two """ lines; or a pasted block
+// with the line typed after it.
+func (c *chat) readMessage(ctx context.Context) (string, error) {
+	r, err := c.readLine(ctx, promptMain)
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	switch {
+	case r.pasted:
+		lines = append(lines, r.line)
+		for r.pasted && err == nil {
+			r, err = c.readLine(ctx, promptMore)
+			lines = append(lines, r.line)
+		}
+	case strings.TrimSpace(r.line) == `"""`:
+		for {
+			r, err = c.readLine(ctx, promptMore)
+			if err != nil || strings.TrimSpace(r.line) == `"""` {
+				break
+			}
+			lines = append(lines, r.line)
+		}
+	default:
+		for err == nil && strings.HasSuffix(r.line, `\`) {
+			lines = append(lines, strings.TrimSuffix(r.line, `\`))
+			r, err = c.readLine(ctx, promptMore)
+		}
+		lines = append(lines, r.line)
+	}
+	if err != nil && !errors.Is(err, errChatEnd) {
+		return "", err
+	}
+	// The input may end inside a block: what came is still the message.
+	return strings.Join(lines, "\n"), nil
+}
+
+// historyPath is $XDG_STATE_HOME/rubichan/history, or
+// ~/.local/state/rubichan/history; "" when neither is known.
+func historyPath(env environment) string {
+	if d, ok := env.lookupEnv("XDG_STATE_HOME"); ok && filepath.IsAbs(d) {
+		return filepath.Join(d, "rubichan", "history")
+	}
+	if h, ok := env.lookupEnv("HOME"); ok && h != "" {
+		return filepath.Join(h, ".local", "state", "rubichan", "history")
+	}
+	return ""
+}

@@ -1,0 +1,177 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"time"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/session"
+)
+
+// chat is a line-mode session: the stack a headless run opens, kept for
+// every line, and what the chat adds — the line reader, the terminal the
+// approvals are asked on, the session's run numbers. It is used from one
+// goroutine.
+type chat struct {
+	cfg            execConfig
+	env            environment
+	st             *runStack
+	stdout, stderr io.Writer
+	person         bool // stdin and stderr are terminals
+
+	in       *lineInput
+	ask      *asker // nil: "ask" resolves as in a headless run
+	intr     <-chan struct{}
+	verifier *verifier
+
+	runNo    int // the session's number of the next run
+	runs     int // runs this process made
+	lastErr  error
+	lastLine string
+	edits    []fileEdit // what this chat's tools changed, for /diff
+}
+
+// fileEdit is one change a write or edit call made, as its diff.
+type fileEdit struct {
+	files []string
+	diff  string
+}
+
+// observe keeps what the chat shows later: the changes of its tools.
+func (c *chat) observe(ev Event) {
+	if ev.Kind == EventToolResult && ev.Result != nil && len(ev.Result.Changed) > 0 && !ev.Result.IsError {
+		c.edits = append(c.edits, fileEdit{files: ev.Result.Changed, diff: ev.Result.Diff})
+	}
+}
+
+func newChat(cfg execConfig, env environment, st *runStack, stdin io.Reader, stdout, stderr io.Writer, person bool) *chat {
+	c := &chat{cfg: cfg, env: env, st: st, stdout: stdout, stderr: stderr, person: person,
+		verifier: newVerifier(cfg, st.ws.Root(), env), runNo: 1}
+	if st.plan.loaded != nil {
+		c.runNo = len(st.plan.loaded.Runs) + 1
+	}
+	st.sinks.observe = c.observe
+	c.in = newLineInput(stdin, stderr, person, historyPath(env), newRedactor(cfg.secrets(env)))
+	if person {
+		if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+			c.ask = newAsker(tty, stderr, st.ap, colorEnabled(cfg.Color, true, env.lookupEnv))
+			st.loop.cfg.Ask = c.ask.ask
+		}
+	}
+	return c
+}
+
+// close ends the chat: the traffic's cassette, the terminal.
+func (c *chat) close() {
+	notice := func(s string) { c.st.sinks.emit(Event{Kind: EventNotice, Text: s}) }
+	if err := c.st.tr.finish(nil, notice); err != nil && c.lastErr == nil {
+		c.note("rubichan: %v", err)
+		c.lastErr = reportedError{err}
+	}
+	c.in.close()
+	c.ask.close()
+}
+
+// runLine takes one line to the end of its run, as exec takes its prompt:
+// the run's own limits (turns, tool calls, timeout), the chat's caps,
+// --verify, the closing summary and the run's result. Ctrl-C cancels the
+// run alone; the calls it left get error results, so the conversation
+// stays valid for the next line.
+func (c *chat) runLine(ctx context.Context, text string) {
+	c.lastLine = text
+	l, sinks := c.st.loop, c.st.sinks
+	start := time.Now()
+	if c.runs > 0 {
+		c.st.sess.nextRun(c.header(start, text), c.runNo)
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	runCtx, cancelTimeout := withRunTimeout(runCtx, c.cfg.Timeout)
+	defer cancelTimeout()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-c.intr:
+			cancel(errRunInterrupted)
+		case <-done:
+		}
+	}()
+	history, open := l.messages, []llm.Block(nil)
+	if c.runs == 0 {
+		history, open = c.st.plan.conversation(c.cfg.Resolved.Type)
+	}
+	l.newRun()
+	verified, runErr := runVerified(runCtx, l, c.verifier, history, open, text, sinks.emit)
+	err := finishRun(runErr, l, sinks.text, start, sinks.emit, runEnd{verified: verified})
+	c.endRun(err)
+}
+
+// endRun writes the run's result (with --output json or stream-json),
+// reopens the session log for what follows, and keeps the run's error
+// for the exit code: a run Ctrl-C stopped ends with 130.
+func (c *chat) endRun(err error) {
+	c.runs++
+	c.runNo++
+	code := exitCode(err)
+	var sig SignalError
+	if errors.As(err, &sig) {
+		code = sig.ExitCode()
+		err = reportedError{exitError{code: code, err: sig}}
+	}
+	if js := c.st.sinks.js; js != nil {
+		js.endRun(err, code)
+	}
+	c.st.sess.reopen()
+	c.lastErr = err
+}
+
+// header is the session's "run" line of a run after the first.
+func (c *chat) header(start time.Time, prompt string) sessionHeader {
+	st := c.st
+	return sessionHeader{Start: start, Workspace: st.ws.Root(), Provider: c.cfg.Provider, API: c.cfg.Resolved.Type,
+		Model: st.loop.cfg.Model, Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: prompt}
+}
+
+// newRun starts the counters of a new run of a chat: turns, tool calls,
+// denials and usage are per run; the conversation, the budget and the
+// compaction state go on.
+func (l *loop) newRun() {
+	l.turns, l.toolCalls, l.denials = 0, 0, 0
+	l.usage, l.pending = llm.Usage{}, nil
+}
+
+// nextRun starts the lines of the next run of a chat in the same session:
+// a "run" line, as a resumed run writes.
+func (s *sessionLog) nextRun(h sessionHeader, run int) {
+	if s == nil {
+		return
+	}
+	s.ended = false
+	l := s.header(h, "")
+	l.Type, l.Run = session.TypeRun, run
+	s.w.Write(l)
+}
+
+// reopen lets the log record what happens between two runs of a chat
+// (a /clear, a /compact) after the run's closing line.
+func (s *sessionLog) reopen() {
+	if s != nil {
+		s.ended = false
+	}
+}
+
+// endRun writes the result of one run of a chat and starts the next:
+// init was written once, and each run ends with its own result.
+func (s *jsonSink) endRun(err error, code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return
+	}
+	s.write(s.result(err, code))
+	s.lastText, s.changed, s.sum, s.start = "", nil, nil, s.now()
+}
