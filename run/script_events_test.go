@@ -23,13 +23,18 @@ var volatile = []string{"schema_version", "ts", "session_id", "duration_ms", "wa
 // a whole stream-json stream (every line valid, init first when present,
 // exactly one result, last); with -json exactly one result object.
 func cmdEvents(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) > 1 || len(args) == 1 && args[0] != "-json" {
-		ts.Fatalf("usage: events [-json]")
+	if neg || len(args) > 1 || len(args) == 1 && args[0] != "-json" && args[0] != "-chat" {
+		ts.Fatalf("usage: events [-json|-chat]")
 	}
 	v, err := eventsValidator()
 	ts.Check(err)
 	out := []byte(ts.ReadFile("stdout"))
-	evs, err := v.Stream(out)
+	stream := v.Stream
+	if len(args) == 1 && args[0] == "-chat" {
+		// line mode: a result per run
+		stream, args = v.ChatStream, nil
+	}
+	evs, err := stream(out)
 	if err != nil {
 		ts.Fatalf("stdout is not a valid event stream: %v\n%s", err, out)
 	}

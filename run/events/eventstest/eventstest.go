@@ -77,7 +77,15 @@ func (v *Validator) Validate(line []byte) error {
 // events: every line is a valid event ending in a newline; there is
 // exactly one result and it is the last line; init, when present, is the
 // first; every event has the same session_id; ts never goes back.
-func (v *Validator) Stream(out []byte) ([]Event, error) {
+func (v *Validator) Stream(out []byte) ([]Event, error) { return v.stream(out, false) }
+
+// ChatStream checks the stdout of a line-mode chat with --output
+// stream-json as [Validator.Stream] does, except that each run ends with
+// its own result: results may come before the last line (which is still
+// one).
+func (v *Validator) ChatStream(out []byte) ([]Event, error) { return v.stream(out, true) }
+
+func (v *Validator) stream(out []byte, chat bool) ([]Event, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no output: want at least a result")
 	}
@@ -100,13 +108,13 @@ func (v *Validator) Stream(out []byte) ([]Event, error) {
 	if err := sc.Err(); err != nil {
 		return evs, err
 	}
-	return evs, checkOrder(evs)
+	return evs, checkOrder(evs, chat)
 }
 
-func checkOrder(evs []Event) error {
+func checkOrder(evs []Event, chat bool) error {
 	for i, ev := range evs {
 		switch {
-		case ev.Type() == "result" && i != len(evs)-1:
+		case ev.Type() == "result" && i != len(evs)-1 && !chat:
 			return fmt.Errorf("line %d: a result before the last line", i+1)
 		case ev.Type() == "init" && i != 0:
 			return fmt.Errorf("line %d: init after the first line", i+1)
