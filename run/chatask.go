@@ -18,8 +18,8 @@ import (
 // Rule names of a person's answers given once (y, n); "always" answers
 // are the policy session's [policy.RuleSession] and [policy.RuleSessionDeny].
 const (
-	ruleTerminalAllow = "approved at the terminal"
-	ruleTerminalDeny  = "denied at the terminal"
+	ruleTerminalAllow = "your answer"
+	ruleTerminalDeny  = "your answer"
 )
 
 // asker asks a person at the terminal about a call the policy marks
@@ -84,12 +84,12 @@ func (a *asker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v 
 		}
 		switch strings.ToLower(strings.TrimSpace(ans)) {
 		case "y", "yes":
-			return verdict{Kind: verdictAllow, Rule: ruleTerminalAllow, Fact: v.Fact, Reason: "a person approved it"}
+			return verdict{Kind: verdictAllow, Rule: ruleTerminalAllow, Fact: v.Fact, Reason: "you said yes"}
 		case "", "n", "no":
 			return refusedVerdict(v, ruleTerminalDeny)
 		case "a", "always":
 			if always && a.ap.sess.Approve(v.result) == nil {
-				return verdict{Kind: verdictAllow, Rule: policy.RuleSession, Fact: v.Fact, Reason: "a person approved it for this session"}
+				return verdict{Kind: verdictAllow, Rule: policy.RuleSession, Fact: v.Fact, Reason: "you said always, for this session"}
 			}
 		case "d", "deny":
 			if always && a.ap.sess.DenyAlways(v.result) == nil {
@@ -102,7 +102,7 @@ func (a *asker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v 
 
 // refusedVerdict is a person's no: the model is told, and not to retry.
 func refusedVerdict(v verdict, rule string) verdict {
-	return verdict{Kind: verdictDeny, Rule: rule, Fact: v.Fact, Reason: "the person at the terminal said no",
+	return verdict{Kind: verdictDeny, Rule: rule, Fact: v.Fact, Reason: "you said no",
 		Message: fmt.Sprintf("The person at the terminal refused this call: %s. Do not retry it or a variant; "+
 			"take another approach, or stop and ask them what they want.", v.Fact)}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 )
@@ -130,6 +131,7 @@ func (c *chat) policy() {
 	for _, r := range pol.RuleLines() {
 		c.note("  %s", r)
 	}
+	c.note("  otherwise: read %s, write %s, shell %s", pol.Fallback(policy.ClassRead), pol.Fallback(policy.ClassWrite), pol.Fallback(policy.ClassShell))
 	c.note("  headless_ask %s (when nobody can answer)", pol.HeadlessAsk())
 	rules := c.st.ap.sess.Rules()
 	if len(rules) == 0 {

@@ -14,7 +14,7 @@ import (
 
 // ptyScriptCmds are the script commands that need a Linux pseudo-terminal.
 func ptyScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
-	return map[string]func(ts *testscript.TestScript, neg bool, args []string){"ptystderr": cmdPtyStderr}
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){"ptystderr": cmdPtyStderr, "ptychat": cmdPtyChat}
 }
 
 // cmdPtyStderr runs PROGRAM with its stderr on a pseudo-terminal (so it is

@@ -1,0 +1,147 @@
+package run
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// ptyDialogTimeout bounds each expect and the program's exit.
+const ptyDialogTimeout = 20 * time.Second
+
+// cmdPtyChat runs PROGRAM with its standard input and error on a
+// pseudo-terminal that is its controlling terminal (so /dev/tty is it, as
+// for a person in a shell) and its stdout on a pipe, plays the dialogue in
+// DIALOG, and checks the exit code: ptychat CODE DIALOG PROGRAM [ARGS...].
+// The dialogue has one step a line: `expect REGEXP` waits until the
+// terminal shows a match after the previous one; `send TEXT` types TEXT
+// and Enter; `key ctrl-c|ctrl-d` types the key. The terminal's output
+// becomes the script's stderr (\r\n as \n), the program's stdout its
+// stdout.
+func cmdPtyChat(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: ptychat CODE DIALOG PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	ptmx, tty, err := pty.Open()
+	ts.Check(err)
+	defer ptmx.Close()
+	cmd := programCmd(ts, args[2], args[3:]...)
+	var stdout bytes.Buffer
+	cmd.Stdin, cmd.Stderr, cmd.Stdout = tty, tty, &stdout
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	err = cmd.Start()
+	tty.Close()
+	ts.Check(err)
+	screen := &ptyScreen{changed: make(chan struct{}, 1)}
+	go screen.copyFrom(ptmx)
+	dialogErr := playDialog(ptmx, screen, ts.ReadFile(args[1]))
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var werr error
+	select {
+	case werr = <-exited:
+	case <-time.After(ptyDialogTimeout):
+		cmd.Process.Kill()
+		werr = <-exited
+		dialogErr = fmt.Errorf("the program did not exit; %v", dialogErr)
+	}
+	fmt.Fprint(ts.Stdout(), stdout.String())
+	fmt.Fprint(ts.Stderr(), strings.ReplaceAll(screen.text(), "\r\n", "\n"))
+	if dialogErr != nil {
+		ts.Fatalf("dialogue: %v", dialogErr)
+	}
+	if got := exitCodeOf(ts, werr); got != want {
+		ts.Fatalf("exit code %d, want %d", got, want)
+	}
+}
+
+// ptyScreen is what the program wrote on its terminal.
+type ptyScreen struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{}
+}
+
+func (s *ptyScreen) copyFrom(f *os.File) {
+	b := make([]byte, 4096)
+	for {
+		n, err := f.Read(b)
+		s.mu.Lock()
+		s.buf.Write(b[:n])
+		s.mu.Unlock()
+		select {
+		case s.changed <- struct{}{}:
+		default:
+		}
+		if err != nil {
+			return // EIO once the program closed the terminal
+		}
+	}
+}
+
+func (s *ptyScreen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// playDialog types and waits as the dialogue says.
+func playDialog(ptmx *os.File, screen *ptyScreen, dialog string) error {
+	seen := 0
+	for _, step := range strings.Split(strings.TrimSpace(dialog), "\n") {
+		verb, arg, _ := strings.Cut(strings.TrimSpace(step), " ")
+		switch verb {
+		case "expect":
+			re, err := regexp.Compile(arg)
+			if err != nil {
+				return err
+			}
+			n, err := screen.await(re, seen)
+			if err != nil {
+				return err
+			}
+			seen = n
+		case "send":
+			if _, err := ptmx.WriteString(arg + "\r"); err != nil {
+				return err
+			}
+		case "key":
+			keys := map[string]string{"ctrl-c": "\x03", "ctrl-d": "\x04"}
+			if _, err := ptmx.WriteString(keys[arg]); err != nil {
+				return err
+			}
+		case "", "#":
+		default:
+			return fmt.Errorf("unknown step %q", step)
+		}
+	}
+	return nil
+}
+
+// await waits until the screen after from matches re and returns where
+// the match ends.
+func (s *ptyScreen) await(re *regexp.Regexp, from int) (int, error) {
+	deadline := time.After(ptyDialogTimeout)
+	for {
+		text := s.text()
+		if loc := re.FindStringIndex(text[from:]); loc != nil {
+			return from + loc[1], nil
+		}
+		select {
+		case <-s.changed:
+		case <-deadline:
+			return from, fmt.Errorf("no %q on the terminal after:\n%s", re, text[from:])
+		}
+	}
+}
