@@ -24,7 +24,8 @@ const ptyDialogTimeout = 20 * time.Second
 // DIALOG, and checks the exit code: ptychat CODE DIALOG PROGRAM [ARGS...].
 // The dialogue has one step a line: `expect REGEXP` waits until the
 // terminal shows a match after the previous one; `send TEXT` types TEXT
-// and Enter; `key ctrl-c|ctrl-d` types the key. The terminal's output
+// and Enter; `key ctrl-c|ctrl-d` types the key; `wait FILE` waits until
+// FILE exists. The terminal's output
 // becomes the script's stderr (\r\n as \n), the program's stdout its
 // stdout.
 func cmdPtyChat(ts *testscript.TestScript, neg bool, args []string) {
@@ -45,7 +46,7 @@ func cmdPtyChat(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	screen := &ptyScreen{changed: make(chan struct{}, 1)}
 	go screen.copyFrom(ptmx)
-	dialogErr := playDialog(ptmx, screen, ts.ReadFile(args[1]))
+	dialogErr := playDialog(ptmx, screen, ts.ReadFile(args[1]), ts.MkAbs)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	var werr error
@@ -97,7 +98,7 @@ func (s *ptyScreen) text() string {
 }
 
 // playDialog types and waits as the dialogue says.
-func playDialog(ptmx *os.File, screen *ptyScreen, dialog string) error {
+func playDialog(ptmx *os.File, screen *ptyScreen, dialog string, abs func(string) string) error {
 	seen := 0
 	for _, step := range strings.Split(strings.TrimSpace(dialog), "\n") {
 		verb, arg, _ := strings.Cut(strings.TrimSpace(step), " ")
@@ -119,6 +120,10 @@ func playDialog(ptmx *os.File, screen *ptyScreen, dialog string) error {
 		case "key":
 			keys := map[string]string{"ctrl-c": "\x03", "ctrl-d": "\x04"}
 			if _, err := ptmx.WriteString(keys[arg]); err != nil {
+				return err
+			}
+		case "wait":
+			if err := awaitFile(abs(arg)); err != nil {
 				return err
 			}
 		case "", "#":
@@ -144,4 +149,16 @@ func (s *ptyScreen) await(re *regexp.Regexp, from int) (int, error) {
 			return from, fmt.Errorf("no %q on the terminal after:\n%s", re, text[from:])
 		}
 	}
+}
+
+// awaitFile waits until the file at path exists.
+func awaitFile(path string) error {
+	deadline := time.Now().Add(ptyDialogTimeout)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return fmt.Errorf("%s never appeared", path)
 }

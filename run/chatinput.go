@@ -42,6 +42,7 @@ type lineInput struct {
 	term    *term.Terminal
 	fd      int
 	keys    *ctrlCReader
+	out     io.Writer
 	hist    *history
 	pending chan lineResult
 }
@@ -55,14 +56,23 @@ func newLineInput(stdin io.Reader, stderr io.Writer, person bool, histPath strin
 	}
 	in.fd = int(f.Fd())
 	in.keys = &ctrlCReader{r: f}
+	in.out = stderr
+	in.hist = loadHistory(histPath, red)
+	in.newTerminal()
+	return in
+}
+
+// newTerminal starts a line editor. After a Ctrl-C the editor is made
+// anew: x/term's keeps the Ctrl-C among its unread keys and would end the
+// next line with it again; the line being typed is dropped, as a shell
+// drops it.
+func (in *lineInput) newTerminal() {
 	in.term = term.NewTerminal(struct {
 		io.Reader
 		io.Writer
-	}{in.keys, stderr}, promptMain)
-	in.hist = loadHistory(histPath, red)
+	}{in.keys, in.out}, promptMain)
 	in.term.History = in.hist
 	in.term.SetBracketedPasteMode(true)
-	return in
 }
 
 // close turns bracketed paste off again.
@@ -106,6 +116,7 @@ func (in *lineInput) read(prompt string) lineResult {
 	case errors.Is(err, term.ErrPasteIndicator):
 		return lineResult{line: line, pasted: true}
 	case err == io.EOF && in.keys.seen:
+		in.newTerminal()
 		return lineResult{err: errCtrlC}
 	}
 	return lineResult{line: line, err: err}

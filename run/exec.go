@@ -198,7 +198,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	}
 	parts, err := systemPromptParts(promptOptions{
 		Root: ws.Root(), Now: env.today(), Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
-		Readable: pol.ReadFilter(),
+		Readable: pol.ReadFilter(), LineMode: cfg.chat,
 	})
 	if err != nil {
 		return nil, nil, nil, err

@@ -24,6 +24,16 @@ var basePrompt string
 //go:embed prompt_headless.md
 var headlessPrompt string
 
+//go:embed prompt_line.md
+var linePrompt string
+
+// The words of the base prompt that say how rubichan runs, and what line
+// mode says instead.
+const (
+	headlessWords = "running non-interactively in a pipeline"
+	lineWords     = "working with a person in a line-mode chat at a terminal"
+)
+
 // contextFileNames are the instruction files added to the system prompt, in
 // the order they are looked for in each directory.
 var contextFileNames = []string{"AGENTS.md", "AGENT.md", "CLAUDE.md"}
@@ -42,6 +52,9 @@ type promptOptions struct {
 	// in slash form): a context file that is a symlink into the workspace
 	// is included only if its target is readable. nil allows none.
 	Readable func(path string) bool
+	// LineMode is a chat with a person (rubichan chat): the prompt says
+	// so instead of the headless addendum.
+	LineMode bool
 }
 
 // systemPrompt builds the system prompt: the base prompt (or its
@@ -65,9 +78,17 @@ func systemPromptParts(opt promptOptions) ([]session.PromptPart, error) {
 	} else {
 		r := strings.NewReplacer("{{root}}", opt.Root, "{{os}}", runtime.GOOS+"/"+runtime.GOARCH,
 			"{{date}}", opt.Now.Format("2006-01-02"))
-		parts = append(parts, session.PromptPart{Name: "base", Text: strings.TrimSpace(r.Replace(basePrompt))})
+		base := strings.TrimSpace(r.Replace(basePrompt))
+		if opt.LineMode {
+			base = strings.Replace(base, headlessWords, lineWords, 1)
+		}
+		parts = append(parts, session.PromptPart{Name: "base", Text: base})
 	}
-	parts = append(parts, session.PromptPart{Name: "headless", Text: strings.TrimSpace(headlessPrompt)})
+	if opt.LineMode {
+		parts = append(parts, session.PromptPart{Name: "line-mode", Text: strings.TrimSpace(linePrompt)})
+	} else {
+		parts = append(parts, session.PromptPart{Name: "headless", Text: strings.TrimSpace(headlessPrompt)})
+	}
 	if a := strings.TrimSpace(opt.Append); a != "" {
 		parts = append(parts, session.PromptPart{Name: "append", Text: a})
 	}
