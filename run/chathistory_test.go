@@ -1,0 +1,83 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSecretLine(t *testing.T) {
+	t.Parallel()
+	red := newRedactor([]string{"hunter2-the-real-key"})
+	tests := map[string]bool{
+		"fix the failing test":                      false,
+		"export GITHUB_TOKEN=abc123":                true,
+		"use --api-key=xyz for the call":            true,
+		"curl -H x sk-ant-api03-abcdefghijklmnopqr": true,
+		"my key is hunter2-the-real-key":            true,
+		"the TOKEN= variable is empty":              false,
+		"explain what sk- means":                    false,
+		"AKIAIOSFODNN7EXAMPLEXX in the log":         true,
+		"set PATH=/usr/bin":                         false,
+	}
+	for line, want := range tests {
+		if got := secretLine(line, red); got != want {
+			t.Errorf("secretLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
+func TestHistoryFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state", "rubichan", "history")
+	h := loadHistory(path, nil)
+	for _, l := range []string{"first", "", "export API_TOKEN=s3cr3t", "second", "second", "third"} {
+		h.Add(l)
+	}
+	if h.Len() != 3 || h.At(0) != "third" || h.At(2) != "first" {
+		t.Fatalf("history in memory: %d entries, newest %q", h.Len(), h.At(0))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(data), "first\nsecond\nthird\n"; got != want {
+		t.Errorf("history file = %q, want %q", got, want)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("history file mode %v, want 0600", fi.Mode().Perm())
+	}
+	again := loadHistory(path, nil)
+	if again.Len() != 3 || again.At(0) != "third" {
+		t.Errorf("reloaded: %d entries, newest %q", again.Len(), again.At(0))
+	}
+	if strings.Contains(string(data), "s3cr3t") {
+		t.Error("a secret line was written")
+	}
+}
+
+func TestHistoryPath(t *testing.T) {
+	t.Parallel()
+	env := func(vars map[string]string) environment {
+		return environment{lookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
+	}
+	tests := []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_STATE_HOME": "/s", "HOME": "/h"}, "/s/rubichan/history"},
+		{map[string]string{"XDG_STATE_HOME": "rel", "HOME": "/h"}, "/h/.local/state/rubichan/history"},
+		{map[string]string{"HOME": "/h"}, "/h/.local/state/rubichan/history"},
+		{map[string]string{}, ""},
+	}
+	for _, tc := range tests {
+		if got := historyPath(env(tc.vars)); got != tc.want {
+			t.Errorf("historyPath(%v) = %q, want %q", tc.vars, got, tc.want)
+		}
+	}
+}
