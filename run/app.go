@@ -172,7 +172,7 @@ func helpAction(c *cli.Context) error {
 	case 2:
 		name := c.Args().Get(1)
 		if c.App.Command(name) == nil {
-			return usagef("help: unknown command %q; the commands are exec, policy, config and version", name)
+			return usagef("help: unknown command %q; the commands are exec, chat, policy, config and version", name)
 		}
 		return cli.ShowCommandHelp(c, name)
 	}
