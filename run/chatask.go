@@ -80,20 +80,20 @@ func (a *asker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v 
 		ans, err := a.readAnswer(ctx)
 		if err != nil {
 			fmt.Fprintln(a.out)
-			return refusedVerdict(v, ruleTerminalDeny)
+			return refusedVerdict(v, ruleTerminalDeny, "you said no")
 		}
 		switch strings.ToLower(strings.TrimSpace(ans)) {
 		case "y", "yes":
 			return verdict{Kind: verdictAllow, Rule: ruleTerminalAllow, Fact: v.Fact, Reason: "you said yes"}
 		case "", "n", "no":
-			return refusedVerdict(v, ruleTerminalDeny)
+			return refusedVerdict(v, ruleTerminalDeny, "you said no")
 		case "a", "always":
 			if always && a.ap.sess.Approve(v.result) == nil {
 				return verdict{Kind: verdictAllow, Rule: policy.RuleSession, Fact: v.Fact, Reason: "you said always, for this session"}
 			}
 		case "d", "deny":
 			if always && a.ap.sess.DenyAlways(v.result) == nil {
-				return refusedVerdict(v, policy.RuleSessionDeny)
+				return refusedVerdict(v, policy.RuleSessionDeny, "you said deny always, for this session")
 			}
 		}
 		fmt.Fprintf(a.out, "  answer %s, then Enter\n", choices)
@@ -101,8 +101,8 @@ func (a *asker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v 
 }
 
 // refusedVerdict is a person's no: the model is told, and not to retry.
-func refusedVerdict(v verdict, rule string) verdict {
-	return verdict{Kind: verdictDeny, Rule: rule, Fact: v.Fact, Reason: "you said no",
+func refusedVerdict(v verdict, rule, reason string) verdict {
+	return verdict{Kind: verdictDeny, Rule: rule, Fact: v.Fact, Reason: reason,
 		Message: fmt.Sprintf("The person at the terminal refused this call: %s. Do not retry it or a variant; "+
 			"take another approach, or stop and ask them what they want.", v.Fact)}
 }
