@@ -2,8 +2,8 @@ package run
 
 import (
 	"bufio"
-	"errors"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
