@@ -2,6 +2,7 @@ package ghactions
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"unicode"
@@ -121,4 +122,19 @@ func FuzzWriter(f *testing.F) {
 			t.Fatalf("changed %q to %q", s, out)
 		}
 	})
+}
+
+// BenchmarkWriter measures the cost of neutralising streamed text: a
+// model's answer of short lines, some indented, in 40-byte deltas.
+func BenchmarkWriter(b *testing.B) {
+	line := "  the quick brown fox: jumps over the lazy dog ::not-a-command\n"
+	text := []byte(strings.Repeat(line, 1<<14))
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		w := NewWriter(io.Discard)
+		for i := 0; i < len(text); i += 40 {
+			w.Write(text[i:min(i+40, len(text))])
+		}
+		w.Flush()
+	}
 }
