@@ -81,7 +81,6 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		UsageText: "rubichan exec [flags] [PROMPT...]\n" +
 			"rubichan policy check [flags] --tool CLASS -- ARG\n" +
 			"rubichan config show [flags]\n" +
-			"rubichan doctor [--json] [--offline]\n" +
 			"rubichan schema events\n" +
 			"rubichan version\n" +
 			"rubichan help [COMMAND]",
