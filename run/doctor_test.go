@@ -147,6 +147,11 @@ func TestDoctorProblems(t *testing.T) {
 			os.WriteFile(p, []byte("version = 1\n[[rule]]\nid = \"x\"\ntool = \"shell\"\ndecision = \"allow\"\ncommands = [\"ls\"]\n[[test]]\ntool = \"shell\"\ncommand = \"ls\"\nexpect = \"deny\"\n"), 0o644)
 			return []string{"--policy", p}
 		}, "policy", "self-test failed", "[[test]]"},
+		"job summary unwritable": {http.StatusOK, func(d *doctorSetup) []string {
+			d.vars["GITHUB_ACTIONS"] = "true"
+			d.vars["GITHUB_STEP_SUMMARY"] = filepath.Join(d.dir, "missing", "summary.md")
+			return nil
+		}, "github", "the job summary file cannot be written", "--github=false"},
 		"unwritable session dir": {http.StatusOK, func(d *doctorSetup) []string {
 			f := filepath.Join(d.dir, "file")
 			os.WriteFile(f, nil, 0o644)
