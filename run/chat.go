@@ -111,6 +111,7 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	}
 	cfg.chat = true
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stop)
+	defer sinks.close()
 	st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start}, stdout, stderr, env, sinks)
 	if err != nil {
 		if js != nil {

@@ -55,6 +55,7 @@ func execCommand(stdin io.Reader, env environment) *cli.Command {
 			if err != nil {
 				return err
 			}
+			cfg.github = githubSink(c)
 			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, machineSink(c))
 		},
 	}
@@ -84,6 +85,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		defer func() { js.finish(err, exitCode(err)) }()
 	}
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stopRun)
+	defer sinks.close()
 	notice := func(s string) { sinks.emit(Event{Kind: EventNotice, Text: s}) }
 	ctx, cancelTimeout := withRunTimeout(ctx, cfg.Timeout)
 	defer cancelTimeout()

@@ -63,6 +63,9 @@ type execConfig struct {
 	PatchMaxSize int64              // --patch-max-size: bound of the plain copy outside git
 
 	chat bool // line mode: the approver keeps the person's session answers
+	// github is the GitHub Actions reporter [runMain] made (see
+	// [githubOutput]); nil when not under Actions or with --github=false.
+	github *githubReporter
 }
 
 // verify is the [verify] configuration: --verify, its attempts and timeout.

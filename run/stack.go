@@ -111,6 +111,9 @@ func (st *runStack) readInput(ctx context.Context, cfg execConfig, src stackInpu
 	}
 	st.in = in
 	st.defer_(func() { in.Close() })
+	if cfg.github != nil {
+		cfg.github.setRun(cfg, in.Text, st.sinks.act.red)
+	}
 	return nil
 }
 
