@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"golang.org/x/term"
 )
@@ -43,6 +44,8 @@ type lineInput struct {
 	fd      int
 	keys    *ctrlCReader
 	out     io.Writer
+	mu      sync.Mutex
+	raw     *term.State // the terminal's state before raw mode, while a read has it raw
 	hist    *history
 	pending chan lineResult
 }
@@ -75,10 +78,18 @@ func (in *lineInput) newTerminal() {
 	in.term.SetBracketedPasteMode(true)
 }
 
-// close turns bracketed paste off again.
+// close turns bracketed paste off again and gives the terminal back as
+// it was, also when the chat ends while a read has it in raw mode.
 func (in *lineInput) close() {
-	if in.term != nil {
-		in.term.SetBracketedPasteMode(false)
+	if in.plain != nil {
+		return
+	}
+	io.WriteString(in.out, "\x1b[?2004l")
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.raw != nil {
+		term.Restore(in.fd, in.raw)
+		in.raw = nil
 	}
 }
 
@@ -104,11 +115,10 @@ func (in *lineInput) read(prompt string) lineResult {
 		}
 		return lineResult{line: strings.TrimRight(line, "\r\n"), err: err}
 	}
-	old, err := term.MakeRaw(in.fd)
-	if err != nil {
+	if err := in.makeRaw(); err != nil {
 		return lineResult{err: err}
 	}
-	defer term.Restore(in.fd, old)
+	defer in.restore()
 	in.term.SetPrompt(prompt)
 	in.keys.seen = false
 	line, err := in.term.ReadLine()
@@ -120,6 +130,25 @@ func (in *lineInput) read(prompt string) lineResult {
 		return lineResult{err: errCtrlC}
 	}
 	return lineResult{line: line, err: err}
+}
+
+// makeRaw puts the terminal in raw mode for the line editor.
+func (in *lineInput) makeRaw() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	old, err := term.MakeRaw(in.fd)
+	in.raw = old
+	return err
+}
+
+// restore gives the terminal its state from before makeRaw.
+func (in *lineInput) restore() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.raw != nil {
+		term.Restore(in.fd, in.raw)
+		in.raw = nil
+	}
 }
 
 // ctrlCReader notes a Ctrl-C among the keys read: x/term's editor ends
