@@ -29,7 +29,9 @@ type SessionRule struct {
 }
 
 // String renders the answer as /policy lists it: "allow command: make test".
-func (r SessionRule) String() string { return r.Decision.String() + " " + r.Kind.String() + ": " + r.Value }
+func (r SessionRule) String() string {
+	return r.Decision.String() + " " + r.Kind.String() + ": " + r.Value
+}
 
 // NewSession starts a session with no approvals.
 func (p *Policy) NewSession() *Session {
