@@ -125,9 +125,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return interrupted(ctx, err, emit)
 	}
 	defer in.Close()
-	if cfg.github != nil {
-		cfg.github.setRun(cfg, in.Text, sinks.act.red)
-	}
+	cfg.github.setRun(cfg, in.Text, sinks.act.red)
 	tr, err := cfg.openTraffic(ws.Root(), env.today(), env)
 	if err != nil {
 		return err
