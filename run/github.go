@@ -78,6 +78,9 @@ func githubSink(c *cli.Context) *githubReporter {
 
 // setRun records what the summary says of the run before it starts.
 func (g *githubReporter) setRun(cfg execConfig, prompt string, red *redactor) {
+	if g == nil {
+		return // not under GitHub Actions
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.red = red
