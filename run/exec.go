@@ -16,6 +16,7 @@ import (
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -132,6 +133,15 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer closeTools()
+	// Before the first request; stopped before closeTools sweeps.
+	servers, err := mcpServers(cfg.MCP, cfg.Settings, ws.Root(), cfg.TrustWorkspace, notice)
+	if err != nil {
+		return err
+	}
+	if rt.mcp, err = startMCP(ctx, servers, mcpOptions(cfg, env, ws.Root(), rt), notice); err != nil {
+		return interrupted(ctx, err, emit)
+	}
+	defer rt.mcp.Close()
 	l, parts, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tr, emit, rt)
 	if err != nil {
 		tr.finish(err, notice)
@@ -144,7 +154,9 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		Policy: pol.Name(), PolicyFile: pol.File(), Prompt: in.Text, System: parts,
 	})
 	defer sess.Close()
-	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box))
+	ie := initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box)
+	ie.MCP = mcpInit(rt.mcp, l.specs)
+	sinks.started(sess, ie)
 	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, rt.reaper)
 	history, open := plan.conversation(cfg.Resolved.Type)
 	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env), history, open, in.Text, emit)
@@ -389,18 +401,19 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 }
 
 // buildTools returns the tools of a headless run: the file tools with the
-// policy's read filter, and bash in the workspace root with the process
-// environment minus secrets and the provider keys.
+// policy's read filter, bash in the workspace root with the process
+// environment minus secrets and the provider keys, and the MCP servers'
+// tools.
 func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, rt runTools) []toolkit.Tool {
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
-	return toolkit.Tools(ws, toolkit.Options{
+	return append(toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
 			Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
 			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env),
 		},
-	})
+	}), rt.mcp.Tools()...)
 }
 
 // runTools is what a run decides for its tools before the loop: the
@@ -409,6 +422,7 @@ type runTools struct {
 	sandbox sandbox.State
 	tempDir string
 	reaper  *toolkit.Reaper // shared with the bash tool; the run sweeps it at its end
+	mcp     *mcp.Manager    // the MCP servers; nil: none
 }
 
 // newHooks returns the runner of the configured hooks, which run with

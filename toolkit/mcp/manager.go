@@ -122,7 +122,13 @@ func (m *Manager) offer(listed [][]toolEntry) {
 }
 
 // Tools returns the tools of the ready servers, to offer to the model.
-func (m *Manager) Tools() []toolkit.Tool { return slices.Clone(m.tools) }
+// A nil Manager has none.
+func (m *Manager) Tools() []toolkit.Tool {
+	if m == nil {
+		return nil
+	}
+	return slices.Clone(m.tools)
+}
 
 // Status returns every server's state after start-up, in the order given.
 func (m *Manager) Status() []Status { return slices.Clone(m.status) }
