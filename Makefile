@@ -21,7 +21,14 @@ vet: mods
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 
-test: vet
+# The real MCP servers the end-to-end tests start (testdata/mcp), pinned by
+# its package-lock.json; installed again when the lock file changes.
+MCP_MODULES = testdata/mcp/node_modules/.package-lock.json
+$(MCP_MODULES): testdata/mcp/package.json testdata/mcp/package-lock.json
+	npm ci --prefix testdata/mcp --no-audit --no-fund
+	@touch $@
+
+test: vet $(MCP_MODULES)
 	$(GO) test -race -count=1 $(PKGS)
 
 bench: mods
