@@ -128,20 +128,11 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	rt, closeTools, err := openRunTools(box)
+	rt, closeTools, err := openRunTools(box, cfg.mcpStarter(ctx, env, ws.Root(), notice))
 	if err != nil {
 		return err
 	}
 	defer closeTools()
-	// Before the first request; stopped before closeTools sweeps.
-	servers, err := mcpServers(cfg.MCP, cfg.Settings, ws.Root(), cfg.TrustWorkspace, notice)
-	if err != nil {
-		return err
-	}
-	if rt.mcp, err = startMCP(ctx, servers, mcpOptions(cfg, env, ws.Root(), rt), notice); err != nil {
-		return interrupted(ctx, err, emit)
-	}
-	defer rt.mcp.Close()
 	l, parts, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tr, emit, rt)
 	if err != nil {
 		tr.finish(err, notice)
@@ -154,9 +145,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		Policy: pol.Name(), PolicyFile: pol.File(), Prompt: in.Text, System: parts,
 	})
 	defer sess.Close()
-	ie := initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box)
-	ie.MCP = mcpInit(rt.mcp, l.specs)
-	sinks.started(sess, ie)
+	sinks.started(sess, withMCP(initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box), rt.mcp, l.specs))
 	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, rt.reaper)
 	history, open := plan.conversation(cfg.Resolved.Type)
 	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env), history, open, in.Text, emit)
@@ -176,18 +165,26 @@ func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, cont
 
 // openRunTools makes what the run's commands share: the reaper that ends
 // their descendants that detached from their process group (with each
-// command and, at the latest, in close, also on a signal) and the private
-// temporary directory (their TMPDIR), which close removes.
-func openRunTools(box sandbox.State) (runTools, func(), error) {
+// command and, at the latest, in close, also on a signal), the private
+// temporary directory (their TMPDIR), which close removes, and the MCP
+// servers startMCP starts (before the first request), which close stops
+// first.
+func openRunTools(box sandbox.State, startMCP func(runTools) (*mcp.Manager, error)) (runTools, func(), error) {
 	tmp, err := runTempDir()
 	if err != nil {
 		return runTools{}, nil, fmt.Errorf("run: temporary directory: %w", err)
 	}
 	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper()}
-	return rt, func() {
+	closeAll := func() {
+		rt.mcp.Close()
 		rt.reaper.Sweep()
 		os.RemoveAll(tmp)
-	}, nil
+	}
+	if rt.mcp, err = startMCP(rt); err != nil {
+		closeAll()
+		return runTools{}, nil, err
+	}
+	return rt, closeAll, nil
 }
 
 // enterPatchMode starts --patch, if asked: from here on the run works in

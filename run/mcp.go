@@ -158,6 +158,25 @@ func startMCP(ctx context.Context, servers []mcp.ServerConfig, opts mcp.Options,
 	return m, nil
 }
 
+// mcpStarter returns what starts the run's MCP servers once its reaper
+// exists: the servers of the configuration and flags, started with
+// [startMCP].
+func (cfg execConfig) mcpStarter(ctx context.Context, env environment, root string, notice func(string)) func(runTools) (*mcp.Manager, error) {
+	return func(rt runTools) (*mcp.Manager, error) {
+		servers, err := mcpServers(cfg.MCP, cfg.Settings, root, cfg.TrustWorkspace, notice)
+		if err != nil {
+			return nil, err
+		}
+		return startMCP(ctx, servers, mcpOptions(cfg, env, root, rt), notice)
+	}
+}
+
+// withMCP adds the MCP servers to the init event.
+func withMCP(ev events.Init, m *mcp.Manager, specs []llm.ToolSpec) events.Init {
+	ev.MCP = mcpInit(m, specs)
+	return ev
+}
+
 // mcpInit is the init event's account of the MCP servers; nil without any.
 func mcpInit(m *mcp.Manager, specs []llm.ToolSpec) *events.MCP {
 	if m == nil {

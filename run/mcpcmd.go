@@ -96,6 +96,7 @@ func runMCPList(c *cli.Context, env environment) error {
 		return stdoutError{err}
 	}
 	if !out.OK {
+		fmt.Fprintln(c.App.ErrWriter, "rubichan: mcp list: a required MCP server is not ready")
 		return reportedError{exitError{code: exitFailure, err: fmt.Errorf("mcp list: a required MCP server is not ready")}}
 	}
 	return nil
