@@ -136,4 +136,3 @@ func writeMCPList(w io.Writer, out mcpListJSON, asJSON bool) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
