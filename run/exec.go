@@ -56,6 +56,7 @@ func execCommand(stdin io.Reader, env environment) *cli.Command {
 			if err != nil {
 				return err
 			}
+			cfg.github = githubSink(c)
 			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, machineSink(c))
 		},
 	}
@@ -85,6 +86,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		defer func() { js.finish(err, exitCode(err)) }()
 	}
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stopRun)
+	defer sinks.close()
 	emit, notes, text := sinks.emit, sinks.notes, sinks.text
 	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
 	budget, err := cfg.startSettings(notice)
@@ -115,15 +117,12 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer plan.close()
-
-	in, err := readInputContext(ctx, stdin, inputOptions{
-		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
-	})
+	in, err := readInputContext(ctx, stdin, cfg.inputOptions(notice))
 	if err != nil {
 		return interrupted(ctx, err, emit)
 	}
 	defer in.Close()
+	cfg.github.setRun(cfg, in.Text, sinks.act.red)
 	tr, err := cfg.openTraffic(ws.Root(), env.today(), env)
 	if err != nil {
 		return err
@@ -152,6 +151,14 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	err = finishRun(tr.finish(runErr, notice), l, text, start, emit, runEnd{verified: verified, patch: pm})
 	reportPending(stderr, l.pending, sess.Path(), plan.store.Dir)
 	return err
+}
+
+// inputOptions is how the run reads its prompt and standard input.
+func (cfg execConfig) inputOptions(notice func(string)) inputOptions {
+	return inputOptions{
+		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
+		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
+	}
 }
 
 // withRunTimeout bounds ctx by the run's --timeout (none when d is 0); its

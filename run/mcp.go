@@ -109,8 +109,12 @@ func mergeMCPFile(all map[string]config.MCPServer, file string) error {
 // directory, and the run's reaper. The OS sandbox of shell commands does
 // not wrap MCP servers yet: mcp.Options.Prepare is where it would.
 func mcpOptions(cfg execConfig, env environment, root string, rt runTools) mcp.Options {
+	var environ []string
+	if env.environ != nil {
+		environ = env.environ()
+	}
 	return mcp.Options{
-		Environ: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
+		Environ: environ, EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
 		PathAdd: pathAdd(cfg), Dir: root, Reaper: rt.reaper,
 	}
 }
