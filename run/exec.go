@@ -16,6 +16,7 @@ import (
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -102,6 +103,14 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	return err
 }
 
+// inputOptions is how the run reads its prompt and standard input.
+func (cfg execConfig) inputOptions(notice func(string)) inputOptions {
+	return inputOptions{
+		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
+		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
+	}
+}
+
 // withRunTimeout bounds ctx by the run's --timeout (none when d is 0); its
 // cause is then errTimeout.
 func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
@@ -113,18 +122,26 @@ func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, cont
 
 // openRunTools makes what the run's commands share: the reaper that ends
 // their descendants that detached from their process group (with each
-// command and, at the latest, in close, also on a signal) and the private
-// temporary directory (their TMPDIR), which close removes.
-func openRunTools(box sandbox.State) (runTools, func(), error) {
+// command and, at the latest, in close, also on a signal), the private
+// temporary directory (their TMPDIR), which close removes, and the MCP
+// servers startMCP starts (before the first request), which close stops
+// first.
+func openRunTools(box sandbox.State, startMCP func(runTools) (*mcp.Manager, error)) (runTools, func(), error) {
 	tmp, err := runTempDir()
 	if err != nil {
 		return runTools{}, nil, fmt.Errorf("run: temporary directory: %w", err)
 	}
 	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper()}
-	return rt, func() {
+	closeAll := func() {
+		rt.mcp.Close()
 		rt.reaper.Sweep()
 		os.RemoveAll(tmp)
-	}, nil
+	}
+	if rt.mcp, err = startMCP(rt); err != nil {
+		closeAll()
+		return runTools{}, nil, err
+	}
+	return rt, closeAll, nil
 }
 
 // enterPatchMode starts --patch, if asked: from here on the run works in
@@ -341,18 +358,19 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 }
 
 // buildTools returns the tools of a headless run: the file tools with the
-// policy's read filter, and bash in the workspace root with the process
-// environment minus secrets and the provider keys.
+// policy's read filter, bash in the workspace root with the process
+// environment minus secrets and the provider keys, and the MCP servers'
+// tools.
 func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, rt runTools) []toolkit.Tool {
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
-	return toolkit.Tools(ws, toolkit.Options{
+	return append(toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
 			Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
 			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env),
 		},
-	})
+	}), rt.mcp.Tools()...)
 }
 
 // runTools is what a run decides for its tools before the loop: the
@@ -361,6 +379,7 @@ type runTools struct {
 	sandbox sandbox.State
 	tempDir string
 	reaper  *toolkit.Reaper // shared with the bash tool; the run sweeps it at its end
+	mcp     *mcp.Manager    // the MCP servers; nil: none
 }
 
 // newHooks returns the runner of the configured hooks, which run with

@@ -91,17 +91,14 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 	if err := st.readInput(ctx, *cfg, src, notice); err != nil {
 		return st, err
 	}
-	return st, st.openLoop(*cfg, env, stderr, src.start)
+	return st, st.openLoop(ctx, *cfg, env, stderr, src.start)
 }
 
 // readInput reads the first prompt: exec's arguments, prompt file and
 // standard input; a chat's arguments alone (its standard input is its
 // lines), which may be none.
 func (st *runStack) readInput(ctx context.Context, cfg execConfig, src stackInput, notice func(string)) error {
-	opt := inputOptions{
-		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
-	}
+	opt := cfg.inputOptions(notice)
 	if src.chat {
 		opt.NoStdin, opt.Optional = true, true
 	}
@@ -115,16 +112,16 @@ func (st *runStack) readInput(ctx context.Context, cfg execConfig, src stackInpu
 	return nil
 }
 
-// openLoop opens the traffic, the tools, the loop, the session log and
-// the hooks.
-func (st *runStack) openLoop(cfg execConfig, env environment, stderr io.Writer, start time.Time) error {
+// openLoop opens the traffic, the tools (with the MCP servers'), the
+// loop, the session log and the hooks.
+func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environment, stderr io.Writer, start time.Time) error {
 	emit := st.sinks.emit
 	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
 	var err error
 	if st.tr, err = cfg.openTraffic(st.ws.Root(), env.today(), env); err != nil {
 		return err
 	}
-	rt, closeTools, err := openRunTools(st.box)
+	rt, closeTools, err := openRunTools(st.box, cfg.mcpStarter(ctx, env, st.ws.Root(), notice))
 	if err != nil {
 		return err
 	}
@@ -143,7 +140,7 @@ func (st *runStack) openLoop(cfg execConfig, env environment, stderr io.Writer, 
 		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts,
 	})
 	st.defer_(func() { st.sess.Close() })
-	st.sinks.started(st.sess, initEvent(cfg, st.ws.Root(), l.toolSpecNames(), st.pol, st.box))
+	st.sinks.started(st.sess, withMCP(initEvent(cfg, st.ws.Root(), l.toolSpecNames(), st.pol, st.box), rt.mcp, l.specs))
 	l.hooks = cfg.newHooks(env, st.ws.Root(), st.sinks.sessionID(), st.sess, emit, rt.reaper)
 	return nil
 }
