@@ -152,6 +152,7 @@ func BenchmarkBashSandbox(b *testing.B) {
 				Sandbox: BashSandbox{Enabled: on, ABI: sandbox.ProbeABI()},
 			})
 			args := []byte(`{"command":"true"}`)
+			b.Cleanup(func() { tool.Close() })
 			b.ResetTimer()
 			for b.Loop() {
 				res, err := tool.Run(context.Background(), args)
