@@ -127,7 +127,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	rt, closeTools, err := openRunTools(box)
+	rt, closeTools, err := openRunTools(box, cfg, env, ws.Root())
 	if err != nil {
 		return err
 	}
@@ -145,9 +145,9 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	})
 	defer sess.Close()
 	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box))
-	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, rt.reaper)
+	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, rt)
 	history, open := plan.conversation(cfg.Resolved.Type)
-	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env), history, open, in.Text, emit)
+	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env, rt), history, open, in.Text, emit)
 	err = finishRun(tr.finish(runErr, notice), l, text, start, emit, runEnd{verified: verified, patch: pm})
 	reportPending(stderr, l.pending, sess.Path(), plan.store.Dir)
 	return err
@@ -162,17 +162,21 @@ func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, cont
 	return context.WithTimeoutCause(ctx, d, errTimeout)
 }
 
-// openRunTools makes what the run's commands share: the reaper that ends
-// their descendants that detached from their process group (with each
-// command and, at the latest, in close, also on a signal) and the private
-// temporary directory (their TMPDIR), which close removes.
-func openRunTools(box sandbox.State) (runTools, func(), error) {
+// openRunTools makes what the run's commands — the bash tool's, the
+// hooks' and --verify's — share: the reaper that ends their descendants
+// that detached from their process group (with each command and, at the
+// latest, in close, also on a signal), the private temporary directory
+// (their TMPDIR), which close removes, and the sandbox of state box for
+// the workspace root, whose spawner close stops.
+func openRunTools(box sandbox.State, cfg execConfig, env environment, root string) (runTools, func(), error) {
 	tmp, err := runTempDir()
 	if err != nil {
 		return runTools{}, nil, fmt.Errorf("run: temporary directory: %w", err)
 	}
 	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper()}
+	rt.box = toolkit.NewSandbox(sandboxConfig(box, cfg.shellSettings(), env), root, tmp, rt.reaper)
 	return rt, func() {
+		rt.box.Close()
 		rt.reaper.Sweep()
 		os.RemoveAll(tmp)
 	}, nil
@@ -398,29 +402,31 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
 			Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
-			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env),
+			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env), Confine: rt.box,
 		},
 	})
 }
 
 // runTools is what a run decides for its tools before the loop: the
-// sandbox state, the private temporary directory and the reaper.
+// sandbox state, the private temporary directory, the reaper and the
+// sandbox the commands share.
 type runTools struct {
 	sandbox sandbox.State
 	tempDir string
-	reaper  *toolkit.Reaper // shared with the bash tool; the run sweeps it at its end
+	reaper  *toolkit.Reaper  // shared with the bash tool; the run sweeps it at its end
+	box     *toolkit.Sandbox // nil: commands run unconfined; the run closes it at its end
 }
 
 // newHooks returns the runner of the configured hooks, which run with
 // the bash tool's environment; nil when there are none.
-func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *sessionLog, emit func(Event), reaper *toolkit.Reaper) *hookRunner {
+func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *sessionLog, emit func(Event), rt runTools) *hookRunner {
 	if cfg.Settings == nil {
 		return nil
 	}
 	opt := hookOptions{
 		Hooks: cfg.Settings.Hooks, Workspace: root,
 		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
-		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: reaper,
+		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: rt.reaper, TempDir: rt.tempDir, Sandbox: rt.box,
 	}
 	if p := sess.Path(); p != "" {
 		opt.Transcript = p
