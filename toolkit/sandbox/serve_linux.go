@@ -217,21 +217,26 @@ func (s *server) spawn(fds []int) {
 	fmt.Fprintf(conn, "pid %d\n", pid)
 }
 
-// readRequest reads the length-prefixed JSON of a [SpawnRequest].
+// readRequest reads the length-prefixed JSON of a [SpawnRequest], in one
+// read when it fits in the first buffer.
 func readRequest(r io.Reader) (SpawnRequest, error) {
 	var req SpawnRequest
-	var n uint32
-	if err := binary.Read(r, binary.BigEndian, &n); err != nil {
+	buf := make([]byte, 64<<10)
+	n, err := io.ReadAtLeast(r, buf, 4)
+	if err != nil {
 		return req, fmt.Errorf("read request: %w", err)
 	}
-	if n > maxRequest {
-		return req, fmt.Errorf("request of %d bytes is too big", n)
+	size := int(binary.BigEndian.Uint32(buf))
+	if size > maxRequest || n > 4+size {
+		return req, fmt.Errorf("request of %d bytes is too big, or followed by more", size)
 	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r, buf); err != nil {
+	if 4+size > len(buf) {
+		buf = append(buf[:n], make([]byte, 4+size-n)...)
+	}
+	if _, err := io.ReadFull(r, buf[n:4+size]); err != nil {
 		return req, fmt.Errorf("read request: %w", err)
 	}
-	if err := json.Unmarshal(buf, &req); err != nil {
+	if err := json.Unmarshal(buf[4:4+size], &req); err != nil {
 		return req, fmt.Errorf("decode request: %w", err)
 	}
 	if len(req.Args) == 0 {

@@ -145,10 +145,8 @@ func (s *Spawner) Spawn(req SpawnRequest) (*Process, error) {
 	s.mu.Unlock()
 	syscall.Close(fds[1])
 	if err == nil {
-		err = binary.Write(conn, binary.BigEndian, uint32(len(body)))
-	}
-	if err == nil {
-		_, err = conn.Write(body)
+		// One write: the length, then the JSON.
+		_, err = conn.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...))
 	}
 	p := &Process{conn: conn, rd: bufio.NewReader(conn)}
 	if err == nil {

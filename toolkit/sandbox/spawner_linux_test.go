@@ -79,6 +79,10 @@ func TestSpawner(t *testing.T) {
 			t.Errorf("%s: output %q, want Permission denied", tc.name, out)
 		}
 	}
+	// A request bigger than the server's first read.
+	if out, st := spawnRun(t, sp, ws, ": "+strings.Repeat("x", 200<<10)+"; echo big"); st.ExitCode() != 0 || out != "big\n" {
+		t.Errorf("big command: status %v, output %q", st, out)
+	}
 	if _, st := spawnRun(t, sp, ws, "exit 3"); st.ExitCode() != 3 || st.String() != "exit status 3" {
 		t.Errorf("exit 3: status %v", st)
 	}
