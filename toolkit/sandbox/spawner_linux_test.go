@@ -80,7 +80,7 @@ func TestSpawner(t *testing.T) {
 		}
 	}
 	// A request bigger than the server's first read.
-	if out, st := spawnRun(t, sp, ws, ": "+strings.Repeat("x", 200<<10)+"; echo big"); st.ExitCode() != 0 || out != "big\n" {
+	if out, st := spawnRun(t, sp, ws, ": "+strings.Repeat("x", 100<<10)+"; echo big"); st.ExitCode() != 0 || out != "big\n" {
 		t.Errorf("big command: status %v, output %q", st, out)
 	}
 	if _, st := spawnRun(t, sp, ws, "exit 3"); st.ExitCode() != 3 || st.String() != "exit status 3" {
