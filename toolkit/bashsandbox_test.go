@@ -126,6 +126,30 @@ func TestSandboxNetwork(t *testing.T) {
 	}
 }
 
+// TestSandboxFailsClosed proves that a command whose sandbox cannot be
+// applied (Landlock refuses a directory rule on a regular file) does not
+// run: neither the spawner nor the one-shot helper it falls back to runs
+// it, and the result is exit 126 with the reason.
+func TestSandboxFailsClosed(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, ws := newTestBash(t, func(c *BashConfig) {
+		c.Sandbox = BashSandbox{Enabled: true, ABI: sandbox.ProbeABI(), Writable: []string{file}}
+	})
+	t.Cleanup(func() { b.Close() })
+	res := callBash(t, context.Background(), b, "touch ran", 0)
+	if !res.IsError || res.Meta.ExitCode == nil || *res.Meta.ExitCode != 126 || !strings.Contains(res.Content, "rubichan sandbox: landlock") {
+		t.Errorf("result = %+v, want exit 126 with the sandbox's reason", res)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
+		t.Error("the command ran unconfined")
+	}
+}
+
 func TestSandboxCacheEnv(t *testing.T) {
 	t.Parallel()
 	env := []string{"GOCACHE=/home/u/.cache/go-build", "PATH=/bin"}

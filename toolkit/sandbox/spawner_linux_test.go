@@ -122,10 +122,24 @@ func TestSpawnerSignal(t *testing.T) {
 }
 
 // TestSpawnerFailsClosed proves that a spawner that cannot confine
-// itself does not start.
+// itself (Landlock refuses a directory rule on a regular file) does not
+// start, and says why.
 func TestSpawnerFailsClosed(t *testing.T) {
-	if _, err := StartSpawner("/proc/self/exe", Rules{ABI: 7, Writable: []string{"\x00bad"}}, nil); err == nil {
+	abi := ProbeABI()
+	if abi < 1 {
+		t.Fatalf("this test needs Landlock; the kernel has ABI %d", abi)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := StartSpawner("/proc/self/exe", Rules{ABI: abi, Writable: []string{file}}, nil)
+	if err == nil {
+		sp.Close()
 		t.Fatal("StartSpawner succeeded with rules it cannot apply")
+	}
+	if !strings.Contains(err.Error(), "landlock") {
+		t.Errorf("error %q does not say landlock failed", err)
 	}
 }
 
