@@ -153,11 +153,32 @@ func (s *Sandbox) start(cmd *exec.Cmd, r *Reaper) (*procGroup, error) {
 			return g, err
 		}
 	}
-	// argv[0] is "rubichan", which a test binary standing in for
-	// rubichan dispatches on.
+	s.wrap(cmd)
+	return startGroup(cmd, r)
+}
+
+// Wrap makes cmd run confined when it is started: its program becomes
+// the one-shot helper ([sandbox.HelperCommand]), which applies the run's
+// rules and execs cmd.Path with cmd.Args, and its environment (cmd.Env,
+// which must be set) gets the sandbox's cache directories. It is meant for
+// long-lived commands started once, such as a stdio MCP server, for which
+// one start-up of rubichan does not matter; cmd keeps what [exec.Cmd]
+// gives (pipes, Wait, Process), and the caller starts it in the process
+// group it wants. A nil Sandbox leaves cmd as it is.
+func (s *Sandbox) Wrap(cmd *exec.Cmd) {
+	if s == nil {
+		return
+	}
+	cmd.Env = s.commandEnv(cmd.Env)
+	s.wrap(cmd)
+}
+
+// wrap points cmd at the one-shot helper. argv[0] is "rubichan", which a
+// test binary standing in for rubichan dispatches on.
+func (s *Sandbox) wrap(cmd *exec.Cmd) {
+	s.prepare()
 	cmd.Args = append([]string{"rubichan"}, s.rules.Argv(cmd.Path, cmd.Args)...)
 	cmd.Path = s.exe
-	return startGroup(cmd, r)
 }
 
 // writableRoots lists the workspace, tmp and extra (relative ones taken

@@ -150,6 +150,31 @@ func TestSandboxFailsClosed(t *testing.T) {
 	}
 }
 
+// TestSandboxWrap proves that a command wrapped for a long-lived start
+// (a stdio MCP server) is confined: its write outside fails and leaves
+// no file, its write in the workspace works, and its pipes work.
+func TestSandboxWrap(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	ws, tmp, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	box := NewSandbox(BashSandbox{Enabled: true, ABI: sandbox.ProbeABI()}, ws, tmp, nil)
+	defer box.Close()
+	cmd := exec.Command("/bin/sh", "-c", "read x; echo $x > in.txt; echo $x > "+outside+"/x; echo done")
+	cmd.Dir, cmd.Env = ws, []string{"PATH=/usr/bin:/bin"}
+	cmd.Stdin = strings.NewReader("hi\n")
+	box.Wrap(cmd)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Permission denied") || !strings.HasSuffix(string(out), "done\n") {
+		t.Fatalf("output %q, %v", out, err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x")); err == nil {
+		t.Error("the wrapped command wrote outside")
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "in.txt")); string(b) != "hi\n" {
+		t.Errorf("in.txt = %q", b)
+	}
+}
+
 func TestSandboxCacheEnv(t *testing.T) {
 	t.Parallel()
 	env := []string{"GOCACHE=/home/u/.cache/go-build", "PATH=/bin"}
