@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,6 +141,18 @@ func (s *Sandbox) spawner() *sandbox.Spawner {
 	return s.sp
 }
 
+// lost forgets the spawner sp, which has gone away: later commands go
+// through the one-shot helper.
+func (s *Sandbox) lost(sp *sandbox.Spawner) {
+	s.mu.Lock()
+	if s.sp == sp {
+		s.sp = nil
+	}
+	s.mu.Unlock()
+	_ = sp.Close()
+	s.reaper.reaped(sp.Pid())
+}
+
 // start starts cmd (cmd.Path, cmd.Args, cmd.Env, cmd.Dir and its standard
 // files) confined, as the leader of its own process group: through the
 // spawner, or the one-shot helper. A nil sandbox starts it unconfined.
@@ -149,8 +162,13 @@ func (s *Sandbox) start(cmd *exec.Cmd, r *Reaper) (*procGroup, error) {
 	}
 	s.prepare()
 	if sp := s.spawner(); sp != nil {
-		if g, ok, err := spawnGroup(sp, cmd, r); ok {
-			return g, err
+		g, ok, err := spawnGroup(sp, cmd, r)
+		if !errors.Is(err, sandbox.ErrSpawnerClosed) {
+			if ok {
+				return g, err
+			}
+		} else {
+			s.lost(sp) // the helper below starts this command and the next ones
 		}
 	}
 	s.wrap(cmd)

@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
@@ -172,6 +174,38 @@ func TestSandboxWrap(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "in.txt")); string(b) != "hi\n" {
 		t.Errorf("in.txt = %q", b)
+	}
+}
+
+// TestSandboxSpawnerLost proves that when the spawner dies mid-run the
+// next commands still run, and confined: through the one-shot helper.
+func TestSandboxSpawnerLost(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	b, ws, _, outside := newSandboxBash(t, false)
+	t.Cleanup(func() { b.Close() })
+	if res := callBash(t, context.Background(), b, "true", 0); res.IsError {
+		t.Fatal(res.Content)
+	}
+	b.box.mu.Lock()
+	sp := b.box.sp
+	b.box.mu.Unlock()
+	if sp == nil {
+		t.Fatal("no spawner after the first command")
+	}
+	if err := syscall.Kill(sp.Pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	res := callBash(t, context.Background(), b, "echo hi > in.txt; echo hi > "+outside+"/x", 0)
+	if !strings.Contains(res.Content, "Permission denied") {
+		t.Errorf("result %q, want the write outside denied", res.Content)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x")); err == nil {
+		t.Error("a command ran unconfined after the spawner died")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "in.txt")); err != nil {
+		t.Errorf("the command did not run: %v", err)
 	}
 }
 

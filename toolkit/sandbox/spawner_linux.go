@@ -116,8 +116,10 @@ type Process struct {
 	mu   sync.Mutex
 }
 
-// Spawn starts req's command, confined, and returns once it runs (or
-// could not be started: the error then says why, as exec would).
+// Spawn starts req's command, confined, and returns once it runs. An
+// error wrapping [ErrSpawnerClosed] means the spawner is gone (closed, or
+// died); another says why the command could not be started, as exec
+// would.
 func (s *Spawner) Spawn(req SpawnRequest) (*Process, error) {
 	if req.Stdin == nil || req.Stdout == nil || req.Stderr == nil {
 		return nil, errors.New("sandbox: spawn: stdin, stdout and stderr are required")
@@ -149,8 +151,16 @@ func (s *Spawner) Spawn(req SpawnRequest) (*Process, error) {
 		_, err = conn.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...))
 	}
 	p := &Process{conn: conn, rd: bufio.NewReader(conn)}
+	if err != nil && !errors.Is(err, ErrSpawnerClosed) {
+		err = fmt.Errorf("%w (%v)", ErrSpawnerClosed, err)
+	}
 	if err == nil {
-		p.Pid, err = parsePid(p.line())
+		l := p.line()
+		if l == "" {
+			err = ErrSpawnerClosed
+		} else {
+			p.Pid, err = parsePid(l)
+		}
 	}
 	if err != nil {
 		conn.Close()
