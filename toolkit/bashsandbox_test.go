@@ -246,3 +246,35 @@ func BenchmarkBashSandbox(b *testing.B) {
 		})
 	}
 }
+
+// TestSandboxStopsGroups proves that commands the spawner starts keep
+// the bash tool's timeout and kill semantics: a timeout stops the group
+// (SIGTERM, then SIGKILL for a shell that ignores SIGTERM), and what a
+// command leaves in its group is killed when it ends.
+func TestSandboxStopsGroups(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	b, _, _, _ := newSandboxBash(t, false)
+	t.Cleanup(func() { b.Close() })
+	cases := []struct {
+		command string
+		timeout float64
+		want    string
+	}{
+		{"sleep 100 & echo $!", 0.5, "[timed out after 500ms; the process group got SIGTERM]"},
+		{"sleep 100 >/dev/null 2>&1 & echo $!", 30, ""},
+		{"trap '' TERM; sleep 100 & echo $$ $!; wait", 0.3, "[timed out after 300ms; the process group got SIGTERM, then SIGKILL after 300ms]\n[signal: killed]"},
+	}
+	for _, tc := range cases {
+		start := time.Now()
+		res := callBash(t, t.Context(), b, tc.command, tc.timeout)
+		if elapsed := time.Since(start); elapsed > time.Duration(min(tc.timeout, 5)*float64(time.Second))+testGrace+3*time.Second {
+			t.Errorf("%s: took %v", tc.command, elapsed)
+		}
+		if tc.want == "" && res.IsError || tc.want != "" && !strings.HasSuffix(res.Content, tc.want) {
+			t.Errorf("%s: result %q, want it to end in %q", tc.command, res.Content, tc.want)
+		}
+		line, _, _ := strings.Cut(res.Content, "\n")
+		waitGone(t, parsePIDs(t, line)...)
+	}
+}

@@ -73,6 +73,8 @@ type server struct {
 type child struct {
 	pid, pidfd int
 	conn       *os.File // nil once the client has gone
+	exited     bool     // the leader is a zombie: its pid, and the group id, are still reserved
+	finishing  bool     // the client waits for the status: reap once exited
 	reaped     bool     // its pid may be reused: never signal the group again
 }
 
@@ -135,7 +137,11 @@ func (s *server) handle(fd int) bool {
 	switch {
 	case c == nil:
 	case fd == c.pidfd:
-		s.exited(c)
+		c.exited = true
+		s.unwatch(c.pidfd)
+		if c.finishing || c.conn == nil {
+			s.reap(c)
+		}
 	case c.conn != nil:
 		s.signals(c)
 	}
@@ -245,27 +251,36 @@ func readRequest(r io.Reader) (SpawnRequest, error) {
 	return req, nil
 }
 
-// signals reads signal numbers (one byte each) from c's stream and sends
-// them to its group; at end of stream — nobody waits for the command any
-// more — the group is killed.
+// signals reads requests (one byte each) from c's stream: a signal's
+// number to send to its group, or 0 — the client has read the command's
+// output to its end and waits — to reap it once it has exited. At end of
+// stream, the client gone, the group is killed.
 func (s *server) signals(c *child) {
 	var b [64]byte
 	n, err := c.conn.Read(b[:])
 	for _, sig := range b[:max(n, 0)] {
-		c.signal(syscall.Signal(sig))
+		if sig != 0 {
+			c.signal(syscall.Signal(sig))
+		} else if c.finishing = true; c.exited {
+			s.reap(c)
+			return
+		}
 	}
 	if n == 0 || err != nil {
 		c.signal(syscall.SIGKILL)
 		s.unwatch(int(c.conn.Fd()))
 		c.conn.Close()
 		c.conn = nil
+		if c.exited {
+			s.reap(c)
+		}
 	}
 }
 
-// exited reaps c, whose pidfd says it exited: first it kills what c left
-// in its group while the zombie keeps the group id, then it sends the
-// status.
-func (s *server) exited(c *child) {
+// reap reaps c, whose leader has exited: first it kills what c left in
+// its group while the zombie keeps the group id, then it sends the
+// status, as the bash tool does with the commands it starts itself.
+func (s *server) reap(c *child) {
 	c.signal(syscall.SIGKILL)
 	var ws syscall.WaitStatus
 	for {
@@ -275,7 +290,6 @@ func (s *server) exited(c *child) {
 		}
 	}
 	c.reaped = true
-	s.unwatch(c.pidfd)
 	_ = syscall.Close(c.pidfd)
 	delete(s.live, c.pid)
 	st := Status{Code: ws.ExitStatus()}

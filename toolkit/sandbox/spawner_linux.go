@@ -178,9 +178,9 @@ func (p *Process) line() string {
 	return strings.TrimSuffix(l, "\n")
 }
 
-// Signal sends sig to the command's process group, unless the command
-// has ended and been reaped (the spawner does it, so that a reused pid is
-// never signalled).
+// Signal sends sig (not 0) to the command's process group, unless the
+// command has ended and been reaped (the spawner does it, so that a
+// reused pid is never signalled).
 func (p *Process) Signal(sig syscall.Signal) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -199,9 +199,15 @@ func (p *Process) Kill() error { return p.Signal(syscall.SIGKILL) }
 
 // Wait waits for the command to exit, after which the spawner has killed
 // whatever it left in its process group and reaped it, and returns how it
-// ended. Call it once; it releases the process.
+// ended. Until Wait is called, the command's leftovers live on after it
+// exits (and may hold its output open): a caller reads the command's
+// output to its end first, then waits, as with [exec.Cmd]. Call it once;
+// it releases the process.
 func (p *Process) Wait() (Status, error) {
 	defer p.conn.Close()
+	if err := p.Signal(0); err != nil {
+		return Status{}, fmt.Errorf("%w (%v)", ErrSpawnerClosed, err)
+	}
 	l := p.line()
 	if l == "" {
 		return Status{}, ErrSpawnerClosed
