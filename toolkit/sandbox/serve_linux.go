@@ -34,6 +34,10 @@ func Serve(args []string, stderr io.Writer) int {
 	// Every command is forked from this thread, whose credentials the
 	// child inherits (see confineAndExec).
 	runtime.LockOSThread()
+	// Commands inherit their three descriptors, never the control socket
+	// nor what rubichan itself inherited (best effort: Linux >= 5.11).
+	_ = unix.CloseRange(controlFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+	syscall.CloseOnExec(controlFD)
 	r, _, err := parseRules(args)
 	if err == nil {
 		err = confineThread(r)

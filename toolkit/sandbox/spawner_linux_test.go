@@ -83,6 +83,11 @@ func TestSpawner(t *testing.T) {
 	if out, st := spawnRun(t, sp, ws, ": "+strings.Repeat("x", 100<<10)+"; echo big"); st.ExitCode() != 0 || out != "big\n" {
 		t.Errorf("big command: status %v, output %q", st, out)
 	}
+	// The command has its three descriptors and no other (3 is the
+	// directory ls reads).
+	if out, _ := spawnRun(t, sp, ws, "exec ls -1 /proc/self/fd"); out != "0\n1\n2\n3\n" {
+		t.Errorf("descriptors of a command: %q, want 0 1 2 and ls's own", out)
+	}
 	if _, st := spawnRun(t, sp, ws, "exit 3"); st.ExitCode() != 3 || st.String() != "exit status 3" {
 		t.Errorf("exit 3: status %v", st)
 	}
