@@ -16,6 +16,7 @@ import (
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -55,6 +56,7 @@ func execCommand(stdin io.Reader, env environment) *cli.Command {
 			if err != nil {
 				return err
 			}
+			cfg.github = githubSink(c)
 			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, machineSink(c))
 		},
 	}
@@ -84,6 +86,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		defer func() { js.finish(err, exitCode(err)) }()
 	}
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stopRun)
+	defer sinks.close()
 	emit, notes, text := sinks.emit, sinks.notes, sinks.text
 	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
 	budget, err := cfg.startSettings(notice)
@@ -114,20 +117,17 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer plan.close()
-
-	in, err := readInputContext(ctx, stdin, inputOptions{
-		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
-	})
+	in, err := readInputContext(ctx, stdin, cfg.inputOptions(notice))
 	if err != nil {
 		return interrupted(ctx, err, emit)
 	}
 	defer in.Close()
+	cfg.github.setRun(cfg, in.Text, sinks.act.red)
 	tr, err := cfg.openTraffic(ws.Root(), env.today(), env)
 	if err != nil {
 		return err
 	}
-	rt, closeTools, err := openRunTools(box, cfg, env, ws.Root())
+	rt, closeTools, err := openRunTools(box, cfg, env, ws.Root(), cfg.mcpStarter(ctx, env, ws.Root(), notice))
 	if err != nil {
 		return err
 	}
@@ -144,13 +144,21 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		Policy: pol.Name(), PolicyFile: pol.File(), Prompt: in.Text, System: parts,
 	})
 	defer sess.Close()
-	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box))
+	sinks.started(sess, withMCP(initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box), rt.mcp, l.specs))
 	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, rt)
 	history, open := plan.conversation(cfg.Resolved.Type)
 	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env, rt), history, open, in.Text, emit)
 	err = finishRun(tr.finish(runErr, notice), l, text, start, emit, runEnd{verified: verified, patch: pm})
 	reportPending(stderr, l.pending, sess.Path(), plan.store.Dir)
 	return err
+}
+
+// inputOptions is how the run reads its prompt and standard input.
+func (cfg execConfig) inputOptions(notice func(string)) inputOptions {
+	return inputOptions{
+		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
+		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
+	}
 }
 
 // withRunTimeout bounds ctx by the run's --timeout (none when d is 0); its
@@ -163,23 +171,31 @@ func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, cont
 }
 
 // openRunTools makes what the run's commands — the bash tool's, the
-// hooks' and --verify's — share: the reaper that ends their descendants
-// that detached from their process group (with each command and, at the
-// latest, in close, also on a signal), the private temporary directory
-// (their TMPDIR), which close removes, and the sandbox of state box for
-// the workspace root, whose spawner close stops.
-func openRunTools(box sandbox.State, cfg execConfig, env environment, root string) (runTools, func(), error) {
+// hooks', --verify's and the MCP servers' — share: the reaper that ends
+// their descendants that detached from their process group (with each
+// command and, at the latest, in close, also on a signal), the private
+// temporary directory (their TMPDIR), which close removes, the sandbox of
+// state box for the workspace root, whose spawner close stops, and the MCP
+// servers startMCP starts (before the first request), which close stops
+// first.
+func openRunTools(box sandbox.State, cfg execConfig, env environment, root string, startMCP func(runTools) (*mcp.Manager, error)) (runTools, func(), error) {
 	tmp, err := runTempDir()
 	if err != nil {
 		return runTools{}, nil, fmt.Errorf("run: temporary directory: %w", err)
 	}
 	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper()}
 	rt.box = toolkit.NewSandbox(sandboxConfig(box, cfg.shellSettings(), env), root, tmp, rt.reaper)
-	return rt, func() {
+	closeAll := func() {
+		rt.mcp.Close()
 		rt.box.Close()
 		rt.reaper.Sweep()
 		os.RemoveAll(tmp)
-	}, nil
+	}
+	if rt.mcp, err = startMCP(rt); err != nil {
+		closeAll()
+		return runTools{}, nil, err
+	}
+	return rt, closeAll, nil
 }
 
 // enterPatchMode starts --patch, if asked: from here on the run works in
@@ -393,18 +409,19 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 }
 
 // buildTools returns the tools of a headless run: the file tools with the
-// policy's read filter, and bash in the workspace root with the process
-// environment minus secrets and the provider keys.
+// policy's read filter, bash in the workspace root with the process
+// environment minus secrets and the provider keys, and the MCP servers'
+// tools.
 func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, rt runTools) []toolkit.Tool {
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
-	return toolkit.Tools(ws, toolkit.Options{
+	return append(toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
 			Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
 			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env), Confine: rt.box,
 		},
-	})
+	}), rt.mcp.Tools()...)
 }
 
 // runTools is what a run decides for its tools before the loop: the
@@ -415,6 +432,7 @@ type runTools struct {
 	tempDir string
 	reaper  *toolkit.Reaper  // shared with the bash tool; the run sweeps it at its end
 	box     *toolkit.Sandbox // nil: commands run unconfined; the run closes it at its end
+	mcp     *mcp.Manager     // the MCP servers; nil: none
 }
 
 // newHooks returns the runner of the configured hooks, which run with

@@ -39,6 +39,7 @@ type execConfig struct {
 	AppendSystem   string
 	NoContextFiles bool
 	PassEnv        []string // variable names bash gets although they look secret
+	MCP            mcpChoice
 
 	MaxTurns     int
 	Timeout      time.Duration // 0: none
@@ -61,6 +62,10 @@ type execConfig struct {
 	cassette     *cassette.Cassette // loaded from Replay
 	Patch        string             // --patch: a file, "-" for stdout, "" for none
 	PatchMaxSize int64              // --patch-max-size: bound of the plain copy outside git
+
+	// github is the GitHub Actions reporter [runMain] made (see
+	// [githubOutput]); nil when not under Actions or with --github=false.
+	github *githubReporter
 }
 
 // verify is the [verify] configuration: --verify, its attempts and timeout.
@@ -118,6 +123,9 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		if cfg.Patch, err = filepath.Abs(cfg.Patch); err != nil {
 			return cfg, usagef("--patch: %v", err)
 		}
+	}
+	if cfg.MCP, err = mcpChoiceFromCLI(c); err != nil {
+		return cfg, err
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, err
