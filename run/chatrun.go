@@ -49,7 +49,7 @@ func (c *chat) observe(ev Event) {
 
 func newChat(cfg execConfig, env environment, st *runStack, stdin io.Reader, stdout, stderr io.Writer, person bool) *chat {
 	c := &chat{cfg: cfg, env: env, st: st, stdout: stdout, stderr: stderr, person: person,
-		verifier: newVerifier(cfg, st.ws.Root(), env), runNo: 1}
+		verifier: newVerifier(cfg, st.ws.Root(), env, st.rt), runNo: 1}
 	if st.plan.loaded != nil {
 		c.runNo = len(st.plan.loaded.Runs) + 1
 	}

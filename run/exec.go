@@ -97,7 +97,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer st.close()
 	l := st.loop
 	history, open := st.plan.conversation(cfg.Resolved.Type)
-	verified, runErr := runVerified(ctx, l, newVerifier(cfg, st.ws.Root(), env), history, open, st.in.Text, sinks.emit)
+	verified, runErr := runVerified(ctx, l, newVerifier(cfg, st.ws.Root(), env, st.rt), history, open, st.in.Text, sinks.emit)
 	err = finishRun(st.tr.finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verified: verified, patch: st.patch})
 	reportPending(stderr, l.pending, st.sess.Path(), st.plan.store.Dir)
 	return err
@@ -120,20 +120,24 @@ func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, cont
 	return context.WithTimeoutCause(ctx, d, errTimeout)
 }
 
-// openRunTools makes what the run's commands share: the reaper that ends
+// openRunTools makes what the run's commands — the bash tool's, the
+// hooks', --verify's and the MCP servers' — share: the reaper that ends
 // their descendants that detached from their process group (with each
 // command and, at the latest, in close, also on a signal), the private
-// temporary directory (their TMPDIR), which close removes, and the MCP
+// temporary directory (their TMPDIR), which close removes, the sandbox of
+// state box for the workspace root, whose spawner close stops, and the MCP
 // servers startMCP starts (before the first request), which close stops
 // first.
-func openRunTools(box sandbox.State, startMCP func(runTools) (*mcp.Manager, error)) (runTools, func(), error) {
+func openRunTools(box sandbox.State, cfg execConfig, env environment, root string, startMCP func(runTools) (*mcp.Manager, error)) (runTools, func(), error) {
 	tmp, err := runTempDir()
 	if err != nil {
 		return runTools{}, nil, fmt.Errorf("run: temporary directory: %w", err)
 	}
 	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper()}
+	rt.box = toolkit.NewSandbox(sandboxConfig(box, cfg.shellSettings(), env), root, tmp, rt.reaper)
 	closeAll := func() {
 		rt.mcp.Close()
+		rt.box.Close()
 		rt.reaper.Sweep()
 		os.RemoveAll(tmp)
 	}
@@ -368,30 +372,32 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
 			Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
-			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env),
+			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env), Confine: rt.box,
 		},
 	}), rt.mcp.Tools()...)
 }
 
 // runTools is what a run decides for its tools before the loop: the
-// sandbox state, the private temporary directory and the reaper.
+// sandbox state, the private temporary directory, the reaper and the
+// sandbox the commands share.
 type runTools struct {
 	sandbox sandbox.State
 	tempDir string
-	reaper  *toolkit.Reaper // shared with the bash tool; the run sweeps it at its end
-	mcp     *mcp.Manager    // the MCP servers; nil: none
+	reaper  *toolkit.Reaper  // shared with the bash tool; the run sweeps it at its end
+	box     *toolkit.Sandbox // nil: commands run unconfined; the run closes it at its end
+	mcp     *mcp.Manager     // the MCP servers; nil: none
 }
 
 // newHooks returns the runner of the configured hooks, which run with
 // the bash tool's environment; nil when there are none.
-func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *sessionLog, emit func(Event), reaper *toolkit.Reaper) *hookRunner {
+func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *sessionLog, emit func(Event), rt runTools) *hookRunner {
 	if cfg.Settings == nil {
 		return nil
 	}
 	opt := hookOptions{
 		Hooks: cfg.Settings.Hooks, Workspace: root,
 		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
-		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: reaper,
+		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: rt.reaper, TempDir: rt.tempDir, Sandbox: rt.box,
 	}
 	if p := sess.Path(); p != "" {
 		opt.Transcript = p

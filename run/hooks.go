@@ -94,8 +94,10 @@ type hookOptions struct {
 	EnvAllow   []string
 	DropEnv    []string
 	PathAdd    []string
-	Grace      time.Duration   // zero: toolkit's default
-	Reaper     *toolkit.Reaper // ends what a hook leaves behind outside its group
+	Grace      time.Duration    // zero: toolkit's default
+	Reaper     *toolkit.Reaper  // ends what a hook leaves behind outside its group
+	TempDir    string           // the hooks' TMPDIR: the run's, as for the bash tool
+	Sandbox    *toolkit.Sandbox // confines the hooks as the bash tool's commands; nil: none
 }
 
 // newHookRunner returns the runner of opt.Hooks, or nil when there are
@@ -118,6 +120,8 @@ func newHookRunner(opt hookOptions, emit func(Event)) *hookRunner {
 		},
 		GracePeriod: opt.Grace,
 		Reaper:      opt.Reaper,
+		TempDir:     opt.TempDir,
+		Sandbox:     opt.Sandbox,
 	})
 	return &hookRunner{cfg: opt.Hooks, sh: sh, sessionID: id, transcript: opt.Transcript, cwd: opt.Workspace, emit: emit}
 }

@@ -58,8 +58,8 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		stderr = io.Discard
 	}
 	if sandbox.IsHelper(args) {
-		// The bash tool started rubichan as its sandbox helper: confine
-		// and exec the command; this returns only on failure.
+		// The run started rubichan as its sandbox spawner or one-shot
+		// helper (or the self-test's probe): confine and serve or exec.
 		return sandbox.Dispatch(args, env.environ(), stderr)
 	}
 	args = interactiveArgs(args)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -106,17 +107,25 @@ func mergeMCPFile(all map[string]config.MCPServer, file string) error {
 
 // mcpOptions are the servers' process settings: the bash tool's scrubbed
 // environment without the provider keys, the workspace as working
-// directory, and the run's reaper. The OS sandbox of shell commands does
-// not wrap MCP servers yet: mcp.Options.Prepare is where it would.
+// directory, the run's reaper, and the run's OS sandbox, which confines a
+// stdio server as it does shell commands (through the one-shot helper:
+// [toolkit.Sandbox.Wrap]).
 func mcpOptions(cfg execConfig, env environment, root string, rt runTools) mcp.Options {
 	var environ []string
 	if env.environ != nil {
 		environ = env.environ()
 	}
-	return mcp.Options{
+	opts := mcp.Options{
 		Environ: environ, EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
 		PathAdd: pathAdd(cfg), Dir: root, Reaper: rt.reaper,
 	}
+	if rt.box != nil {
+		opts.Prepare = func(cmd *exec.Cmd) error {
+			rt.box.Wrap(cmd)
+			return nil
+		}
+	}
+	return opts
 }
 
 // errMCPRequired is the cause of a run stopped by a required server.

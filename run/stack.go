@@ -121,7 +121,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	if st.tr, err = cfg.openTraffic(st.ws.Root(), env.today(), env); err != nil {
 		return err
 	}
-	rt, closeTools, err := openRunTools(st.box, cfg.mcpStarter(ctx, env, st.ws.Root(), notice))
+	rt, closeTools, err := openRunTools(st.box, cfg, env, st.ws.Root(), cfg.mcpStarter(ctx, env, st.ws.Root(), notice))
 	if err != nil {
 		return err
 	}
@@ -141,6 +141,6 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	})
 	st.defer_(func() { st.sess.Close() })
 	st.sinks.started(st.sess, withMCP(initEvent(cfg, st.ws.Root(), l.toolSpecNames(), st.pol, st.box), rt.mcp, l.specs))
-	l.hooks = cfg.newHooks(env, st.ws.Root(), st.sinks.sessionID(), st.sess, emit, rt.reaper)
+	l.hooks = cfg.newHooks(env, st.ws.Root(), st.sinks.sessionID(), st.sess, emit, rt)
 	return nil
 }

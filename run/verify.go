@@ -20,8 +20,8 @@ var errVerifyFailed = errors.New("verification failed")
 
 // verifier runs the --verify command the way the bash tool runs the
 // model's commands (own process group, no stdin, the scrubbed environment,
-// head and tail of the output) but outside the policy: it is the user's
-// command.
+// the run's TMPDIR and sandbox, head and tail of the output) but outside
+// the policy: it is the user's command.
 type verifier struct {
 	command  string
 	attempts int
@@ -30,8 +30,9 @@ type verifier struct {
 }
 
 // newVerifier returns the verifier of cfg in the workspace root dir, or nil
-// when no check was asked.
-func newVerifier(cfg execConfig, dir string, env environment) *verifier {
+// when no check was asked. The command runs with the run's temporary
+// directory, reaper and sandbox, as the bash tool's commands do.
+func newVerifier(cfg execConfig, dir string, env environment, rt runTools) *verifier {
 	v := cfg.verify()
 	if v.Command == "" {
 		return nil
@@ -43,6 +44,7 @@ func newVerifier(cfg execConfig, dir string, env environment) *verifier {
 		bash: toolkit.NewBash(toolkit.BashConfig{
 			Dir: dir, Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg),
 			DefaultTimeout: v.Timeout, MaxTimeout: v.Timeout,
+			TempDir: rt.tempDir, Reaper: rt.reaper, Confine: rt.box,
 		}),
 		now: time.Now,
 	}

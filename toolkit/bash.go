@@ -68,6 +68,11 @@ type BashConfig struct {
 	TempDir string
 	// Sandbox confines the commands with the OS sandbox.
 	Sandbox BashSandbox
+	// Confine, when set, is the run's sandbox, shared with its hooks and
+	// --verify (see [NewSandbox]); it wins over Sandbox, and its owner
+	// closes it. Without it an enabled Sandbox gets a sandbox of its own,
+	// which [Bash.Close] stops.
+	Confine *Sandbox
 	// Shell is the shell to run as `Shell -c command`. Empty: bash from
 	// Env's PATH, else sh from it, else /bin/sh. Relative PATH entries are
 	// never searched, so a workspace cannot plant its own shell.
@@ -92,11 +97,9 @@ type Bash struct {
 	maxTO time.Duration
 	grace time.Duration
 	spec  Spec
-	box   *bashSandbox // nil: commands run unconfined
-	// cacheDir and tempDir are where sandboxed commands cache, set up by
-	// prepareSandbox before the first command.
-	cacheDir, tempDir string
-	setup             sync.Once
+	box   *Sandbox // nil: commands run unconfined
+	owned bool     // box is this tool's own, closed by Close
+	setup sync.Once
 	// reaper is shared with the caller, which sweeps at the end of a run.
 	reaper *Reaper
 }
@@ -129,8 +132,11 @@ func NewBash(cfg BashConfig) *Bash {
 	if cfg.TempDir != "" {
 		b.env = setEnv(b.env, map[string]string{"TMPDIR": cfg.TempDir})
 	}
-	b.box = newBashSandbox(cfg.Sandbox, b.dir, cfg.TempDir)
-	b.cacheDir, b.tempDir = cfg.Sandbox.CacheDir, cfg.TempDir
+	b.box = cfg.Confine
+	if b.box == nil {
+		b.box = NewSandbox(cfg.Sandbox, b.dir, cfg.TempDir, b.reaper)
+		b.owned = b.box != nil
+	}
 	if b.shell == "" {
 		b.shell = findShell(b.env)
 	}
@@ -192,6 +198,9 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 	if err != nil {
 		return Result{}, fmt.Errorf("bash: output pipe: %w", err)
 	}
+	if b.box != nil {
+		b.setup.Do(func() { b.env = b.box.commandEnv(b.env) })
+	}
 	// Stdin stays nil: os/exec connects it to /dev/null. One pipe serves
 	// stdout and stderr, so the output keeps the order it was written in.
 	cmd := &exec.Cmd{
@@ -202,11 +211,7 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 		Stdout: pw,
 		Stderr: pw,
 	}
-	if b.box != nil {
-		b.setup.Do(b.prepareSandbox)
-		cmd.Path, cmd.Args = b.box.argv(b.shell, command)
-	}
-	g, err := startGroup(cmd, b.reaper)
+	g, err := b.box.start(cmd, b.reaper)
 	pw.Close() // the child has its copy; EOF comes when every holder is gone
 	if err != nil {
 		pr.Close()
@@ -238,7 +243,7 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
 		return Result{}, fmt.Errorf("bash: wait: %w", waitErr)
 	}
-	return b.result(ctx, cmd.ProcessState, out, stage, timeout), nil
+	return b.result(ctx, g.state, out, stage, timeout), nil
 }
 
 // drainOutput copies r into w until EOF.
@@ -293,7 +298,7 @@ func (b *Bash) watch(ctx context.Context, g *procGroup, pr *os.File, done <-chan
 }
 
 // result turns the finished command into what the model sees.
-func (b *Bash) result(ctx context.Context, st *os.ProcessState, out *headTail, stage stopStage, timeout time.Duration) Result {
+func (b *Bash) result(ctx context.Context, st exitState, out *headTail, stage stopStage, timeout time.Duration) Result {
 	res := Result{Meta: Meta{Truncated: out.Truncated()}}
 	var notes []string
 	if stage != stopNone {
@@ -430,19 +435,11 @@ func findShell(env []string) string {
 	return "/bin/sh"
 }
 
-// prepareSandbox runs before the first sandboxed command: it creates the
-// cache directory of sandboxed commands (only now, so that a run that runs
-// no command leaves nothing in HOME), makes it writable and points the
-// commands' caches there; when it cannot be made they cache in TMPDIR.
-func (b *Bash) prepareSandbox() {
-	cache := b.cacheDir
-	switch {
-	case cache != "" && os.MkdirAll(cache, 0o700) == nil:
-		b.box.rules.Writable = writableRoots(b.dir, "", append(b.box.rules.Writable, cache))
-	case b.tempDir != "":
-		cache = filepath.Join(b.tempDir, "cache")
-	default:
-		return
+// Close stops the sandbox's spawner when the tool has its own sandbox
+// (not one given in [BashConfig.Confine]).
+func (b *Bash) Close() error {
+	if !b.owned {
+		return nil
 	}
-	b.env = cacheEnv(b.env, b.box.rules.Writable, cache)
+	return b.box.Close()
 }

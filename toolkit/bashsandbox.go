@@ -1,10 +1,14 @@
 package toolkit
 
 import (
+	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
@@ -33,24 +37,166 @@ type BashSandbox struct {
 	CacheDir string
 }
 
-// bashSandbox is the sandbox of a [Bash]: the helper and its rules.
-type bashSandbox struct {
-	exe   string
-	rules sandbox.Rules
+// Sandbox is the OS sandbox of one run's commands — the bash tool's, the
+// hooks' ([ScriptConfig.Sandbox]) and --verify's — which all get the same
+// rules: the helper and the rules it applies and, from the first command
+// on, the run's [sandbox.Spawner], a helper that confines itself once and
+// then starts each command already confined (what saves every command the
+// start-up of a rubichan process). If the spawner cannot be started, every
+// command goes through the one-shot helper ([sandbox.HelperCommand]),
+// which fails closed in the same way: a command never runs unconfined.
+//
+// A Sandbox is safe for concurrent use. [Sandbox.Close] stops the
+// spawner; a nil *Sandbox confines nothing.
+type Sandbox struct {
+	exe      string
+	rules    sandbox.Rules // complete after prepare
+	cacheDir string        // asked for; cache is the one in use
+	tempDir  string
+	reaper   *Reaper
+
+	once  sync.Once
+	cache string // where the commands' caches go; "" leaves them as they are
+	mu    sync.Mutex
+	sp    *sandbox.Spawner // nil: not started, failed, or closed
+	tried bool             // the spawner was tried (it is started at most once)
 }
 
-// newBashSandbox resolves cfg for the workspace dir and temporary
-// directory tmp; nil when the sandbox is not enabled.
-func newBashSandbox(cfg BashSandbox, dir, tmp string) *bashSandbox {
+// NewSandbox returns the sandbox cfg describes for commands run in the
+// workspace dir with the temporary directory tmp (writable, and where the
+// caches go without cfg.CacheDir); r (may be nil) learns of the spawner
+// so that it is not taken for a leftover. It returns nil when cfg is not
+// enabled.
+func NewSandbox(cfg BashSandbox, dir, tmp string, r *Reaper) *Sandbox {
 	if !cfg.Enabled {
 		return nil
 	}
-	s := &bashSandbox{exe: cfg.Exe, rules: sandbox.Rules{Network: cfg.Network, ABI: cfg.ABI}}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	s := &Sandbox{exe: cfg.Exe, rules: sandbox.Rules{Network: cfg.Network, ABI: cfg.ABI}, cacheDir: cfg.CacheDir, tempDir: tmp, reaper: r}
 	if s.exe == "" {
 		s.exe = "/proc/self/exe"
 	}
 	s.rules.Writable = writableRoots(dir, tmp, cfg.Writable)
 	return s
+}
+
+// Close stops the spawner, which kills what its commands still run. A
+// command started later goes through the one-shot helper.
+func (s *Sandbox) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	sp := s.sp
+	s.sp, s.tried = nil, true
+	s.mu.Unlock()
+	if sp == nil {
+		return nil
+	}
+	err := sp.Close()
+	s.reaper.reaped(sp.Pid())
+	return err
+}
+
+// prepare runs before the first command: it creates the cache directory
+// of sandboxed commands (only now, so that a run that runs no command
+// leaves nothing in HOME) and makes it writable; when it cannot be made
+// the commands cache in the temporary directory.
+func (s *Sandbox) prepare() {
+	s.once.Do(func() {
+		switch {
+		case s.cacheDir != "" && os.MkdirAll(s.cacheDir, 0o700) == nil:
+			s.cache = s.cacheDir
+			s.rules.Writable = writableRoots(s.rules.Writable[0], "", append(s.rules.Writable, s.cacheDir))
+		case s.tempDir != "":
+			s.cache = filepath.Join(s.tempDir, "cache")
+		}
+	})
+}
+
+// commandEnv returns env with the caches pointed where sandboxed
+// commands keep them (see cacheEnv); env itself when the sandbox is nil.
+func (s *Sandbox) commandEnv(env []string) []string {
+	if s == nil {
+		return env
+	}
+	s.prepare()
+	if s.cache == "" {
+		return env
+	}
+	return cacheEnv(env, s.rules.Writable, s.cache)
+}
+
+// spawner returns the run's spawner, starting it at the first call; nil
+// when it cannot be had.
+func (s *Sandbox) spawner() *sandbox.Spawner {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.tried {
+		s.tried = true
+		s.sp, _ = sandbox.StartSpawner(s.exe, s.rules, s.reaper.start)
+	}
+	return s.sp
+}
+
+// lost forgets the spawner sp, which has gone away: later commands go
+// through the one-shot helper.
+func (s *Sandbox) lost(sp *sandbox.Spawner) {
+	s.mu.Lock()
+	if s.sp == sp {
+		s.sp = nil
+	}
+	s.mu.Unlock()
+	_ = sp.Close()
+	s.reaper.reaped(sp.Pid())
+}
+
+// start starts cmd (cmd.Path, cmd.Args, cmd.Env, cmd.Dir and its standard
+// files) confined, as the leader of its own process group: through the
+// spawner, or the one-shot helper. A nil sandbox starts it unconfined.
+func (s *Sandbox) start(cmd *exec.Cmd, r *Reaper) (*procGroup, error) {
+	if s == nil {
+		return startGroup(cmd, r)
+	}
+	s.prepare()
+	if sp := s.spawner(); sp != nil {
+		g, ok, err := spawnGroup(sp, cmd, r)
+		if !errors.Is(err, sandbox.ErrSpawnerClosed) {
+			if ok {
+				return g, err
+			}
+		} else {
+			s.lost(sp) // the helper below starts this command and the next ones
+		}
+	}
+	s.wrap(cmd)
+	return startGroup(cmd, r)
+}
+
+// Wrap makes cmd run confined when it is started: its program becomes
+// the one-shot helper ([sandbox.HelperCommand]), which applies the run's
+// rules and execs cmd.Path with cmd.Args, and its environment (cmd.Env,
+// which must be set) gets the sandbox's cache directories. It is meant for
+// long-lived commands started once, such as a stdio MCP server, for which
+// one start-up of rubichan does not matter; cmd keeps what [exec.Cmd]
+// gives (pipes, Wait, Process), and the caller starts it in the process
+// group it wants. A nil Sandbox leaves cmd as it is.
+func (s *Sandbox) Wrap(cmd *exec.Cmd) {
+	if s == nil {
+		return
+	}
+	cmd.Env = s.commandEnv(cmd.Env)
+	s.wrap(cmd)
+}
+
+// wrap points cmd at the one-shot helper. argv[0] is "rubichan", which a
+// test binary standing in for rubichan dispatches on.
+func (s *Sandbox) wrap(cmd *exec.Cmd) {
+	s.prepare()
+	cmd.Args = append([]string{"rubichan"}, s.rules.Argv(cmd.Path, cmd.Args)...)
+	cmd.Path = s.exe
 }
 
 // writableRoots lists the workspace, tmp and extra (relative ones taken
@@ -71,13 +217,6 @@ func writableRoots(dir, tmp string, extra []string) []string {
 		}
 	}
 	return out
-}
-
-// argv returns the program and arguments that run the shell command
-// through the helper. argv[0] is "rubichan", which a test binary standing
-// in for rubichan dispatches on.
-func (s *bashSandbox) argv(shell, command string) (string, []string) {
-	return s.exe, append([]string{"rubichan"}, s.rules.Argv(shell, []string{shell, "-c", command})...)
 }
 
 // cacheEnv points the cache directories of a sandboxed command's
@@ -149,7 +288,7 @@ var (
 // sandboxHint returns the one-line note a failed sandboxed command's
 // result gets when its output looks like the sandbox refused something,
 // or "".
-func (s *bashSandbox) hint(out string) string {
+func (s *Sandbox) hint(out string) string {
 	if s == nil {
 		return ""
 	}

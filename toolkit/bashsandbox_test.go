@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
@@ -126,6 +128,87 @@ func TestSandboxNetwork(t *testing.T) {
 	}
 }
 
+// TestSandboxFailsClosed proves that a command whose sandbox cannot be
+// applied (Landlock refuses a directory rule on a regular file) does not
+// run: neither the spawner nor the one-shot helper it falls back to runs
+// it, and the result is exit 126 with the reason.
+func TestSandboxFailsClosed(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b, ws := newTestBash(t, func(c *BashConfig) {
+		c.Sandbox = BashSandbox{Enabled: true, ABI: sandbox.ProbeABI(), Writable: []string{file}}
+	})
+	t.Cleanup(func() { b.Close() })
+	res := callBash(t, context.Background(), b, "touch ran", 0)
+	if !res.IsError || res.Meta.ExitCode == nil || *res.Meta.ExitCode != 126 || !strings.Contains(res.Content, "rubichan sandbox: landlock") {
+		t.Errorf("result = %+v, want exit 126 with the sandbox's reason", res)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
+		t.Error("the command ran unconfined")
+	}
+}
+
+// TestSandboxWrap proves that a command wrapped for a long-lived start
+// (a stdio MCP server) is confined: its write outside fails and leaves
+// no file, its write in the workspace works, and its pipes work.
+func TestSandboxWrap(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	ws, tmp, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	box := NewSandbox(BashSandbox{Enabled: true, ABI: sandbox.ProbeABI()}, ws, tmp, nil)
+	defer box.Close()
+	cmd := exec.Command("/bin/sh", "-c", "read x; echo $x > in.txt; echo $x > "+outside+"/x; echo done")
+	cmd.Dir, cmd.Env = ws, []string{"PATH=/usr/bin:/bin"}
+	cmd.Stdin = strings.NewReader("hi\n")
+	box.Wrap(cmd)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Permission denied") || !strings.HasSuffix(string(out), "done\n") {
+		t.Fatalf("output %q, %v", out, err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x")); err == nil {
+		t.Error("the wrapped command wrote outside")
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "in.txt")); string(b) != "hi\n" {
+		t.Errorf("in.txt = %q", b)
+	}
+}
+
+// TestSandboxSpawnerLost proves that when the spawner dies mid-run the
+// next commands still run, and confined: through the one-shot helper.
+func TestSandboxSpawnerLost(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	b, ws, _, outside := newSandboxBash(t, false)
+	t.Cleanup(func() { b.Close() })
+	if res := callBash(t, context.Background(), b, "true", 0); res.IsError {
+		t.Fatal(res.Content)
+	}
+	b.box.mu.Lock()
+	sp := b.box.sp
+	b.box.mu.Unlock()
+	if sp == nil {
+		t.Fatal("no spawner after the first command")
+	}
+	if err := syscall.Kill(sp.Pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	res := callBash(t, context.Background(), b, "echo hi > in.txt; echo hi > "+outside+"/x", 0)
+	if !strings.Contains(res.Content, "Permission denied") {
+		t.Errorf("result %q, want the write outside denied", res.Content)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x")); err == nil {
+		t.Error("a command ran unconfined after the spawner died")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "in.txt")); err != nil {
+		t.Errorf("the command did not run: %v", err)
+	}
+}
+
 func TestSandboxCacheEnv(t *testing.T) {
 	t.Parallel()
 	env := []string{"GOCACHE=/home/u/.cache/go-build", "PATH=/bin"}
@@ -141,24 +224,76 @@ func TestSandboxCacheEnv(t *testing.T) {
 }
 
 // BenchmarkBashSandbox measures one trivial command (`true`) with the
-// sandbox off and through the helper; the difference is what the helper's
-// re-exec costs per call (target: at most 1.5 ms). The shell is /bin/sh.
+// sandbox off, through the run's spawner (what commands take) and through
+// the one-shot helper (a rubichan start-up per command: the fallback, and
+// the design before the spawner); the difference between off and spawner
+// is what the sandbox costs per call (target: at most 1.5 ms). The shell
+// is /bin/sh. cpu-ms/op is the CPU time of everything involved per call,
+// which load does not inflate as it does wall time.
 func BenchmarkBashSandbox(b *testing.B) {
-	for _, on := range []bool{false, true} {
-		b.Run(fmt.Sprintf("sandbox=%v", on), func(b *testing.B) {
+	for _, mode := range []string{"off", "spawner", "helper"} {
+		b.Run("sandbox="+mode, func(b *testing.B) {
 			dir := b.TempDir()
 			tool := NewBash(BashConfig{
 				Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH")}, Shell: "/bin/sh", TempDir: b.TempDir(),
-				Sandbox: BashSandbox{Enabled: on, ABI: sandbox.ProbeABI()},
+				Sandbox: BashSandbox{Enabled: mode != "off", ABI: sandbox.ProbeABI()},
 			})
+			if mode == "helper" {
+				tool.box.tried = true // as if the spawner could not be started
+			}
 			args := []byte(`{"command":"true"}`)
-			b.ResetTimer()
+			b.Cleanup(func() { tool.Close() })
+			// The first call starts the run's spawner, once per run: not
+			// per call.
+			if _, err := tool.Run(context.Background(), args); err != nil {
+				b.Fatal(err)
+			}
+			var pids []int
+			if tool.box != nil && tool.box.sp != nil {
+				pids = append(pids, tool.box.sp.Pid())
+			}
+			cpu := treeCPU(pids...)
 			for b.Loop() {
 				res, err := tool.Run(context.Background(), args)
 				if err != nil || res.IsError {
 					b.Fatalf("%v %s", err, res.Content)
 				}
 			}
+			// CPU time of everything involved (this process, the spawner,
+			// the shells), which load does not inflate as it does wall time.
+			b.ReportMetric(float64(treeCPU(pids...)-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 		})
+	}
+}
+
+// TestSandboxStopsGroups proves that commands the spawner starts keep
+// the bash tool's timeout and kill semantics: a timeout stops the group
+// (SIGTERM, then SIGKILL for a shell that ignores SIGTERM), and what a
+// command leaves in its group is killed when it ends.
+func TestSandboxStopsGroups(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	b, _, _, _ := newSandboxBash(t, false)
+	t.Cleanup(func() { b.Close() })
+	cases := []struct {
+		command string
+		timeout float64
+		want    string
+	}{
+		{"sleep 100 & echo $!", 0.5, "[timed out after 500ms; the process group got SIGTERM]"},
+		{"sleep 100 >/dev/null 2>&1 & echo $!", 30, ""},
+		{"trap '' TERM; sleep 100 & echo $$ $!; wait", 0.3, "[timed out after 300ms; the process group got SIGTERM, then SIGKILL after 300ms]\n[signal: killed]"},
+	}
+	for _, tc := range cases {
+		start := time.Now()
+		res := callBash(t, t.Context(), b, tc.command, tc.timeout)
+		if elapsed := time.Since(start); elapsed > time.Duration(min(tc.timeout, 5)*float64(time.Second))+testGrace+3*time.Second {
+			t.Errorf("%s: took %v", tc.command, elapsed)
+		}
+		if tc.want == "" && res.IsError || tc.want != "" && !strings.HasSuffix(res.Content, tc.want) {
+			t.Errorf("%s: result %q, want it to end in %q", tc.command, res.Content, tc.want)
+		}
+		line, _, _ := strings.Cut(res.Content, "\n")
+		waitGone(t, parsePIDs(t, line)...)
 	}
 }

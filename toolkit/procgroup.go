@@ -3,7 +3,17 @@ package toolkit
 import (
 	"os/exec"
 	"sync"
+
+	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
+
+// exitState is how a command ended: an [os.ProcessState], or the
+// [sandbox.Status] of a command the sandbox's spawner started.
+type exitState interface {
+	Exited() bool
+	ExitCode() int
+	String() string
+}
 
 // procGroup is a started command that leads its own process group (its own
 // session, on Unix), so that signals reach everything it starts.
@@ -12,7 +22,10 @@ import (
 // while another goroutine waits for it.
 type procGroup struct {
 	cmd    *exec.Cmd
-	reaper *Reaper // may be nil
+	sp     *sandbox.Process // the command, when a sandbox spawner started it (cmd is then not started)
+	pid    int
+	reaper *Reaper   // may be nil
+	state  exitState // how it ended, once finish returned
 
 	mu     sync.Mutex
 	reaped bool // once the leader is reaped its pid may be reused: never signal it again
@@ -25,7 +38,7 @@ func startGroup(cmd *exec.Cmd, r *Reaper) (*procGroup, error) {
 	if err := r.start(cmd); err != nil {
 		return nil, err
 	}
-	return &procGroup{cmd: cmd, reaper: r}, nil
+	return &procGroup{cmd: cmd, pid: cmd.Process.Pid, reaper: r}, nil
 }
 
 // terminate asks every process in the group to stop (SIGTERM, and SIGCONT
@@ -34,8 +47,11 @@ func startGroup(cmd *exec.Cmd, r *Reaper) (*procGroup, error) {
 func (g *procGroup) terminate() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.reaped {
-		_ = terminateGroup(g.cmd.Process.Pid)
+	switch {
+	case g.sp != nil:
+		_ = g.sp.Terminate() // the spawner signals it while it is not reaped
+	case !g.reaped:
+		_ = terminateGroup(g.pid)
 	}
 }
 
@@ -44,8 +60,11 @@ func (g *procGroup) terminate() {
 func (g *procGroup) kill() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.reaped {
-		_ = killGroup(g.cmd.Process.Pid)
+	switch {
+	case g.sp != nil:
+		_ = g.sp.Kill()
+	case !g.reaped:
+		_ = killGroup(g.pid)
 	}
 }
 
@@ -61,16 +80,29 @@ func (g *procGroup) kill() {
 //
 // With a [Reaper], the processes that detached from the group and were
 // handed over to this process are killed and reaped too.
+//
+// A command the sandbox's spawner started is waited for, and its group
+// emptied, by the spawner.
 func (g *procGroup) finish() error {
-	err := g.waitGroup()
-	g.reaper.reaped(g.cmd.Process.Pid)
-	g.reaper.sweep(g.cmd.Process.Pid)
+	var err error
+	if g.sp != nil {
+		var st sandbox.Status
+		st, err = g.sp.Wait()
+		g.state = st
+	} else {
+		err = g.waitGroup()
+		g.reaper.reaped(g.pid)
+		if g.cmd.ProcessState != nil {
+			g.state = g.cmd.ProcessState
+		}
+	}
+	g.reaper.sweep(g.pid)
 	return err
 }
 
 // waitGroup is finish without the reaper.
 func (g *procGroup) waitGroup() error {
-	pid := g.cmd.Process.Pid
+	pid := g.pid
 	if waitExited(pid) == nil {
 		g.mu.Lock()
 		_ = killGroup(pid)

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -39,6 +40,11 @@ type ScriptConfig struct {
 	// Reaper, when set, ends what a command leaves behind outside its
 	// process group (a daemon that called setsid), as for the bash tool.
 	Reaper *Reaper
+	// TempDir, when set, is the commands' TMPDIR, as for the bash tool.
+	TempDir string
+	// Sandbox, when set, confines the commands as the bash tool's are
+	// (see [NewSandbox]); its owner closes it.
+	Sandbox *Sandbox
 }
 
 // ScriptRunner runs short commands for the runner — a team's hooks — the
@@ -55,13 +61,15 @@ type ScriptRunner struct {
 	shell  string
 	env    []string
 	grace  time.Duration
-	reaper *Reaper // may be nil
+	reaper *Reaper   // may be nil
+	box    *Sandbox  // may be nil
+	setup  sync.Once // points the caches of sandboxed commands (see Sandbox.commandEnv)
 }
 
 // NewScriptRunner returns a runner configured by cfg. The environment is
 // built once, here.
 func NewScriptRunner(cfg ScriptConfig) *ScriptRunner {
-	r := &ScriptRunner{dir: cfg.Dir, grace: cfg.GracePeriod, reaper: cfg.Reaper}
+	r := &ScriptRunner{dir: cfg.Dir, grace: cfg.GracePeriod, reaper: cfg.Reaper, box: cfg.Sandbox}
 	if abs, err := filepath.Abs(r.dir); err == nil {
 		r.dir = abs
 	}
@@ -69,6 +77,9 @@ func NewScriptRunner(cfg ScriptConfig) *ScriptRunner {
 		r.grace = BashGracePeriod
 	}
 	env := commandEnv(cfg.Env, cfg.EnvAllow, cfg.DropEnv, r.dir, cfg.PathAdd)
+	if cfg.TempDir != "" {
+		env = setEnv(env, map[string]string{"TMPDIR": cfg.TempDir})
+	}
 	for _, kv := range cfg.Set {
 		name, _, _ := strings.Cut(kv, "=")
 		env = dropName(env, name)
@@ -147,10 +158,10 @@ func (r *ScriptRunner) Run(ctx context.Context, command string, stdin []byte, ti
 		return ScriptResult{}, fmt.Errorf("script: stderr pipe: %w", err)
 	}
 	cmd := &exec.Cmd{
-		Path: r.shell, Args: []string{r.shell, "-c", command}, Dir: r.dir, Env: r.env,
+		Path: r.shell, Args: []string{r.shell, "-c", command}, Dir: r.dir, Env: r.environ(),
 		Stdin: inR, Stdout: outW, Stderr: errW,
 	}
-	g, err := startGroup(cmd, r.reaper)
+	g, err := r.box.start(cmd, r.reaper)
 	inR.Close()
 	outW.Close()
 	errW.Close()
@@ -195,7 +206,7 @@ func (r *ScriptRunner) Run(ctx context.Context, command string, stdin []byte, ti
 	if waitErr != nil && !errors.As(waitErr, &exitErr) {
 		return res, fmt.Errorf("script: wait: %w", waitErr)
 	}
-	if st := cmd.ProcessState; st != nil && st.Exited() {
+	if st := g.state; st != nil && st.Exited() {
 		res.ExitCode = st.ExitCode()
 	}
 	return res, nil
@@ -243,8 +254,17 @@ func (r *ScriptRunner) closeLate(done <-chan struct{}, pending int, files ...io.
 	}
 }
 
+// environ is the commands' environment, with the caches of sandboxed
+// commands pointed into the sandbox's cache directory.
+func (r *ScriptRunner) environ() []string {
+	if r.box != nil {
+		r.setup.Do(func() { r.env = r.box.commandEnv(r.env) })
+	}
+	return r.env
+}
+
 // Shell is the shell commands run with.
 func (r *ScriptRunner) Shell() string { return r.shell }
 
 // Environ returns a copy of the commands' environment.
-func (r *ScriptRunner) Environ() []string { return append([]string(nil), r.env...) }
+func (r *ScriptRunner) Environ() []string { return append([]string(nil), r.environ()...) }

@@ -80,7 +80,8 @@ type Options struct {
 	// HTTPClient carries streamable HTTP requests; nil: a default client.
 	HTTPClient *http.Client
 	// Prepare, when set, is called with each stdio server's command before
-	// it starts: the seam where an OS sandbox wraps it. Nothing sets it yet.
+	// it starts: the seam where the OS sandbox wraps it (the run sets it to
+	// [toolkit.Sandbox.Wrap] unless the sandbox is off).
 	Prepare func(cmd *exec.Cmd) error
 }
 

@@ -1,15 +1,25 @@
-// Package sandbox confines the commands the bash tool runs with Landlock,
-// on Linux: read and execute everywhere, write only in the directories it
-// is given, and no TCP connect or bind unless the network is allowed.
+// Package sandbox confines the commands a run starts — the bash tool's,
+// the hooks', --verify's — with Landlock, on Linux: read and execute
+// everywhere, write only in the directories it is given, and no TCP
+// connect or bind unless the network is allowed.
 //
 // Landlock restricts the calling process and all its descendants for good,
-// so it is never applied to rubichan itself. The bash tool starts its own
-// executable in a hidden helper mode ([HelperCommand]); [Helper] drops every
-// capability, sets no_new_privs, applies the rules and execs the command.
+// so it is never applied to rubichan itself. A run starts its own
+// executable once in a hidden spawner mode ([ServeCommand],
+// [StartSpawner]): the [Spawner] drops every capability, sets
+// no_new_privs and applies the rules to itself, and then starts each
+// command it is sent ([Spawner.Spawn]), already confined, in a session of
+// its own; the caller signals the command's group and learns how it ended
+// through the returned [Process]. Where the spawner cannot be had, or for
+// a long-lived command that wants [os/exec]'s pipes (a stdio MCP server),
+// the one-shot helper mode ([HelperCommand], [Rules.Argv], [Helper])
+// confines itself and execs one command. Either way a failure to confine
+// ends in exit code 126: a command never runs unconfined.
+//
 // [Probe] reports the kernel's Landlock ABI and [Achieve] what a mode and
 // that ABI give; [SelfTest] proves it by trying a write outside and a TCP
 // connection from inside the sandbox.
 //
 // Elsewhere than Linux the package compiles, reports the sandbox as
-// unavailable and runs nothing through the helper.
+// unavailable and starts nothing.
 package sandbox

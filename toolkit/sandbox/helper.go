@@ -44,25 +44,33 @@ type Rules struct {
 // Argv returns the helper's argument list (without the program name)
 // that runs prog with argv (argv[0] included) under r.
 func (r Rules) Argv(prog string, argv []string) []string {
-	out := make([]string, 0, 3+2*len(r.Writable)+len(argv))
-	out = append(out, HelperCommand, "--abi", strconv.Itoa(r.ABI))
-	for _, d := range r.Writable {
-		out = append(out, "--write", d)
-	}
-	if r.Network {
-		out = append(out, "--network")
-	}
+	out := append([]string{HelperCommand}, r.flags()...)
 	out = append(out, "--", prog)
 	return append(out, argv...)
 }
 
 // parseHelper reads the arguments after [HelperCommand].
 func parseHelper(args []string) (r Rules, prog string, argv []string, err error) {
+	r, rest, err := parseRules(args)
+	switch {
+	case err != nil:
+		return r, "", nil, err
+	case rest == nil:
+		return r, "", nil, errors.New("missing -- PROGRAM")
+	case len(rest) < 2:
+		return r, "", nil, errors.New("missing program after --")
+	}
+	return r, rest[0], rest[1:], nil
+}
+
+// parseRules reads the rule flags of the helper and the spawner up to
+// "--"; rest is what follows it, nil without one.
+func parseRules(args []string) (r Rules, rest []string, err error) {
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; a {
 		case "--write":
 			if i+1 >= len(args) {
-				return r, "", nil, errors.New("--write needs a directory")
+				return r, nil, errors.New("--write needs a directory")
 			}
 			i++
 			r.Writable = append(r.Writable, args[i])
@@ -70,22 +78,32 @@ func parseHelper(args []string) (r Rules, prog string, argv []string, err error)
 			r.Network = true
 		case "--abi":
 			if i+1 >= len(args) {
-				return r, "", nil, errors.New("--abi needs a number")
+				return r, nil, errors.New("--abi needs a number")
 			}
 			i++
 			if r.ABI, err = strconv.Atoi(args[i]); err != nil || r.ABI < 0 {
-				return r, "", nil, fmt.Errorf("--abi: bad version %q", args[i])
+				return r, nil, fmt.Errorf("--abi: bad version %q", args[i])
 			}
 		case "--":
-			if len(args) < i+3 {
-				return r, "", nil, errors.New("missing program after --")
-			}
-			return r, args[i+1], args[i+2:], nil
+			return r, append([]string{}, args[i+1:]...), nil
 		default:
-			return r, "", nil, fmt.Errorf("unknown argument %q", a)
+			return r, nil, fmt.Errorf("unknown argument %q", a)
 		}
 	}
-	return r, "", nil, errors.New("missing -- PROGRAM")
+	return r, nil, nil
+}
+
+// flags returns r as the flags parseRules reads.
+func (r Rules) flags() []string {
+	out := make([]string, 0, 2+2*len(r.Writable)+1)
+	out = append(out, "--abi", strconv.Itoa(r.ABI))
+	for _, d := range r.Writable {
+		out = append(out, "--write", d)
+	}
+	if r.Network {
+		out = append(out, "--network")
+	}
+	return out
 }
 
 // Helper is the helper mode: args are the arguments after
@@ -132,17 +150,20 @@ func Probe(args []string, stderr io.Writer) int {
 	return 1
 }
 
-// IsHelper reports whether args (args[0] the program) start the helper
-// or the probe.
+// IsHelper reports whether args (args[0] the program) start the helper,
+// the spawner or the probe.
 func IsHelper(args []string) bool {
-	return len(args) > 1 && (args[1] == HelperCommand || args[1] == ProbeCommand)
+	return len(args) > 1 && (args[1] == HelperCommand || args[1] == ServeCommand || args[1] == ProbeCommand)
 }
 
-// Dispatch runs the helper or the probe named by args[1] and returns the
-// exit code (the helper returns only on failure).
+// Dispatch runs the helper, the spawner or the probe named by args[1]
+// and returns the exit code (the helper returns only on failure).
 func Dispatch(args, environ []string, stderr io.Writer) int {
-	if args[1] == ProbeCommand {
+	switch args[1] {
+	case ProbeCommand:
 		return Probe(args[2:], stderr)
+	case ServeCommand:
+		return Serve(args[2:], stderr)
 	}
 	return Helper(args[2:], environ, stderr)
 }

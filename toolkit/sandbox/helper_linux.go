@@ -37,6 +37,18 @@ func confineAndExec(r Rules, prog string, argv, environ []string) error {
 	// other threads never run the command. (go-landlock applies its rules
 	// to every thread, which is more than needed.)
 	runtime.LockOSThread()
+	if err := confineThread(r); err != nil {
+		return err
+	}
+	err := syscall.Exec(prog, argv, environ)
+	return fmt.Errorf("exec %s: %w", prog, err)
+}
+
+// confineThread drops the calling thread's capabilities, sets
+// no_new_privs and applies the Landlock rules (what the kernel supports
+// of them). The caller has locked its goroutine to the thread, and starts
+// commands only from it.
+func confineThread(r Rules) error {
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
@@ -48,8 +60,7 @@ func confineAndExec(r Rules, prog string, argv, environ []string) error {
 			return fmt.Errorf("landlock: %w", err)
 		}
 	}
-	err := syscall.Exec(prog, argv, environ)
-	return fmt.Errorf("exec %s: %w", prog, err)
+	return nil
 }
 
 // restrict applies r with Landlock ABI abi (or the newest go-landlock

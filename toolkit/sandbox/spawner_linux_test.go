@@ -1,0 +1,171 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// spawnRun spawns sh -c command through sp with its output in a file and
+// returns the output and the status.
+func spawnRun(t testing.TB, sp *Spawner, dir, command string) (string, Status) {
+	t.Helper()
+	out, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	p, err := sp.Spawn(SpawnRequest{Path: "/bin/sh", Args: []string{"sh", "-c", command}, Env: []string{"PATH=/usr/bin:/bin"}, Dir: dir,
+		Stdin: null, Stdout: out, Stderr: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out.Name())
+	return string(b), st
+}
+
+func startTestSpawner(t testing.TB, r Rules) *Spawner {
+	t.Helper()
+	sp, err := StartSpawner("/proc/self/exe", r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sp.Close() })
+	return sp
+}
+
+// TestSpawner proves that the commands the spawner starts are confined:
+// a write outside fails and leaves no file, also from a grandchild and a
+// process in a new session; writes in the writable directory work; the
+// exit status and a signal come back.
+func TestSpawner(t *testing.T) {
+	abi := ProbeABI()
+	if abi < minNetABI {
+		t.Fatalf("this test needs Landlock ABI >= %d; the kernel has ABI %d", minNetABI, abi)
+	}
+	ws, outside := t.TempDir(), t.TempDir()
+	sp := startTestSpawner(t, Rules{Writable: []string{ws}, ABI: abi})
+	cases := []struct {
+		name, command, file string
+		ok                  bool
+	}{
+		{"inside", "echo hi > in.txt", filepath.Join(ws, "in.txt"), true},
+		{"outside", "echo hi > " + outside + "/x", filepath.Join(outside, "x"), false},
+		{"grandchild", `sh -c 'sh -c "echo hi > ` + outside + `/y"'`, filepath.Join(outside, "y"), false},
+		{"new session", "setsid sh -c 'mkdir " + outside + "/d'; sleep 0.2", filepath.Join(outside, "d"), false},
+	}
+	for _, tc := range cases {
+		out, st := spawnRun(t, sp, ws, tc.command)
+		if (st.ExitCode() == 0) != tc.ok && tc.name != "new session" {
+			t.Errorf("%s: status %v, output %q", tc.name, st, out)
+		}
+		if _, err := os.Stat(tc.file); (err == nil) != tc.ok {
+			t.Errorf("%s: %s exists = %v, want %v (output %q)", tc.name, tc.file, err == nil, tc.ok, out)
+		}
+		if !tc.ok && tc.name == "outside" && !strings.Contains(out, "Permission denied") {
+			t.Errorf("%s: output %q, want Permission denied", tc.name, out)
+		}
+	}
+	// A request bigger than the server's first read.
+	if out, st := spawnRun(t, sp, ws, ": "+strings.Repeat("x", 100<<10)+"; echo big"); st.ExitCode() != 0 || out != "big\n" {
+		t.Errorf("big command: status %v, output %q", st, out)
+	}
+	// The command has its three descriptors and no other (3 is the
+	// directory ls reads).
+	if out, _ := spawnRun(t, sp, ws, "exec ls -1 /proc/self/fd"); out != "0\n1\n2\n3\n" {
+		t.Errorf("descriptors of a command: %q, want 0 1 2 and ls's own", out)
+	}
+	if _, st := spawnRun(t, sp, ws, "exit 3"); st.ExitCode() != 3 || st.String() != "exit status 3" {
+		t.Errorf("exit 3: status %v", st)
+	}
+	if _, st := spawnRun(t, sp, ws, "kill -9 $$"); st.Exited() || st.String() != "signal: killed" {
+		t.Errorf("kill -9: status %v", st)
+	}
+}
+
+// TestSpawnerSignal proves that a running command's group can be
+// stopped through the spawner, and that what the leader leaves in its
+// group is killed when it exits.
+func TestSpawnerSignal(t *testing.T) {
+	sp := startTestSpawner(t, Rules{ABI: ProbeABI()})
+	null, _ := os.Open(os.DevNull)
+	defer null.Close()
+	p, err := sp.Spawn(SpawnRequest{Path: "/bin/sh", Args: []string{"sh", "-c", "sleep 100 & wait"}, Env: []string{"PATH=/usr/bin:/bin"},
+		Stdin: null, Stdout: null, Stderr: null})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := p.Terminate(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.Wait()
+	if err != nil || st.Exited() {
+		t.Fatalf("status %v, %v; want a signal", st, err)
+	}
+	// The killed members are reaped by init (this test is no subreaper).
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(-p.Pid, 0) != syscall.ESRCH {
+		if time.Now().After(deadline) {
+			t.Fatalf("group %d still has members", p.Pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSpawnerFailsClosed proves that a spawner that cannot confine
+// itself (Landlock refuses a directory rule on a regular file) does not
+// start, and says why.
+func TestSpawnerFailsClosed(t *testing.T) {
+	abi := ProbeABI()
+	if abi < 1 {
+		t.Fatalf("this test needs Landlock; the kernel has ABI %d", abi)
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := StartSpawner("/proc/self/exe", Rules{ABI: abi, Writable: []string{file}}, nil)
+	if err == nil {
+		sp.Close()
+		t.Fatal("StartSpawner succeeded with rules it cannot apply")
+	}
+	if !strings.Contains(err.Error(), "landlock") {
+		t.Errorf("error %q does not say landlock failed", err)
+	}
+}
+
+// BenchmarkSpawn compares starting `sh -c true` directly with starting
+// it through the spawner.
+func BenchmarkSpawn(b *testing.B) {
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("/bin/sh", "-c", "true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("spawner", func(b *testing.B) {
+		sp := startTestSpawner(b, Rules{Writable: []string{b.TempDir()}, ABI: ProbeABI()})
+		dir := b.TempDir()
+		b.ResetTimer()
+		for b.Loop() {
+			if _, st := spawnRun(b, sp, dir, "true"); st.ExitCode() != 0 {
+				b.Fatal(st)
+			}
+		}
+	})
+}
