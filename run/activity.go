@@ -135,6 +135,8 @@ func (s *activitySink) handle(ev Event) {
 	case EventCompaction:
 		c := ev.Compaction
 		s.line("%s", p.dim.Sprintf("⇣ compacted the conversation: about %d → %d tokens, %d turns summarised", c.TokensBefore, c.TokensAfter, c.TurnsSummarised))
+	case EventSubquery:
+		s.subquery(ev.Subquery)
 	case EventVerifyStart:
 		s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint("verify"), clip(ev.Verify.Command, 120))
 	case EventVerify:
@@ -244,6 +246,9 @@ func formatSummary(sum *Summary) string {
 		sum.Turns, turns, formatTokens(sum.InputTokens), formatTokens(sum.OutputTokens), formatDuration(sum.Elapsed))
 	if sum.Denials > 0 {
 		line += fmt.Sprintf(" · %d denied", sum.Denials)
+	}
+	if sum.Subqueries > 0 {
+		line += fmt.Sprintf(" · %d sub-quer%s", sum.Subqueries, map[bool]string{true: "y", false: "ies"}[sum.Subqueries == 1])
 	}
 	if sum.CostKnown {
 		line += " · " + formatUSD(sum.CostUSD)

@@ -127,7 +127,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	rt, closeTools, err := openRunTools(box)
+	rt, closeTools, err := openRunTools(box, cfg)
 	if err != nil {
 		return err
 	}
@@ -137,6 +137,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		tr.finish(err, notice)
 		return err
 	}
+	rt.queries.serve(ctx, newSubqueries(cfg, ws, l.judge, budget, tr, emit))
 	l.cfg.Answers = plan.answers
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
 	sess := plan.open(cfg, sessionOptions{ID: sinks.sessionID(), Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
@@ -164,15 +165,22 @@ func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, cont
 
 // openRunTools makes what the run's commands share: the reaper that ends
 // their descendants that detached from their process group (with each
-// command and, at the latest, in close, also on a signal) and the private
-// temporary directory (their TMPDIR), which close removes.
-func openRunTools(box sandbox.State) (runTools, func(), error) {
+// command and, at the latest, in close, also on a signal), the private
+// temporary directory (their TMPDIR), which close removes, and in it the
+// sub-query socket (unless --no-subqueries), which close stops first.
+func openRunTools(box sandbox.State, cfg execConfig) (runTools, func(), error) {
 	tmp, err := runTempDir()
 	if err != nil {
 		return runTools{}, nil, fmt.Errorf("run: temporary directory: %w", err)
 	}
-	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper()}
+	q, err := listenSubqueries(cfg, tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return runTools{}, nil, err
+	}
+	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper(), queries: q}
 	return rt, func() {
+		q.close()
 		rt.reaper.Sweep()
 		os.RemoveAll(tmp)
 	}, nil
@@ -397,7 +405,7 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
-			Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
+			Env: withQuerySocket(env.environ(), rt.queries.path()), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
 			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env),
 		},
 	})
@@ -409,6 +417,7 @@ type runTools struct {
 	sandbox sandbox.State
 	tempDir string
 	reaper  *toolkit.Reaper // shared with the bash tool; the run sweeps it at its end
+	queries *subqueryHost   // the sub-query socket; nil without one
 }
 
 // newHooks returns the runner of the configured hooks, which run with
@@ -419,7 +428,7 @@ func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *se
 	}
 	opt := hookOptions{
 		Hooks: cfg.Settings.Hooks, Workspace: root,
-		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
+		Env: withQuerySocket(env.environ(), ""), EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
 		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: reaper,
 	}
 	if p := sess.Path(); p != "" {

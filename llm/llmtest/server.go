@@ -175,6 +175,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if a, ok := s.answerFor(body); ok {
+		stream(w, r, proto, body, withInput(a, tokens), n)
+		return
+	}
 	if s.script.Summary != nil && !offersTools(body) {
 		stream(w, r, proto, body, withInput(*s.script.Summary, tokens), n)
 		return
@@ -191,6 +195,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	stream(w, r, proto, body, withInput(turn, tokens), ti)
+}
+
+// answerFor returns the scripted answer of a request without tools.
+func (s *Server) answerFor(body []byte) (Turn, bool) {
+	if len(s.script.Answers) == 0 || offersTools(body) {
+		return Turn{}, false
+	}
+	for _, a := range s.script.Answers {
+		if a.Contains == "" || strings.Contains(string(body), a.Contains) {
+			return a.Turn, true
+		}
+	}
+	return Turn{}, false
 }
 
 // withInput makes a turn that reports no input tokens report tokens.

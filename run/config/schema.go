@@ -105,6 +105,11 @@ func configSchema() *field {
 			"network", leaf(kindBool),
 			"writable_roots", leaf(kindPathList),
 		),
+		"query", table(
+			"model", leaf(kindString),
+			"concurrency", leaf(kindTurns),
+			"max_queries", leaf(kindCount),
+		),
 		"hooks", hooksSchema(),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
 		"prices", &field{kind: kindMap, elem: price, name: checkModelName},
