@@ -18,7 +18,7 @@ import (
 type fakeAsker struct{ sent atomic.Int32 }
 
 func (f *fakeAsker) open(context.Context) (sender, error) { return f, nil }
-func (f *fakeAsker) close()                              {}
+func (f *fakeAsker) close()                               {}
 func (f *fakeAsker) ask(ctx context.Context, req subquery.Request) (subquery.Response, error) {
 	f.sent.Add(1)
 	if req.Prompt == "limit" {
