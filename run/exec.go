@@ -256,7 +256,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	ap := newApprover(pol, ws, spillDir)
 	parts, err := systemPromptParts(promptOptions{
 		Root: ws.Root(), Now: env.today(), Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
-		Readable: pol.ReadFilter(),
+		Readable: pol.ReadFilter(), Subqueries: (sp != nil || cfg.Subqueries) && !cfg.NoSubqueries,
 	})
 	if err != nil {
 		return nil, nil, err
