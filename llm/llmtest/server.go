@@ -49,6 +49,18 @@ type Server struct {
 	reqs  []Request
 	turns int // turns handed out
 	dir   string
+	// forget keeps requests without their bodies (benchmarks that send
+	// gigabytes).
+	forget bool
+}
+
+// ForgetBodies makes the server keep the requests it receives from now
+// on without their bodies, so that a benchmark sending gigabytes does not
+// hold them.
+func (s *Server) ForgetBodies() {
+	s.mu.Lock()
+	s.forget = true
+	s.mu.Unlock()
 }
 
 // NewServer starts a server on 127.0.0.1 answering from script. The
@@ -100,6 +112,9 @@ func (s *Server) RecordTo(dir string) error {
 func (s *Server) record(r Request) (int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.forget {
+		r.Body = nil
+	}
 	s.reqs = append(s.reqs, r)
 	return len(s.reqs), s.dir
 }
