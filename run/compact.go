@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/session"
 )
 
 // CompactionInfo describes one compaction of the conversation.
@@ -20,10 +21,13 @@ type CompactionInfo struct {
 	// summary; MessagesSummarised all messages.
 	TurnsSummarised    int
 	MessagesSummarised int
-	Usage              llm.Usage // the summary request's tokens
-	CostUSD            float64
-	CostKnown          bool
-	Summary            string // the summary's text
+	// MessagesKept counts the messages kept whole after the summary: a
+	// resume rebuilds the compacted conversation with it.
+	MessagesKept int
+	Usage        llm.Usage // the summary request's tokens
+	CostUSD      float64
+	CostKnown    bool
+	Summary      string // the summary's text
 }
 
 // compactSystem is the system prompt of the summary request.
@@ -37,9 +41,6 @@ Write the summary in plain text with these sections:
 5. Left to do: what remains, and the next step.
 
 Be concrete: keep paths, names, numbers and error messages exact. Do not invent anything that is not in the conversation. Do not call tools. Answer with the summary only.`
-
-// summaryMarker opens the user message that carries the summary.
-const summaryMarker = "[Summary of the earlier conversation, written by rubichan when it was compacted to fit the context window. The task is the first message; the most recent turns follow this summary unchanged.]\n\n"
 
 // Caps on what the summary request shows of each block of the older part:
 // it must fit the window itself, and a tool's long output matters for its
@@ -86,12 +87,12 @@ func (l *loop) compact(ctx context.Context, reason string, before, keep int) (bo
 		return false, l.requestError(ctx, err)
 	}
 	kept := make([]llm.Message, 0, 2+len(l.messages)-split)
-	kept = append(kept, l.messages[0], llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(summaryMarker + text)}})
+	kept = append(kept, l.messages[0], llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(session.SummaryPreface + text)}})
 	kept = append(kept, l.messages[split:]...)
 	l.messages = kept
 	l.est.reset(l.messages)
 	info := &CompactionInfo{Reason: reason, TokensBefore: before, TokensAfter: l.est.estimate(l.messages),
-		MessagesSummarised: len(older), Usage: used, Summary: text}
+		MessagesSummarised: len(older), MessagesKept: len(l.messages) - 2, Usage: used, Summary: text}
 	for _, m := range older {
 		if m.Role == llm.RoleAssistant {
 			info.TurnsSummarised++

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
+	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -80,7 +81,7 @@ func TestCompactionLongRun(t *testing.T) {
 	for i := range r.requests[:len(r.requests)-1] {
 		if isSummaryRequest(r.requests[i]) {
 			next := r.requests[i+1]
-			if got := next.Messages[1].Content[0].Text; got != summaryMarker+testSummary {
+			if got := next.Messages[1].Content[0].Text; got != session.SummaryPreface+testSummary {
 				t.Errorf("request %d: second message %q, want the marked summary", i+2, got)
 			}
 			if next.Messages[2].Role != "assistant" {

@@ -23,6 +23,7 @@ func compactionLine(l *session.Line, c *CompactionInfo) {
 	l.Type, l.Reason, l.Text = "compaction", c.Reason, session.Ptr(c.Summary)
 	l.TokensBefore, l.TokensAfter = session.Ptr(c.TokensBefore), session.Ptr(c.TokensAfter)
 	l.TurnsSummarised, l.MessagesSummarised = session.Ptr(c.TurnsSummarised), session.Ptr(c.MessagesSummarised)
+	l.MessagesKept = session.Ptr(c.MessagesKept)
 	u := c.Usage
 	l.Usage = &session.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheCreationTokens}

@@ -139,6 +139,7 @@ type configShow struct {
 	Files         []string               `json:"files"`
 	Notes         []string               `json:"notes,omitempty"`
 	Hidden        int                    `json:"hidden_prices,omitempty"`
+	HiddenWindows int                    `json:"hidden_windows,omitempty"`
 }
 
 // shownValue is one key with its value and origin.
@@ -159,9 +160,7 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 	} else {
 		s.ProviderError = perr.Error()
 	}
-	add := func(path []string, v any) {
-		s.Values = append(s.Values, shownValue{Key: config.DisplayKey(path), Value: v, Origin: lc.Origin(path...).String()})
-	}
+	add := func(path []string, v any) { s.add(lc, path, v) }
 	for _, k := range []struct {
 		key string
 		v   string
@@ -178,6 +177,7 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 	add([]string{"limits", "max_tool_calls"}, l.MaxToolCalls)
 	add([]string{"limits", "stream_idle_timeout"}, shortDuration(l.StreamIdleTimeout))
 	add([]string{"limits", "max_response_size"}, l.MaxResponseSize)
+	add([]string{"compact_at"}, lc.CompactAt)
 	add([]string{"input", "stdin_inline_max"}, lc.Input.StdinInlineMax)
 	add([]string{"input", "stdin_max"}, lc.Input.StdinMax)
 	if lc.Verify.Command != "" {
@@ -210,22 +210,64 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 			add([]string{"providers", name, "headers", h}, redactHeader(h, p.Headers[h]))
 		}
 	}
-	var inUse string
+	var model string
 	if perr == nil {
-		_, inUse, _ = config.LookupPrice(lc.Prices, rp.Model)
+		model = rp.Model
 	}
-	for _, model := range slices.Sorted(maps.Keys(lc.Prices)) {
-		if !all && model != inUse && lc.Origin("prices", model, "input").Source == "default" {
+	s.addModels(lc, model, all)
+	s.addPrices(lc, model, all)
+	return s
+}
+
+// add appends the value at path with its origin.
+func (s *configShow) add(lc *config.Loaded, path []string, v any) {
+	s.Values = append(s.Values, shownValue{Key: config.DisplayKey(path), Value: v, Origin: lc.Origin(path...).String()})
+}
+
+// addModels lists the context window and output limit of the model in use
+// and of every model a config file or variable sets; --all lists the
+// built-in table too, counted in HiddenWindows otherwise.
+func (s *configShow) addModels(lc *config.Loaded, model string, all bool) {
+	var inUse string
+	if model != "" {
+		var known bool
+		if inUse, known = config.WindowKey(lc.Models, model); !known {
+			w := config.UnknownWindow()
+			s.Values = append(s.Values,
+				shownValue{Key: config.DisplayKey([]string{"models", model, "context_window"}), Value: w.ContextWindow, Origin: "default (a model not in the table)"},
+				shownValue{Key: config.DisplayKey([]string{"models", model, "max_output"}), Value: w.MaxOutput, Origin: "default (a model not in the table)"})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(lc.Models)) {
+		if !all && name != inUse && lc.Origin("models", name, "context_window").Source == "default" &&
+			lc.Origin("models", name, "max_output").Source == "default" {
+			s.HiddenWindows++
+			continue
+		}
+		w := lc.Models[name]
+		s.add(lc, []string{"models", name, "context_window"}, w.ContextWindow)
+		s.add(lc, []string{"models", name, "max_output"}, w.MaxOutput)
+	}
+}
+
+// addPrices lists the price of the model in use and of every model a
+// config file sets; --all lists the built-in table too.
+func (s *configShow) addPrices(lc *config.Loaded, model string, all bool) {
+	var inUse string
+	if model != "" {
+		_, inUse, _ = config.LookupPrice(lc.Prices, model)
+	}
+	for _, name := range slices.Sorted(maps.Keys(lc.Prices)) {
+		if !all && name != inUse && lc.Origin("prices", name, "input").Source == "default" {
 			s.Hidden++
 			continue
 		}
-		p := lc.Prices[model]
-		add([]string{"prices", model, "input"}, p.Input)
-		add([]string{"prices", model, "output"}, p.Output)
-		add([]string{"prices", model, "cache_read"}, p.CacheRead)
-		add([]string{"prices", model, "cache_write"}, p.CacheWrite)
+		p := lc.Prices[name]
+		s.add(lc, []string{"prices", name, "input"}, p.Input)
+		s.add(lc, []string{"prices", name, "output"}, p.Output)
+		s.add(lc, []string{"prices", name, "cache_read"}, p.CacheRead)
+		s.add(lc, []string{"prices", name, "cache_write"}, p.CacheWrite)
 	}
-	return s
 }
 
 // addHooks lists the hooks, one value each: the hook lists add up across
@@ -300,6 +342,9 @@ func (s configShow) writeText(w io.Writer) error {
 	b.WriteString("\n# values\n")
 	for _, v := range s.Values {
 		line(&b, v.Key, textValue(v.Value), v.Origin)
+	}
+	if s.HiddenWindows > 0 {
+		fmt.Fprintf(&b, "# %d built-in model context windows not shown (--all shows them)\n", s.HiddenWindows)
 	}
 	if s.Hidden > 0 {
 		fmt.Fprintf(&b, "# %d built-in model prices not shown (--all shows them)\n", s.Hidden)

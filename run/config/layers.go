@@ -251,6 +251,11 @@ func (s *stack) origin(path []string) Origin {
 			return Origin{Source: "default"}
 		}
 	}
+	if len(path) >= 2 && path[0] == "models" {
+		// The built-in table, or a configured model's field it left
+		// unset, filled from [UnknownWindow].
+		return Origin{Source: "default"}
+	}
 	return Origin{}
 }
 

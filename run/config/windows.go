@@ -85,16 +85,23 @@ func DefaultWindows() map[string]Window {
 // variants of the name as [LookupPrice] (an OpenRouter-style vendor prefix,
 // a snapshot date, "-latest"). It returns false when none matched.
 func LookupWindow(windows map[string]Window, model string) (Window, bool) {
+	key, ok := WindowKey(windows, model)
+	return windows[key], ok
+}
+
+// WindowKey returns the key of windows that model resolves to, as
+// [LookupWindow] finds it, and false when none matched.
+func WindowKey(windows map[string]Window, model string) (string, bool) {
 	names := priceCandidates(model)
 	if _, rest, ok := cutVendor(model); ok {
 		names = append(names, rest) // "openai/gpt-oss-120b" → "gpt-oss-120b"
 	}
 	for _, name := range names {
-		if w, ok := windows[name]; ok {
-			return w, true
+		if _, ok := windows[name]; ok {
+			return name, true
 		}
 	}
-	return Window{}, false
+	return "", false
 }
 
 func cutVendor(model string) (string, string, bool) {

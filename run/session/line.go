@@ -55,6 +55,10 @@ const (
 	TypeLimit      = "limit"
 	TypeError      = "error"
 	TypeEnd        = "end"
+	// TypeCompaction replaces the older part of the conversation by a
+	// summary: the first message, the summary ([SummaryPreface] + text),
+	// then the last messages_kept messages.
+	TypeCompaction = "compaction"
 )
 
 // Statuses of an "end" line.
@@ -145,6 +149,7 @@ type Line struct {
 	TokensAfter        *int `json:"tokens_after,omitempty"`
 	TurnsSummarised    *int `json:"turns_summarised,omitempty"`
 	MessagesSummarised *int `json:"messages_summarised,omitempty"`
+	MessagesKept       *int `json:"messages_kept,omitempty"`
 
 	// Truncated gives the full size in bytes of each field cut to its cap.
 	Truncated map[string]int `json:"truncated,omitempty"`
@@ -285,8 +290,8 @@ func (l *Line) cutField(field string, s *string, max int) {
 // (after redaction), noting each cut.
 func (l *Line) capFields() {
 	max := FieldMax
-	if l.Type == TypeMessage {
-		max = TextMax
+	if l.Type == TypeMessage || l.Type == TypeCompaction {
+		max = TextMax // a compaction's text is restored on resume
 	}
 	l.cutField("text", l.Text, max)
 	l.cutField("prompt", l.Prompt, PromptMax)

@@ -19,6 +19,9 @@ type Message struct {
 	llm.Message
 	API   string
 	Model string
+	// Summary marks the user message that carries a compaction's
+	// summary: it stays a message of its own, as the run sent it.
+	Summary bool
 }
 
 // Session is a loaded session file: what a resume needs.
@@ -36,6 +39,8 @@ type Session struct {
 	Pending []Pending
 	// Torn says the last line was incomplete and was ignored.
 	Torn bool
+	// Compactions counts the "compaction" lines applied to Messages.
+	Compactions int
 }
 
 // RunInfo is one run of a session.
@@ -67,7 +72,7 @@ func Load(path string) (*Session, error) {
 // by their prefix without decoding.
 var parsed = [][]byte{
 	[]byte(`{"type":"session"`), []byte(`{"type":"run"`), []byte(`{"type":"user"`),
-	[]byte(`{"type":"assistant"`), []byte(`{"type":"end"`),
+	[]byte(`{"type":"assistant"`), []byte(`{"type":"end"`), []byte(`{"type":"compaction"`),
 }
 
 // Parse rebuilds a session from the bytes of its file. The lines it needs
@@ -173,6 +178,8 @@ func (s *Session) add(l Line) {
 		s.addBlocks(llm.RoleUser, l, "", "")
 	case TypeAssistant:
 		s.addBlocks(llm.RoleAssistant, l, l.API, l.Model)
+	case TypeCompaction:
+		s.compact(l)
 	}
 }
 
@@ -220,6 +227,7 @@ const NotRunKilled = "Not run: the run ended (killed or stopped) before this cal
 // otherwise they get [NotRunKilled] error results.
 func (s *Session) Conversation(api string, keepOpen bool) (msgs []llm.Message, open []llm.Block) {
 	msgs = make([]llm.Message, 0, len(s.Messages)+1)
+	alone := -1 // the index in msgs of the summary, merged with nothing
 	for _, m := range s.Messages {
 		msg := llm.Message{Role: m.Role, Content: slices.Clone(m.Content)}
 		if m.Role == llm.RoleAssistant && m.API != api {
@@ -230,9 +238,12 @@ func (s *Session) Conversation(api string, keepOpen bool) (msgs []llm.Message, o
 		if len(msg.Content) == 0 {
 			continue
 		}
-		if k := len(msgs); k > 0 && msgs[k-1].Role == msg.Role {
+		if k := len(msgs); k > 0 && msgs[k-1].Role == msg.Role && !m.Summary && k-1 != alone {
 			msgs[k-1].Content = append(msgs[k-1].Content, msg.Content...)
 			continue
+		}
+		if m.Summary {
+			alone = len(msgs)
 		}
 		msgs = append(msgs, msg)
 	}
