@@ -247,8 +247,11 @@ func formatSummary(sum *Summary) string {
 	if sum.Denials > 0 {
 		line += fmt.Sprintf(" · %d denied", sum.Denials)
 	}
-	if sum.Subqueries > 0 {
-		line += fmt.Sprintf(" · %d sub-quer%s", sum.Subqueries, map[bool]string{true: "y", false: "ies"}[sum.Subqueries == 1])
+	switch {
+	case sum.Subqueries == 1:
+		line += " · 1 sub-query"
+	case sum.Subqueries > 1:
+		line += fmt.Sprintf(" · %d sub-queries", sum.Subqueries)
 	}
 	if sum.CostKnown {
 		line += " · " + formatUSD(sum.CostUSD)

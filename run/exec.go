@@ -132,12 +132,11 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer closeTools()
-	l, parts, err := newExecLoop(cfg, ws, pol, in.Spill, budget, env, tr, emit, rt)
+	l, parts, err := newExecLoop(ctx, cfg, ws, pol, in.Spill, budget, env, tr, emit, rt)
 	if err != nil {
 		tr.finish(err, notice)
 		return err
 	}
-	rt.queries.serve(ctx, newSubqueries(cfg, ws, l.judge, budget, tr, emit))
 	l.cfg.Answers = plan.answers
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
 	sess := plan.open(cfg, sessionOptions{ID: sinks.sessionID(), Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
@@ -244,8 +243,9 @@ func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolk
 // newExecLoop builds the turn loop of a headless run: the spilled stdin,
 // if any, opened read-only for the file tools; the tools behind the
 // policy; the system prompt; the limits and the model client on the
-// run's traffic. It returns the system prompt's parts for the session.
-func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), rt runTools) (*loop, []session.PromptPart, error) {
+// run's traffic; and it starts serving the run's sub-queries until ctx
+// ends. It returns the system prompt's parts for the session.
+func newExecLoop(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), rt runTools) (*loop, []session.PromptPart, error) {
 	spillDir := ""
 	if sp != nil {
 		spillDir = sp.Dir
@@ -261,6 +261,7 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	if err != nil {
 		return nil, nil, err
 	}
+	rt.queries.serve(ctx, newSubqueries(cfg, ws, ap.judge, budget, tr, emit))
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),

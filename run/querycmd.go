@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/rubichan/rubichan/llm"
@@ -153,6 +154,9 @@ type sender interface {
 // the configured provider with its key.
 func newAsker(c *cli.Context, env environment) (asker, error) {
 	if path, ok := env.lookupEnv(subquery.SocketEnv); ok && path != "" {
+		// A fan-out's command holds little (the run reads the chunks):
+		// collect sooner, so that each stays near the runtime's floor.
+		debug.SetGCPercent(20)
 		return socketAsker(path), nil
 	}
 	dir, err := os.Getwd()

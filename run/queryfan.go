@@ -84,97 +84,128 @@ type answerLine struct {
 	Error   *subquery.Error `json:"error,omitempty"`
 }
 
+// fanJob is one job of a fan-out with its place in the output.
+type fanJob struct {
+	i   int
+	job queryJob
+}
+
+// fanResult is the answer to one fanJob.
+type fanResult struct {
+	fanJob
+	resp subquery.Response
+	err  error
+}
+
+// fan is the plumbing of one fan-out: the jobs go out to the workers in
+// order, at most window of them ahead of the answer written last, and
+// stop closes once a limit or an interruption is met.
+type fan struct {
+	todo    chan fanJob
+	results chan fanResult
+	window  chan struct{}
+	stop    chan struct{}
+	once    sync.Once
+}
+
+func (f *fan) halt() { f.once.Do(func() { close(f.stop) }) }
+
 // fanOut sends the jobs with q.Concurrency workers and writes one answer
 // line per job in job order. A limit or an interruption stops it: no
 // further request is sent, and it exits with that code.
 func fanOut(ctx context.Context, q queryOptions, ak asker, jobs func(yield func(queryJob) bool) error, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type result struct {
-		i    int
-		job  queryJob
-		resp subquery.Response
-		err  error
-	}
-	todo := make(chan struct {
-		i   int
-		job queryJob
-	})
-	results := make(chan result)
-	window := make(chan struct{}, q.Concurrency*4) // answers held for order
-	var stopped sync.Once
-	stop := make(chan struct{})
-	halt := func() { stopped.Do(func() { close(stop) }) }
+	f := &fan{todo: make(chan fanJob), results: make(chan fanResult),
+		window: make(chan struct{}, q.Concurrency*4), stop: make(chan struct{})}
 	var wg sync.WaitGroup
 	for range q.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := ak.open(ctx)
-			for j := range todo {
-				r := result{i: j.i, job: j.job, err: err}
-				if err == nil {
-					select {
-					case <-stop:
-						r.resp.Error = &subquery.Error{Code: subquery.CodeLimit, Message: "not sent: the fan-out stopped"}
-					default:
-						r.resp, r.err = s.ask(ctx, j.job.req)
-					}
-				}
-				if r.err == nil && r.resp.Error != nil && (r.resp.Error.Code == subquery.CodeLimit || r.resp.Error.Code == subquery.CodeInterrupted) {
-					halt()
-				}
-				results <- r
-			}
-			if s != nil {
-				s.close()
-			}
+			f.work(ctx, ak)
 		}()
 	}
 	var genErr error
+	fed := make(chan struct{})
 	go func() {
-		defer close(todo)
-		i := 0
-		genErr = jobs(func(j queryJob) bool {
-			select {
-			case window <- struct{}{}:
-			case <-stop:
-				return false
-			}
-			select {
-			case todo <- struct {
-				i   int
-				job queryJob
-			}{i, j}:
-				i++
-				return true
-			case <-stop:
-				return false
-			}
-		})
+		defer close(fed)
+		genErr = f.feed(jobs)
 	}()
-	go func() { wg.Wait(); close(results) }()
+	go func() { wg.Wait(); close(f.results) }()
 	w := bufio.NewWriter(stdout)
-	pending := map[int]result{}
+	worst, firstErr := f.collect(w, cancel)
+	<-fed
+	if err := w.Flush(); err != nil {
+		return stdoutError{err}
+	}
+	return fanOutEnd(ctx, worst, firstErr, genErr, stderr)
+}
+
+// work sends the jobs it takes on one connection until there are no more;
+// after stop it answers them unsent.
+func (f *fan) work(ctx context.Context, ak asker) {
+	s, err := ak.open(ctx)
+	if s != nil {
+		defer s.close()
+	}
+	for j := range f.todo {
+		r := fanResult{fanJob: j, err: err}
+		if err == nil {
+			select {
+			case <-f.stop:
+				r.resp.Error = &subquery.Error{Code: subquery.CodeLimit, Message: "not sent: the fan-out stopped"}
+			default:
+				r.resp, r.err = s.ask(ctx, j.job.req)
+			}
+		}
+		if r.err == nil && r.resp.Error != nil && (r.resp.Error.Code == subquery.CodeLimit || r.resp.Error.Code == subquery.CodeInterrupted) {
+			f.halt()
+		}
+		f.results <- r
+	}
+}
+
+// feed hands the jobs out in order, each once the window has room, until
+// they run out or stop closes; it closes todo.
+func (f *fan) feed(jobs func(yield func(queryJob) bool) error) error {
+	defer close(f.todo)
+	i := 0
+	return jobs(func(j queryJob) bool {
+		select {
+		case f.window <- struct{}{}:
+		case <-f.stop:
+			return false
+		}
+		select {
+		case f.todo <- fanJob{i, j}:
+			i++
+			return true
+		case <-f.stop:
+			return false
+		}
+	})
+}
+
+// collect writes the answers in job order as they come and returns the
+// exit code they call for and the first error that stopped the fan-out.
+func (f *fan) collect(w *bufio.Writer, cancel func()) (int, error) {
+	pending := map[int]fanResult{}
 	next, worst := 0, 0
 	var firstErr error
-	for r := range results {
+	for r := range f.results {
 		pending[r.i] = r
-		for {
-			p, ok := pending[next]
-			if !ok {
-				break
-			}
+		for p, ok := pending[next]; ok; p, ok = pending[next] {
 			delete(pending, next)
 			next++
-			<-window
+			<-f.window
 			code, err := writeAnswer(w, p.i, p.job, p.resp, p.err)
-			if code > worst || (code != 0 && worst == 0) {
+			if code != 0 && (worst == 0 || code == exitLimit) {
 				worst = code
 			}
 			if err != nil && firstErr == nil {
 				firstErr = err
-				halt()
+				f.halt()
 				cancel()
 			}
 		}
@@ -182,10 +213,7 @@ func fanOut(ctx context.Context, q queryOptions, ak asker, jobs func(yield func(
 			w.Flush()
 		}
 	}
-	if err := w.Flush(); err != nil {
-		return stdoutError{err}
-	}
-	return fanOutEnd(ctx, worst, firstErr, genErr, stderr)
+	return worst, firstErr
 }
 
 // writeAnswer writes the answer line of job i and returns the exit code

@@ -151,8 +151,13 @@ func TestNonDescendantRefused(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("peer credentials are checked on Linux")
 	}
-	s := startServer(t, func(context.Context, int, Request) Response { return Response{Text: "answered"} })
+	s, err := Listen(t.TempDir(), func(context.Context, int, Request) Response { return Response{Text: "answered"} })
+	if err != nil {
+		t.Fatal(err)
+	}
 	s.owner = 1 << 30 // a pid no process has: nobody descends from it
+	go s.Serve(context.Background())
+	defer s.Close()
 	resp := runHelper(t, s.Path())
 	if resp.Error == nil || !strings.Contains(resp.Error.Message, "not a descendant") {
 		t.Fatalf("got %+v, want refused: not a descendant", resp)

@@ -87,7 +87,7 @@ type Response struct {
 // bytes.
 type lineReader struct{ r *bufio.Reader }
 
-func newLineReader(r io.Reader) *lineReader { return &lineReader{bufio.NewReaderSize(r, 64<<10)} }
+func newLineReader(r io.Reader) *lineReader { return &lineReader{bufio.NewReaderSize(r, 16<<10)} }
 
 // next decodes the next line into v; io.EOF at a clean end.
 func (lr *lineReader) next(v any) error {
