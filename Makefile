@@ -21,8 +21,17 @@ vet: mods
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 
-test: vet
-	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+# The real MCP servers the end-to-end tests start (testdata/mcp), pinned by
+# its package-lock.json; installed again when the lock file changes.
+MCP_MODULES = testdata/mcp/node_modules/.package-lock.json
+$(MCP_MODULES): testdata/mcp/package.json testdata/mcp/package-lock.json
+	npm ci --prefix testdata/mcp --no-audit --no-fund
+	@touch $@
+
+# -timeout: the run package's end-to-end scripts take 8-10 minutes under
+# -race on a loaded 2-core machine, past go test's default of 10.
+test: vet $(MCP_MODULES)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 bench: mods
 	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) -benchmem $(PKGS)

@@ -180,6 +180,10 @@ func (p *Policy) Name() string { return p.name }
 // did not come from a file.
 func (p *Policy) File() string { return p.file }
 
+// SelfTests returns how many [[test]] entries the policy has; loading it
+// ran them all, and they passed.
+func (p *Policy) SelfTests() int { return len(p.tests) }
+
 // HeadlessAsk returns what a headless run does with an "ask".
 func (p *Policy) HeadlessAsk() HeadlessAsk { return p.headless }
 

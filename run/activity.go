@@ -27,6 +27,10 @@ type activitySink struct {
 	verbose bool
 	pal     palette
 	red     *redactor // secrets hidden in every line; nil hides nothing
+	// group, when set, wraps the --verbose output of a tool or a check
+	// (under GitHub Actions, a ::group:: with workflow commands stopped):
+	// it opens the frame titled title and returns what closes it.
+	group func(title string) (end func())
 }
 
 // palette holds the colors of the activity lines, each switched on or off
@@ -128,7 +132,7 @@ func (s *activitySink) handle(ev Event) {
 		s.line("%s", p.deny.Sprint(msg))
 	case EventToolResult:
 		if !ev.Result.NotRun { // the denial line said it
-			s.toolResult(ev.Result)
+			s.toolResult(ev.Tool, ev.Result)
 		}
 	case EventHook:
 		s.hook(ev.Hook)
@@ -163,7 +167,7 @@ func (s *activitySink) hook(h *HookInfo) {
 	}
 }
 
-func (s *activitySink) toolResult(r *ToolResultInfo) {
+func (s *activitySink) toolResult(t *ToolCallInfo, r *ToolResultInfo) {
 	p := s.pal
 	var what string
 	switch {
@@ -182,8 +186,23 @@ func (s *activitySink) toolResult(r *ToolResultInfo) {
 		s.line("%s", p.ok.Sprintf("✓ %s · %s", what, formatDuration(r.Duration)))
 	}
 	if s.verbose {
-		s.output(r.Content)
+		title := "output"
+		if t != nil {
+			title = "output of " + clip(t.Name, 60)
+			if t.Summary != "" {
+				title += ": " + clip(t.Summary, 100)
+			}
+		}
+		s.framed(title, r.Content)
 	}
+}
+
+// framed shows output under its line, inside the frame of s.group if any.
+func (s *activitySink) framed(title, content string) {
+	if s.group != nil && content != "" {
+		defer s.group(s.red.redact(title))()
+	}
+	s.output(content)
 }
 
 // output shows a command's output under its line, at most verboseMaxLines.
@@ -218,7 +237,7 @@ func (s *activitySink) verifyResult(v *VerifyInfo) {
 		s.line("%s", p.fail.Sprintf("✗ %s · %s", clip(stopNote(v.Output), 100), formatDuration(v.Duration)))
 	}
 	if s.verbose && !v.Passed {
-		s.output(v.Output)
+		s.framed("output of verify: "+clip(v.Command, 100), v.Output)
 	}
 }
 

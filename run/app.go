@@ -111,6 +111,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 			sandboxCommand(env),
 			schemaCommand(),
 			sessionsCommand(env),
+			doctorCommand(env),
 		},
 	}
 	for _, c := range app.Commands {
@@ -141,11 +142,19 @@ func rootAction(c *cli.Context) error {
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "version",
-		Usage: "print the version",
+		Name:      "version",
+		Usage:     "print the version",
+		UsageText: "rubichan version [--json]",
+		Description: `With --json, one object: the version, the commit it was built from, the Go
+   toolchain, and the versions of the formats a script may depend on: the
+   machine-output events (schema_version) and the session log (format).`,
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("version takes no arguments")
+			}
+			if c.Bool("json") {
+				return printVersionJSON(c.App.Writer)
 			}
 			return printVersion(c)
 		},

@@ -1,10 +1,15 @@
 package run
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"runtime/debug"
 	"strings"
+
+	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/session"
 )
 
 // buildInfo is what the binary knows about its own build: printed by
@@ -70,4 +75,39 @@ func (b buildInfo) String() string {
 		return b.Version
 	}
 	return fmt.Sprintf("%s (%s)", b.Version, strings.Join(parts, "; "))
+}
+
+// versionJSON is the object of `rubichan version --json`.
+type versionJSON struct {
+	Version  string `json:"version"`
+	Commit   string `json:"commit"` // "" when unknown
+	Modified bool   `json:"modified"`
+	Go       string `json:"go"`
+	// Schemas are the versions of the formats covered by the
+	// compatibility promise (README): they change only with a major
+	// version.
+	Schemas versionSchemas `json:"schemas"`
+}
+
+// versionSchemas are the format versions a script may check.
+type versionSchemas struct {
+	Events  int `json:"events"`  // events.SchemaVersion, each event's schema_version
+	Session int `json:"session"` // session.Format, the session header's format
+}
+
+// printVersionJSON writes the build and the format versions as one line
+// of JSON.
+func printVersionJSON(w io.Writer) error {
+	b := readBuildInfo()
+	data, err := json.Marshal(versionJSON{
+		Version: b.Version, Commit: b.Commit, Modified: b.Modified, Go: b.Go,
+		Schemas: versionSchemas{Events: events.SchemaVersion, Session: session.Format},
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "%s\n", data); err != nil {
+		return stdoutError{err}
+	}
+	return nil
 }

@@ -1,13 +1,19 @@
 package run
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/session"
 )
 
 func TestParseBuildInfo(t *testing.T) {
@@ -91,5 +97,29 @@ func TestVersionCarriesCommit(t *testing.T) {
 	}
 	if !strings.HasPrefix(head, m[1]) {
 		t.Errorf("version names commit %s, HEAD is %s", m[1], head)
+	}
+}
+
+// TestVersionJSON checks the shape of `rubichan version --json` and that
+// it carries the format versions the packages define.
+func TestVersionJSON(t *testing.T) {
+	code, out, errOut := runCLI(t, fakeEnv(nil), "", "version", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var v map[string]any
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	keys := slices.Sorted(maps.Keys(v))
+	if want := []string{"commit", "go", "modified", "schemas", "version"}; !slices.Equal(keys, want) {
+		t.Errorf("keys %v, want %v", keys, want)
+	}
+	schemas, _ := v["schemas"].(map[string]any)
+	if schemas["events"] != float64(events.SchemaVersion) || schemas["session"] != float64(session.Format) || len(schemas) != 2 {
+		t.Errorf("schemas %v, want events %d and session %d", schemas, events.SchemaVersion, session.Format)
+	}
+	if strings.Count(out, "\n") != 1 {
+		t.Errorf("not one line: %q", out)
 	}
 }

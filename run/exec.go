@@ -55,6 +55,7 @@ func execCommand(stdin io.Reader, env environment) *cli.Command {
 			if err != nil {
 				return err
 			}
+			cfg.github = githubSink(c)
 			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, machineSink(c))
 		},
 	}
@@ -84,6 +85,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		defer func() { js.finish(err, exitCode(err)) }()
 	}
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stopRun)
+	defer sinks.close()
 	emit, notes, text := sinks.emit, sinks.notes, sinks.text
 	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
 	budget, err := cfg.startSettings(notice)
@@ -123,6 +125,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return interrupted(ctx, err, emit)
 	}
 	defer in.Close()
+	cfg.github.setRun(cfg, in.Text, sinks.act.red)
 	tr, err := cfg.openTraffic(ws.Root(), env.today(), env)
 	if err != nil {
 		return err

@@ -64,6 +64,10 @@ type execConfig struct {
 	cassette     *cassette.Cassette // loaded from Replay
 	Patch        string             // --patch: a file, "-" for stdout, "" for none
 	PatchMaxSize int64              // --patch-max-size: bound of the plain copy outside git
+
+	// github is the GitHub Actions reporter [runMain] made (see
+	// [githubOutput]); nil when not under Actions or with --github=false.
+	github *githubReporter
 }
 
 // verify is the [verify] configuration: --verify, its attempts and timeout.

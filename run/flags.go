@@ -43,6 +43,7 @@ func execFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "stderr: errors only", EnvVars: envs("quiet"), Category: catOutput},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stderr: tool output too", EnvVars: envs("verbose"), Category: catOutput},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colors on stderr: `WHEN` is auto, always or never (auto: a terminal other than TERM=dumb, and NO_COLOR unset)", EnvVars: envs("color"), Category: catOutput},
+		&cli.BoolFlag{Name: "github", Value: true, Usage: "under GitHub Actions (GITHUB_ACTIONS=true): a job summary in $GITHUB_STEP_SUMMARY, annotations for denials and failures, --verbose output in groups, and no workflow command from the model or a tool; --github=false turns it off", EnvVars: envs("github"), Category: catOutput},
 		&cli.StringFlag{Name: "record", Usage: "write every model HTTP exchange of the run to the cassette `FILE` (JSON lines, keys left out; see docs/cassettes.md)", EnvVars: envs("record"), Category: catReplay, TakesFile: true},
 		&cli.StringFlag{Name: "replay", Usage: "answer the model's requests from the cassette `FILE`: no network, no API key; a run that diverges from it stops (exit 5)", EnvVars: envs("replay"), Category: catReplay, TakesFile: true},
 		&cli.StringFlag{Name: "replay-mode", Value: "strict", Usage: "how closely a replayed run must match: `MODE` strict (whole requests, volatile parts aside) or lenient (message count and tool names)", EnvVars: envs("replay-mode"), Category: catReplay},

@@ -62,10 +62,20 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		// and exec the command; this returns only on failure.
 		return sandbox.Dispatch(args, env.environ(), stderr)
 	}
+	gh := githubOutput(args, env.lookupEnv, stderr)
+	if gh != nil {
+		// Under GitHub Actions nothing on stderr can be a workflow
+		// command but the reporter's own.
+		stderr = gh.out
+	}
 	app := newApp(stdin, stdout, stderr, env)
+	app.Metadata = map[string]any{}
 	js := machineOutput(args, env.lookupEnv, stdout, nil)
 	if js != nil {
-		app.Metadata = map[string]any{machineKey: js}
+		app.Metadata[machineKey] = js
+	}
+	if gh != nil {
+		app.Metadata[githubKey] = gh
 	}
 	normalized, err := normalizeArgs(app, args)
 	if err == nil {
@@ -95,6 +105,9 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if werr := js.finish(err, code); werr != nil && code == exitOK {
 			code = exitCode(werr)
 		}
+	}
+	if gh != nil {
+		gh.finish(err, code)
 	}
 	return code
 }

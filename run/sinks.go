@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/run/session"
 )
 
@@ -18,11 +19,22 @@ type runSinks struct {
 	mu   sync.Mutex
 	text *textSink // writes nothing when js is set: stdout is the JSON sink's
 	act  *activitySink
-	js   *jsonSink   // nil: text output
-	sess *sessionLog // nil until [runSinks.started]; nil records nothing
+	js   *jsonSink       // nil: text output
+	sess *sessionLog     // nil until [runSinks.started]; nil records nothing
+	gh   *githubReporter // nil: not under GitHub Actions
 	// notes is where the policy loader writes its notes: stderr (nothing
 	// with --quiet), and the JSON sink's notices.
 	notes io.Writer
+	// stdout is the text sink's writer under GitHub Actions, whose held
+	// line start [runSinks.close] writes; nil otherwise.
+	stdout *ghactions.Writer
+}
+
+// close writes what the sinks still hold back.
+func (s *runSinks) close() {
+	if s.stdout != nil {
+		s.stdout.Flush()
+	}
 }
 
 // newRunSinks builds the sinks of a run; stop learns a failed write on
@@ -33,15 +45,28 @@ func newRunSinks(cfg execConfig, js *jsonSink, stdout, stderr io.Writer, env env
 	if cfg.Patch == "-" {
 		textOut = stderr // stdout carries the patch alone
 	}
+	terminal := isTerminal(textOut)
+	if cfg.github != nil && cfg.Patch != "-" {
+		// Under GitHub Actions the model's text cannot hold a workflow
+		// command (stderr is neutralised by runMain); a patch on
+		// stdout stays byte for byte.
+		s.gh, s.stdout = cfg.github, ghactions.NewWriter(textOut)
+		textOut = s.stdout
+	} else if cfg.github != nil {
+		s.gh = cfg.github
+	}
 	if js != nil {
 		s.text = newTextSink(io.Discard, true)
 	} else {
 		s.text = newTextSink(textOut, cfg.Output == outputFinal)
 	}
-	s.text.terminal = isTerminal(textOut)
+	s.text.terminal = terminal
 	s.text.onError = stop
 	s.act = newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
 	s.act.red = newRedactor(cfg.secrets(env))
+	if s.gh != nil && cfg.Verbose {
+		s.act.group = s.gh.group
+	}
 	if cfg.Quiet {
 		s.notes = io.Discard
 	}
@@ -62,6 +87,9 @@ func (s *runSinks) emit(ev Event) {
 		s.text.handle(ev)
 	}
 	s.act.handle(ev)
+	if s.gh != nil {
+		s.gh.handle(ev)
+	}
 	s.sess.handle(ev)
 }
 
@@ -80,6 +108,9 @@ func (s *runSinks) started(sess *sessionLog, init events.Init) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sess = sess
+	if s.gh != nil {
+		s.gh.setSession(sess.Path())
+	}
 	if s.js != nil {
 		if p := sess.Path(); p != "" {
 			// A named, resumed or forked session has its own id.

@@ -1,0 +1,99 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// docWorkflow is a workflow of docs/github-actions.md, as much as the
+// test reads.
+type docWorkflow struct {
+	On   map[string]any `yaml:"on"`
+	Jobs map[string]struct {
+		Needs       string            `yaml:"needs"`
+		Permissions map[string]string `yaml:"permissions"`
+		Strategy    struct {
+			Matrix map[string]any `yaml:"matrix"`
+		} `yaml:"strategy"`
+		Steps []struct {
+			Uses string            `yaml:"uses"`
+			Run  string            `yaml:"run"`
+			Env  map[string]string `yaml:"env"`
+			With map[string]string `yaml:"with"`
+		} `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+// TestGitHubActionsDoc checks the three workflows of
+// docs/github-actions.md: propose and apply (two jobs, the model key only
+// in the read-only one), a pull-request review comment, and a matrix
+// fan-out with one artifact per task; every use of the action passes only
+// inputs action.yml declares, keys only through env:, and no script
+// expands ${{ }}.
+func TestGitHubActionsDoc(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "github-actions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	action := readAction(t)
+	found := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllSubmatch(doc, -1) {
+		var wf docWorkflow
+		if yaml.Unmarshal(m[1], &wf) != nil || wf.Jobs == nil {
+			continue // a step shown alone
+		}
+		for name, job := range wf.Jobs {
+			for _, s := range job.Steps {
+				if strings.Contains(s.Run, "${{") {
+					t.Errorf("job %s: a script expands ${{ }}", name)
+				}
+				if !strings.HasPrefix(s.Uses, "rubichan/rubichan@") {
+					continue
+				}
+				for in := range s.With {
+					if _, ok := action.Inputs[in]; !ok {
+						t.Errorf("job %s: input %s is not in action.yml", name, in)
+					}
+				}
+				if s.Env["ANTHROPIC_API_KEY"] != "${{ secrets.ANTHROPIC_API_KEY }}" {
+					t.Errorf("job %s: the key is not given through env: from a secret", name)
+				}
+			}
+		}
+		propose, apply := wf.Jobs["propose"], wf.Jobs["apply"]
+		switch {
+		case apply.Needs == "propose":
+			found["propose/apply"] = propose.Permissions["contents"] == "read" && apply.Permissions["contents"] == "write" && !strings.Contains(yamlText(t, apply), "API_KEY")
+		case wf.On["pull_request"] != nil || hasKey(wf.On, "pull_request"):
+			found["review"] = strings.Contains(string(m[1]), "gh pr comment") && strings.Contains(string(m[1]), "fromJSON(steps.agent.outputs.result-json).final_text")
+		default:
+			for _, job := range wf.Jobs {
+				if job.Strategy.Matrix != nil {
+					found["matrix"] = strings.Contains(string(m[1]), "artifact-name: rubichan-${{ matrix.name }}") && strings.Contains(string(m[1]), "max-cost: ${{ matrix.cost }}")
+				}
+			}
+		}
+	}
+	for _, w := range []string{"propose/apply", "review", "matrix"} {
+		if !found[w] {
+			t.Errorf("docs/github-actions.md lacks a correct %s workflow", w)
+		}
+	}
+}
+
+func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
+
+func yamlText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,291 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/session"
+)
+
+// reachTimeout bounds the doctor's request to the provider.
+const reachTimeout = 5 * time.Second
+
+func checkConfig(_ context.Context, st *doctorState) []doctorCheck {
+	if st.lcErr != nil {
+		fix := "correct the value it names"
+		var ce *config.Error
+		if errors.As(st.lcErr, &ce) && ce.File != config.FromCommandLine {
+			fix = "correct " + ce.File + " (or the variable it names); `rubichan config show` prints every value with its origin"
+		}
+		return []doctorCheck{{Status: checkProblem, Detail: st.lcErr.Error(), Fix: fix}}
+	}
+	detail := "no config file; built-in defaults"
+	if len(st.lc.Files) > 0 {
+		detail = "read " + strings.Join(st.lc.Files, ", ")
+	}
+	var set []string
+	for _, v := range configSet(st.lc, st.rp, st.rpErr).Set {
+		set = append(set, v.Key+" ("+v.Origin+")")
+	}
+	if len(set) > 0 {
+		detail += "; set: " + strings.Join(set, ", ")
+	}
+	out := []doctorCheck{{Status: checkOK, Detail: detail}}
+	for _, n := range st.lc.Notes {
+		out = append(out, doctorCheck{Status: checkWarning, Detail: n, Fix: "pass --trust-workspace if this checkout is trusted"})
+	}
+	return out
+}
+
+func checkProvider(_ context.Context, st *doctorState) []doctorCheck {
+	switch {
+	case st.lc == nil:
+		return []doctorCheck{{Status: checkSkipped, Detail: "the configuration did not load"}}
+	case st.rpErr != nil && !st.keyMissing:
+		return []doctorCheck{{Status: checkProblem, Detail: st.rpErr.Error(),
+			Fix: "export the API key of your provider (ANTHROPIC_API_KEY, OPENAI_API_KEY, …), or choose one with --provider or provider = \"…\" in a config file"}}
+	}
+	p := st.rp
+	return []doctorCheck{{Status: checkOK, Detail: fmt.Sprintf("%s (%s; %s), model %s (%s), base URL %s (%s)",
+		p.Name, p.Type, p.Chosen, p.Model, orDefault(p.ModelFrom), p.BaseURL, orDefault(p.BaseURLFrom))}}
+}
+
+// orDefault is where a value came from, "default" when nowhere else.
+func orDefault(from string) string {
+	if from == "" {
+		return "default"
+	}
+	return from
+}
+
+func checkKey(_ context.Context, st *doctorState) []doctorCheck {
+	switch {
+	case st.lc == nil || st.rpErr != nil && !st.keyMissing:
+		return []doctorCheck{{Status: checkSkipped, Detail: "no provider"}}
+	case st.keyMissing:
+		return []doctorCheck{{Status: checkProblem, Detail: st.rp.KeyEnv + " is not set",
+			Fix: "export " + st.rp.KeyEnv + " (in CI: from a secret, through env: on the step)"}}
+	case st.rp.KeyEnv == "":
+		return []doctorCheck{{Status: checkOK, Detail: "none needed"}}
+	}
+	return []doctorCheck{{Status: checkOK, Detail: "present in " + st.rp.KeyEnv + " (not shown)"}}
+}
+
+// checkReachable sends the provider one cheap request, the list of its
+// models, and reports how it answered.
+func checkReachable(ctx context.Context, st *doctorState) []doctorCheck {
+	switch {
+	case st.lc == nil || st.rpErr != nil && !st.keyMissing:
+		return []doctorCheck{{Status: checkSkipped, Detail: "no provider"}}
+	case st.offline:
+		return []doctorCheck{{Status: checkSkipped, Detail: "--offline"}}
+	}
+	u := modelsURL(st.rp)
+	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return []doctorCheck{{Status: checkProblem, Detail: "base URL " + st.rp.BaseURL + ": " + err.Error(), Fix: "correct base_url (" + orDefault(st.rp.BaseURLFrom) + ")"}}
+	}
+	setProbeHeaders(req, st.rp)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return []doctorCheck{{Status: checkProblem, Detail: "GET " + u + " failed: " + probeError(err),
+			Fix: "check base_url (" + orDefault(st.rp.BaseURLFrom) + "), the network and any proxy (HTTPS_PROXY); --offline skips this check"}}
+	}
+	resp.Body.Close()
+	switch {
+	case (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && !st.keyMissing:
+		return []doctorCheck{{Status: checkProblem, Detail: fmt.Sprintf("the provider answered HTTP %d to GET %s: the key is not accepted", resp.StatusCode, u),
+			Fix: "check the key in " + st.rp.KeyEnv + " (its account, project and expiry) and that it belongs to this base URL"}}
+	case resp.StatusCode < 300:
+		return []doctorCheck{{Status: checkOK, Detail: fmt.Sprintf("GET %s: HTTP %d", u, resp.StatusCode)}}
+	}
+	return []doctorCheck{{Status: checkOK, Detail: fmt.Sprintf("GET %s: HTTP %d (the server answers; not every endpoint lists models)", u, resp.StatusCode)}}
+}
+
+// probeError says why a request failed, without the URL the error repeats.
+func probeError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("no answer within %s", reachTimeout)
+	}
+	return err.Error()
+}
+
+// modelsURL is the provider's list of models: {base}/v1/models for
+// Anthropic, {base}/models for OpenAI (with /v1 added to a bare host, as
+// the client does).
+func modelsURL(rp config.ResolvedProvider) string {
+	base := strings.TrimRight(rp.BaseURL, "/")
+	if rp.Type == config.ProviderAnthropic {
+		return base + "/v1/models"
+	}
+	if u, err := url.Parse(base); err == nil && u.Host != "" && u.Path == "" && u.RawQuery == "" {
+		base += "/v1"
+	}
+	return base + "/models"
+}
+
+// setProbeHeaders authenticates the probe as the client would.
+func setProbeHeaders(req *http.Request, rp config.ResolvedProvider) {
+	for k, v := range rp.Headers {
+		req.Header.Set(k, v)
+	}
+	key := rp.APIKey()
+	if rp.Type == config.ProviderAnthropic {
+		req.Header.Set("anthropic-version", "2023-06-01")
+		if key != "" {
+			req.Header.Set("x-api-key", key)
+		}
+		return
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+}
+
+func checkPolicy(_ context.Context, st *doctorState) []doctorCheck {
+	c := st.c
+	var notes strings.Builder
+	pol, err := loadPolicy(policySource{
+		Dir: c.String("cwd"), File: c.String("policy"), Allow: c.StringSlice("allow"), Deny: c.StringSlice("deny"),
+		TrustWorkspace: c.Bool("trust-workspace"), Headless: true,
+	}, &notes)
+	if err != nil {
+		fix := "correct the policy file; `rubichan policy check --policy FILE --tool shell -- CMD` shows how it judges a call"
+		var le *policy.LoadError
+		if errors.As(err, &le) && strings.Contains(err.Error(), "self-test failed") {
+			fix = "make the rule or the [[test]] it names agree; `rubichan policy check` shows which rule decides"
+		}
+		return []doctorCheck{{Status: checkProblem, Detail: err.Error(), Fix: fix}}
+	}
+	detail := fmt.Sprintf("%s: valid, %d self-tests passed", pol.Name(), pol.SelfTests())
+	out := []doctorCheck{{Status: checkOK, Detail: detail}}
+	for _, l := range strings.Split(strings.TrimSpace(notes.String()), "\n") {
+		if l = strings.TrimPrefix(l, "rubichan: "); l != "" {
+			out = append(out, doctorCheck{Status: checkWarning, Detail: l, Fix: "see the policy's rules; the warning says which"})
+		}
+	}
+	return out
+}
+
+// checkSessions checks that a run could write its session log: the
+// directory is made if need be and a file is created in it and removed.
+func checkSessions(_ context.Context, st *doctorState) []doctorCheck {
+	dir := st.c.String("session-dir")
+	if dir == "" {
+		home, _ := st.env.lookupEnv("HOME")
+		dir = session.DefaultDir(st.env.lookupEnv, home)
+	} else if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	err := os.MkdirAll(dir, 0o700)
+	if err == nil {
+		var f *os.File
+		if f, err = os.CreateTemp(dir, ".doctor-*"); err == nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
+	if err != nil {
+		return []doctorCheck{{Status: checkProblem, Detail: dir + " is not writable: " + err.Error(),
+			Fix: "make it writable, choose another with --session-dir (RUBICHAN_SESSION_DIR) or --session-file, or run with --no-session"}}
+	}
+	return []doctorCheck{{Status: checkOK, Detail: dir + " is writable"}}
+}
+
+func checkGit(ctx context.Context, st *doctorState) []doctorCheck {
+	path, err := exec.LookPath("git")
+	if err != nil {
+		return []doctorCheck{{Status: checkWarning, Detail: "git not found in PATH",
+			Fix: "install git: --patch needs it in a git workspace, and the model's git commands fail without it"}}
+	}
+	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return []doctorCheck{{Status: checkWarning, Detail: path + " --version failed: " + err.Error(), Fix: "reinstall git"}}
+	}
+	detail := strings.TrimSpace(string(out))
+	dir := st.c.String("cwd")
+	if dir == "" {
+		dir = "."
+	}
+	if top, err := exec.CommandContext(ctx, path, "-C", dir, "rev-parse", "--show-toplevel").Output(); err == nil {
+		detail += "; the workspace is in the repository " + strings.TrimSpace(string(top))
+	} else {
+		detail += "; the workspace is not in a git repository (--patch copies it whole)"
+	}
+	return []doctorCheck{{Status: checkOK, Detail: detail}}
+}
+
+func checkTerminal(_ context.Context, st *doctorState) []doctorCheck {
+	w := st.c.App.Writer
+	ew := st.c.App.ErrWriter
+	yes := func(b bool) string {
+		if b {
+			return "a terminal"
+		}
+		return "not a terminal"
+	}
+	why := "stderr is " + yes(isTerminal(ew))
+	if v, ok := st.env.lookupEnv("NO_COLOR"); ok && v != "" {
+		why = "NO_COLOR is set"
+	} else if v, _ := st.env.lookupEnv("TERM"); v == "dumb" {
+		why = "TERM=dumb"
+	}
+	colors := "no"
+	if colorEnabled("auto", isTerminal(ew), st.env.lookupEnv) {
+		colors = "yes"
+	}
+	return []doctorCheck{{Status: checkInfo, Detail: fmt.Sprintf("stdout is %s, stderr is %s; colors on stderr: %s (%s; --color always|never overrides)",
+		yes(isTerminal(w)), yes(isTerminal(ew)), colors, why)}}
+}
+
+func checkSandbox(_ context.Context, st *doctorState) []doctorCheck {
+	if st.lc == nil {
+		return []doctorCheck{{Status: checkSkipped, Detail: "the configuration did not load"}}
+	}
+	box := achieveSandbox(st.lc.Shell, st.env)
+	detail := fmt.Sprintf("mode %s; filesystem confined: %v; network %s", box.Mode, box.Filesystem, box.Network)
+	if box.Available {
+		detail += fmt.Sprintf("; Landlock ABI %d", box.ABI)
+	}
+	if err := box.Unmet(); err != nil {
+		return []doctorCheck{{Status: checkProblem, Detail: err.Error(),
+			Fix: "run on a Linux kernel with Landlock (5.13 or later, enabled in the LSM list), or set [shell] sandbox = \"auto\" or --sandbox auto"}}
+	}
+	return []doctorCheck{{Status: checkOK, Detail: detail + " (`rubichan sandbox check` proves it with a self-test)"}}
+}
+
+// checkGitHub checks, under GitHub Actions, that the job summary can be
+// written.
+func checkGitHub(_ context.Context, st *doctorState) []doctorCheck {
+	if v, _ := st.env.lookupEnv("GITHUB_ACTIONS"); v != "true" {
+		return nil
+	}
+	path, _ := st.env.lookupEnv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return []doctorCheck{{Status: checkWarning, Detail: "GITHUB_STEP_SUMMARY is not set: no job summary", Fix: "run rubichan in a step of a job, where the runner sets it"}}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return []doctorCheck{{Status: checkProblem, Detail: "the job summary file cannot be written: " + err.Error(), Fix: "check GITHUB_STEP_SUMMARY, or pass --github=false to exec"}}
+	}
+	f.Close()
+	return []doctorCheck{{Status: checkOK, Detail: "GitHub Actions: job summary and annotations on (--github=false turns them off)"}}
+}
