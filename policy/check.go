@@ -28,6 +28,10 @@ func (b *builder) test(i int, td testDoc) (selfTest, error) {
 	}
 	t.action.Class = class
 	switch {
+	case class == ClassMCP && td.Name != nil && td.Path == nil && td.Command == nil:
+		t.action.Name = *td.Name
+	case class == ClassMCP:
+		return t, b.errf(key, "an mcp test takes name (and no path or command)")
 	case class == ClassShell && td.Command != nil && td.Path == nil:
 		t.action.Command = *td.Command
 	case class != ClassShell && td.Path != nil && td.Command == nil:
@@ -48,7 +52,9 @@ func (p *Policy) selfTest() error {
 			continue
 		}
 		what := t.action.Command
-		if t.action.Class != ClassShell {
+		if t.action.Class == ClassMCP {
+			what = t.action.Name
+		} else if t.action.Class != ClassShell {
 			what = t.action.Paths[0].Requested
 		}
 		return &LoadError{File: p.name, Key: t.key, Line: t.line, Err: fmt.Errorf(
@@ -205,6 +211,14 @@ func cliRule(flag, spec string, d Decision) (*rule, error) {
 	r := &rule{id: flag + " " + spec, class: class, decision: d, reason: "given with " + flag}
 	if pat == "" {
 		return nil, errors.New(spec + ": empty pattern")
+	}
+	if class == ClassMCP {
+		n, err := parseNamePattern(pat)
+		if err != nil {
+			return nil, err
+		}
+		r.names = []string{n}
+		return r, nil
 	}
 	if class == ClassShell {
 		cp, err := parseCommandPattern(pat)

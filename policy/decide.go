@@ -24,9 +24,11 @@ const (
 	FactBackground
 	// FactOpaque is a construct the analysis cannot fully read.
 	FactOpaque
+	// FactMCP is a call of an MCP server's tool, named "SERVER/TOOL".
+	FactMCP
 )
 
-// String returns "command", "read", "write", "background" or "opaque".
+// String returns "command", "read", "write", "background", "opaque" or "mcp".
 func (k FactKind) String() string {
 	switch k {
 	case FactCommand:
@@ -39,6 +41,8 @@ func (k FactKind) String() string {
 		return "background"
 	case FactOpaque:
 		return "opaque"
+	case FactMCP:
+		return "mcp"
 	}
 	return "unknown"
 }
@@ -71,6 +75,8 @@ type Action struct {
 	Paths []Path
 	// Command is the shell command line of a shell call.
 	Command string
+	// Name is the "SERVER/TOOL" name of an mcp call.
+	Name string
 	// Dir is the shell call's working directory: workspace-relative in
 	// slash form, or absolute (inside the workspace the policy is bound to
 	// with [Policy.InWorkspace], or named by an absolute rule); "" means the
@@ -152,6 +158,8 @@ func (p *Policy) Decide(a Action) Result {
 		}
 	case ClassShell:
 		facts = p.shellFacts(a)
+	case ClassMCP:
+		facts = append(facts, p.mcpFact(a.Name))
 	default:
 		facts = append(facts, guard(FactOpaque, a.Class.String(), "unknown tool class"))
 	}

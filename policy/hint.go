@@ -46,6 +46,8 @@ func allowSpec(f Fact) string {
 		return ""
 	}
 	switch f.Kind {
+	case FactMCP:
+		return ClassMCP.String() + ":" + f.Value
 	case FactCommand:
 		return ClassShell.String() + ":" + f.Value
 	case FactRead, FactWrite:

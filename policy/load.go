@@ -68,6 +68,7 @@ type toolsDoc struct {
 	Read  *string `toml:"read"`
 	Write *string `toml:"write"`
 	Shell *string `toml:"shell"`
+	MCP   *string `toml:"mcp"`
 }
 
 type shellDoc struct {
@@ -81,6 +82,7 @@ type ruleDoc struct {
 	Decision string   `toml:"decision"`
 	Commands []string `toml:"commands"`
 	Paths    []string `toml:"paths"`
+	Names    []string `toml:"names"`
 	Reason   string   `toml:"reason"`
 }
 
@@ -88,6 +90,7 @@ type testDoc struct {
 	Tool    string  `toml:"tool"`
 	Command *string `toml:"command"`
 	Path    *string `toml:"path"`
+	Name    *string `toml:"name"`
 	Expect  string  `toml:"expect"`
 }
 
@@ -318,7 +321,7 @@ func (b *builder) tools(p *Policy, t *toolsDoc) error {
 	for _, e := range []struct {
 		c Class
 		v *string
-	}{{ClassRead, t.Read}, {ClassWrite, t.Write}, {ClassShell, t.Shell}} {
+	}{{ClassRead, t.Read}, {ClassWrite, t.Write}, {ClassShell, t.Shell}, {ClassMCP, t.MCP}} {
 		if e.v == nil {
 			continue
 		}
@@ -391,6 +394,12 @@ func (b *builder) rule(i int, rd ruleDoc) (*rule, error) {
 	}
 	if r.decision, err = ParseDecision(rd.Decision); err != nil {
 		return nil, b.errf(key+".decision", "%v", err)
+	}
+	if r.class == ClassMCP {
+		return b.mcpRule(key, rd, r)
+	}
+	if len(rd.Names) > 0 {
+		return nil, b.errf(key+".names", "a %s rule takes no names (names are for mcp rules)", r.class)
 	}
 	if r.class == ClassShell {
 		if len(rd.Paths) > 0 {

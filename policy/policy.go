@@ -56,12 +56,13 @@ func strictest(a, b Decision) Decision {
 // Class is the kind of tool a rule or an action is about.
 type Class uint8
 
-// Tool classes: read (read, grep, glob, ls), write (write, edit) and shell
-// (bash).
+// Tool classes: read (read, grep, glob, ls), write (write, edit), shell
+// (bash) and mcp (the tools of MCP servers, named "SERVER/TOOL").
 const (
 	ClassRead Class = iota + 1
 	ClassWrite
 	ClassShell
+	ClassMCP
 )
 
 // String returns "read", "write" or "shell".
@@ -73,6 +74,8 @@ func (c Class) String() string {
 		return "write"
 	case ClassShell:
 		return "shell"
+	case ClassMCP:
+		return "mcp"
 	}
 	return fmt.Sprintf("class(%d)", uint8(c))
 }
@@ -88,8 +91,10 @@ func ParseClass(s string) (Class, error) {
 		return ClassWrite, nil
 	case "shell", "bash":
 		return ClassShell, nil
+	case "mcp":
+		return ClassMCP, nil
 	}
-	return 0, fmt.Errorf("unknown tool class %q (want read, write or shell; a tool name stands for its class: read, grep, glob, ls → read; write, edit → write; bash → shell)", s)
+	return 0, fmt.Errorf("unknown tool class %q (want read, write, shell or mcp; a tool name stands for its class: read, grep, glob, ls → read; write, edit → write; bash → shell)", s)
 }
 
 // HeadlessAsk is what "ask" means when nobody is there to answer.
@@ -164,7 +169,7 @@ type Policy struct {
 	defaults   Decision
 	headless   HeadlessAsk
 	maxDenials int
-	tools      [ClassShell + 1]Decision // fallback per class; 0 = unset
+	tools      [ClassMCP + 1]Decision // fallback per class; 0 = unset
 	shell      ShellOptions
 	rules      []*rule
 	tests      []selfTest
@@ -209,7 +214,7 @@ func (p *Policy) Warnings() []string {
 // Fallback returns the decision for a fact of class c that no rule matches:
 // the [tools] entry for the class, else the default.
 func (p *Policy) Fallback(c Class) Decision {
-	if c >= ClassRead && c <= ClassShell && p.tools[c] != 0 {
+	if c >= ClassRead && c <= ClassMCP && p.tools[c] != 0 {
 		return p.tools[c]
 	}
 	return p.defaults

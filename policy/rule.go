@@ -17,6 +17,7 @@ type rule struct {
 	decision Decision
 	commands []cmdPattern // shell rules
 	paths    []string     // read and write rules: cleaned doublestar patterns
+	names    []string     // mcp rules: doublestar patterns of "SERVER/TOOL"
 	reason   string
 }
 

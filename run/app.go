@@ -109,6 +109,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 			versionCommand(),
 			policyCommand(),
 			sandboxCommand(env),
+			mcpCommand(env),
 			schemaCommand(),
 			sessionsCommand(env),
 			doctorCommand(env),

@@ -72,6 +72,8 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 			ref, err := a.ws.Resolve(p)
 			return ref.Resolved, err
 		}
+	case toolkit.EffectMCP:
+		act.Class, act.Name, act.Links = policy.ClassMCP, eff.Tool, nil
 	default:
 		return verdict{Kind: verdictDeny, Rule: policy.RuleGuard, Fact: tool, Reason: "unknown kind of effect",
 			Message: "Policy denied this call: the runner cannot tell what it would do. Use another tool."}

@@ -68,9 +68,7 @@ type doctorStep struct {
 }
 
 // doctorSteps are the checks of `rubichan doctor`, in the order they are
-// shown. A new concern adds its step here (MCP servers, when they come:
-// "mcp", after "sandbox", reporting each configured server as reachable
-// or not, with the fix).
+// shown. A new concern adds its step here.
 func doctorSteps() []doctorStep {
 	return []doctorStep{
 		{"config", checkConfig},
@@ -82,6 +80,7 @@ func doctorSteps() []doctorStep {
 		{"git", checkGit},
 		{"terminal", checkTerminal},
 		{"sandbox", checkSandbox},
+		{"mcp", checkMCP},
 		{"github", checkGitHub},
 	}
 }
@@ -90,7 +89,8 @@ const doctorDescription = `Checks the setup a run would use, before a paid run s
 files read and what they set; the provider, model and base URL; the API key
 (present or not, never printed); whether the provider answers (one cheap
 request, 5 s at most; --offline skips it); the policy and its self-tests; the
-session directory; git; terminal and color detection; the sandbox; under
+session directory; git; terminal and color detection; the sandbox; the MCP
+servers (each started, reported ready or not, and stopped); under
 GitHub Actions, the job summary file. Each problem comes with its fix.
 
 Examples:

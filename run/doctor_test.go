@@ -152,6 +152,11 @@ func TestDoctorProblems(t *testing.T) {
 			d.vars["GITHUB_STEP_SUMMARY"] = filepath.Join(d.dir, "missing", "summary.md")
 			return nil
 		}, "github", "the job summary file cannot be written", "--github=false"},
+		"required MCP server": {http.StatusOK, func(d *doctorSetup) []string {
+			p := filepath.Join(d.dir, "mcp.toml")
+			os.WriteFile(p, []byte("[mcp.servers.gone]\ncommand = \"rubichan-no-such-mcp-server\"\nrequired = true\n"), 0o644)
+			return []string{"--config", p}
+		}, "mcp", "gone (required): failed: exec:", "[mcp.servers.gone]"},
 		"unwritable session dir": {http.StatusOK, func(d *doctorSetup) []string {
 			f := filepath.Join(d.dir, "file")
 			os.WriteFile(f, nil, 0o644)

@@ -16,6 +16,7 @@ import (
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -116,11 +117,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer plan.close()
-
-	in, err := readInputContext(ctx, stdin, inputOptions{
-		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
-	})
+	in, err := readInputContext(ctx, stdin, cfg.inputOptions(notice))
 	if err != nil {
 		return interrupted(ctx, err, emit)
 	}
@@ -130,7 +127,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	rt, closeTools, err := openRunTools(box, cfg)
+	rt, closeTools, err := openRunTools(box, cfg, cfg.mcpStarter(ctx, env, ws.Root(), notice))
 	if err != nil {
 		return err
 	}
@@ -147,13 +144,21 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		Policy: pol.Name(), PolicyFile: pol.File(), Prompt: in.Text, System: parts,
 	})
 	defer sess.Close()
-	sinks.started(sess, initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box))
+	sinks.started(sess, withMCP(initEvent(cfg, ws.Root(), l.toolSpecNames(), pol, box), rt.mcp, l.specs))
 	l.hooks = cfg.newHooks(env, ws.Root(), sinks.sessionID(), sess, emit, rt.reaper)
 	history, open := plan.conversation(cfg.Resolved.Type)
 	verified, runErr := runVerified(ctx, l, newVerifier(cfg, ws.Root(), env), history, open, in.Text, emit)
 	err = finishRun(tr.finish(runErr, notice), l, text, start, emit, runEnd{verified: verified, patch: pm})
 	reportPending(stderr, l.pending, sess.Path(), plan.store.Dir)
 	return err
+}
+
+// inputOptions is how the run reads its prompt and standard input.
+func (cfg execConfig) inputOptions(notice func(string)) inputOptions {
+	return inputOptions{
+		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
+		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
+	}
 }
 
 // withRunTimeout bounds ctx by the run's --timeout (none when d is 0); its
@@ -168,9 +173,10 @@ func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, cont
 // openRunTools makes what the run's commands share: the reaper that ends
 // their descendants that detached from their process group (with each
 // command and, at the latest, in close, also on a signal), the private
-// temporary directory (their TMPDIR), which close removes, and in it the
-// sub-query socket (unless --no-subqueries), which close stops first.
-func openRunTools(box sandbox.State, cfg execConfig) (runTools, func(), error) {
+// temporary directory (their TMPDIR), which close removes, the
+// sub-query socket in it (unless --no-subqueries) and the MCP servers
+// startMCP starts (before the first request), which close stops first.
+func openRunTools(box sandbox.State, cfg execConfig, startMCP func(runTools) (*mcp.Manager, error)) (runTools, func(), error) {
 	tmp, err := runTempDir()
 	if err != nil {
 		return runTools{}, nil, fmt.Errorf("run: temporary directory: %w", err)
@@ -181,11 +187,17 @@ func openRunTools(box sandbox.State, cfg execConfig) (runTools, func(), error) {
 		return runTools{}, nil, err
 	}
 	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper(), queries: q}
-	return rt, func() {
+	closeAll := func() {
 		q.close()
+		rt.mcp.Close()
 		rt.reaper.Sweep()
 		os.RemoveAll(tmp)
-	}, nil
+	}
+	if rt.mcp, err = startMCP(rt); err != nil {
+		closeAll()
+		return runTools{}, nil, err
+	}
+	return rt, closeAll, nil
 }
 
 // enterPatchMode starts --patch, if asked: from here on the run works in
@@ -401,18 +413,19 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 }
 
 // buildTools returns the tools of a headless run: the file tools with the
-// policy's read filter, and bash in the workspace root with the process
-// environment minus secrets and the provider keys.
+// policy's read filter, bash in the workspace root with the process
+// environment minus secrets and the provider keys, and the MCP servers'
+// tools.
 func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, rt runTools) []toolkit.Tool {
 	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
-	return toolkit.Tools(ws, toolkit.Options{
+	return append(toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
 			Env: withQuerySocket(env.environ(), rt.queries.path()), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
 			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env),
 		},
-	})
+	}), rt.mcp.Tools()...)
 }
 
 // runTools is what a run decides for its tools before the loop: the
@@ -422,6 +435,7 @@ type runTools struct {
 	tempDir string
 	reaper  *toolkit.Reaper // shared with the bash tool; the run sweeps it at its end
 	queries *subqueryHost   // the sub-query socket; nil without one
+	mcp     *mcp.Manager    // the MCP servers; nil: none
 }
 
 // newHooks returns the runner of the configured hooks, which run with

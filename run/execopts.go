@@ -39,6 +39,7 @@ type execConfig struct {
 	AppendSystem   string
 	NoContextFiles bool
 	PassEnv        []string // variable names bash gets although they look secret
+	MCP            mcpChoice
 
 	MaxTurns     int
 	Timeout      time.Duration // 0: none
@@ -127,6 +128,9 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		if cfg.Patch, err = filepath.Abs(cfg.Patch); err != nil {
 			return cfg, usagef("--patch: %v", err)
 		}
+	}
+	if cfg.MCP, err = mcpChoiceFromCLI(c); err != nil {
+		return cfg, err
 	}
 	if err := cfg.validate(); err != nil {
 		return cfg, err

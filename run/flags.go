@@ -56,6 +56,7 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "patch", Usage: "work on a private copy of the workspace, leave the checkout untouched and write the patch of the changes to `FILE` at the end (\"-\": stdout, the model's text then goes to stderr)", EnvVars: envs("patch"), Category: catPatch, TakesFile: true},
 		&cli.StringFlag{Name: "patch-max-size", Value: "1GB", Usage: "outside git, refuse (exit 2) to copy a workspace larger than `SIZE`", EnvVars: envs("patch-max-size"), Category: catPatch},
 	}...)
+	flags = append(flags, mcpFlags("MCP")...)
 	return append(append(flags, sessionFlagList(catSession)...), configFlags()...)
 }
 

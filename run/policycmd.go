@@ -31,17 +31,19 @@ func policyCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "show how the policy judges one tool call, without running it",
-		UsageText: "rubichan policy check [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [--json] [-C DIR] --tool shell|read|write -- ARG",
+		UsageText: "rubichan policy check [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [--json] [-C DIR] --tool shell|read|write|mcp -- ARG",
 		Description: `Resolves the policy exactly as exec would in the same directory (--policy,
 else a trusted .rubichan/policy.toml, else the built-in default, plus --allow
 and --deny), then prints the facts of the call, the rule that decided each,
 and the decision. With --tool read or write, ARG is a path resolved against
-the workspace as the file tools resolve it.
+the workspace as the file tools resolve it. With --tool mcp, ARG is an MCP
+server's tool as SERVER/TOOL.
 
 Examples:
    rubichan policy check --tool shell -- 'git status && rm -rf /'
    rubichan policy check --policy ci.toml --json --tool shell -- 'go test ./...' | jq -r .decision
    rubichan policy check --allow 'write:src/**' --tool write src/main.go
+   rubichan policy check --allow 'mcp:github/get_*' --tool mcp -- github/create_issue
 
 Exit codes: 0 when it decided (whatever the decision), 2 when the policy or
 the arguments are invalid.`,
@@ -50,7 +52,7 @@ the arguments are invalid.`,
 		},
 		Flags: append(policyFlags(""),
 			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
-			&cli.StringFlag{Name: "tool", Usage: "`CLASS` of the call: shell, read or write (required)"},
+			&cli.StringFlag{Name: "tool", Usage: "`CLASS` of the call: shell, read, write or mcp (required)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
 		),
 		Action: runPolicyCheck,
@@ -59,7 +61,7 @@ the arguments are invalid.`,
 
 func runPolicyCheck(c *cli.Context) error {
 	if !c.IsSet("tool") {
-		return usagef("policy check: --tool shell|read|write is required")
+		return usagef("policy check: --tool shell|read|write|mcp is required")
 	}
 	class, err := policy.ParseClass(c.String("tool"))
 	if err != nil {
@@ -67,7 +69,9 @@ func runPolicyCheck(c *cli.Context) error {
 	}
 	if c.NArg() != 1 {
 		what := "the command, quoted as one argument"
-		if class != policy.ClassShell {
+		if class == policy.ClassMCP {
+			what = "one SERVER/TOOL name"
+		} else if class != policy.ClassShell {
 			what = "one path"
 		}
 		return usagef("policy check: want %s after --, got %d arguments", what, c.NArg())
@@ -104,7 +108,9 @@ func runPolicyCheck(c *cli.Context) error {
 	if r.Rule != policy.RuleGuard {
 		// The rules that would let it through, judged on the same paths.
 		a := policy.Action{Class: class, Command: arg}
-		if class != policy.ClassShell {
+		if class == policy.ClassMCP {
+			a = policy.Action{Class: class, Name: arg}
+		} else if class != policy.ClassShell {
 			a.Command = ""
 			for _, f := range r.Facts {
 				a.Paths = append(a.Paths, policy.Path{Requested: f.Value})
@@ -130,6 +136,10 @@ func checkAction(pol *policy.Policy, ws resolver, class policy.Class, arg string
 	a := policy.Action{Class: class}
 	if r, ok := ws.(interface{ Root() string }); ok {
 		a.Links = func(p string) int { return linksIn(r.Root(), p) }
+	}
+	if class == policy.ClassMCP {
+		a.Name = arg
+		return pol.Decide(a)
 	}
 	if class == policy.ClassShell {
 		a.Command = arg
@@ -187,8 +197,11 @@ func writeCheckText(w io.Writer, pol *policy.Policy, class policy.Class, arg str
 	var b strings.Builder
 	fmt.Fprintf(&b, "policy:   %s\n", pol.Name())
 	what := "path"
-	if class == policy.ClassShell {
+	switch class {
+	case policy.ClassShell:
 		what = "command"
+	case policy.ClassMCP:
+		what = "tool"
 	}
 	fmt.Fprintf(&b, "call:     %s %s %s\n", class, what, quoteIfNeeded(arg))
 	b.WriteString("facts:\n")

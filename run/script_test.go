@@ -76,29 +76,35 @@ func TestScript(t *testing.T) {
 		Dir:                 filepath.Join("..", "testdata", "script"),
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
-		Setup: func(env *testscript.Env) error {
-			env.Setenv("ANTHROPIC_API_KEY", testAPIKey)
-			env.Setenv("OPENAI_API_KEY", testAPIKey)
-			env.Setenv("NO_COLOR", "")
-			// A race-enabled program sleeps 1 s before it exits, so
-			// that late reports can be printed; every script runs the
-			// program several times, and the scripts' own checks come
-			// after it has exited.
-			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-			// Session logs go inside the script's work directory, never
-			// to $HOME (testscript's /no-home).
-			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
-			return nil
-		},
-		Cmds: servers.cmds(),
+		Setup:               scriptSetup,
+		Cmds:                servers.cmds(),
 		// [root]: the script runs as root (CI containers often do).
-		Condition: func(cond string) (bool, error) {
-			if cond == "root" {
-				return os.Geteuid() == 0, nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
-		},
+		Condition: scriptCondition,
 	})
+}
+
+// scriptSetup is the environment every script starts with.
+func scriptSetup(env *testscript.Env) error {
+	env.Setenv("ANTHROPIC_API_KEY", testAPIKey)
+	env.Setenv("OPENAI_API_KEY", testAPIKey)
+	env.Setenv("NO_COLOR", "")
+	// A race-enabled program sleeps 1 s before it exits, so
+	// that late reports can be printed; every script runs the
+	// program several times, and the scripts' own checks come
+	// after it has exited.
+	env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	// Session logs go inside the script's work directory, never
+	// to $HOME (testscript's /no-home).
+	env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
+	return nil
+}
+
+// scriptCondition answers [root]: the script runs as root.
+func scriptCondition(cond string) (bool, error) {
+	if cond == "root" {
+		return os.Geteuid() == 0, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // serverSet keeps the model server of each running script.

@@ -40,9 +40,12 @@ const (
 	EffectRead EffectKind = iota + 1
 	EffectWrite
 	EffectExecute
+	// EffectMCP is a call of a tool an MCP server provides; what it does
+	// is the server's business, so the policy judges it by its name.
+	EffectMCP
 )
 
-// String returns "read", "write" or "execute".
+// String returns "read", "write", "execute" or "mcp".
 func (k EffectKind) String() string {
 	switch k {
 	case EffectRead:
@@ -51,6 +54,8 @@ func (k EffectKind) String() string {
 		return "write"
 	case EffectExecute:
 		return "execute"
+	case EffectMCP:
+		return "mcp"
 	}
 	return "unknown"
 }
@@ -72,6 +77,7 @@ type Effects struct {
 	Paths   []PathRef // file tools: the paths read or written
 	Command string    // EffectExecute: the command line as given
 	Dir     string    // EffectExecute: the working directory
+	Tool    string    // EffectMCP: the server's tool as "SERVER/TOOL"
 	// Summary is the gist of the decoded arguments for the activity line
 	// and events: the command, else the pattern and path. It comes from
 	// the same decoding the call runs with, never from a second parse.

@@ -36,6 +36,9 @@ type Config struct {
 	// Hooks are the team's commands around tool calls and before a run
 	// ends; see [Hooks].
 	Hooks Hooks `koanf:"hooks"`
+	// MCP are the Model Context Protocol servers whose tools the model
+	// may call; see [MCP].
+	MCP MCP `koanf:"mcp"`
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`

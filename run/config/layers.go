@@ -263,7 +263,8 @@ func (s *stack) origin(path []string) Origin {
 // what could redirect keys and traffic (provider, base_url, [providers]),
 // put workspace programs on the bash tool's PATH ([bash]), loosen the
 // shell sandbox ([shell]), run the checkout's commands around every tool
-// call ([hooks]) or defeat a
+// call ([hooks]), start the checkout's programs as MCP servers ([mcp]) or
+// defeat a
 // spending cap ([prices], and [limits] looser than those the
 // stack already holds), and adds the display names of what it removed to
 // *dropped.
@@ -277,11 +278,11 @@ func (s *stack) untrusted(dropped *[]string) func(map[string]any) {
 				*dropped = append(*dropped, "verify.command")
 			}
 		}
-		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "shell", "hooks"} {
+		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "shell", "hooks", "mcp"} {
 			if _, ok := values[k]; ok {
 				delete(values, k)
 				name := k
-				if k == "providers" || k == "prices" || k == "bash" || k == "shell" || k == "hooks" {
+				if k == "providers" || k == "prices" || k == "bash" || k == "shell" || k == "hooks" || k == "mcp" {
 					name = "[" + k + "]"
 				}
 				*dropped = append(*dropped, name)
@@ -334,6 +335,9 @@ func (s *stack) finish() (Config, error) {
 				return Config{}, s.missing([]string{"providers", name}, k, "a custom provider needs type and base_url")
 			}
 		}
+	}
+	if err := s.checkMCP(); err != nil {
+		return Config{}, err
 	}
 	prices, err := s.prices()
 	if err != nil {

@@ -35,6 +35,8 @@ const (
 	kindSandbox                       // "auto", "required" or "off"
 	kindHookList                      // array of hook tables (see hooks.go)
 	kindRatio                         // number above 0 and at most 1
+	kindStringList                    // array of non-empty strings (see mcp.go)
+	kindEnvValue                      // any string without NUL (see mcp.go)
 )
 
 // field describes one key of the configuration schema.
@@ -111,6 +113,7 @@ func configSchema() *field {
 			"max_queries", leaf(kindCount),
 		),
 		"hooks", hooksSchema(),
+		"mcp", mcpSchema(),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
 		"prices", &field{kind: kindMap, elem: price, name: checkModelName},
 		"models", &field{kind: kindMap, elem: table(
@@ -233,6 +236,8 @@ func normalizeLeaf(k valueKind, v any) (any, error) {
 		return nil, fmt.Errorf("want true or false, got %s", tomlType(v))
 	case kindHookList:
 		return normalizeHookList(v)
+	case kindStringList, kindEnvValue:
+		return normalizeMCPLeaf(k, v)
 	}
 	return normalizeString(k, v)
 }

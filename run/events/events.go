@@ -27,6 +27,26 @@ type Init struct {
 	Policy    Policy   `json:"policy"`
 	Limits    Limits   `json:"limits"`
 	Sandbox   Sandbox  `json:"sandbox"`
+	// MCP is the run's MCP servers; absent when none is configured.
+	MCP *MCP `json:"mcp,omitempty"`
+}
+
+// MCP is what the run's MCP servers offer, after start-up.
+type MCP struct {
+	Servers []MCPServer `json:"servers"`
+	// SpecBytes is the size of the MCP tools' specs (name, description,
+	// input schema as JSON): sent again with every model request.
+	SpecBytes int `json:"spec_bytes"`
+}
+
+// MCPServer is one configured MCP server after start-up.
+type MCPServer struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"`        // "stdio" or "http"
+	Status    string `json:"status"`           // "ready", "failed" or "timeout"
+	Reason    string `json:"reason,omitempty"` // why it is not ready
+	Required  bool   `json:"required"`
+	Tools     int    `json:"tools"` // the tools offered to the model
 }
 
 // Sandbox is what the OS sandbox of the shell commands achieves in the

@@ -1,0 +1,201 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/toolkit/mcp"
+	"github.com/urfave/cli/v2"
+)
+
+// workspaceMCPFile is the MCP server file other agents read from a
+// checkout; rubichan uses it only when the workspace is trusted.
+const workspaceMCPFile = ".mcp.json"
+
+// mcpFlags are the flags that choose the MCP servers, shared by `exec`
+// and `mcp list`.
+func mcpFlags(category string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "mcp-config", Usage: "also start the MCP servers of `FILE`, JSON {\"mcpServers\": {...}} as other agents write it", EnvVars: envs("mcp-config"), Category: category, TakesFile: true},
+		&cli.BoolFlag{Name: "no-mcp", Usage: "start no MCP server", EnvVars: envs("no-mcp"), Category: category},
+	}
+}
+
+// mcpChoice is what the flags say about MCP servers.
+type mcpChoice struct {
+	ConfigFile string // --mcp-config, absolute; "" for none
+	Off        bool   // --no-mcp
+}
+
+func mcpChoiceFromCLI(c *cli.Context) (mcpChoice, error) {
+	ch := mcpChoice{ConfigFile: c.String("mcp-config"), Off: c.Bool("no-mcp")}
+	if ch.ConfigFile != "" {
+		abs, err := filepath.Abs(ch.ConfigFile)
+		if err != nil {
+			return ch, usagef("--mcp-config: %v", err)
+		}
+		ch.ConfigFile = abs
+	}
+	return ch, nil
+}
+
+// mcpServers lists the servers to start, by name: the configuration's
+// [mcp.servers], then the workspace's .mcp.json when trusted (otherwise a
+// note says it was ignored), then --mcp-config; a later source's server
+// replaces an earlier one of the same name. Problems are usage errors.
+func mcpServers(ch mcpChoice, settings *config.Loaded, root string, trusted bool, notice func(string)) ([]mcp.ServerConfig, error) {
+	if ch.Off {
+		return nil, nil
+	}
+	all := map[string]config.MCPServer{}
+	if settings != nil {
+		for n, s := range settings.MCP.Servers {
+			all[n] = s
+		}
+	}
+	wsFile := filepath.Join(root, workspaceMCPFile)
+	if _, err := os.Stat(wsFile); err == nil {
+		if !trusted {
+			notice(fmt.Sprintf("ignoring %s in the workspace: it names programs to run as MCP servers and a checkout may be untrusted; pass --trust-workspace to use it", workspaceMCPFile))
+		} else if err := mergeMCPFile(all, wsFile); err != nil {
+			return nil, err
+		}
+	}
+	if ch.ConfigFile != "" {
+		if err := mergeMCPFile(all, ch.ConfigFile); err != nil {
+			return nil, err
+		}
+	}
+	names := make([]string, 0, len(all))
+	for n := range all {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]mcp.ServerConfig, 0, len(names))
+	for _, n := range names {
+		s := all[n]
+		out = append(out, mcp.ServerConfig{Name: n, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
+			Required: s.Required, StartupTimeout: s.StartupTimeout, CallTimeout: s.CallTimeout, Tools: s.Tools})
+	}
+	return out, nil
+}
+
+func mergeMCPFile(all map[string]config.MCPServer, file string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return usagef("MCP servers: %v", err)
+	}
+	servers, err := config.ParseMCPJSON(file, data)
+	if err != nil {
+		return usageError{err}
+	}
+	for n, s := range servers {
+		all[n] = s
+	}
+	return nil
+}
+
+// mcpOptions are the servers' process settings: the bash tool's scrubbed
+// environment without the provider keys, the workspace as working
+// directory, and the run's reaper. The OS sandbox of shell commands does
+// not wrap MCP servers yet: mcp.Options.Prepare is where it would.
+func mcpOptions(cfg execConfig, env environment, root string, rt runTools) mcp.Options {
+	var environ []string
+	if env.environ != nil {
+		environ = env.environ()
+	}
+	return mcp.Options{
+		Environ: environ, EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
+		PathAdd: pathAdd(cfg), Dir: root, Reaper: rt.reaper,
+	}
+}
+
+// errMCPRequired is the cause of a run stopped by a required server.
+var errMCPRequired = errors.New("a required MCP server is not ready")
+
+// startMCP starts the run's MCP servers before the first request. A
+// server that is not ready is a notice; a required one ends the run
+// (exit 2). The caller closes the manager (nil when no server is
+// configured) when the run ends.
+func startMCP(ctx context.Context, servers []mcp.ServerConfig, opts mcp.Options, notice func(string)) (*mcp.Manager, error) {
+	if len(servers) == 0 {
+		return nil, nil
+	}
+	m := mcp.Start(ctx, servers, opts)
+	if ctx.Err() != nil {
+		m.Close()
+		return nil, context.Cause(ctx)
+	}
+	var required []string
+	for _, st := range m.Status() {
+		for _, n := range st.Notes {
+			notice("MCP server " + st.Name + ": " + n)
+		}
+		if st.State == mcp.StateReady {
+			continue
+		}
+		if st.Required {
+			required = append(required, st.Name)
+			continue
+		}
+		notice(fmt.Sprintf("MCP server %s %s: %s; the run goes on without its tools", st.Name, st.State, st.Reason))
+	}
+	if len(required) > 0 {
+		var why []string
+		for _, st := range m.NotReady() {
+			if st.Required {
+				why = append(why, fmt.Sprintf("%s %s: %s", st.Name, st.State, st.Reason))
+			}
+		}
+		m.Close()
+		return nil, usageError{fmt.Errorf("%w: %s", errMCPRequired, strings.Join(why, "; "))}
+	}
+	return m, nil
+}
+
+// mcpStarter returns what starts the run's MCP servers once its reaper
+// exists: the servers of the configuration and flags, started with
+// [startMCP].
+func (cfg execConfig) mcpStarter(ctx context.Context, env environment, root string, notice func(string)) func(runTools) (*mcp.Manager, error) {
+	return func(rt runTools) (*mcp.Manager, error) {
+		servers, err := mcpServers(cfg.MCP, cfg.Settings, root, cfg.TrustWorkspace, notice)
+		if err != nil {
+			return nil, err
+		}
+		return startMCP(ctx, servers, mcpOptions(cfg, env, root, rt), notice)
+	}
+}
+
+// withMCP adds the MCP servers to the init event.
+func withMCP(ev events.Init, m *mcp.Manager, specs []llm.ToolSpec) events.Init {
+	ev.MCP = mcpInit(m, specs)
+	return ev
+}
+
+// mcpInit is the init event's account of the MCP servers; nil without any.
+func mcpInit(m *mcp.Manager, specs []llm.ToolSpec) *events.MCP {
+	if m == nil {
+		return nil
+	}
+	out := &events.MCP{Servers: []events.MCPServer{}}
+	for _, st := range m.Status() {
+		out.Servers = append(out.Servers, events.MCPServer{Name: st.Name, Transport: st.Transport, Status: string(st.State),
+			Reason: st.Reason, Required: st.Required, Tools: len(st.Tools)})
+	}
+	for _, s := range specs {
+		if strings.HasPrefix(s.Name, "mcp__") {
+			data, _ := json.Marshal(s)
+			out.SpecBytes += len(data)
+		}
+	}
+	return out
+}
