@@ -79,6 +79,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		Name:  "rubichan",
 		Usage: "a headless coding agent for pipelines",
 		UsageText: "rubichan exec [flags] [PROMPT...]\n" +
+			"rubichan query [flags] PROMPT\n" +
 			"rubichan policy check [flags] --tool CLASS -- ARG\n" +
 			"rubichan config show [flags]\n" +
 			"rubichan schema events\n" +
@@ -103,6 +104,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		Action:                    rootAction,
 		Commands: []*cli.Command{
 			execCommand(stdin, env),
+			queryCommand(stdin, env),
 			configCommand(env),
 			versionCommand(),
 			policyCommand(),
