@@ -47,6 +47,8 @@ func programModel(name string) progModel {
 		return curlFindings
 	case "wget":
 		return wgetFindings
+	case "rubichan":
+		return rubichanFindings
 	}
 	return fileProgramModel(name)
 }
@@ -61,7 +63,7 @@ var modelledPrograms = []string{
 	"false", "fgrep", "file", "find", "gawk", "gfind", "git", "go", "grep", "gsed", "gtar", "gvim",
 	"head", "hostname", "id", "install", "less", "link", "ln", "ls", "man", "mawk", "md5sum", "mkdir",
 	"more", "mv", "nano", "nawk", "nl", "nproc", "nvim", "od", "parallel", "paste", "patch", "pico",
-	"printenv", "printf", "pwd", "readlink", "realpath", "rev", "rm", "rmdir", "rsync", "rview",
+	"printenv", "printf", "pwd", "readlink", "realpath", "rev", "rm", "rmdir", "rsync", "rubichan", "rview",
 	"rvim", "scp", "sed", "seq", "sftp", "sha1sum", "sha256sum", "sha512sum", "sleep", "sort", "ssh",
 	"stat", "tac", "tail", "tar", "tee", "test", "touch", "tr", "true", "truncate", "uname", "uniq",
 	"unlink", "unzip", "vi", "view", "vim", "vimdiff", "wc", "wget", "which", "whoami", "xargs",

@@ -139,6 +139,8 @@ func (s *activitySink) handle(ev Event) {
 	case EventCompaction:
 		c := ev.Compaction
 		s.line("%s", p.dim.Sprintf("⇣ compacted the conversation: about %d → %d tokens, %d turns summarised", c.TokensBefore, c.TokensAfter, c.TurnsSummarised))
+	case EventSubquery:
+		s.subquery(ev.Subquery)
 	case EventVerifyStart:
 		s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint("verify"), clip(ev.Verify.Command, 120))
 	case EventVerify:
@@ -263,6 +265,12 @@ func formatSummary(sum *Summary) string {
 		sum.Turns, turns, formatTokens(sum.InputTokens), formatTokens(sum.OutputTokens), formatDuration(sum.Elapsed))
 	if sum.Denials > 0 {
 		line += fmt.Sprintf(" · %d denied", sum.Denials)
+	}
+	switch {
+	case sum.Subqueries == 1:
+		line += " · 1 sub-query"
+	case sum.Subqueries > 1:
+		line += fmt.Sprintf(" · %d sub-queries", sum.Subqueries)
 	}
 	if sum.CostKnown {
 		line += " · " + formatUSD(sum.CostUSD)

@@ -83,6 +83,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		Usage: "a headless coding agent for pipelines",
 		UsageText: "rubichan exec [flags] [PROMPT...]\n" +
 			"rubichan chat [flags] [PROMPT...]   (or rubichan -i: line mode)\n" +
+			"rubichan query [flags] PROMPT\n" +
 			"rubichan policy check [flags] --tool CLASS -- ARG\n" +
 			"rubichan config show [flags]\n" +
 			"rubichan schema events\n" +
@@ -108,6 +109,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		Commands: []*cli.Command{
 			execCommand(stdin, env),
 			chatCommand(stdin, env),
+			queryCommand(stdin, env),
 			configCommand(env),
 			versionCommand(),
 			policyCommand(),

@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/config"
@@ -11,8 +12,11 @@ import (
 // Budget tracks what one run has spent against its token and cost caps
 // (--max-tokens-total, --max-cost). The loop calls [Budget.BeforeRequest]
 // before each model request and [Budget.AfterRequest] with the request's
-// final usage after it. A Budget is not safe for concurrent use.
+// final usage after it. Sub-queries, which the run's commands send while
+// a tool runs, reserve their estimate before they are sent and settle it
+// after (see budget_sub.go). A Budget is safe for concurrent use.
 type Budget struct {
+	mu        sync.Mutex
 	maxTokens int64
 	maxCost   float64
 	model     string
@@ -22,6 +26,8 @@ type Budget struct {
 	spent    llm.Usage
 	last     llm.Usage
 	requests int
+
+	sub sideSpend // the sub-queries'
 }
 
 // newBudget returns the budget of a run of model under limits, priced from
@@ -86,7 +92,15 @@ func (e *budgetError) Error() string {
 // the side of stopping. The first request is always allowed. A nil Budget
 // has no caps.
 func (b *Budget) BeforeRequest() error {
-	if b == nil || b.requests == 0 {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.sub.tripped != nil {
+		return b.sub.tripped
+	}
+	if b.requests == 0 {
 		return nil
 	}
 	return b.check(b.last)
@@ -98,6 +112,8 @@ func (b *Budget) AfterRequest(u llm.Usage) error {
 	if b == nil {
 		return nil
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.spent = b.spent.Add(u)
 	b.last = u
 	b.requests++
@@ -116,6 +132,8 @@ func (b *Budget) AfterFailedAttempt(u llm.Usage) error {
 	if b == nil {
 		return nil
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.spent = b.spent.Add(u)
 	return b.check(maxUsage(b.last, u))
 }
@@ -130,48 +148,68 @@ func maxUsage(a, b llm.Usage) llm.Usage {
 	}
 }
 
-// check compares spent plus next against the caps.
+// check compares spent (the sub-queries' and their reservations
+// included) plus next against the caps. The caller holds b.mu.
 func (b *Budget) check(next llm.Usage) error {
+	return b.checkPlus(next, 0, 0)
+}
+
+// checkPlus is check with a sub-query's estimate added: tokens and cost
+// at its own model's price.
+func (b *Budget) checkPlus(next llm.Usage, extraTokens int64, extraCost float64) error {
 	if b.maxTokens > 0 {
-		spent := float64(b.spent.Total())
-		total := spent + float64(next.Total())
+		spent := float64(int64(b.spent.Total()+b.sub.usage.Total()) + b.sub.reservedTokens)
+		total := spent + float64(next.Total()) + float64(extraTokens)
 		if total > float64(b.maxTokens) {
-			return b.limitErr("max_tokens_total", spent, total, float64(b.maxTokens), next)
+			return b.limitErr("max_tokens_total", spent, total, float64(b.maxTokens))
 		}
 	}
 	if b.maxCost > 0 && b.priced {
-		spent := priceCost(b.price, b.spent)
-		total := spent + priceCost(b.price, next)
+		spent := priceCost(b.price, b.spent) + b.sub.cost + b.sub.reservedCost
+		total := spent + priceCost(b.price, next) + extraCost
 		// A relative epsilon keeps float rounding from stopping a run that
 		// lands exactly on its cap.
 		if total > b.maxCost*(1+1e-9) {
-			return b.limitErr("max_cost", spent, total, b.maxCost, next)
+			return b.limitErr("max_cost", spent, total, b.maxCost)
 		}
 	}
 	return nil
 }
 
-func (b *Budget) limitErr(limit string, spent, total, max float64, next llm.Usage) error {
+func (b *Budget) limitErr(limit string, spent, total, max float64) error {
 	e := &budgetError{Limit: limit, Spent: spent, Max: max}
-	if next != (llm.Usage{}) {
+	if total > spent {
 		e.Projected = total
 	}
 	return exitError{code: exitLimit, err: e}
 }
 
-// Spent returns the usage counted so far.
-func (b *Budget) Spent() llm.Usage { return b.spent }
+// Spent returns the usage counted so far, the sub-queries' included.
+func (b *Budget) Spent() llm.Usage {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent.Add(b.sub.usage)
+}
 
 // Requests returns the number of requests counted so far.
-func (b *Budget) Requests() int { return b.requests }
+func (b *Budget) Requests() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.requests
+}
 
-// Cost returns the USD cost so far, and false when the model's price is not
-// known.
+// Cost returns the USD cost so far, the sub-queries' included, and false
+// when the price of the model or of a sub-query's model is not known.
 func (b *Budget) Cost() (float64, bool) {
 	if b == nil || !b.priced {
 		return 0, false
 	}
-	return priceCost(b.price, b.spent), true
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.sub.unpriced {
+		return 0, false
+	}
+	return priceCost(b.price, b.spent) + b.sub.cost, true
 }
 
 // CostSummary formats the cost for the closing summary line: "$0.0123", or

@@ -22,13 +22,13 @@ const (
 	ruleTerminalDeny  = "your answer"
 )
 
-// asker asks a person at the terminal about a call the policy marks
+// ttyAsker asks a person at the terminal about a call the policy marks
 // "ask": it shows the tool, its arguments in short and, for a write or an
 // edit, the diff it would make, and reads one line of answer from the
 // terminal (/dev/tty), whatever standard input is. Its colors are
 // explicit [color.Color] values, on only when stderr is a terminal and
 // NO_COLOR is unset.
-type asker struct {
+type ttyAsker struct {
 	tty       *os.File
 	r         *bufio.Reader
 	out       io.Writer
@@ -37,8 +37,8 @@ type asker struct {
 	hunk, hdr *color.Color
 }
 
-func newAsker(tty *os.File, out io.Writer, ap *approver, colors bool) *asker {
-	a := &asker{tty: tty, r: bufio.NewReader(tty), out: out, ap: ap,
+func newTTYAsker(tty *os.File, out io.Writer, ap *approver, colors bool) *ttyAsker {
+	a := &ttyAsker{tty: tty, r: bufio.NewReader(tty), out: out, ap: ap,
 		add: color.New(color.FgGreen), del: color.New(color.FgRed), hunk: color.New(color.FgCyan), hdr: color.New(color.Bold)}
 	for _, c := range []*color.Color{a.add, a.del, a.hunk, a.hdr} {
 		if colors {
@@ -50,8 +50,8 @@ func newAsker(tty *os.File, out io.Writer, ap *approver, colors bool) *asker {
 	return a
 }
 
-// close closes the terminal; a nil asker does nothing.
-func (a *asker) close() {
+// close closes the terminal; a nil ttyAsker does nothing.
+func (a *ttyAsker) close() {
 	if a != nil {
 		a.tty.Close()
 	}
@@ -60,7 +60,7 @@ func (a *asker) close() {
 // ask is the loop's [loopConfig.Ask]: it returns the verdict to act on.
 // Enter alone is no; a Ctrl-C (the run's context ending) is no as well,
 // and the loop then stops the run.
-func (a *asker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v verdict) verdict {
+func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v verdict) verdict {
 	a.hdr.Fprintf(a.out, "? %s: %s\n", call.Name, clip(eff.Summary, 300))
 	fmt.Fprintf(a.out, "  needs approval: %s (rule %s", clip(v.Fact, 300), v.Rule)
 	if v.Reason != "" {
@@ -109,7 +109,7 @@ func refusedVerdict(v verdict, rule, reason string) verdict {
 
 // readAnswer reads one line from the terminal; it gives up when ctx ends
 // (Ctrl-C), the read then cut by a deadline.
-func (a *asker) readAnswer(ctx context.Context) (string, error) {
+func (a *ttyAsker) readAnswer(ctx context.Context) (string, error) {
 	stop := context.AfterFunc(ctx, func() { a.tty.SetReadDeadline(time.Now()) })
 	line, err := a.r.ReadString('\n')
 	stop()
@@ -124,7 +124,7 @@ func (a *asker) readAnswer(ctx context.Context) (string, error) {
 }
 
 // printDiff shows a unified diff, its lines colored by kind.
-func (a *asker) printDiff(d string) {
+func (a *ttyAsker) printDiff(d string) {
 	for _, line := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
 		switch {
 		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):

@@ -23,7 +23,7 @@ type chat struct {
 	person         bool // stdin and stderr are terminals
 
 	in       *lineInput
-	ask      *asker // nil: "ask" resolves as in a headless run
+	ask      *ttyAsker // nil: "ask" resolves as in a headless run
 	intr     <-chan struct{}
 	verifier *verifier
 
@@ -57,7 +57,7 @@ func newChat(cfg execConfig, env environment, st *runStack, stdin io.Reader, std
 	c.in = newLineInput(stdin, stderr, person, historyPath(env), newRedactor(cfg.secrets(env)))
 	if person {
 		if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
-			c.ask = newAsker(tty, stderr, st.ap, colorEnabled(cfg.Color, true, env.lookupEnv))
+			c.ask = newTTYAsker(tty, stderr, st.ap, colorEnabled(cfg.Color, true, env.lookupEnv))
 			st.loop.cfg.Ask = c.ask.ask
 		}
 	}

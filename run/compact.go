@@ -211,6 +211,8 @@ func (b *Budget) afterSideRequest(u llm.Usage) error {
 	if b == nil {
 		return nil
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.spent = b.spent.Add(u)
 	return b.check(llm.Usage{})
 }

@@ -46,6 +46,9 @@ func configFlags() []cli.Flag {
 		&cli.StringFlag{Name: "verify", Usage: "after the model's final answer run `CMD` in the workspace (outside the policy); until it exits 0 the model is shown its output and goes on [$RUBICHAN_VERIFY]", Category: verify},
 		&cli.StringFlag{Name: "verify-attempts", Usage: "end the run with exit 6 after `N` failed checks (default: 3) [$RUBICHAN_VERIFY_ATTEMPTS]", Category: verify},
 		&cli.StringFlag{Name: "verify-timeout", Usage: "stop one check after `DURATION` (default: 10m) [$RUBICHAN_VERIFY_TIMEOUT]", Category: verify},
+		&cli.StringFlag{Name: "sub-model", Usage: "model `NAME` of sub-queries (`rubichan query` in the run's commands; default: the provider's cheaper model, see docs/subqueries.md) [$RUBICHAN_SUB_MODEL]", Category: "Sub-queries"},
+		&cli.StringFlag{Name: "query-concurrency", Usage: "at most `N` sub-queries in flight across the run (default: 4) [$RUBICHAN_QUERY_CONCURRENCY]", Category: "Sub-queries"},
+		&cli.StringFlag{Name: "max-queries", Usage: "refuse sub-queries past `N` and stop (exit 4); 0 for none (default: 500) [$RUBICHAN_MAX_QUERIES]", Category: "Sub-queries"},
 		&cli.StringFlag{Name: "stdin-inline-max", Usage: "largest stdin (`SIZE`: B, KB, MB, GB) put into the prompt; more is spilled to a file (default: 256KB) [$RUBICHAN_STDIN_INLINE_MAX]", Category: input},
 	}
 }

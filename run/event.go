@@ -59,6 +59,9 @@ const (
 	// the model will be sent it: Message (user or assistant). Only the
 	// session records it.
 	EventHistory
+	// EventSubquery reports one sub-query a command of the run sent
+	// through it (`rubichan query`): Subquery.
+	EventSubquery
 )
 
 // Event is one thing that happened in a run. Which fields are set depends
@@ -81,6 +84,8 @@ type Event struct {
 	Message *llm.Message // EventHistory
 	// Compaction is set for EventCompaction.
 	Compaction *CompactionInfo
+	// Subquery is set for EventSubquery.
+	Subquery *SubqueryInfo
 }
 
 // HookInfo is one run of a configured hook.
@@ -193,4 +198,7 @@ type Summary struct {
 	Status string
 	// Pending are the calls a deferred run left for a person.
 	Pending []session.Pending
+	// Subqueries counts the sub-queries sent through the run; their
+	// tokens and cost are in Usage, the token counts and CostUSD.
+	Subqueries int
 }

@@ -27,11 +27,12 @@ func _() {
 	_ = x[EventVerifyStart-17]
 	_ = x[EventVerify-18]
 	_ = x[EventHistory-19]
+	_ = x[EventSubquery-20]
 }
 
-const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDeltaHookCompactionVerifyStartVerifyHistory"
+const _EventKind_name = "NoticeTurnStartTextDeltaMessageDoneStreamCutRetryToolCallToolDeniedToolResultLimitErrorTurnDoneToolAllowedThinkingDeltaHookCompactionVerifyStartVerifyHistorySubquery"
 
-var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119, 123, 133, 144, 150, 157}
+var _EventKind_index = [...]uint8{0, 6, 15, 24, 35, 44, 49, 57, 67, 77, 82, 87, 95, 106, 119, 123, 133, 144, 150, 157, 165}
 
 func (i EventKind) String() string {
 	idx := int(i) - 1

@@ -124,18 +124,24 @@ func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, cont
 // hooks', --verify's and the MCP servers' — share: the reaper that ends
 // their descendants that detached from their process group (with each
 // command and, at the latest, in close, also on a signal), the private
-// temporary directory (their TMPDIR), which close removes, the sandbox of
-// state box for the workspace root, whose spawner close stops, and the MCP
-// servers startMCP starts (before the first request), which close stops
-// first.
+// temporary directory (their TMPDIR), which close removes, the
+// sub-query socket in it (unless --no-subqueries), the sandbox of state box
+// for the workspace root, whose spawner close stops, and the MCP servers
+// startMCP starts (before the first request), which close stops first.
 func openRunTools(box sandbox.State, cfg execConfig, env environment, root string, startMCP func(runTools) (*mcp.Manager, error)) (runTools, func(), error) {
 	tmp, err := runTempDir()
 	if err != nil {
 		return runTools{}, nil, fmt.Errorf("run: temporary directory: %w", err)
 	}
-	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper()}
+	q, err := listenSubqueries(cfg, tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return runTools{}, nil, err
+	}
+	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper(), queries: q}
 	rt.box = toolkit.NewSandbox(sandboxConfig(box, cfg.shellSettings(), env), root, tmp, rt.reaper)
 	closeAll := func() {
+		q.close()
 		rt.mcp.Close()
 		rt.box.Close()
 		rt.reaper.Sweep()
@@ -206,8 +212,9 @@ func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolk
 // newExecLoop builds the turn loop of a headless run: the spilled stdin,
 // if any, opened read-only for the file tools; the tools behind the
 // policy; the system prompt; the limits and the model client on the
-// run's traffic. It returns the system prompt's parts for the session.
-func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), rt runTools) (*loop, *approver, []session.PromptPart, error) {
+// run's traffic; and it starts serving the run's sub-queries until ctx
+// ends. It returns the system prompt's parts for the session.
+func newExecLoop(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), rt runTools) (*loop, *approver, []session.PromptPart, error) {
 	spillDir := ""
 	if sp != nil {
 		spillDir = sp.Dir
@@ -221,11 +228,12 @@ func newExecLoop(cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *
 	}
 	parts, err := systemPromptParts(promptOptions{
 		Root: ws.Root(), Now: env.today(), Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
-		Readable: pol.ReadFilter(), LineMode: cfg.chat,
+		Readable: pol.ReadFilter(), Subqueries: (sp != nil || cfg.Subqueries) && !cfg.NoSubqueries, LineMode: cfg.chat,
 	})
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	rt.queries.serve(ctx, newSubqueries(cfg, ws, ap.judge, budget, tr, emit))
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
@@ -366,12 +374,12 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 // environment minus secrets and the provider keys, and the MCP servers'
 // tools.
 func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, rt runTools) []toolkit.Tool {
-	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
+	drop := cfg.keyVars()
 	return append(toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
-			Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
+			Env: withQuerySocket(env.environ(), rt.queries.path()), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
 			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env), Confine: rt.box,
 		},
 	}), rt.mcp.Tools()...)
@@ -385,6 +393,7 @@ type runTools struct {
 	tempDir string
 	reaper  *toolkit.Reaper  // shared with the bash tool; the run sweeps it at its end
 	box     *toolkit.Sandbox // nil: commands run unconfined; the run closes it at its end
+	queries *subqueryHost    // the sub-query socket; nil without one
 	mcp     *mcp.Manager     // the MCP servers; nil: none
 }
 
@@ -396,7 +405,7 @@ func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *se
 	}
 	opt := hookOptions{
 		Hooks: cfg.Settings.Hooks, Workspace: root,
-		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
+		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: cfg.childDropEnv(),
 		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: rt.reaper, TempDir: rt.tempDir, Sandbox: rt.box,
 	}
 	if p := sess.Path(); p != "" {

@@ -45,6 +45,9 @@ type execConfig struct {
 	Timeout      time.Duration // 0: none
 	MaxToolCalls int           // 0: none
 
+	NoSubqueries bool // --no-subqueries: no socket for `rubichan query`
+	Subqueries   bool // --subqueries: the system prompt tells of them without a spill
+
 	CompactAt float64 // compact_at: the share of the usable window past which to compact; 0: the default
 	NoCompact bool    // --no-compact
 
@@ -110,10 +113,12 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 			Approve:     c.StringSlice("approve"),
 			DenyPending: c.Bool("deny-pending"),
 		},
-		Record:    c.String("record"),
-		Replay:    c.String("replay"),
-		NoCompact: c.Bool("no-compact"),
-		Patch:     c.String("patch"),
+		Record:       c.String("record"),
+		Replay:       c.String("replay"),
+		NoCompact:    c.Bool("no-compact"),
+		NoSubqueries: c.Bool("no-subqueries"),
+		Subqueries:   c.Bool("subqueries"),
+		Patch:        c.String("patch"),
 	}
 	size, err := config.ParseByteSize(c.String("patch-max-size"))
 	if err != nil || size <= 0 {

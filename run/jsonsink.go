@@ -159,6 +159,8 @@ func (s *jsonSink) handle(ev Event) {
 		s.emit(hookEvent(ev.Hook, s.red))
 	case EventCompaction:
 		s.emit(compactionEvent(ev.Compaction))
+	case EventSubquery:
+		s.emit(subqueryEvent(ev.Subquery))
 	case EventVerify:
 		v := ev.Verify
 		s.emit(events.Verify{Command: s.red.redact(v.Command), Attempt: v.Attempt, MaxAttempts: v.Max, Passed: v.Passed,

@@ -387,17 +387,20 @@ func (l *loop) requestError(ctx context.Context, err error) error {
 // summary is the closing tally of the run.
 func (l *loop) summary(start time.Time, code int) *Summary {
 	cost, known := l.cfg.Budget.Cost()
+	subs, subUsage := l.cfg.Budget.subTotals()
+	usage := l.usage.Add(subUsage)
 	return &Summary{
+		Subqueries:   subs,
 		Turns:        l.turns,
 		ToolCalls:    l.toolCalls,
 		Denials:      l.denials,
-		InputTokens:  int64(l.usage.InputTokens + l.usage.CacheCreationTokens + l.usage.CacheReadTokens),
-		OutputTokens: int64(l.usage.OutputTokens),
+		InputTokens:  int64(usage.InputTokens + usage.CacheCreationTokens + usage.CacheReadTokens),
+		OutputTokens: int64(usage.OutputTokens),
 		Elapsed:      l.now().Sub(start),
 		ExitCode:     code,
 		CostUSD:      cost,
 		CostKnown:    known,
-		Usage:        l.usage,
+		Usage:        usage,
 		Pending:      l.pending,
 	}
 }

@@ -116,7 +116,7 @@ func mcpOptions(cfg execConfig, env environment, root string, rt runTools) mcp.O
 		environ = env.environ()
 	}
 	opts := mcp.Options{
-		Environ: environ, EnvAllow: cfg.PassEnv, DropEnv: append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...),
+		Environ: environ, EnvAllow: cfg.PassEnv, DropEnv: cfg.childDropEnv(),
 		PathAdd: pathAdd(cfg), Dir: root, Reaper: rt.reaper,
 	}
 	if rt.box != nil {

@@ -55,7 +55,16 @@ type promptOptions struct {
 	// LineMode is a chat with a person (rubichan chat): the prompt says
 	// so instead of the headless addendum.
 	LineMode bool
+	// Subqueries adds the few lines about `rubichan query`: with a
+	// spilled stdin or --subqueries (never under --no-subqueries).
+	Subqueries bool
 }
+
+// subqueryPrompt tells the model about sub-queries.
+const subqueryPrompt = "Sub-queries: in bash, `rubichan query PROMPT` asks a model without tools one question about its standard input and prints the answer; " +
+	"`rubichan query --split FILE --chunk 2MB PROMPT` asks it of every chunk of a file and prints one JSON line per chunk with its byte range (offset, length); " +
+	"`--batch` reads JSON lines {\"prompt\",\"input\"} or {\"prompt\",\"file\",\"offset\",\"length\"}. " +
+	"Use them for questions about the whole of an input too large to read (count, classify, summarise every part), then read the parts the answers point to. They count against the run's budget."
 
 // systemPrompt builds the system prompt: the base prompt (or its
 // replacement) with the headless addendum, any appended text, and the
@@ -88,6 +97,9 @@ func systemPromptParts(opt promptOptions) ([]session.PromptPart, error) {
 		parts = append(parts, session.PromptPart{Name: "line-mode", Text: strings.TrimSpace(linePrompt)})
 	} else {
 		parts = append(parts, session.PromptPart{Name: "headless", Text: strings.TrimSpace(headlessPrompt)})
+	}
+	if opt.Subqueries {
+		parts = append(parts, session.PromptPart{Name: "subqueries", Text: subqueryPrompt})
 	}
 	if a := strings.TrimSpace(opt.Append); a != "" {
 		parts = append(parts, session.PromptPart{Name: "append", Text: a})

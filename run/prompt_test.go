@@ -183,3 +183,19 @@ func TestContextFileLinks(t *testing.T) {
 		}
 	}
 }
+
+func TestSubqueryPromptOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	for _, on := range []bool{false, true} {
+		sys, err := systemPrompt(promptOptions{Root: "/w", NoContextFiles: true, Subqueries: on})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(sys, "rubichan query --split"); got != on {
+			t.Errorf("Subqueries %v: the prompt tells of sub-queries: %v", on, got)
+		}
+	}
+	if n := len(subqueryPrompt); n > 700 {
+		t.Errorf("the sub-query lines take %d bytes; keep them under 700", n)
+	}
+}

@@ -164,6 +164,17 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 				ts.Fatalf("the model server received %d requests, want %d", got, want)
 			}
 		},
+		// requestsmax N: the server received at most N requests.
+		"requestsmax": func(ts *testscript.TestScript, neg bool, args []string) {
+			if neg || len(args) != 1 {
+				ts.Fatalf("usage: requestsmax N")
+			}
+			most, err := strconv.Atoi(args[0])
+			ts.Check(err)
+			if got := len(s.get(ts).Requests()); got > most {
+				ts.Fatalf("the model server received %d requests, want at most %d", got, most)
+			}
+		},
 		// request N: print request N (from 1) in a readable form on stdout.
 		"request": func(ts *testscript.TestScript, neg bool, args []string) {
 			if neg || len(args) != 1 {

@@ -243,6 +243,8 @@ func (s *sessionLog) record(ev Event) *session.Line {
 		}
 	case EventCompaction:
 		compactionLine(l, ev.Compaction)
+	case EventSubquery:
+		subqueryLine(l, ev.Subquery)
 	case EventLimit:
 		l.Type, l.Text = session.TypeLimit, session.Ptr(ev.Text)
 	case EventError:

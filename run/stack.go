@@ -127,7 +127,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	}
 	st.rt = rt
 	st.defer_(closeTools)
-	l, ap, parts, err := newExecLoop(cfg, st.ws, st.pol, st.in.Spill, st.budget, env, st.tr, emit, rt)
+	l, ap, parts, err := newExecLoop(ctx, cfg, st.ws, st.pol, st.in.Spill, st.budget, env, st.tr, emit, rt)
 	if err != nil {
 		st.tr.finish(err, notice)
 		return err

@@ -37,7 +37,7 @@ func newVerifier(cfg execConfig, dir string, env environment, rt runTools) *veri
 	if v.Command == "" {
 		return nil
 	}
-	drop := append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
+	drop := cfg.childDropEnv()
 	return &verifier{
 		command:  v.Command,
 		attempts: max(v.Attempts, 1),

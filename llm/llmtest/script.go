@@ -21,6 +21,19 @@ type Script struct {
 	// Summary, when set, answers every request that offers no tools (an
 	// agent's compaction request) without taking a turn of Turns.
 	Summary *Turn `json:"summary,omitempty"`
+	// Answers, when set, answer the requests that offer no tools (an
+	// agent's sub-queries) without taking a turn of Turns: the first
+	// answer whose Contains occurs in the request body (an empty Contains
+	// matches every request). A request none matches falls through to
+	// Summary and Turns.
+	Answers []Answer `json:"answers,omitempty"`
+}
+
+// Answer is a turn given to the tool-less requests whose body holds
+// Contains.
+type Answer struct {
+	Contains string `json:"contains"`
+	Turn
 }
 
 // RequestTokens is the token count the server gives a request body when

@@ -49,6 +49,18 @@ type Server struct {
 	reqs  []Request
 	turns int // turns handed out
 	dir   string
+	// forget keeps requests without their bodies (benchmarks that send
+	// gigabytes).
+	forget bool
+}
+
+// ForgetBodies makes the server keep the requests it receives from now
+// on without their bodies, so that a benchmark sending gigabytes does not
+// hold them.
+func (s *Server) ForgetBodies() {
+	s.mu.Lock()
+	s.forget = true
+	s.mu.Unlock()
 }
 
 // NewServer starts a server on 127.0.0.1 answering from script. The
@@ -100,6 +112,9 @@ func (s *Server) RecordTo(dir string) error {
 func (s *Server) record(r Request) (int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.forget {
+		r.Body = nil
+	}
 	s.reqs = append(s.reqs, r)
 	return len(s.reqs), s.dir
 }
@@ -175,6 +190,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if a, ok := s.answerFor(body); ok {
+		stream(w, r, proto, body, withInput(a, tokens), n)
+		return
+	}
 	if s.script.Summary != nil && !offersTools(body) {
 		stream(w, r, proto, body, withInput(*s.script.Summary, tokens), n)
 		return
@@ -191,6 +210,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	stream(w, r, proto, body, withInput(turn, tokens), ti)
+}
+
+// answerFor returns the scripted answer of a request without tools.
+func (s *Server) answerFor(body []byte) (Turn, bool) {
+	if len(s.script.Answers) == 0 || offersTools(body) {
+		return Turn{}, false
+	}
+	for _, a := range s.script.Answers {
+		if a.Contains == "" || strings.Contains(string(body), a.Contains) {
+			return a.Turn, true
+		}
+	}
+	return Turn{}, false
 }
 
 // withInput makes a turn that reports no input tokens report tokens.

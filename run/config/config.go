@@ -31,6 +31,8 @@ type Config struct {
 	Verify    Verify                    `koanf:"verify"`
 	Bash      Bash                      `koanf:"bash"`
 	Shell     Shell                     `koanf:"shell"`
+	// Query configures the sub-queries of a run (`rubichan query`).
+	Query Query `koanf:"query"`
 	// Hooks are the team's commands around tool calls and before a run
 	// ends; see [Hooks].
 	Hooks Hooks `koanf:"hooks"`
@@ -129,6 +131,18 @@ type Shell struct {
 	WritableRoots []string `koanf:"writable_roots"`
 }
 
+// Query configures sub-queries: the one-shot model requests the
+// commands of a run send through the run (see docs/subqueries.md).
+type Query struct {
+	// Model is the sub-model; empty means the provider's cheaper model
+	// (see [Preset.SubModel]), else the run's model.
+	Model string `koanf:"model"`
+	// Concurrency caps the sub-queries in flight across the run.
+	Concurrency int `koanf:"concurrency"`
+	// MaxQueries caps the sub-queries of a run; 0 means none.
+	MaxQueries int `koanf:"max_queries"`
+}
+
 // Default returns the built-in defaults: 50 turns, a 30 minute
 // timeout, no token or cost budget, 256KB of inline stdin and the built-in
 // price table. The provider and model are left empty: they are resolved
@@ -146,6 +160,7 @@ func Default() Config {
 		Input:  Input{StdinInlineMax: 256 << 10, StdinMax: 10 << 30},
 		Verify: Verify{Attempts: 3, Timeout: 10 * time.Minute},
 		Shell:  Shell{Sandbox: "auto"},
+		Query:  Query{Concurrency: 4, MaxQueries: 500},
 		Prices: DefaultPrices(),
 		Models: DefaultWindows(),
 	}

@@ -290,7 +290,7 @@ func (s *stack) untrusted(dropped *[]string) func(map[string]any) {
 		}
 		// Limits and input sizes bound memory, disk and spend: a checkout
 		// may lower them, never raise them.
-		for _, table := range []string{"limits", "input"} {
+		for _, table := range []string{"limits", "input", "query"} {
 			vals, _ := values[table].(map[string]any)
 			for _, k := range sortedKeys(vals) {
 				cur := s.ko.Get(table + pathSep + k)
@@ -497,6 +497,10 @@ func defaultValues() map[string]any {
 		"verify": map[string]any{
 			"attempts": int64(c.Verify.Attempts),
 			"timeout":  c.Verify.Timeout,
+		},
+		"query": map[string]any{
+			"concurrency": int64(c.Query.Concurrency),
+			"max_queries": int64(c.Query.MaxQueries),
 		},
 		"shell": map[string]any{
 			"sandbox": c.Shell.Sandbox,

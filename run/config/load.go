@@ -109,6 +109,9 @@ func configSettings() []configSetting {
 		{[]string{"verify", "timeout"}, "verify-timeout"},
 		{[]string{"shell", "sandbox"}, "sandbox"},
 		{[]string{"shell", "network"}, "network"},
+		{[]string{"query", "model"}, "sub-model"},
+		{[]string{"query", "concurrency"}, "query-concurrency"},
+		{[]string{"query", "max_queries"}, "max-queries"},
 	}
 }
 

@@ -44,6 +44,10 @@ type Preset struct {
 	// ThoughtTags says the endpoint sends thinking between <thought> tags
 	// in the content (Gemini).
 	ThoughtTags bool
+	// SubModel is the provider's cheaper model that sub-queries use by
+	// default; empty means the run's model. Every one is in
+	// [DefaultPrices], so that cost caps hold for sub-queries.
+	SubModel string
 }
 
 // Presets returns the built-in providers in auto-detection order: without
@@ -52,11 +56,11 @@ type Preset struct {
 func Presets() []Preset {
 	return []Preset{
 		{Name: "anthropic", Type: ProviderAnthropic, BaseURL: "https://api.anthropic.com",
-			BaseURLEnv: "ANTHROPIC_BASE_URL", KeyEnv: "ANTHROPIC_API_KEY", Model: "claude-sonnet-5-5"},
+			BaseURLEnv: "ANTHROPIC_BASE_URL", KeyEnv: "ANTHROPIC_API_KEY", Model: "claude-sonnet-5-5", SubModel: "claude-haiku-5-5"},
 		{Name: "openai", Type: ProviderOpenAI, BaseURL: "https://api.openai.com/v1",
-			BaseURLEnv: "OPENAI_BASE_URL", KeyEnv: "OPENAI_API_KEY", Model: "gpt-5.5", Wire: WireAuto},
+			BaseURLEnv: "OPENAI_BASE_URL", KeyEnv: "OPENAI_API_KEY", Model: "gpt-5.5", Wire: WireAuto, SubModel: "gpt-5.4-mini"},
 		{Name: "openrouter", Type: ProviderOpenAI, BaseURL: "https://openrouter.ai/api/v1",
-			KeyEnv: "OPENROUTER_API_KEY", Model: "anthropic/claude-sonnet-5.5",
+			KeyEnv: "OPENROUTER_API_KEY", Model: "anthropic/claude-sonnet-5.5", SubModel: "anthropic/claude-haiku-5.5",
 			Headers: map[string]string{"X-Title": "rubichan"}},
 		{Name: "groq", Type: ProviderOpenAI, BaseURL: "https://api.groq.com/openai/v1",
 			KeyEnv: "GROQ_API_KEY", Model: "openai/gpt-oss-120b"},
@@ -64,7 +68,7 @@ func Presets() []Preset {
 			KeyEnv: "DEEPSEEK_API_KEY", Model: "deepseek-chat"},
 		// Gemini through Google's OpenAI-compatible endpoint.
 		{Name: "gemini", Type: ProviderOpenAI, BaseURL: GeminiBaseURL,
-			KeyEnv: "GEMINI_API_KEY", Model: "gemini-3.5-flash", ThoughtTags: true},
+			KeyEnv: "GEMINI_API_KEY", Model: "gemini-3.5-flash", ThoughtTags: true, SubModel: "gemini-3.1-flash-lite-preview"},
 		{Name: "ollama", Type: ProviderOpenAI, BaseURL: "http://localhost:11434/v1",
 			Model: "gpt-oss:20b"},
 	}
@@ -106,6 +110,9 @@ type ResolvedProvider struct {
 	Chosen string
 	// ModelFrom says where the model came from.
 	ModelFrom string
+	// SubModel is the model of sub-queries: [query] model, else the
+	// preset's cheaper model, else Model.
+	SubModel string
 	// BaseURLFrom says where the base URL came from.
 	BaseURLFrom string
 
@@ -237,6 +244,15 @@ func (l *Loaded) ResolveProvider(lookupEnv func(string) (string, bool)) (Resolve
 		rp.Model, rp.ModelFrom = l.Model, l.Origin("model").String()
 	}
 	rp.ThoughtTags = rp.ThoughtTags || strings.Contains(rp.BaseURL, "generativelanguage.googleapis.com")
+	if p, ok := presetByName(name); ok && rp.SubModel == "" && l.Providers[name].Type == "" {
+		rp.SubModel = p.SubModel
+	}
+	if l.Query.Model != "" {
+		rp.SubModel = l.Query.Model
+	}
+	if rp.SubModel == "" {
+		rp.SubModel = rp.Model
+	}
 	if rp.KeyEnv != "" {
 		rp.apiKey = env(rp.KeyEnv)
 		if rp.apiKey == "" {

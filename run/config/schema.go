@@ -107,6 +107,11 @@ func configSchema() *field {
 			"network", leaf(kindBool),
 			"writable_roots", leaf(kindPathList),
 		),
+		"query", table(
+			"model", leaf(kindString),
+			"concurrency", leaf(kindTurns),
+			"max_queries", leaf(kindCount),
+		),
 		"hooks", hooksSchema(),
 		"mcp", mcpSchema(),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},

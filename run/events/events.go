@@ -235,6 +235,19 @@ type Compaction struct {
 	CostUSD            *float64 `json:"cost_usd"`            // nil (null) when the price is unknown
 }
 
+// Subquery is one sub-query a command of the run sent through it
+// (`rubichan query`, see docs/subqueries.md): counted against the run's
+// limits and included in the result's usage and cost.
+type Subquery struct {
+	Model      string   `json:"model"`
+	Status     string   `json:"status"` // ok, refused (a limit, the policy) or error (the provider)
+	Usage      Usage    `json:"usage"`
+	CostUSD    *float64 `json:"cost_usd"` // null when the model's price is unknown or nothing was sent
+	DurationMS int64    `json:"duration_ms"`
+	InputBytes int64    `json:"input_bytes"` // the material and the prompt
+	Error      string   `json:"error,omitempty"`
+}
+
 // Notice is a note stderr shows: spilled stdin, ignored workspace
 // settings, ….
 type Notice struct {
@@ -335,6 +348,9 @@ func (StreamCut) EventType() string { return "stream_cut" }
 
 // EventType returns "compaction".
 func (Compaction) EventType() string { return "compaction" }
+
+// EventType returns "subquery".
+func (Subquery) EventType() string { return "subquery" }
 
 // EventType returns "notice".
 func (Notice) EventType() string { return "notice" }

@@ -55,6 +55,8 @@ func samples() map[string]events.Event {
 		"compaction": events.Compaction{Reason: events.CompactThreshold, TokensBefore: 5800, TokensAfter: 2100, TurnsSummarised: 12,
 			MessagesSummarised: 24, Usage: usage, CostUSD: ptr(0.002)},
 		"compaction unpriced": events.Compaction{Reason: events.CompactContextLength, Usage: usage},
+		"subquery":            events.Subquery{Model: "claude-haiku-5-5", Status: "ok", Usage: usage, CostUSD: ptr(0.0101), DurationMS: 812, InputBytes: 2 << 20},
+		"subquery refused":    events.Subquery{Model: "claude-haiku-5-5", Status: "refused", InputBytes: 300, Error: "reached --max-cost $0.05"},
 		"verify": events.Verify{Command: "go test ./...", Attempt: 1, MaxAttempts: 3, ExitCode: ptr(1), DurationMS: 4200,
 			Output: "FAIL\n[exit code 1]"},
 		"result patch": events.Result{Status: events.StatusError, ExitCode: 6,

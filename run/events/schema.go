@@ -19,5 +19,5 @@ func Schema() []byte { return bytes.Clone(schemaJSON) }
 // produces them.
 func Types() []string {
 	return []string{"init", "turn_start", "text", "thinking", "message", "tool_call", "policy_decision",
-		"hook", "tool_result", "retry", "stream_cut", "compaction", "notice", "verify", "result"}
+		"hook", "tool_result", "retry", "stream_cut", "compaction", "subquery", "notice", "verify", "result"}
 }

@@ -1,0 +1,373 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/subquery"
+	"github.com/rubichan/rubichan/toolkit"
+)
+
+// SubqueryInfo is one sub-query a command of the run sent through it.
+type SubqueryInfo struct {
+	Model      string
+	Status     string // "ok", "refused" (a limit or the policy) or "error"
+	Usage      llm.Usage
+	CostUSD    float64
+	CostKnown  bool
+	Duration   time.Duration
+	InputBytes int64  // the material and the prompt
+	Error      string // refused, error: why
+}
+
+// The statuses of a [SubqueryInfo].
+const (
+	subqueryOK      = "ok"
+	subqueryRefused = "refused"
+	subqueryError   = "error"
+)
+
+// Sub-query bounds: the output a sub-query may write unless it asks for
+// another cap, and the most material one file range may carry.
+const (
+	subqueryMaxTokens   = 4096
+	subqueryMaterialMax = 16 << 20
+)
+
+// subqueryOptions are a run's sub-query settings.
+type subqueryOptions struct {
+	Model       string // the sub-model
+	Prices      map[string]config.Price
+	MaxCost     float64 // the run's --max-cost: a model without a price is refused under it
+	Concurrency int
+	MaxQueries  int
+}
+
+// subqueries serves the sub-queries of one run: it admits each against
+// the run's limits (the budget, --max-queries), runs at most
+// Concurrency at once, reads file ranges the read policy allows, asks
+// the model with the run's client and reports every one as an
+// [EventSubquery]. It is safe for concurrent use.
+type subqueries struct {
+	opt    subqueryOptions
+	client streamer
+	budget *Budget
+	emit   func(Event)
+	retry  llm.RetryPolicy
+	clock  llm.Clock
+	gate   *fileGate
+	slots  chan struct{}
+}
+
+// handle answers one request from a command of the run.
+func (s *subqueries) handle(ctx context.Context, _ int, req subquery.Request) subquery.Response {
+	start := time.Now()
+	info := &SubqueryInfo{Model: req.Model}
+	if info.Model == "" {
+		info.Model = s.opt.Model
+	}
+	resp, used := s.answer(ctx, req, info)
+	info.Duration = time.Since(start)
+	resp.Model, resp.DurationMS = info.Model, info.Duration.Milliseconds()
+	if resp.Error == nil || used != (llm.Usage{}) {
+		info.Usage = used
+		resp.Usage = subquery.Usage{InputTokens: used.InputTokens, OutputTokens: used.OutputTokens,
+			CacheReadTokens: used.CacheReadTokens, CacheWriteTokens: used.CacheCreationTokens}
+		if p, _, ok := config.LookupPrice(s.opt.Prices, info.Model); ok {
+			info.CostUSD, info.CostKnown = priceCost(p, used), true
+			c := info.CostUSD
+			resp.CostUSD = &c
+		}
+	}
+	switch {
+	case resp.Error == nil:
+		info.Status = subqueryOK
+	case resp.Error.Code == subquery.CodeProvider:
+		info.Status, info.Error = subqueryError, resp.Error.Message
+	case resp.Error.Code == subquery.CodeInterrupted:
+		return resp // the run is ending: nothing was sent
+	default:
+		info.Status, info.Error = subqueryRefused, resp.Error.Message
+	}
+	s.emit(Event{Kind: EventSubquery, Subquery: info})
+	return resp
+}
+
+// answer admits, sends and settles one sub-query. It returns the usage
+// of what was sent (zero when nothing was).
+func (s *subqueries) answer(ctx context.Context, req subquery.Request, info *SubqueryInfo) (subquery.Response, llm.Usage) {
+	fail := func(code, format string, args ...any) (subquery.Response, llm.Usage) {
+		return subquery.Response{Error: &subquery.Error{Code: code, Message: fmt.Sprintf(format, args...)}}, llm.Usage{}
+	}
+	if ctx.Err() != nil {
+		return fail(subquery.CodeInterrupted, "the run is ending")
+	}
+	if strings.TrimSpace(req.Prompt) == "" {
+		return fail(subquery.CodeRefused, "a sub-query needs a prompt")
+	}
+	price, _, priced := config.LookupPrice(s.opt.Prices, info.Model)
+	if !priced && s.opt.MaxCost > 0 {
+		return fail(subquery.CodeRefused, "model %q has no price, so --max-cost cannot be enforced for it; add [prices.%q] to a config file", info.Model, info.Model)
+	}
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-ctx.Done():
+		return fail(subquery.CodeInterrupted, "the run is ending")
+	}
+	material, err := s.material(req)
+	if err != nil {
+		return fail(subquery.CodeRefused, "%v", err)
+	}
+	maxOut := req.MaxTokens
+	if maxOut <= 0 {
+		maxOut = subqueryMaxTokens
+	}
+	info.InputBytes = int64(len(material) + len(req.Prompt) + len(req.System))
+	est := estimateSub(int(info.InputBytes/4)+16, maxOut, price, priced)
+	if err := s.budget.reserveSub(est, s.opt.MaxQueries); err != nil {
+		return fail(subquery.CodeLimit, "%v", limitMessage(err))
+	}
+	text, used, err := s.ask(ctx, llm.Request{Model: info.Model, System: req.System, MaxTokens: maxOut,
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: subqueryBlocks(material, req.Prompt)}}})
+	s.budget.settleSub(est, used, price, priced)
+	if err != nil {
+		if ctx.Err() != nil {
+			r, _ := fail(subquery.CodeInterrupted, "the run is ending")
+			return r, used
+		}
+		r, _ := fail(subquery.CodeProvider, "model request failed: %v", err)
+		return r, used
+	}
+	return subquery.Response{Text: text}, used
+}
+
+// limitMessage is the words of a limit error, without the exit-code
+// wrapper.
+func limitMessage(err error) string {
+	var ee exitError
+	if errors.As(err, &ee) && ee.err != nil {
+		return ee.err.Error()
+	}
+	return err.Error()
+}
+
+// subqueryBlocks is the user message of a sub-query: the material, if
+// any, in an <input> block, then the prompt.
+func subqueryBlocks(material []byte, prompt string) []llm.Block {
+	if len(material) == 0 {
+		return []llm.Block{llm.TextBlock(prompt)}
+	}
+	in := "<input>\n" + strings.ToValidUTF8(string(material), "\uFFFD")
+	if !strings.HasSuffix(in, "\n") {
+		in += "\n"
+	}
+	return []llm.Block{llm.TextBlock(in + "</input>"), llm.TextBlock(prompt)}
+}
+
+// material returns a request's input: its text, or the file range.
+func (s *subqueries) material(req subquery.Request) ([]byte, error) {
+	if req.File == "" {
+		if len(req.Input) > subqueryMaterialMax {
+			return nil, fmt.Errorf("the input is larger than %s", formatBytes(subqueryMaterialMax))
+		}
+		return []byte(req.Input), nil
+	}
+	if req.Input != "" {
+		return nil, errors.New("a sub-query has either input or a file, not both")
+	}
+	if req.Offset < 0 || req.Length <= 0 || req.Length > subqueryMaterialMax {
+		return nil, fmt.Errorf("a file range needs an offset of at least 0 and a length of 1 byte to %s", formatBytes(subqueryMaterialMax))
+	}
+	return s.gate.read(req.File, req.Offset, req.Length)
+}
+
+// ask sends one request without tools, retrying transient failures as
+// the loop does, and returns the answer's text and the usage of every
+// attempt.
+func (s *subqueries) ask(ctx context.Context, req llm.Request) (string, llm.Usage, error) {
+	var text string
+	var used llm.Usage
+	attempt := func(ctx context.Context) error {
+		st, err := s.client.Stream(ctx, req)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for st.Next() {
+		}
+		used = used.Add(st.Usage())
+		if err := st.Err(); err != nil {
+			return err
+		}
+		text = st.Message().Text()
+		return nil
+	}
+	err := llm.Retry(ctx, s.retry, s.clock, attempt, func(llm.RetryNotice) {})
+	return text, used, err
+}
+
+// fileGate reads the file ranges of sub-queries: a file is read only
+// when it lies in the workspace's roots (the spill directory is one) and
+// the read policy allows it, as for the read tool. It is safe for
+// concurrent use.
+type fileGate struct {
+	ws    *toolkit.Workspace
+	judge judge
+
+	mu      sync.Mutex
+	allowed map[string]string // requested path → resolved path allowed
+}
+
+// read returns n bytes of path from off (fewer at the end of the file).
+func (g *fileGate) read(path string, off, n int64) ([]byte, error) {
+	resolved, err := g.check(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(resolved)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %v", path, err)
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	k, err := f.ReadAt(buf, off)
+	if k == 0 && err != nil {
+		return nil, fmt.Errorf("read %s at %d: %v", path, off, err)
+	}
+	return buf[:k], nil
+}
+
+// check returns the resolved path of a file the policy lets sub-queries
+// read, or why not.
+func (g *fileGate) check(path string) (string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if r, ok := g.allowed[path]; ok {
+		return r, nil
+	}
+	ref, err := g.ws.Resolve(path)
+	if err != nil {
+		return "", err
+	}
+	v := g.judge("read", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{ref}, Summary: path})
+	if v.Kind != verdictAllow {
+		return "", fmt.Errorf("the policy does not let sub-queries read %s (%s)", path, v.Rule)
+	}
+	if g.allowed == nil {
+		g.allowed = map[string]string{}
+	}
+	r := ref.Resolved
+	if !filepath.IsAbs(r) {
+		r = filepath.Join(g.ws.Root(), r)
+	}
+	g.allowed[path] = r
+	return r, nil
+}
+
+// subqueryHost is the sub-query socket of one run: listening from
+// before the tools are built (their environment names it), serving from
+// when the loop's budget and sinks exist.
+type subqueryHost struct {
+	srv  *subquery.Server
+	svc  *subqueries
+	done chan struct{}
+}
+
+// listenSubqueries makes the run's sub-query socket in its private
+// temporary directory; nil under --no-subqueries.
+func listenSubqueries(cfg execConfig, tempDir string) (*subqueryHost, error) {
+	if cfg.NoSubqueries || cfg.Settings == nil || tempDir == "" {
+		return nil, nil
+	}
+	h := &subqueryHost{done: make(chan struct{})}
+	srv, err := subquery.Listen(tempDir, func(ctx context.Context, peer int, req subquery.Request) subquery.Response {
+		return h.svc.handle(ctx, peer, req)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run: sub-query socket: %w", err)
+	}
+	h.srv = srv
+	return h, nil
+}
+
+// path is the socket's path, "" without one.
+func (h *subqueryHost) path() string {
+	if h == nil {
+		return ""
+	}
+	return h.srv.Path()
+}
+
+// serve answers sub-queries with svc until ctx ends or close.
+func (h *subqueryHost) serve(ctx context.Context, svc *subqueries) {
+	if h == nil {
+		return
+	}
+	h.svc = svc
+	go func() {
+		defer close(h.done)
+		h.srv.Serve(ctx)
+	}()
+}
+
+// close stops the socket and waits for the sub-queries in flight.
+func (h *subqueryHost) close() {
+	if h == nil {
+		return
+	}
+	h.srv.Close()
+	if h.svc != nil {
+		<-h.done
+	}
+}
+
+// newSubqueries is the sub-query service of a headless run: the run's
+// provider and budget, its read policy for file ranges.
+func newSubqueries(cfg execConfig, ws *toolkit.Workspace, j judge, budget *Budget, tr *traffic, emit func(Event)) *subqueries {
+	q := cfg.Settings.Query
+	return &subqueries{
+		opt: subqueryOptions{Model: cfg.Resolved.SubModel, Prices: cfg.Settings.Prices, MaxCost: cfg.Settings.Limits.MaxCost,
+			Concurrency: max(q.Concurrency, 1), MaxQueries: q.MaxQueries},
+		client: newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc),
+		budget: budget, emit: emit, retry: llm.DefaultRetryPolicy(), clock: tr.clock,
+		gate:  &fileGate{ws: ws, judge: j},
+		slots: make(chan struct{}, max(q.Concurrency, 1)),
+	}
+}
+
+// keyVars are the provider key variables no command started by the run
+// sees.
+func (cfg execConfig) keyVars() []string {
+	return append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
+}
+
+// childDropEnv is what the run's other commands — hooks, --verify, MCP
+// servers — do not see: the key variables and the sub-query socket, which
+// only the bash tool's commands get (through [withQuerySocket]).
+func (cfg execConfig) childDropEnv() []string {
+	return append(cfg.keyVars(), subquery.SocketEnv)
+}
+
+// withQuerySocket is env without an inherited sub-query socket, and with
+// the run's, if any.
+func withQuerySocket(env []string, path string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, subquery.SocketEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	if path != "" {
+		out = append(out, subquery.SocketEnv+"="+path)
+	}
+	return out
+}

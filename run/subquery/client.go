@@ -1,0 +1,51 @@
+package subquery
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+)
+
+// Client is one connection to a run's sub-query socket. It is not safe
+// for concurrent use: open one per concurrent request stream.
+type Client struct {
+	c  net.Conn
+	lr *lineReader
+}
+
+// Dial connects to the socket at path.
+func Dial(ctx context.Context, path string) (*Client, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("subquery: connect to the run: %w", err)
+	}
+	return &Client{c: c, lr: newLineReader(c)}, nil
+}
+
+// Ask sends req and waits for its response. A refusal, a limit or a
+// provider failure is a Response with Error set, not an error; an error
+// means the connection failed (the run ended) or ctx ended.
+func (cl *Client) Ask(ctx context.Context, req Request) (Response, error) {
+	stop := context.AfterFunc(ctx, func() { cl.c.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if err := writeLine(cl.c, req); err != nil {
+		return Response{}, cl.fail(ctx, err)
+	}
+	var resp Response
+	if err := cl.lr.next(&resp); err != nil {
+		return Response{}, cl.fail(ctx, err)
+	}
+	return resp, nil
+}
+
+func (cl *Client) fail(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return fmt.Errorf("subquery: the run did not answer: %w", err)
+}
+
+// Close closes the connection.
+func (cl *Client) Close() error { return cl.c.Close() }

@@ -1,0 +1,193 @@
+package subquery
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// helperEnv makes the test binary a sub-query client: it connects to the
+// socket it names, asks once and prints the response as JSON.
+const helperEnv = "SUBQUERY_TEST_HELPER_SOCKET"
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(helperEnv); path != "" {
+		cl, err := Dial(context.Background(), path)
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		resp, err := cl.Ask(context.Background(), Request{Prompt: "from the helper"})
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		json.NewEncoder(os.Stdout).Encode(resp)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func startServer(t *testing.T, h Handler) *Server {
+	t.Helper()
+	s, err := Listen(t.TempDir(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Serve(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); s.Close(); <-done })
+	return s
+}
+
+func TestRoundTripInOrder(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, func(_ context.Context, peer int, req Request) Response {
+		return Response{Text: strings.ToUpper(req.Prompt) + "|" + req.Input, Model: "m"}
+	})
+	if fi, err := os.Stat(s.Path()); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode: %v %v", fi, err)
+	}
+	cl, err := Dial(context.Background(), s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	for i := range 3 {
+		resp, err := cl.Ask(context.Background(), Request{Prompt: fmt.Sprintf("q%d", i), Input: strings.Repeat("x", i*100000)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("Q%d|%s", i, strings.Repeat("x", i*100000)); resp.Text != want {
+			t.Fatalf("answer %d: got %.40q", i, resp.Text)
+		}
+	}
+}
+
+func TestClientGoneCancelsRequest(t *testing.T) {
+	t.Parallel()
+	cancelled := make(chan struct{})
+	started := make(chan struct{})
+	s := startServer(t, func(ctx context.Context, _ int, _ Request) Response {
+		close(started)
+		select {
+		case <-ctx.Done():
+			close(cancelled)
+		case <-time.After(10 * time.Second):
+		}
+		return Response{}
+	})
+	cl, err := Dial(context.Background(), s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	go cl.Ask(context.Background(), Request{Prompt: "slow"})
+	<-started
+	cl.Close()
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler's context did not end when the client went away")
+	}
+}
+
+// TestNestedRefused: a process whose ancestor has a sub-query in flight
+// is refused (depth 1); the same process's own further requests are not.
+func TestNestedRefused(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("peer credentials are checked on Linux")
+	}
+	release := make(chan struct{})
+	s := startServer(t, func(ctx context.Context, peer int, req Request) Response {
+		if req.Prompt == "hold" {
+			<-release
+		}
+		return Response{Text: "ok " + req.Prompt}
+	})
+	cl, err := Dial(context.Background(), s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	held := make(chan Response, 1)
+	go func() { r, _ := cl.Ask(context.Background(), Request{Prompt: "hold"}); held <- r }()
+	// Wait until the request is in flight.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		s.mu.Lock()
+		n := s.inflight[os.Getpid()]
+		s.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the held request never arrived")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	resp := runHelper(t, s.Path())
+	if resp.Error == nil || resp.Error.Code != CodeRefused || !strings.Contains(resp.Error.Message, "depth 1") {
+		t.Fatalf("a child of a client with a sub-query in flight got %+v, want refused (depth 1)", resp)
+	}
+	close(release)
+	if r := <-held; r.Text != "ok hold" {
+		t.Fatalf("held request: %+v", r)
+	}
+	// With nothing in flight, the same child is a plain descendant.
+	if resp := runHelper(t, s.Path()); resp.Error != nil || resp.Text != "ok from the helper" {
+		t.Fatalf("a descendant with nothing in flight: %+v", resp)
+	}
+}
+
+// TestNonDescendantRefused: a process that does not descend from the
+// server's owner is refused.
+func TestNonDescendantRefused(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("peer credentials are checked on Linux")
+	}
+	s, err := Listen(t.TempDir(), func(context.Context, int, Request) Response { return Response{Text: "answered"} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.owner = 1 << 30 // a pid no process has: nobody descends from it
+	go s.Serve(context.Background())
+	defer s.Close()
+	resp := runHelper(t, s.Path())
+	if resp.Error == nil || !strings.Contains(resp.Error.Message, "not a descendant") {
+		t.Fatalf("got %+v, want refused: not a descendant", resp)
+	}
+}
+
+func runHelper(t *testing.T, path string) Response {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+path)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helper: %v: %s", err, out)
+	}
+	var resp Response
+	if err := json.Unmarshal(out, &resp); err != nil {
+		t.Fatalf("helper output %q: %v", out, err)
+	}
+	return resp
+}
+
+func TestParentPID(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc")
+	}
+	chain, err := ancestors(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chain) < 2 || chain[1] != os.Getppid() {
+		t.Fatalf("ancestors(%d) = %v, want the parent %d next", os.Getpid(), chain, os.Getppid())
+	}
+}
