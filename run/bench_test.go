@@ -35,7 +35,9 @@ const (
 func buildRubichan(b *testing.B) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "rubichan")
-	out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput()
+	cmd := exec.Command("go", "build", "-o", bin, "..")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build builds it
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
