@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -224,53 +222,41 @@ type fileGate struct {
 	judge judge
 
 	mu      sync.Mutex
-	allowed map[string]string // requested path → resolved path allowed
+	allowed map[string]toolkit.PathRef // requested path → the reference the policy allowed
 }
 
-// read returns n bytes of path from off (fewer at the end of the file).
+// read returns n bytes of path from off (fewer at the end of the file). It
+// reads the file the policy judged, following no symlink: a link swapped
+// in since fails, and a FIFO or device is refused, never waited on.
 func (g *fileGate) read(path string, off, n int64) ([]byte, error) {
-	resolved, err := g.check(path)
+	ref, err := g.check(path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(resolved)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %v", path, err)
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	k, err := f.ReadAt(buf, off)
-	if k == 0 && err != nil {
-		return nil, fmt.Errorf("read %s at %d: %v", path, off, err)
-	}
-	return buf[:k], nil
+	return g.ws.ReadRange(ref, off, n)
 }
 
-// check returns the resolved path of a file the policy lets sub-queries
-// read, or why not.
-func (g *fileGate) check(path string) (string, error) {
+// check returns the reference of a file the policy lets sub-queries read,
+// or why not.
+func (g *fileGate) check(path string) (toolkit.PathRef, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if r, ok := g.allowed[path]; ok {
-		return r, nil
+	if ref, ok := g.allowed[path]; ok {
+		return ref, nil
 	}
 	ref, err := g.ws.Resolve(path)
 	if err != nil {
-		return "", err
+		return toolkit.PathRef{}, err
 	}
 	v := g.judge("read", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{ref}, Summary: path})
 	if v.Kind != verdictAllow {
-		return "", fmt.Errorf("the policy does not let sub-queries read %s (%s)", path, v.Rule)
+		return toolkit.PathRef{}, fmt.Errorf("the policy does not let sub-queries read %s (%s)", path, v.Rule)
 	}
 	if g.allowed == nil {
-		g.allowed = map[string]string{}
+		g.allowed = map[string]toolkit.PathRef{}
 	}
-	r := ref.Resolved
-	if !filepath.IsAbs(r) {
-		r = filepath.Join(g.ws.Root(), r)
-	}
-	g.allowed[path] = r
-	return r, nil
+	g.allowed[path] = ref
+	return ref, nil
 }
 
 // subqueryHost is the sub-query socket of one run: listening from

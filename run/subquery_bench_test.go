@@ -148,10 +148,19 @@ func BenchmarkSubqueryOverhead(b *testing.B) {
 	os.WriteFile(file, []byte(strings.Repeat("a line of the log to ask about\n", 100)), 0o600)
 	js := newJSONSink(io.Discard, true, "bench", nil)
 	budget, _ := newBudget(config.Limits{MaxCost: 1000}, "claude-haiku-5-5", config.DefaultPrices())
+	ws, err := toolkit.OpenWorkspace(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	ref, err := ws.Resolve(file)
+	if err != nil {
+		b.Fatal(err)
+	}
 	svc := &subqueries{opt: subqueryOptions{Model: "claude-haiku-5-5", Prices: config.DefaultPrices(), MaxCost: 1000, Concurrency: 4},
 		client: client, budget: budget, emit: js.handle, retry: llm.DefaultRetryPolicy(), slots: make(chan struct{}, 4),
-		gate: &fileGate{judge: func(string, toolkit.Effects) verdict { return verdict{Kind: verdictAllow} }}}
-	svc.gate.allowed = map[string]string{file: file} // the policy's answer, cached as after the first range
+		gate: &fileGate{ws: ws, judge: func(string, toolkit.Effects) verdict { return verdict{Kind: verdictAllow} }}}
+	svc.gate.allowed = map[string]toolkit.PathRef{file: ref} // the policy's answer, cached as after the first range
 	s, err := subquery.Listen(dir, svc.handle)
 	if err != nil {
 		b.Fatal(err)
