@@ -18,7 +18,9 @@ const neutralMark = `\`
 // Writer passes what is written to it on to another writer, with every
 // line that the runner would take for a workflow command neutralised:
 // one that, after leading white space, begins with "::" or "##[". Lines
-// end at "\n" or "\r", as the runner splits them.
+// end at "\n" or "\r", as the runner splits them. The runner's older
+// parser finds "##[" anywhere in a line, so every "##[" is broken too
+// ("##\["), also one split across writes.
 //
 // It holds back only the start of a line that may yet become a command
 // (white space, ":" or "#" and so on) until it can tell; [Writer.Flush]
@@ -29,6 +31,8 @@ type Writer struct {
 	start bool   // at a line's start: only what is in held seen of it
 	held  []byte // the undecided start of the current line
 	ws    int    // how many bytes of held are known white space
+	sent  int    // how many bytes of held [Writer.Flush] wrote already
+	hash  int    // how many "#" the output of the current line ends with
 	buf   []byte // scratch for the output of one Write
 }
 
@@ -45,12 +49,12 @@ func (n *Writer) Write(p []byte) (int, error) {
 		if !n.start {
 			j := bytes.IndexAny(p[i:], "\n\r")
 			if j < 0 {
-				out = append(out, p[i:]...)
+				out = n.mid(out, p[i:])
 				break
 			}
-			out = append(out, p[i:i+j+1]...)
+			out = n.mid(out, p[i:i+j+1])
 			i += j + 1
-			n.start = true
+			n.start, n.hash = true, 0
 			continue
 		}
 		n.held = append(n.held, p[i])
@@ -79,8 +83,8 @@ func (n *Writer) decide(out []byte) []byte {
 		switch {
 		case r == '\n' || r == '\r':
 			// A blank line: still at the start of the next one.
-			out = append(out, n.held...)
-			n.held, n.ws = n.held[:0], 0
+			out = append(out, n.held[n.sent:]...)
+			n.held, n.ws, n.sent = n.held[:0], 0, 0
 			return out
 		case unicode.IsSpace(r):
 			n.ws += size
@@ -89,19 +93,54 @@ func (n *Writer) decide(out []byte) []byte {
 		switch command := commandStart(rest); {
 		case command < 0:
 			return out // too short to tell
-		case command > 0:
-			out = append(out, n.held[:n.ws]...)
+		case command > 0 && n.sent <= n.ws:
+			out = append(out, n.held[n.sent:n.ws]...)
 			out = append(out, neutralMark...)
-			out = append(out, rest...)
+			out = n.mid(out, rest)
+		case command > 0:
+			// Part of the command's prefix went out with a flush: the
+			// mark breaks the prefix where the rest of it begins ([mid]
+			// puts it in a "##[").
+			if !bytes.HasPrefix(rest, []byte("##[")) {
+				out = append(out, neutralMark...)
+			}
+			out = n.mid(out, n.held[n.sent:])
 		default:
-			out = append(out, n.held...)
+			out = n.mid(out, n.held[n.sent:])
 		}
-		n.held, n.ws, n.start = n.held[:0], 0, false
+		n.held, n.ws, n.sent, n.start = n.held[:0], 0, 0, false
 		// The byte that decided may end the line.
 		if last := out[len(out)-1]; last == '\n' || last == '\r' {
 			n.start = true
 		}
 		return out
+	}
+	return out
+}
+
+// mid appends seg, a piece of the current line past its start, to out
+// with every "##[" broken by neutralMark before its "[", counting the "#"
+// that the line's output so far ends with.
+func (n *Writer) mid(out, seg []byte) []byte {
+	if bytes.IndexByte(seg, '[') < 0 {
+		k := len(seg) - len(bytes.TrimRight(seg, "#"))
+		if k == len(seg) {
+			n.hash += k
+		} else {
+			n.hash = k
+		}
+		return append(out, seg...)
+	}
+	for _, c := range seg {
+		if c == '[' && n.hash >= 2 {
+			out = append(out, neutralMark...)
+		}
+		if c == '#' {
+			n.hash++
+		} else {
+			n.hash = 0
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -120,8 +159,9 @@ func commandStart(b []byte) int {
 	return 0
 }
 
-// Flush writes the held start of the current line as it is: the stream
-// ends here, so it cannot become a command.
+// Flush writes the held start of the current line as it is, and goes on
+// deciding it: should what is written next make the line a command (a
+// flushed ":" and then ":add-mask"), the mark breaks its prefix there.
 func (n *Writer) Flush() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -131,12 +171,12 @@ func (n *Writer) Flush() error {
 // flushLocked writes what is held and, with newline, ends the current
 // line if it has begun.
 func (n *Writer) flushLocked(newline bool) error {
-	out := append(n.buf[:0], n.held...)
+	out := n.mid(n.buf[:0], n.held[n.sent:])
 	begun := len(n.held) > 0 || !n.start
-	n.held, n.ws = n.held[:0], 0
+	n.sent = len(n.held)
 	if newline && begun {
 		out = append(out, '\n')
-		n.start = true
+		n.held, n.ws, n.sent, n.start, n.hash = n.held[:0], 0, 0, true, 0
 	}
 	n.buf = out[:0]
 	if len(out) == 0 {

@@ -11,21 +11,24 @@ import (
 func TestWriterNeutralises(t *testing.T) {
 	t.Parallel()
 	for name, c := range map[string]struct{ in, want string }{
-		"plain":          {"hello\nworld\n", "hello\nworld\n"},
-		"add-mask":       {"::add-mask::x\n", `\::add-mask::x` + "\n"},
-		"set-env":        {"text\n::set-env name=A::b\n", "text\n" + `\::set-env name=A::b` + "\n"},
-		"stop-commands":  {"::stop-commands::t\nmore", `\::stop-commands::t` + "\nmore"},
-		"indented":       {"  \t::error file=a::x\n", "  \t" + `\::error file=a::x` + "\n"},
-		"unicode space":  {"\u00a0\u2003::warning::w\n", "\u00a0\u2003" + `\::warning::w` + "\n"},
-		"legacy":         {"##[set-env name=A;]b\n", `\##[set-env name=A;]b` + "\n"},
-		"carriage":       {"ok\r::add-mask::y\r\n", "ok\r" + `\::add-mask::y` + "\r\n"},
-		"mid-line":       {"see ::add-mask::x\n", "see ::add-mask::x\n"},
-		"one colon":      {":x\n#[y\n##z\n", ":x\n#[y\n##z\n"},
-		"blank lines":    {"\n\n::x\n", "\n\n" + `\::x` + "\n"},
-		"unfinished":     {"a\n:", "a\n:"},
-		"only space":     {"   ", "   "},
-		"colon space":    {": :x\n", ": :x\n"},
-		"no final break": {"::x", `\::x`},
+		"plain":                {"hello\nworld\n", "hello\nworld\n"},
+		"add-mask":             {"::add-mask::x\n", `\::add-mask::x` + "\n"},
+		"set-env":              {"text\n::set-env name=A::b\n", "text\n" + `\::set-env name=A::b` + "\n"},
+		"stop-commands":        {"::stop-commands::t\nmore", `\::stop-commands::t` + "\nmore"},
+		"indented":             {"  \t::error file=a::x\n", "  \t" + `\::error file=a::x` + "\n"},
+		"unicode space":        {"\u00a0\u2003::warning::w\n", "\u00a0\u2003" + `\::warning::w` + "\n"},
+		"legacy":               {"##[set-env name=A;]b\n", `\##\[set-env name=A;]b` + "\n"},
+		"legacy mid-line":      {"bash: echo x ##[set-output name=p]/x\n", `bash: echo x ##\[set-output name=p]/x` + "\n"},
+		"legacy after a colon": {":##[x\n###[y\n", `:##\[x` + "\n" + `###\[y` + "\n"},
+		"hashes end a line":    {"a##\n[x\n", "a##\n[x\n"},
+		"carriage":             {"ok\r::add-mask::y\r\n", "ok\r" + `\::add-mask::y` + "\r\n"},
+		"mid-line":             {"see ::add-mask::x\n", "see ::add-mask::x\n"},
+		"one colon":            {":x\n#[y\n##z\n", ":x\n#[y\n##z\n"},
+		"blank lines":          {"\n\n::x\n", "\n\n" + `\::x` + "\n"},
+		"unfinished":           {"a\n:", "a\n:"},
+		"only space":           {"   ", "   "},
+		"colon space":          {": :x\n", ": :x\n"},
+		"no final break":       {"::x", `\::x`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -53,6 +56,29 @@ func TestWriterNeutralises(t *testing.T) {
 				t.Fatalf("byte by byte: got %q, want %q", b.String(), c.want)
 			}
 		})
+	}
+}
+
+// TestWriterFlushThenMore checks that a start held back and flushed in
+// the middle of a line cannot become a command with what is written after
+// the flush (the run flushes before its own notices).
+func TestWriterFlushThenMore(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ before, after, want string }{
+		{"  :", ":add-mask::x\n", "  :" + `\:add-mask::x` + "\n"},
+		{"##", "[set-output name=a]b\n", "##" + `\[set-output name=a]b` + "\n"},
+		{"#", "#[x]\n", "#" + `#\[x]` + "\n"},
+		{"   ", "::x\n", "   " + `\::x` + "\n"},
+	} {
+		var b bytes.Buffer
+		w := NewWriter(&b)
+		w.Write([]byte(c.before))
+		w.Flush()
+		w.Write([]byte(c.after))
+		w.Flush()
+		if b.String() != c.want {
+			t.Errorf("%q, flush, %q: got %q, want %q", c.before, c.after, b.String(), c.want)
+		}
 	}
 }
 
@@ -114,7 +140,7 @@ func FuzzWriter(f *testing.F) {
 		out := b.String()
 		for _, line := range strings.FieldsFunc(out, func(r rune) bool { return r == '\n' || r == '\r' }) {
 			l := strings.TrimLeftFunc(line, unicode.IsSpace)
-			if strings.HasPrefix(l, "::") || strings.HasPrefix(l, "##[") {
+			if strings.HasPrefix(l, "::") || strings.Contains(l, "##[") {
 				t.Fatalf("command line %q in %q", line, out)
 			}
 		}
