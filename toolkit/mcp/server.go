@@ -214,7 +214,7 @@ func (s *server) httpClient() *http.Client {
 	}
 	h := make(http.Header, len(s.cfg.Headers))
 	for k, v := range s.cfg.Headers {
-		h.Set(k, expand(v, s.opts.Environ))
+		h.Set(k, expand(v, expandable(s.opts)))
 	}
 	c := *base
 	rt := c.Transport

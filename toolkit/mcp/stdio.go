@@ -121,9 +121,19 @@ func serverEnv(cfg ServerConfig, opts *Options) []string {
 			continue
 		}
 		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
-		env = append(env, k+"="+expand(cfg.Env[k], opts.Environ))
+		env = append(env, k+"="+expand(cfg.Env[k], expandable(opts)))
 	}
 	return env
+}
+
+// expandable is the environment $NAME expands against in a server's env and
+// headers: the run's, without the DropEnv names, so that no configured
+// value can hand a server the provider's key under another name.
+func expandable(opts *Options) []string {
+	return slices.DeleteFunc(slices.Clone(opts.Environ), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(opts.DropEnv, name)
+	})
 }
 
 // expand replaces $NAME and ${NAME} in s with their values in environ.

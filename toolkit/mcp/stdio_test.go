@@ -31,6 +31,7 @@ func TestStdioEnvironmentAndStop(t *testing.T) {
 	t.Parallel()
 	cfg := helper("h")
 	cfg.Env["ANTHROPIC_API_KEY"] = "$ANTHROPIC_API_KEY"
+	cfg.Env["SMUGGLED"] = "key=${ANTHROPIC_API_KEY}" // the key under another name
 	m := Start(context.Background(), []ServerConfig{cfg}, helperOptions(t))
 	if st := m.Status(); st[0].State != StateReady {
 		t.Fatalf("status: %+v", st)
