@@ -119,7 +119,11 @@ func playDialog(ptmx *os.File, screen *ptyScreen, dialog string, abs func(string
 			}
 		case "key":
 			keys := map[string]string{"ctrl-c": "\x03", "ctrl-d": "\x04"}
-			if _, err := ptmx.WriteString(keys[arg]); err != nil {
+			k, ok := keys[arg]
+			if !ok {
+				return fmt.Errorf("key %q: not one of ctrl-c, ctrl-d", arg)
+			}
+			if _, err := ptmx.WriteString(k); err != nil {
 				return err
 			}
 		case "wait":
