@@ -106,9 +106,17 @@ type fan struct {
 	window  chan struct{}
 	stop    chan struct{}
 	once    sync.Once
+	why     string // the error code that stopped it, set before stop closes
 }
 
-func (f *fan) halt() { f.once.Do(func() { close(f.stop) }) }
+// halt stops the fan-out; the jobs it leaves unsent are answered with code
+// (a limit, an interruption) or, when "", a limit.
+func (f *fan) halt(code string) {
+	f.once.Do(func() {
+		f.why = code
+		close(f.stop)
+	})
+}
 
 // fanOut sends the jobs with q.Concurrency workers and writes one answer
 // line per job in job order. A limit or an interruption stops it: no
@@ -154,13 +162,17 @@ func (f *fan) work(ctx context.Context, ak asker) {
 		if err == nil {
 			select {
 			case <-f.stop:
-				r.resp.Error = &subquery.Error{Code: subquery.CodeLimit, Message: "not sent: the fan-out stopped"}
+				code := f.why
+				if code == "" {
+					code = subquery.CodeLimit
+				}
+				r.resp.Error = &subquery.Error{Code: code, Message: "not sent: the fan-out stopped"}
 			default:
 				r.resp, r.err = s.ask(ctx, j.job.req)
 			}
 		}
 		if r.err == nil && r.resp.Error != nil && (r.resp.Error.Code == subquery.CodeLimit || r.resp.Error.Code == subquery.CodeInterrupted) {
-			f.halt()
+			f.halt(r.resp.Error.Code)
 		}
 		f.results <- r
 	}
@@ -205,7 +217,7 @@ func (f *fan) collect(w *bufio.Writer, cancel func()) (int, error) {
 			}
 			if err != nil && firstErr == nil {
 				firstErr = err
-				f.halt()
+				f.halt("")
 				cancel()
 			}
 		}

@@ -24,6 +24,9 @@ func (f *fakeAsker) ask(ctx context.Context, req subquery.Request) (subquery.Res
 	if req.Prompt == "limit" {
 		return subquery.Response{Error: &subquery.Error{Code: subquery.CodeLimit, Message: "reached --max-cost"}}, nil
 	}
+	if req.Prompt == "interrupt" {
+		return subquery.Response{Error: &subquery.Error{Code: subquery.CodeInterrupted, Message: "the run was interrupted"}}, nil
+	}
 	var i int
 	fmt.Sscanf(req.Input, "q%d", &i)
 	time.Sleep(time.Duration(20-i) * time.Millisecond)
@@ -55,22 +58,37 @@ func TestBatchKeepsInputOrder(t *testing.T) {
 
 func TestFanOutStopsAtLimit(t *testing.T) {
 	t.Parallel()
+	testFanOutStops(t, "limit", exitLimit)
+}
+
+// TestFanOutStopsAtInterruption checks that a fan-out the run's
+// interruption stopped exits 130, its unsent requests included, not 4.
+func TestFanOutStopsAtInterruption(t *testing.T) {
+	t.Parallel()
+	testFanOutStops(t, "interrupt", 130)
+}
+
+// testFanOutStops sends 50 requests one at a time, the fourth answered
+// with the error prompt asks for: nothing is sent after it, and the
+// command exits with want.
+func testFanOutStops(t *testing.T, prompt string, want int) {
+	t.Helper()
 	var in strings.Builder
 	for i := range 50 {
 		p := "p"
 		if i == 3 {
-			p = "limit"
+			p = prompt
 		}
 		fmt.Fprintf(&in, "{\"prompt\":%q,\"input\":\"q%d\"}\n", p, i%20)
 	}
 	var out, errw bytes.Buffer
 	f := &fakeAsker{}
 	err := runQuery(context.Background(), queryOptions{Batch: true, Concurrency: 1}, f, strings.NewReader(in.String()), &out, &errw)
-	if exitCode(err) != exitLimit {
-		t.Fatalf("exit %d (%v), want 4", exitCode(err), err)
+	if exitCode(err) != want {
+		t.Fatalf("exit %d (%v), want %d", exitCode(err), err, want)
 	}
 	if n := f.sent.Load(); n != 4 {
-		t.Fatalf("sent %d requests, want 4 (none after the limit)", n)
+		t.Fatalf("sent %d requests, want 4 (none after the %s)", n, prompt)
 	}
 }
 
