@@ -55,3 +55,35 @@ func TestHTTPServerDown(t *testing.T) {
 		t.Errorf("status: %+v", st)
 	}
 }
+
+// TestHTTPHeadersStayWithTheirServer checks that a redirect to another
+// origin is refused: the configured headers would otherwise reach it.
+func TestHTTPHeadersStayWithTheirServer(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var leaked []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		leaked = append(leaked, r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	cfg := ServerConfig{Name: "moved", URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer tok-456"},
+		StartupTimeout: 5 * time.Second, CallTimeout: 5 * time.Second}
+	m := Start(context.Background(), []ServerConfig{cfg}, Options{})
+	defer m.Close()
+	st := m.Status()
+	if st[0].State == StateReady || !strings.Contains(st[0].Reason, "refused a redirect") {
+		t.Errorf("status: %+v, want a refused redirect", st)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(leaked) > 0 {
+		t.Errorf("the other origin received %d requests, Authorization %q", len(leaked), leaked)
+	}
+}

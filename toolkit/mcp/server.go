@@ -222,7 +222,23 @@ func (s *server) httpClient() *http.Client {
 		rt = http.DefaultTransport
 	}
 	c.Transport = headerTransport{h: h, rt: rt}
+	c.CheckRedirect = sameOrigin
 	return &c
+}
+
+// sameOrigin follows a redirect only to the scheme, host and port of the
+// request it answers, at most 5 times: the transport adds the server's
+// headers (credentials, often) to every request, and Go's own rule of
+// dropping Authorization on a redirect elsewhere cannot see them.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	from := via[0].URL
+	if req.URL.Scheme != from.Scheme || req.URL.Host != from.Host {
+		return fmt.Errorf("refused a redirect to %s://%s: the server's headers go only to %s://%s", req.URL.Scheme, req.URL.Host, from.Scheme, from.Host)
+	}
+	if len(via) >= 5 {
+		return errors.New("stopped after 5 redirects")
+	}
+	return nil
 }
 
 // headerTransport adds fixed headers to every request.
