@@ -65,11 +65,12 @@ func (b *Budget) reserveSub(e subEstimate, maxQueries int) error {
 }
 
 // settleSub replaces a sub-query's reservation by what it used, at
-// price (priced false: its cost is unknown). It returns the limit error
-// when the run has now passed a cap; that trips the budget too.
-func (b *Budget) settleSub(e subEstimate, used llm.Usage, price config.Price, priced bool) error {
+// price (priced false: its cost is unknown). When the run has now passed
+// a cap it trips the budget: later sub-queries and the run's next request
+// get the limit error.
+func (b *Budget) settleSub(e subEstimate, used llm.Usage, price config.Price, priced bool) {
 	if b == nil {
-		return nil
+		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -84,7 +85,6 @@ func (b *Budget) settleSub(e subEstimate, used llm.Usage, price config.Price, pr
 	if err := b.check(llm.Usage{}); err != nil && b.sub.tripped == nil {
 		b.sub.tripped = err
 	}
-	return nil
 }
 
 // subTotals returns the sub-queries' count and tokens.

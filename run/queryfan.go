@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -293,8 +293,8 @@ func batchJobs(stdin io.Reader, q queryOptions) func(func(queryJob) bool) error 
 			if err := dec.Decode(&req); err != nil {
 				return usagef("--batch: line %d: %v", n, err)
 			}
-			if req.File != "" && !strings.HasPrefix(req.File, "/") {
-				if abs, err := absPath(req.File); err == nil {
+			if req.File != "" {
+				if abs, err := filepath.Abs(req.File); err == nil {
 					req.File = abs
 				}
 			}
@@ -307,13 +307,4 @@ func batchJobs(stdin io.Reader, q queryOptions) func(func(queryJob) bool) error 
 		}
 		return nil
 	}
-}
-
-// absPath makes a path absolute against the working directory.
-func absPath(p string) (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	return wd + "/" + p, nil
 }
