@@ -280,9 +280,15 @@ func sortedNames(m map[string]string) []string {
 	return names
 }
 
+// The patterns of sandboxHint, compiled at their first use rather than at
+// every start of the program.
 var (
-	netDenied   = regexp.MustCompile(`(?i)(connect|bind|dial|socket|network)[^\n]*permission denied|permission denied[^\n]*(connect|bind|socket)|couldn't connect to server|failed to connect to`)
-	writeDenied = regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted`)
+	netDenied = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(connect|bind|dial|socket|network)[^\n]*permission denied|permission denied[^\n]*(connect|bind|socket)|couldn't connect to server|failed to connect to`)
+	})
+	writeDenied = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted`)
+	})
 )
 
 // sandboxHint returns the one-line note a failed sandboxed command's
@@ -292,10 +298,10 @@ func (s *Sandbox) hint(out string) string {
 	if s == nil {
 		return ""
 	}
-	if !s.rules.Network && netDenied.MatchString(out) {
+	if !s.rules.Network && netDenied().MatchString(out) {
 		return "[sandbox: network connections are blocked (network = false); a refused connection above is the sandbox, not the server]"
 	}
-	if writeDenied.MatchString(out) {
+	if writeDenied().MatchString(out) {
 		return "[sandbox: writes outside the workspace and $TMPDIR are blocked; a \"Permission denied\" above on such a path is the sandbox]"
 	}
 	return ""

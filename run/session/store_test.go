@@ -39,7 +39,7 @@ func TestCheckID(t *testing.T) {
 	t.Parallel()
 	for id, ok := range map[string]bool{
 		"fix-1": true, "a.b_c": true, "20261123T210610.351Z-bae896ba": true, strings.Repeat("x", 128): true,
-		"": false, ".": false, "..": false, "a/b": false, "a b": false, "é": false, strings.Repeat("x", 129): false,
+		"": false, ".": false, "..": false, "a/b": false, "a b": false, "é": false, "a\n": false, "\xff": false, "Z~": false, strings.Repeat("x", 129): false,
 	} {
 		if err := CheckID(id); (err == nil) != ok {
 			t.Errorf("CheckID(%q) = %v, want ok %v", id, err, ok)
