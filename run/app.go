@@ -125,6 +125,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 			c.OnUsageError = onUsage
 		}
 	}
+	nameFlags(app.Commands)
 	return app
 }
 

@@ -106,7 +106,7 @@ func checkBoolEnv(app *cli.App, args []string, lookupEnv func(string) (string, b
 		return nil
 	}
 	for _, f := range cmd.Flags {
-		bf, ok := f.(*cli.BoolFlag)
+		bf, ok := boolFlagOf(f)
 		if !ok {
 			continue
 		}

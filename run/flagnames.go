@@ -1,0 +1,80 @@
+package run
+
+import "github.com/urfave/cli/v2"
+
+// urfave/cli v2 works a flag's names out of its Name and Aliases with a
+// regexp at every call of Names(), and finds a flag by name by asking
+// every flag of the command for its names. Each command run asks that of
+// each of its flags (runFlagActions, IsSet): quadratic in the number of
+// flags, about 6,000 regexp calls and 2 ms of every start with exec's and
+// chat's 75 flags — a tenth of line mode's start-up target.
+//
+// The types below are cli.Flags (the interface the library takes flags
+// through) that work their names out once; everything else is the
+// embedded flag's. String, the help line, is the embedded flag's own, so
+// help is what the library writes for its types.
+
+// namedString is a *cli.StringFlag whose names are worked out once.
+type namedString struct {
+	*cli.StringFlag
+	names []string
+}
+
+// Names returns the flag's name and aliases.
+func (f *namedString) Names() []string { return f.names }
+
+// namedBool is a *cli.BoolFlag whose names are worked out once.
+type namedBool struct {
+	*cli.BoolFlag
+	names []string
+}
+
+// Names returns the flag's name and aliases.
+func (f *namedBool) Names() []string { return f.names }
+
+// namedStringSlice is a *cli.StringSliceFlag whose names are worked out
+// once.
+type namedStringSlice struct {
+	*cli.StringSliceFlag
+	names []string
+}
+
+// Names returns the flag's name and aliases.
+func (f *namedStringSlice) Names() []string { return f.names }
+
+// nameFlags gives the flags of cmds and their subcommands names worked
+// out once. A flag of another type is left as it is.
+func nameFlags(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.Flags = namedFlags(c.Flags)
+		nameFlags(c.Subcommands)
+	}
+}
+
+func namedFlags(fs []cli.Flag) []cli.Flag {
+	out := make([]cli.Flag, len(fs))
+	for i, f := range fs {
+		switch f := f.(type) {
+		case *cli.StringFlag:
+			out[i] = &namedString{f, f.Names()}
+		case *cli.BoolFlag:
+			out[i] = &namedBool{f, f.Names()}
+		case *cli.StringSliceFlag:
+			out[i] = &namedStringSlice{f, f.Names()}
+		default:
+			out[i] = f
+		}
+	}
+	return out
+}
+
+// boolFlagOf returns the *cli.BoolFlag f is or wraps.
+func boolFlagOf(f cli.Flag) (*cli.BoolFlag, bool) {
+	switch f := f.(type) {
+	case *cli.BoolFlag:
+		return f, true
+	case *namedBool:
+		return f.BoolFlag, true
+	}
+	return nil, false
+}

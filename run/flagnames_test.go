@@ -1,0 +1,49 @@
+package run
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Every flag of every command keeps the names the library would work
+// out, its own help line, and is one whose names are worked out once.
+func TestFlagNamesWorkedOutOnce(t *testing.T) {
+	t.Parallel()
+	app := newApp(nil, nil, nil, fakeEnv(nil))
+	var walk func(path string, cmds []*cli.Command)
+	checked := 0
+	walk = func(path string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			for _, f := range c.Flags {
+				var name string
+				var aliases []string
+				var help string
+				switch f := f.(type) {
+				case *namedString:
+					name, aliases, help = f.Name, f.Aliases, f.StringFlag.String()
+				case *namedBool:
+					name, aliases, help = f.Name, f.Aliases, f.BoolFlag.String()
+				case *namedStringSlice:
+					name, aliases, help = f.Name, f.Aliases, f.StringSliceFlag.String()
+				default:
+					t.Errorf("%s%s: flag %v is a %T, which works its names out at every lookup", path, c.Name, f.Names(), f)
+					continue
+				}
+				if want := cli.FlagNames(name, aliases); !slices.Equal(f.Names(), want) {
+					t.Errorf("%s%s: flag names %v, want %v", path, c.Name, f.Names(), want)
+				}
+				if f.String() != help {
+					t.Errorf("%s%s --%s: help line %q, want %q", path, c.Name, name, f.String(), help)
+				}
+				checked++
+			}
+			walk(path+c.Name+" ", c.Subcommands)
+		}
+	}
+	walk("", app.Commands)
+	if checked < 100 {
+		t.Fatalf("checked %d flags; the commands have more", checked)
+	}
+}
