@@ -1,6 +1,10 @@
 package run
 
-import "github.com/urfave/cli/v2"
+import (
+	"slices"
+
+	"github.com/urfave/cli/v2"
+)
 
 // urfave/cli v2 works a flag's names out of its Name and Aliases with a
 // regexp at every call of Names(), and finds a flag by name by asking
@@ -56,16 +60,56 @@ func namedFlags(fs []cli.Flag) []cli.Flag {
 	for i, f := range fs {
 		switch f := f.(type) {
 		case *cli.StringFlag:
-			out[i] = &namedString{f, f.Names()}
+			out[i] = &namedString{f, flagNames(f.Name, f.Aliases)}
 		case *cli.BoolFlag:
-			out[i] = &namedBool{f, f.Names()}
+			out[i] = &namedBool{f, flagNames(f.Name, f.Aliases)}
 		case *cli.StringSliceFlag:
-			out[i] = &namedStringSlice{f, f.Names()}
+			out[i] = &namedStringSlice{f, flagNames(f.Name, f.Aliases)}
 		default:
 			out[i] = f
 		}
 	}
 	return out
+}
+
+// flagNames is a flag's name, then its aliases: what cli.FlagNames makes
+// of names that hold no comma or space, as none of rubichan's do (the
+// regexp it runs strips a v1-style "name, alias").
+func flagNames(name string, aliases []string) []string {
+	return append([]string{name}, aliases...)
+}
+
+// keepFlagsOf leaves flags only on the command args run (with its
+// subcommands), or, for `rubichan help COMMAND`, show: a run neither
+// parses nor shows another command's flags, and urfave/cli's Setup writes
+// the help line of every flag of every command it is given (to sort them
+// into categories) — 200 flags, a millisecond of each start. When args
+// name no command, every command keeps its flags: the message for a
+// misplaced flag looks them up.
+func keepFlagsOf(app *cli.App, args []string) {
+	if len(args) < 2 {
+		return
+	}
+	name := args[1]
+	if name == "help" && len(args) > 2 {
+		name = args[2]
+	}
+	if app.Command(name) == nil {
+		return
+	}
+	for _, c := range app.Commands {
+		if c.Name != name && !slices.Contains(c.Aliases, name) {
+			dropFlags(c)
+		}
+	}
+}
+
+// dropFlags takes the flags off c and its subcommands.
+func dropFlags(c *cli.Command) {
+	c.Flags = nil
+	for _, sub := range c.Subcommands {
+		dropFlags(sub)
+	}
 }
 
 // boolFlagOf returns the *cli.BoolFlag f is or wraps.

@@ -47,3 +47,45 @@ func TestFlagNamesWorkedOutOnce(t *testing.T) {
 		t.Fatalf("checked %d flags; the commands have more", checked)
 	}
 }
+
+// A run keeps the flags of the command it names (or whose help it shows)
+// and drops the others'; when it names no command, all are kept.
+func TestKeepFlagsOf(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		kept []string // commands left with flags
+	}{
+		{[]string{"rubichan", "exec", "fix it"}, []string{"exec"}},
+		{[]string{"rubichan", "help", "chat"}, []string{"chat"}},
+		{[]string{"rubichan", "config", "show", "--json"}, []string{"config"}},
+		{[]string{"rubichan", "--model", "x", "exec"}, nil},
+		{[]string{"rubichan", "bogus"}, nil},
+		{[]string{"rubichan"}, nil},
+	} {
+		app := newApp(nil, nil, nil, fakeEnv(nil))
+		keepFlagsOf(app, tc.args)
+		for _, c := range app.Commands {
+			has := hasFlags(c)
+			want := tc.kept == nil || slices.Contains(tc.kept, c.Name)
+			if want && !has && (c.Name == "exec" || c.Name == "chat" || c.Name == "config") {
+				t.Errorf("%q: %s lost its flags", tc.args, c.Name)
+			}
+			if !want && has {
+				t.Errorf("%q: %s kept its flags", tc.args, c.Name)
+			}
+		}
+	}
+}
+
+func hasFlags(c *cli.Command) bool {
+	if len(c.Flags) > 0 {
+		return true
+	}
+	for _, sub := range c.Subcommands {
+		if hasFlags(sub) {
+			return true
+		}
+	}
+	return false
+}

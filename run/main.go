@@ -70,6 +70,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		stderr = gh.out
 	}
 	app := newApp(stdin, stdout, stderr, env)
+	keepFlagsOf(app, args)
 	app.Metadata = map[string]any{}
 	js := machineOutput(args, env.lookupEnv, stdout, nil)
 	if js != nil {
