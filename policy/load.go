@@ -136,8 +136,12 @@ const DefaultName = "built-in default policy"
 // Default returns the built-in policy that applies when no policy file is
 // given: reads allowed except common secret files, writes and shell asked,
 // "ask" denied in headless runs.
+//
+// Its [[test]] entries are not run: the embedded file and its tests are
+// the same at every start, and TestDefaultSelfTest runs them (they cost
+// each start half a millisecond of shell parsing).
 func Default() *Policy {
-	p, err := Parse(DefaultName, defaultPolicy)
+	p, err := parse(DefaultName, defaultPolicy)
 	if err != nil { // the embedded file is tested; never reached
 		panic(err)
 	}
@@ -159,13 +163,7 @@ func Default() *Policy {
 // bad globs and command patterns are errors, and so is a failing [[test]].
 // Errors are [*LoadError].
 func Parse(name string, data []byte) (*Policy, error) {
-	var doc document
-	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
-		return nil, tomlError(name, err)
-	}
-	b := builder{name: name, lines: tomlpos.Index(data)}
-	p, err := b.build(&doc)
+	p, err := parse(name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +171,17 @@ func Parse(name string, data []byte) (*Policy, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// parse is Parse without running the file's [[test]] entries.
+func parse(name string, data []byte) (*Policy, error) {
+	var doc document
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, tomlError(name, err)
+	}
+	b := builder{name: name, lines: tomlpos.Index(data)}
+	return b.build(&doc)
 }
 
 // tomlError turns a go-toml error into a LoadError with its position.

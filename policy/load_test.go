@@ -308,3 +308,15 @@ func TestWithRules(t *testing.T) {
 		}
 	}
 }
+
+// Default does not run its [[test]] entries at each start; here they run.
+func TestDefaultSelfTest(t *testing.T) {
+	t.Parallel()
+	p := Default()
+	if len(p.tests) < 7 {
+		t.Fatalf("the built-in policy has %d tests, want its 7 or more", len(p.tests))
+	}
+	if err := p.selfTest(); err != nil {
+		t.Fatal(err)
+	}
+}
