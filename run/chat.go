@@ -110,8 +110,17 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		cfg.OnAsk = "deny"
 	}
 	cfg.chat = true
+	in := newLineInput(stdin, stderr, person, historyPath(env), newRedactor(cfg.secrets(env)))
+	defer in.close()
+	stderr = in.writer(stderr)
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stop)
 	defer sinks.close()
+	if person && cfg.Output == outputText && strings.TrimSpace(strings.Join(cfg.PromptArgs, " ")) == "" {
+		// The first prompt shows at once; the stack opens while the
+		// person types (what it says meanwhile goes above the prompt),
+		// and the line waits for it.
+		in.next(promptMain)
+	}
 	st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start}, stdout, stderr, env, sinks)
 	if err != nil {
 		if js != nil {
@@ -120,7 +129,7 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer st.close()
-	c := newChat(cfg, env, st, stdin, stdout, stderr, person)
+	c := newChat(cfg, env, st, in, stdout, stderr, person)
 	defer c.close()
 	return c.run(ctx)
 }

@@ -24,6 +24,10 @@ const (
 // where it is a key, not a signal.
 var errCtrlC = errors.New("ctrl-c")
 
+// errInputClosed is a read asked for after the chat gave the terminal
+// back.
+var errInputClosed = errors.New("line input closed")
+
 // lineResult is one line read: its text without the newline, whether it
 // came in a bracketed paste, or why there is none.
 type lineResult struct {
@@ -46,6 +50,7 @@ type lineInput struct {
 	out     io.Writer
 	mu      sync.Mutex
 	raw     *term.State // the terminal's state before raw mode, while a read has it raw
+	closed  bool        // close gave the terminal back: no read may take it again
 	hist    *history
 	pending chan lineResult
 }
@@ -79,18 +84,60 @@ func (in *lineInput) newTerminal() {
 }
 
 // close turns bracketed paste off again and gives the terminal back as
-// it was, also when the chat ends while a read has it in raw mode.
+// it was, also when the chat ends while a read has it in raw mode (a
+// stack that failed to open under the first prompt): the prompt is
+// erased then, so that what follows starts a clean line.
 func (in *lineInput) close() {
 	if in.plain != nil {
 		return
 	}
-	io.WriteString(in.out, "\x1b[?2004l")
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	in.closed = true
+	if in.raw != nil {
+		io.WriteString(in.out, "\r\x1b[K")
+	}
+	io.WriteString(in.out, "\x1b[?2004l")
 	if in.raw != nil {
 		term.Restore(in.fd, in.raw)
 		in.raw = nil
 	}
+}
+
+// writer returns w (the chat's stderr) for what the chat writes while a
+// line may be being typed: while the line editor has the terminal, a
+// write goes through it, which puts the text above the prompt and the
+// line typed so far and draws them again (in raw mode a bare newline
+// would not return the cursor). Otherwise it goes to w as it is.
+func (in *lineInput) writer(w io.Writer) io.Writer {
+	if in.plain != nil {
+		return w
+	}
+	return &promptWriter{in: in, w: w}
+}
+
+// promptWriter is [lineInput.writer]'s writer.
+type promptWriter struct {
+	in *lineInput
+	w  io.Writer
+}
+
+func (p *promptWriter) Write(b []byte) (int, error) {
+	p.in.mu.Lock()
+	defer p.in.mu.Unlock()
+	if p.in.raw != nil {
+		return p.in.term.Write(b)
+	}
+	return p.w.Write(b)
+}
+
+// Fd is that of the writer beneath, so that whether it is a terminal can
+// be told (^uintptr(0), no file, when it has none).
+func (p *promptWriter) Fd() uintptr {
+	if f, ok := p.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
 }
 
 // next starts reading a line, unless a read is under way, and returns the
@@ -136,6 +183,9 @@ func (in *lineInput) read(prompt string) lineResult {
 func (in *lineInput) makeRaw() error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	if in.closed {
+		return errInputClosed
+	}
 	old, err := term.MakeRaw(in.fd)
 	in.raw = old
 	return err

@@ -47,14 +47,13 @@ func (c *chat) observe(ev Event) {
 	}
 }
 
-func newChat(cfg execConfig, env environment, st *runStack, stdin io.Reader, stdout, stderr io.Writer, person bool) *chat {
-	c := &chat{cfg: cfg, env: env, st: st, stdout: stdout, stderr: stderr, person: person,
+func newChat(cfg execConfig, env environment, st *runStack, in *lineInput, stdout, stderr io.Writer, person bool) *chat {
+	c := &chat{cfg: cfg, env: env, st: st, stdout: stdout, stderr: stderr, person: person, in: in,
 		verifier: newVerifier(cfg, st.ws.Root(), env, st.rt), runNo: 1}
 	if st.plan.loaded != nil {
 		c.runNo = len(st.plan.loaded.Runs) + 1
 	}
 	st.sinks.observe = c.observe
-	c.in = newLineInput(stdin, stderr, person, historyPath(env), newRedactor(cfg.secrets(env)))
 	if person {
 		if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
 			c.ask = newTTYAsker(tty, stderr, st.ap, colorEnabled(cfg.Color, true, env.lookupEnv))
@@ -71,7 +70,6 @@ func (c *chat) close() {
 		c.note("rubichan: %v", err)
 		c.lastErr = reportedError{err}
 	}
-	c.in.close()
 	c.ask.close()
 }
 
