@@ -11,14 +11,15 @@ import (
 	"time"
 )
 
-// BenchmarkChatStartup is line mode's start-up to its first prompt: the
-// binary runs `rubichan chat` in an empty workspace with a session log,
-// opens everything a run needs (configuration, policy, workspace,
-// session, tools, loop) and finds the end of its input at the first
-// prompt; the exit is included. Target: 20 ms. The floor is an empty Go
-// program started in the same iteration; cpu-ms is the chat's own user
-// and system time, which the machine's load moves less.
-func BenchmarkChatStartup(b *testing.B) {
+// BenchmarkChatStartupPiped is a scripted chat's whole life when its input
+// is empty: the binary runs `rubichan chat` in an empty workspace with a
+// session log, opens everything a run needs (configuration, policy,
+// workspace, session, tools, loop), finds the end of its input at once
+// and exits, all timed. (BenchmarkChatStartup is the start-up a person
+// sees, to the prompt on a terminal.) The floor is an empty Go program
+// started in the same iteration; cpu-ms is the chat's own user and system
+// time, which the machine's load moves less.
+func BenchmarkChatStartupPiped(b *testing.B) {
 	bin, floor := buildRubichan(b), buildFloor(b)
 	ws, state := b.TempDir(), b.TempDir()
 	env := append(os.Environ(), "ANTHROPIC_API_KEY=sk-ant-bench-key-0123456789", "XDG_STATE_HOME="+state, "NO_COLOR=1")
