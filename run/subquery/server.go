@@ -1,9 +1,9 @@
 package subquery
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -32,6 +32,7 @@ type Server struct {
 	inflight map[int]int // client pid → requests being handled
 	conns    map[net.Conn]struct{}
 	closed   bool
+	gone     chan struct{} // closed when Close has finished
 	wg       sync.WaitGroup
 }
 
@@ -69,7 +70,7 @@ func Listen(dir string, h Handler) (*Server, error) {
 		return nil, fmt.Errorf("subquery: listen: %w", err)
 	}
 	return &Server{ln: ln, path: path, owner: os.Getpid(), tmpDir: tmp, token: rand.Text(), handler: h,
-		inflight: map[int]int{}, conns: map[net.Conn]struct{}{}}, nil
+		inflight: map[int]int{}, conns: map[net.Conn]struct{}{}, gone: make(chan struct{})}, nil
 }
 
 // Path returns the socket's path, for [SocketEnv].
@@ -113,13 +114,16 @@ func (s *Server) Serve(ctx context.Context) {
 }
 
 // Close stops the server: no new connection is accepted, the open ones
-// are closed, and it waits for their handlers to return.
+// are closed, and it waits for their handlers to return. Every caller
+// waits, not only the first.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		<-s.gone
 		return nil
 	}
+	defer close(s.gone)
 	s.closed = true
 	err := s.ln.Close()
 	for c := range s.conns {
@@ -155,7 +159,7 @@ func (s *Server) untrack(c net.Conn) {
 func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	pid, err := s.authorize(c)
+	pid, between, err := s.authorize(c)
 	if err != nil {
 		// Read the request first, so that the client's write does not
 		// fail on a closed socket and it gets the reason.
@@ -186,9 +190,12 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
 		resp := Response{Error: errNoToken}
 		if subtle.ConstantTimeCompare([]byte(req.Token), []byte(s.token)) == 1 {
 			req.Token = ""
-			s.enter(pid)
-			resp = s.handler(ctx, pid, req)
-			s.leave(pid)
+			if err := s.enter(pid, between); err != nil {
+				resp = Response{Error: &Error{Code: CodeRefused, Message: err.Error()}}
+			} else {
+				resp = s.handler(ctx, pid, req)
+				s.leave(pid)
+			}
 		}
 		if writeLine(c, resp) != nil {
 			return
@@ -196,11 +203,24 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
 	}
 }
 
-func (s *Server) enter(pid int) {
+// enter counts a request of pid in flight, unless a process between pid
+// and the server's (its ancestors below the owner) has one: asked at each
+// request, not only when the client connected, since the ancestor's
+// sub-query may have started since.
+func (s *Server) enter(pid int, between []int) error {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range between {
+		if s.inflight[p] > 0 {
+			return errNested
+		}
+	}
 	s.inflight[pid]++
-	s.mu.Unlock()
+	return nil
 }
+
+// errNested refuses a sub-query asked under another.
+var errNested = errors.New("refused: a sub-query cannot start sub-queries of its own (depth 1)")
 
 func (s *Server) leave(pid int) {
 	s.mu.Lock()
@@ -211,30 +231,31 @@ func (s *Server) leave(pid int) {
 }
 
 // authorize checks the peer of c (where the platform tells it): it must
-// descend from the server's process, and no process between them may be
-// a client with a sub-query in flight (a sub-query cannot start
-// sub-queries). It returns the peer's pid, 0 when unknown.
-func (s *Server) authorize(c *net.UnixConn) (int, error) {
+// descend from the server's process. It returns the peer's pid (0 when
+// unknown) and the processes between the two, which [Server.enter]
+// checks at each request: none may have a sub-query in flight (a
+// sub-query cannot start sub-queries).
+func (s *Server) authorize(c *net.UnixConn) (pid int, between []int, err error) {
 	pid, ok := peerPID(c)
 	if !ok {
-		return 0, nil
+		return 0, nil, nil
 	}
 	chain, err := ancestors(pid)
 	if err != nil {
-		return pid, fmt.Errorf("refused: cannot tell who is asking: %v", err)
+		return pid, nil, fmt.Errorf("refused: cannot tell who is asking: %v", err)
 	}
 	if pid == s.owner {
-		return pid, nil
+		return pid, nil, nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, p := range chain[1:] {
-		if s.inflight[p] > 0 {
-			return pid, errors.New("refused: a sub-query cannot start sub-queries of its own (depth 1)")
-		}
+	for i, p := range chain[1:] {
 		if p == s.owner {
-			return pid, nil
+			between = chain[1 : i+2] // the owner too, as ever
+			if err := s.enter(pid, between); err != nil {
+				return pid, nil, err
+			}
+			s.leave(pid)
+			return pid, between, nil
 		}
 	}
-	return pid, errors.New("refused: the process asking is not a descendant of the run")
+	return pid, nil, errors.New("refused: the process asking is not a descendant of the run")
 }

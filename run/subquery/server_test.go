@@ -1,6 +1,7 @@
 package subquery
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,12 +17,23 @@ import (
 // socket it names, asks once and prints the response as JSON.
 const helperEnv = "SUBQUERY_TEST_HELPER_SOCKET"
 
+// helperTwiceEnv makes the helper ask once, wait for a line on its stdin,
+// then ask again on the same connection.
+const helperTwiceEnv = "SUBQUERY_TEST_HELPER_TWICE"
+
 func TestMain(m *testing.M) {
 	if path := os.Getenv(helperEnv); path != "" {
 		cl, err := Dial(context.Background(), path, os.Getenv(TokenEnv))
 		if err != nil {
 			fmt.Println(err)
 			os.Exit(1)
+		}
+		if os.Getenv(helperTwiceEnv) != "" {
+			// Ask, wait for a line on stdin, ask again on the same
+			// connection.
+			resp, _ := cl.Ask(context.Background(), Request{Prompt: "first"})
+			json.NewEncoder(os.Stdout).Encode(resp)
+			bufio.NewReader(os.Stdin).ReadString('\n')
 		}
 		resp, err := cl.Ask(context.Background(), Request{Prompt: "from the helper"})
 		if err != nil {
@@ -228,5 +240,117 @@ func TestTokenRequired(t *testing.T) {
 	}
 	if len(asked) != 1 || asked[0].Token != "" {
 		t.Fatalf("the handler got %+v, want one request without its token", asked)
+	}
+}
+
+// The depth check is made at each request, not only when the client
+// connects: a child whose parent starts a sub-query after the child's
+// first request is refused on its next one.
+func TestNestedRefusedOnALaterRequest(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("peer credentials are checked on Linux")
+	}
+	release := make(chan struct{})
+	s := startServer(t, func(ctx context.Context, peer int, req Request) Response {
+		if req.Prompt == "hold" {
+			<-release
+		}
+		return Response{Text: "ok " + req.Prompt}
+	})
+	defer close(release)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+s.Path(), TokenEnv+"="+s.Token(), helperTwiceEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	out := json.NewDecoder(stdout)
+	var first Response
+	if err := out.Decode(&first); err != nil || first.Text != "ok first" {
+		t.Fatalf("first request, nothing in flight: %+v, %v", first, err)
+	}
+	cl, err := Dial(context.Background(), s.Path(), s.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	go cl.Ask(context.Background(), Request{Prompt: "hold"})
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		s.mu.Lock()
+		n := s.inflight[os.Getpid()]
+		s.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the held request never arrived")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	fmt.Fprintln(stdin, "go")
+	var second Response
+	if err := out.Decode(&second); err != nil {
+		t.Fatal(err)
+	}
+	if second.Error == nil || second.Error.Code != CodeRefused || !strings.Contains(second.Error.Message, "depth 1") {
+		t.Fatalf("a request under a sub-query in flight got %+v, want refused (depth 1)", second)
+	}
+}
+
+// Close waits, in every caller, until the handlers have returned.
+func TestCloseWaitsInEveryCaller(t *testing.T) {
+	t.Parallel()
+	release, started := make(chan struct{}), make(chan struct{})
+	s, err := Listen(t.TempDir(), func(context.Context, int, Request) Response {
+		close(started)
+		<-release
+		return Response{Text: "late"}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(context.Background())
+	cl, err := Dial(context.Background(), s.Path(), s.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	go cl.Ask(context.Background(), Request{Prompt: "q"})
+	<-started
+	first, second := make(chan struct{}), make(chan struct{})
+	go func() { s.Close(); close(first) }()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first Close never began")
+		}
+	}
+	go func() { s.Close(); close(second) }()
+	select {
+	case <-second:
+		t.Fatal("a second Close returned while a handler was still running")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	for _, ch := range []chan struct{}{first, second} {
+		select {
+		case <-ch:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Close did not return after the handler did")
+		}
 	}
 }
