@@ -191,6 +191,9 @@ func (b *Budget) limitErr(limit string, spent, total, max float64) error {
 
 // Spent returns the usage counted so far, the sub-queries' included.
 func (b *Budget) Spent() llm.Usage {
+	if b == nil {
+		return llm.Usage{}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.spent.Add(b.sub.usage)
@@ -198,6 +201,9 @@ func (b *Budget) Spent() llm.Usage {
 
 // Requests returns the number of requests counted so far.
 func (b *Budget) Requests() int {
+	if b == nil {
+		return 0
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.requests

@@ -131,7 +131,9 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer st.close()
 	c := newChat(cfg, env, st, in, stdout, stderr, person)
 	defer c.close()
-	return c.run(ctx)
+	err = c.run(ctx)
+	c.endChat(err)
+	return err
 }
 
 // errChatEnd is how a chat ends at the end of its input (a pipe's end,
