@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -120,6 +121,7 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		// person types (what it says meanwhile goes above the prompt),
 		// and the line waits for it.
 		in.next(promptMain)
+		runtime.Gosched() // let the read draw the prompt before the stack takes this thread
 	}
 	st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start}, stdout, stderr, env, sinks)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
@@ -375,11 +377,13 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 // tools.
 func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, rt runTools) []toolkit.Tool {
 	drop := cfg.keyVars()
+	// The sub-query token is secret-looking by name, and passed on purpose.
+	allow := append(slices.Clip(cfg.PassEnv), subquery.TokenEnv)
 	return append(toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
-			Env: withQuerySocket(env.environ(), rt.queries.path()), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
+			Env: withQuerySocket(env.environ(), rt.queries), EnvAllow: allow, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
 			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env), Confine: rt.box,
 		},
 	}), rt.mcp.Tools()...)

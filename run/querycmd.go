@@ -157,7 +157,8 @@ func newAsker(c *cli.Context, env environment) (asker, error) {
 		// A fan-out's command holds little (the run reads the chunks):
 		// collect sooner, so that each stays near the runtime's floor.
 		debug.SetGCPercent(20)
-		return socketAsker(path), nil
+		token, _ := env.lookupEnv(subquery.TokenEnv)
+		return socketAsker{path: path, token: token}, nil
 	}
 	dir, err := os.Getwd()
 	if err != nil {
@@ -176,10 +177,10 @@ func newAsker(c *cli.Context, env environment) (asker, error) {
 }
 
 // socketAsker sends through the run: one connection per worker.
-type socketAsker string
+type socketAsker struct{ path, token string }
 
 func (s socketAsker) open(ctx context.Context) (sender, error) {
-	cl, err := subquery.Dial(ctx, string(s))
+	cl, err := subquery.Dial(ctx, s.path, s.token)
 	if err != nil {
 		return nil, exitError{code: exitFailure, err: err}
 	}

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,10 +108,12 @@ func procsWith(text string) []string {
 // cmdMCPHTTP starts server-everything in its streamable HTTP mode on a
 // free port of 127.0.0.1, waits (at most 30 s) until it accepts
 // connections, sets $MCP_URL to its endpoint and stops it when the script
-// ends: mcphttp.
+// ends: mcphttp [TOKEN]. With TOKEN, $MCP_URL is a proxy on 127.0.0.1 in
+// front of it that answers 401 to a request without the header
+// "Authorization: Bearer TOKEN".
 func cmdMCPHTTP(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: mcphttp")
+	if neg || len(args) > 1 {
+		ts.Fatalf("usage: mcphttp [TOKEN]")
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	ts.Check(err)
@@ -148,4 +154,25 @@ func cmdMCPHTTP(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Setenv("MCP_URL", "http://127.0.0.1:"+port+"/mcp")
+	if len(args) == 1 {
+		ts.Setenv("MCP_URL", bearerProxy(ts, "http://127.0.0.1:"+port, args[0])+"/mcp")
+	}
+}
+
+// bearerProxy serves on 127.0.0.1 what target serves, to requests that
+// carry "Authorization: Bearer token" only (401 otherwise), until the
+// script ends; it returns its base URL.
+func bearerProxy(ts *testscript.TestScript, target, token string) string {
+	to, err := url.Parse(target)
+	ts.Check(err)
+	proxy := httputil.NewSingleHostReverseProxy(to)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	ts.Defer(srv.Close)
+	return srv.URL
 }

@@ -293,6 +293,14 @@ func (h *subqueryHost) path() string {
 	return h.srv.Path()
 }
 
+// token is the token its requests carry, "" when there is no socket.
+func (h *subqueryHost) token() string {
+	if h == nil {
+		return ""
+	}
+	return h.srv.Token()
+}
+
 // serve answers sub-queries with svc until ctx ends or close.
 func (h *subqueryHost) serve(ctx context.Context, svc *subqueries) {
 	if h == nil {
@@ -337,23 +345,24 @@ func (cfg execConfig) keyVars() []string {
 }
 
 // childDropEnv is what the run's other commands — hooks, --verify, MCP
-// servers — do not see: the key variables and the sub-query socket, which
-// only the bash tool's commands get (through [withQuerySocket]).
+// servers — do not see: the key variables and the sub-query socket and
+// token, which only the bash tool's commands get (through
+// [withQuerySocket]).
 func (cfg execConfig) childDropEnv() []string {
-	return append(cfg.keyVars(), subquery.SocketEnv)
+	return append(cfg.keyVars(), subquery.SocketEnv, subquery.TokenEnv)
 }
 
-// withQuerySocket is env without an inherited sub-query socket, and with
-// the run's, if any.
-func withQuerySocket(env []string, path string) []string {
-	out := make([]string, 0, len(env)+1)
+// withQuerySocket is env without an inherited sub-query socket and token,
+// and with the run's, if any.
+func withQuerySocket(env []string, q *subqueryHost) []string {
+	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, subquery.SocketEnv+"=") {
+		if !strings.HasPrefix(kv, subquery.SocketEnv+"=") && !strings.HasPrefix(kv, subquery.TokenEnv+"=") {
 			out = append(out, kv)
 		}
 	}
-	if path != "" {
-		out = append(out, subquery.SocketEnv+"="+path)
+	if path := q.path(); path != "" {
+		out = append(out, subquery.SocketEnv+"="+path, subquery.TokenEnv+"="+q.token())
 	}
 	return out
 }

@@ -169,7 +169,7 @@ func BenchmarkSubqueryOverhead(b *testing.B) {
 	defer cancel()
 	go s.Serve(ctx)
 	defer s.Close()
-	cl, err := subquery.Dial(ctx, s.Path())
+	cl, err := subquery.Dial(ctx, s.Path(), s.Token())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -71,6 +71,9 @@ func (r *Reaper) sweep(pgid int) {
 	if r == nil {
 		return
 	}
+	if pgid == 0 && noChildren() {
+		return // nothing was adopted, and no command runs
+	}
 	deadline := time.Now().Add(sweepLimit)
 	for {
 		r.mu.Lock()

@@ -26,6 +26,15 @@ func isSubreaper() bool {
 	return err == nil && v != 0
 }
 
+// noChildren reports whether this process has no child at all, running
+// or exited, without reaping one (WNOWAIT): a sweep then has nothing to
+// look for, and skips listing every thread's children in /proc.
+func noChildren() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return errors.Is(err, unix.ECHILD)
+}
+
 // childPIDs lists the children of this process, from each thread's
 // /proc/self/task/TID/children.
 func childPIDs() []int {

@@ -8,6 +8,7 @@ import "errors"
 func BecomeSubreaper() error { return errors.ErrUnsupported }
 
 func isSubreaper() bool  { return false }
+func noChildren() bool   { return true }
 func childPIDs() []int   { return nil }
 func killAndReap(int)    {}
 func groupGone(int) bool { return true }

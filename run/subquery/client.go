@@ -10,18 +10,20 @@ import (
 // Client is one connection to a run's sub-query socket. It is not safe
 // for concurrent use: open one per concurrent request stream.
 type Client struct {
-	c  net.Conn
-	lr *lineReader
+	c     net.Conn
+	lr    *lineReader
+	token string
 }
 
-// Dial connects to the socket at path.
-func Dial(ctx context.Context, path string) (*Client, error) {
+// Dial connects to the socket at path; token ([TokenEnv]) goes with
+// every request.
+func Dial(ctx context.Context, path, token string) (*Client, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("subquery: connect to the run: %w", err)
 	}
-	return &Client{c: c, lr: newLineReader(c)}, nil
+	return &Client{c: c, lr: newLineReader(c), token: token}, nil
 }
 
 // Ask sends req and waits for its response. A refusal, a limit or a
@@ -30,6 +32,7 @@ func Dial(ctx context.Context, path string) (*Client, error) {
 func (cl *Client) Ask(ctx context.Context, req Request) (Response, error) {
 	stop := context.AfterFunc(ctx, func() { cl.c.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
+	req.Token = cl.token
 	if err := writeLine(cl.c, req); err != nil {
 		return Response{}, cl.fail(ctx, err)
 	}

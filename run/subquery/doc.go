@@ -10,8 +10,10 @@
 //
 // Who may connect: the socket lives in a directory only the run's user
 // can enter (0700), and on Linux the server checks the peer's process
-// (SO_PEERCRED) against [Server.Authorize], which the runner sets to "a
-// descendant of this process, and not of a sub-query in flight" (depth 1).
+// (SO_PEERCRED): a descendant of this process, and not of a sub-query in
+// flight (depth 1). Every request must also carry the server's token
+// ([Server.Token], passed as [TokenEnv] to the commands that may ask
+// only), which keeps out the run's other descendants.
 //
 // The package knows nothing of the runner, the model client or the
 // policy: the runner hands the server a [Handler].

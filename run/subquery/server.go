@@ -1,6 +1,8 @@
 package subquery
 
 import (
+	"crypto/rand"
+	"crypto/subtle"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +25,7 @@ type Server struct {
 	path    string
 	owner   int    // the process whose descendants may connect
 	tmpDir  string // a directory Listen made for the socket; Close removes it
+	token   string // every request must carry it
 	handler Handler
 
 	mu       sync.Mutex
@@ -65,12 +68,20 @@ func Listen(dir string, h Handler) (*Server, error) {
 		}
 		return nil, fmt.Errorf("subquery: listen: %w", err)
 	}
-	return &Server{ln: ln, path: path, owner: os.Getpid(), tmpDir: tmp, handler: h,
+	return &Server{ln: ln, path: path, owner: os.Getpid(), tmpDir: tmp, token: rand.Text(), handler: h,
 		inflight: map[int]int{}, conns: map[net.Conn]struct{}{}}, nil
 }
 
 // Path returns the socket's path, for [SocketEnv].
 func (s *Server) Path() string { return s.path }
+
+// Token returns the token every request must carry, for [TokenEnv]: 26
+// random base32 characters, made by Listen.
+func (s *Server) Token() string { return s.token }
+
+// errNoToken refuses a request without the run's token.
+var errNoToken = &Error{Code: CodeRefused, Message: "refused: the request does not carry the run's token (" + TokenEnv +
+	"): only the commands of the run's bash tool may ask"}
 
 // Serve accepts connections until ctx ends or Close is called; it
 // returns when the listener is closed. Requests still being handled when
@@ -172,9 +183,13 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
 		}
 	}()
 	for req := range reqs {
-		s.enter(pid)
-		resp := s.handler(ctx, pid, req)
-		s.leave(pid)
+		resp := Response{Error: errNoToken}
+		if subtle.ConstantTimeCompare([]byte(req.Token), []byte(s.token)) == 1 {
+			req.Token = ""
+			s.enter(pid)
+			resp = s.handler(ctx, pid, req)
+			s.leave(pid)
+		}
 		if writeLine(c, resp) != nil {
 			return
 		}

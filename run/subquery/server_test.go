@@ -18,7 +18,7 @@ const helperEnv = "SUBQUERY_TEST_HELPER_SOCKET"
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(helperEnv); path != "" {
-		cl, err := Dial(context.Background(), path)
+		cl, err := Dial(context.Background(), path, os.Getenv(TokenEnv))
 		if err != nil {
 			fmt.Println(err)
 			os.Exit(1)
@@ -55,7 +55,7 @@ func TestRoundTripInOrder(t *testing.T) {
 	if fi, err := os.Stat(s.Path()); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("socket mode: %v %v", fi, err)
 	}
-	cl, err := Dial(context.Background(), s.Path())
+	cl, err := Dial(context.Background(), s.Path(), s.Token())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestClientGoneCancelsRequest(t *testing.T) {
 		}
 		return Response{}
 	})
-	cl, err := Dial(context.Background(), s.Path())
+	cl, err := Dial(context.Background(), s.Path(), s.Token())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestNestedRefused(t *testing.T) {
 		}
 		return Response{Text: "ok " + req.Prompt}
 	})
-	cl, err := Dial(context.Background(), s.Path())
+	cl, err := Dial(context.Background(), s.Path(), s.Token())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestNestedRefused(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	resp := runHelper(t, s.Path())
+	resp := runHelper(t, s)
 	if resp.Error == nil || resp.Error.Code != CodeRefused || !strings.Contains(resp.Error.Message, "depth 1") {
 		t.Fatalf("a child of a client with a sub-query in flight got %+v, want refused (depth 1)", resp)
 	}
@@ -140,7 +140,7 @@ func TestNestedRefused(t *testing.T) {
 		t.Fatalf("held request: %+v", r)
 	}
 	// With nothing in flight, the same child is a plain descendant.
-	if resp := runHelper(t, s.Path()); resp.Error != nil || resp.Text != "ok from the helper" {
+	if resp := runHelper(t, s); resp.Error != nil || resp.Text != "ok from the helper" {
 		t.Fatalf("a descendant with nothing in flight: %+v", resp)
 	}
 }
@@ -158,16 +158,16 @@ func TestNonDescendantRefused(t *testing.T) {
 	s.owner = 1 << 30 // a pid no process has: nobody descends from it
 	go s.Serve(context.Background())
 	defer s.Close()
-	resp := runHelper(t, s.Path())
+	resp := runHelper(t, s)
 	if resp.Error == nil || !strings.Contains(resp.Error.Message, "not a descendant") {
 		t.Fatalf("got %+v, want refused: not a descendant", resp)
 	}
 }
 
-func runHelper(t *testing.T, path string) Response {
+func runHelper(t *testing.T, s *Server) Response {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+path)
+	cmd.Env = append(os.Environ(), helperEnv+"="+s.Path(), TokenEnv+"="+s.Token())
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("helper: %v: %s", err, out)
@@ -189,5 +189,44 @@ func TestParentPID(t *testing.T) {
 	}
 	if len(chain) < 2 || chain[1] != os.Getppid() {
 		t.Fatalf("ancestors(%d) = %v, want the parent %d next", os.Getpid(), chain, os.Getppid())
+	}
+}
+
+// A request without the run's token, or with another, is refused and
+// never reaches the handler; the token itself never reaches it either.
+func TestTokenRequired(t *testing.T) {
+	t.Parallel()
+	var asked []Request
+	s := startServer(t, func(_ context.Context, _ int, req Request) Response {
+		asked = append(asked, req)
+		return Response{Text: "answered"}
+	})
+	if len(s.Token()) < 20 {
+		t.Fatalf("token %q: too short to guess at", s.Token())
+	}
+	for _, token := range []string{"", "not-the-token", s.Token() + "x"} {
+		cl, err := Dial(context.Background(), s.Path(), token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := cl.Ask(context.Background(), Request{Prompt: "q"})
+		cl.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Error == nil || resp.Error.Code != CodeRefused || !strings.Contains(resp.Error.Message, TokenEnv) {
+			t.Fatalf("token %q: %+v, want refused naming %s", token, resp, TokenEnv)
+		}
+	}
+	cl, err := Dial(context.Background(), s.Path(), s.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if resp, err := cl.Ask(context.Background(), Request{Prompt: "q"}); err != nil || resp.Text != "answered" {
+		t.Fatalf("with the token: %+v, %v", resp, err)
+	}
+	if len(asked) != 1 || asked[0].Token != "" {
+		t.Fatalf("the handler got %+v, want one request without its token", asked)
 	}
 }

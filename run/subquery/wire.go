@@ -12,6 +12,13 @@ import (
 // to the commands of a run.
 const SocketEnv = "RUBICHAN_QUERY_SOCKET"
 
+// TokenEnv is the environment variable that carries the run's token to
+// the same commands: every request must carry it ([Request.Token]), so a
+// process that finds the socket (it descends from the run, and shares its
+// temporary directory) but was not given the variable — a hook, the
+// --verify command, an MCP server — is refused.
+const TokenEnv = "RUBICHAN_QUERY_TOKEN"
+
 // MaxLine bounds one request or response line: a sub-query's material
 // must fit a model's context window, far below it.
 const MaxLine = 32 << 20
@@ -28,6 +35,7 @@ type Request struct {
 	Model     string `json:"model,omitempty"`      // "" for the run's sub-model
 	MaxTokens int    `json:"max_tokens,omitempty"` // 0 for the default
 	System    string `json:"system,omitempty"`
+	Token     string `json:"token,omitempty"` // the run's, from [TokenEnv]
 }
 
 // Usage counts the tokens of one sub-query.
