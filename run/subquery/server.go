@@ -1,9 +1,9 @@
 package subquery
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
-	"context"
 	"errors"
 	"fmt"
 	"net"
