@@ -71,11 +71,26 @@ func Approvable(r Result) bool {
 	return err == nil && r.Decision == Ask
 }
 
+// SessionFacts lists what an answer "always" to r would record with
+// [Session.Approve], or "deny always" with [Session.DenyAlways]: each fact
+// of r that needs approval, once, in order. A compound command gives one
+// fact a part, each then answered on its own: approving `make && make
+// test` also allows a later `make` alone. It is nil when r cannot be
+// answered for the session (see [Approvable]).
+func SessionFacts(r Result) []Fact {
+	facts, err := askFacts(r)
+	if err != nil || r.Decision != Ask {
+		return nil
+	}
+	return facts
+}
+
 func askFacts(r Result) ([]Fact, error) {
 	if r.Decision == Deny {
 		return nil, fmt.Errorf("%w: the call is denied (%s)", ErrNotApprovable, r.Fact)
 	}
 	var facts []Fact
+	seen := map[string]bool{}
 	for _, f := range r.Facts {
 		if f.Decision != Ask {
 			continue
@@ -83,7 +98,10 @@ func askFacts(r Result) ([]Fact, error) {
 		if !f.exact || f.Kind == FactOpaque {
 			return nil, fmt.Errorf("%w: %s is not exact", ErrNotApprovable, f)
 		}
-		facts = append(facts, f)
+		if k := factKey(f); !seen[k] {
+			seen[k] = true
+			facts = append(facts, f)
+		}
 	}
 	return facts, nil
 }

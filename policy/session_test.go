@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -186,5 +187,69 @@ paths = ["src/**"]
 		if got[i] != want[i] {
 			t.Errorf("RuleLines()[%d] = %q, want %q", i, got[i], want[i])
 		}
+	}
+}
+
+// SessionFacts lists what "always" records: each asked part of a compound
+// command on its own, once, and nothing for what cannot be answered so.
+func TestSessionFacts(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("s.toml", []byte(`
+[defaults]
+decision = "ask"
+[[rule]]
+id = "ok"
+tool = "shell"
+decision = "allow"
+commands = ["ls"]
+[[rule]]
+id = "no-rm"
+tool = "shell"
+decision = "deny"
+commands = ["rm *"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shell := func(cmd string) Action { return Action{Class: ClassShell, Command: cmd} }
+	for cmd, want := range map[string][]string{
+		"echo one":                           {"command: echo one"},
+		"echo one && echo two":               {"command: echo one", "command: echo two"},
+		"echo one; ls; echo one || echo two": {"command: echo one", "command: echo two"},
+		"ls":                                 nil,
+		"echo $(id)":                         nil,
+		"echo one; rm x":                     nil,
+	} {
+		var got []string
+		for _, f := range SessionFacts(p.Decide(shell(cmd))) {
+			got = append(got, f.String())
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("SessionFacts(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+	// A fact twice in a result is listed once, as it is recorded once.
+	twice := Fact{Kind: FactCommand, Value: "make", Decision: Ask, exact: true}
+	if got := SessionFacts(Result{Decision: Ask, Facts: []Fact{twice, twice}}); len(got) != 1 {
+		t.Errorf("a fact twice: listed %v", got)
+	}
+	// What it lists is what Approve records, and all Approve records.
+	s := p.NewSession()
+	r := s.Decide(shell("echo one && echo two"))
+	facts := SessionFacts(r)
+	if err := s.Approve(r); err != nil {
+		t.Fatal(err)
+	}
+	rules := s.Rules()
+	if len(rules) != len(facts) {
+		t.Fatalf("Approve recorded %v, SessionFacts listed %v", rules, facts)
+	}
+	for i, f := range facts {
+		if rules[i].Kind != f.Kind || rules[i].Value != f.Value {
+			t.Errorf("recorded %s, listed %s", rules[i], f)
+		}
+	}
+	if r := s.Decide(shell("echo two")); r.Decision != Allow || r.Rule != RuleSession {
+		t.Errorf("a part approved through the compound: %s by %s", r.Decision, r.Rule)
 	}
 }

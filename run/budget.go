@@ -19,9 +19,13 @@ type Budget struct {
 	mu        sync.Mutex
 	maxTokens int64
 	maxCost   float64
-	model     string
-	price     config.Price
-	priced    bool
+	// model, price and priced are those of the model requests are made
+	// to now (see [Budget.SetModel]); models keeps each model's spend.
+	model  string
+	price  config.Price
+	priced bool
+	prices map[string]config.Price
+	models []modelSpend
 
 	spent    llm.Usage
 	last     llm.Usage
@@ -35,8 +39,9 @@ type Budget struct {
 // is a usage error (exit 2): a cap that cannot be enforced must not look
 // like one.
 func newBudget(limits config.Limits, model string, prices map[string]config.Price) (*Budget, error) {
-	b := &Budget{maxTokens: limits.MaxTokensTotal, maxCost: limits.MaxCost, model: model}
+	b := &Budget{maxTokens: limits.MaxTokensTotal, maxCost: limits.MaxCost, model: model, prices: prices}
 	b.price, _, b.priced = config.LookupPrice(prices, model)
+	b.current()
 	if b.maxCost > 0 && !b.priced {
 		return nil, usageError{&budgetError{Limit: "max_cost", Max: b.maxCost, Model: model}}
 	}
@@ -114,9 +119,8 @@ func (b *Budget) AfterRequest(u llm.Usage) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.spent = b.spent.Add(u)
+	b.add(u, true)
 	b.last = u
-	b.requests++
 	return b.check(llm.Usage{})
 }
 
@@ -134,7 +138,7 @@ func (b *Budget) AfterFailedAttempt(u llm.Usage) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.spent = b.spent.Add(u)
+	b.add(u, false)
 	return b.check(maxUsage(b.last, u))
 }
 
@@ -165,7 +169,8 @@ func (b *Budget) checkPlus(next llm.Usage, extraTokens int64, extraCost float64)
 		}
 	}
 	if b.maxCost > 0 && b.priced {
-		spent := priceCost(b.price, b.spent) + b.sub.cost + b.sub.reservedCost
+		own, _ := b.spentCost()
+		spent := own + b.sub.cost + b.sub.reservedCost
 		total := spent + priceCost(b.price, next) + extraCost
 		// A relative epsilon keeps float rounding from stopping a run that
 		// lands exactly on its cap.
@@ -186,6 +191,9 @@ func (b *Budget) limitErr(limit string, spent, total, max float64) error {
 
 // Spent returns the usage counted so far, the sub-queries' included.
 func (b *Budget) Spent() llm.Usage {
+	if b == nil {
+		return llm.Usage{}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.spent.Add(b.sub.usage)
@@ -193,31 +201,43 @@ func (b *Budget) Spent() llm.Usage {
 
 // Requests returns the number of requests counted so far.
 func (b *Budget) Requests() int {
+	if b == nil {
+		return 0
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.requests
 }
 
-// Cost returns the USD cost so far, the sub-queries' included, and false
-// when the price of the model or of a sub-query's model is not known.
+// Cost returns the USD cost so far, each model's requests at that model's
+// price and the sub-queries' included, and false when the price of a
+// model used (or, before any request, of the model) or of a sub-query's
+// model is not known.
 func (b *Budget) Cost() (float64, bool) {
-	if b == nil || !b.priced {
-		return 0, false
+	c, unknown := b.cost()
+	return c, unknown == ""
+}
+
+// cost is [Budget.Cost] with, when the cost is unknown, why.
+func (b *Budget) cost() (float64, string) {
+	if b == nil {
+		return 0, "cost unknown"
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.sub.unpriced {
-		return 0, false
+	own, unpriced := b.spentCost()
+	if len(unpriced) > 0 || b.sub.unpriced {
+		return 0, unknownCost(unpriced)
 	}
-	return priceCost(b.price, b.spent) + b.sub.cost, true
+	return own + b.sub.cost, ""
 }
 
 // CostSummary formats the cost for the closing summary line: "$0.0123", or
-// "cost unknown" when the model has no price.
+// "cost unknown" naming the models without a price.
 func (b *Budget) CostSummary() string {
-	c, ok := b.Cost()
-	if !ok {
-		return "cost unknown (no price for " + b.model + ")"
+	c, unknown := b.cost()
+	if unknown != "" {
+		return unknown
 	}
 	return formatUSD(c)
 }
@@ -244,10 +264,15 @@ func priceCost(p config.Price, u llm.Usage) float64 {
 		float64(u.CacheCreationTokens)*p.CacheWrite) / 1e6
 }
 
-// RequestCost returns the USD cost of one request's usage, and false when
-// the model's price is not known.
+// RequestCost returns the USD cost of one request's usage at the price of
+// the model requests are made to now, and false when it is not known.
 func (b *Budget) RequestCost(u llm.Usage) (float64, bool) {
-	if b == nil || !b.priced {
+	if b == nil {
+		return 0, false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.priced {
 		return 0, false
 	}
 	return priceCost(b.price, u), true

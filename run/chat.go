@@ -133,13 +133,22 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer st.close()
 	c := newChat(cfg, env, st, in, stdout, stderr, person)
 	defer c.close()
-	return c.run(ctx)
+	err = c.run(ctx)
+	c.endChat(err)
+	return err
 }
 
-// chatEnd is how a chat ended: the input ended, /quit, or Ctrl-C twice.
-var errChatEnd = errors.New("chat ended")
+// errChatEnd is how a chat ends at the end of its input (a pipe's end,
+// Ctrl-D) or at /quit; errChatQuit is a second Ctrl-C, which also drops
+// a message being typed.
+var (
+	errChatEnd  = errors.New("chat ended")
+	errChatQuit = errors.New("chat quit")
+)
 
-// run reads and runs lines until the chat ends.
+// run reads and runs lines until the chat ends. A message the input's end
+// cut short (inside a block) is still run; one a second Ctrl-C cut short
+// is dropped.
 func (c *chat) run(ctx context.Context) error {
 	intr, release := c.env.interrupts.claim()
 	defer release()
@@ -149,27 +158,33 @@ func (c *chat) run(ctx context.Context) error {
 	}
 	for ctx.Err() == nil {
 		msg, err := c.readMessage(ctx)
-		if errors.Is(err, errChatEnd) {
+		if errors.Is(err, errChatQuit) {
 			break
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, errChatEnd) {
 			return err
 		}
-		if strings.TrimSpace(msg) == "" {
-			continue
+		if c.handle(ctx, msg) || err != nil {
+			break
 		}
-		if strings.HasPrefix(msg, "/") && !strings.Contains(strings.TrimSpace(msg), "\n") {
-			if c.command(ctx, strings.TrimSpace(msg)) {
-				break
-			}
-			continue
-		}
-		c.runLine(ctx, msg)
 	}
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
 	return c.lastErr
+}
+
+// handle runs one message, or the command it is; it reports whether the
+// chat ends (/quit).
+func (c *chat) handle(ctx context.Context, msg string) bool {
+	switch {
+	case strings.TrimSpace(msg) == "":
+		return false
+	case strings.HasPrefix(msg, "/") && !strings.Contains(strings.TrimSpace(msg), "\n"):
+		return c.command(ctx, strings.TrimSpace(msg))
+	}
+	c.runLine(ctx, msg)
+	return false
 }
 
 // note writes a line of the chat's own on stderr (the commands' output).

@@ -74,6 +74,7 @@ func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects,
 	prompt, choices := "allow? [y]es / [n]o › ", "y or n"
 	if always {
 		prompt, choices = "allow? [y]es / [n]o / [a]lways this exact one / [d]eny always › ", "y, n, a or d"
+		a.printSessionFacts(v.result)
 	}
 	for {
 		fmt.Fprint(a.out, prompt)
@@ -97,6 +98,20 @@ func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects,
 			}
 		}
 		fmt.Fprintf(a.out, "  answer %s, then Enter\n", choices)
+	}
+}
+
+// printSessionFacts says what "always" and "deny always" would record
+// when that is more than the one fact shown: each part of a compound
+// command, answered on its own for the rest of the chat.
+func (a *ttyAsker) printSessionFacts(r policy.Result) {
+	facts := policy.SessionFacts(r)
+	if len(facts) < 2 {
+		return
+	}
+	fmt.Fprintln(a.out, "  always allows each of these on its own (deny always denies each):")
+	for _, f := range facts {
+		fmt.Fprintf(a.out, "    %s\n", clip(f.String(), 300))
 	}
 }
 

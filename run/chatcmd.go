@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
@@ -99,6 +100,7 @@ func (c *chat) setModel(name string) {
 	cfg.Model = name
 	l.cfg.Model = name
 	l.cfg.Compact = compactSettings(cfg, c.st.sinks.emit)
+	c.st.budget.SetModel(name)
 	c.note("model: %s", name)
 }
 
@@ -144,12 +146,35 @@ func (c *chat) policy() {
 	}
 }
 
-// cost shows the chat's tokens and cost so far, against its caps.
+// cost shows the chat's tokens and cost so far; when it used more than
+// one model (/model), what each spent, at its own price.
 func (c *chat) cost() {
 	b := c.st.budget
 	u := b.Spent()
-	c.note("tokens: %s in, %s out (%d requests); cost %s", formatTokens(int64(u.InputTokens+u.CacheCreationTokens+u.CacheReadTokens)),
+	c.note("tokens: %s in, %s out (%d requests); cost %s", formatTokens(inTokens(u)),
 		formatTokens(int64(u.OutputTokens)), b.Requests(), b.CostSummary())
+	models := b.ByModel()
+	if len(models) < 2 {
+		return
+	}
+	c.note("each run priced at the model it used:")
+	for _, m := range models {
+		cost := "cost unknown (no price)"
+		if m.CostKnown {
+			cost = "cost " + formatUSD(m.CostUSD)
+		}
+		c.note("  %s: %s in, %s out (%d requests); %s", m.Model, formatTokens(inTokens(m.Usage)),
+			formatTokens(int64(m.Usage.OutputTokens)), m.Requests, cost)
+	}
+	if n, su := b.subTotals(); n > 0 {
+		c.note("  sub-queries: %s in, %s out (%d, each at its own model's price)", formatTokens(inTokens(su)),
+			formatTokens(int64(su.OutputTokens)), n)
+	}
+}
+
+// inTokens counts the input tokens of u, cached ones included.
+func inTokens(u llm.Usage) int64 {
+	return int64(u.InputTokens + u.CacheCreationTokens + u.CacheReadTokens)
 }
 
 // session names the session log.

@@ -217,8 +217,9 @@ func (c *ctrlCReader) Read(p []byte) (int, error) {
 }
 
 // readLine waits for a line, handling Ctrl-C at the prompt: the first
-// prints a hint, a second one ends the chat (errChatEnd, status 0), as do
-// Ctrl-D and the end of the input.
+// prints a hint, a second one quits the chat (errChatQuit, status 0).
+// Ctrl-D and the end of the input end it too (errChatEnd), but what a
+// message had so far is still sent then.
 func (c *chat) readLine(ctx context.Context, prompt string) (lineResult, error) {
 	interrupts := 0
 	atPrompt := func() bool {
@@ -227,7 +228,11 @@ func (c *chat) readLine(ctx context.Context, prompt string) (lineResult, error) 
 			c.lastErr = nil
 			return true
 		}
-		c.note("(press Ctrl-C again or Ctrl-D to quit)")
+		if prompt == promptMore {
+			c.note("(press Ctrl-C again to quit without sending; Ctrl-D sends what you typed)")
+		} else {
+			c.note("(press Ctrl-C again or Ctrl-D to quit)")
+		}
 		return false
 	}
 	for {
@@ -237,7 +242,7 @@ func (c *chat) readLine(ctx context.Context, prompt string) (lineResult, error) 
 			switch {
 			case errors.Is(r.err, errCtrlC):
 				if atPrompt() {
-					return r, errChatEnd
+					return r, errChatQuit
 				}
 				continue
 			case r.err == io.EOF:
@@ -246,7 +251,7 @@ func (c *chat) readLine(ctx context.Context, prompt string) (lineResult, error) 
 			return r, r.err
 		case <-c.intr:
 			if atPrompt() {
-				return lineResult{}, errChatEnd
+				return lineResult{}, errChatQuit
 			}
 		case <-ctx.Done():
 			return lineResult{}, context.Cause(ctx)
@@ -256,7 +261,9 @@ func (c *chat) readLine(ctx context.Context, prompt string) (lineResult, error) 
 
 // readMessage reads one message: a line; a line ending in \ and the ones
 // that go on from it; a block between two """ lines; or a pasted block
-// with the line typed after it.
+// with the line typed after it. When the input ends inside one, what came
+// is returned with errChatEnd; a second Ctrl-C returns errChatQuit and
+// no message.
 func (c *chat) readMessage(ctx context.Context) (string, error) {
 	r, err := c.readLine(ctx, promptMain)
 	if err != nil {
@@ -286,10 +293,12 @@ func (c *chat) readMessage(ctx context.Context) (string, error) {
 		lines = append(lines, r.line)
 	}
 	if err != nil && !errors.Is(err, errChatEnd) {
+		// A second Ctrl-C inside a block quits: nothing is sent.
 		return "", err
 	}
-	// The input may end inside a block: what came is still the message.
-	return strings.Join(lines, "\n"), nil
+	// The input may end inside a block (the end of a pipe, Ctrl-D):
+	// what came is still the message, and the chat ends after it.
+	return strings.Join(lines, "\n"), err
 }
 
 // historyPath is $XDG_STATE_HOME/rubichan/history, or

@@ -114,17 +114,39 @@ func (c *chat) runLine(ctx context.Context, text string) {
 func (c *chat) endRun(err error) {
 	c.runs++
 	c.runNo++
+	err, code := chatOutcome(err)
+	if js := c.st.sinks.js; js != nil {
+		js.endRun(err, code)
+	}
+	c.st.sess.reopen()
+	c.lastErr = err
+}
+
+// chatOutcome is err with its exit code, a signal (Ctrl-C, SIGTERM) as
+// the status it ends the process with.
+func chatOutcome(err error) (error, int) {
 	code := exitCode(err)
 	var sig SignalError
 	if errors.As(err, &sig) {
 		code = sig.ExitCode()
 		err = reportedError{exitError{code: code, err: sig}}
 	}
-	if js := c.st.sinks.js; js != nil {
-		js.endRun(err, code)
+	return err, code
+}
+
+// endChat writes, with --output json or stream-json, the result of a chat
+// that made no run (its input ended at once, or held only commands), so
+// that every stream ends with a result: no turns, the chat's exit code,
+// and the usage and cost of what it spent outside runs (a /compact).
+func (c *chat) endChat(err error) {
+	js := c.st.sinks.js
+	if js == nil || c.runs > 0 {
+		return
 	}
-	c.st.sess.reopen()
-	c.lastErr = err
+	err, code := chatOutcome(err)
+	cost, known := c.st.budget.Cost()
+	sum := &Summary{ExitCode: code, Usage: c.st.budget.Spent(), CostUSD: cost, CostKnown: known}
+	js.finishWith(sum, err, code)
 }
 
 // header is the session's "run" line of a run after the first.
@@ -160,6 +182,17 @@ func (s *sessionLog) reopen() {
 	if s != nil {
 		s.ended = false
 	}
+}
+
+// finishWith is [jsonSink.finish] with sum as the tally, for a result
+// no run's closing event gave one to.
+func (s *jsonSink) finishWith(sum *Summary, err error, code int) {
+	s.mu.Lock()
+	if !s.finished {
+		s.sum = sum
+	}
+	s.mu.Unlock()
+	s.finish(err, code)
 }
 
 // endRun writes the result of one run of a chat and starts the next:

@@ -213,6 +213,6 @@ func (b *Budget) afterSideRequest(u llm.Usage) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.spent = b.spent.Add(u)
+	b.add(u, false)
 	return b.check(llm.Usage{})
 }

@@ -270,7 +270,9 @@ type ResultError struct {
 	Retryable bool `json:"retryable"`
 }
 
-// Result is always the last event of a run, whatever ended it.
+// Result is always the last event of a run, whatever ended it. In line
+// mode each run ends with its own; a chat that made no run ends with one
+// too (no turns, the chat's exit code).
 type Result struct {
 	Status       string       `json:"status"` // one of the Status constants
 	ExitCode     int          `json:"exit_code"`
