@@ -219,6 +219,17 @@ func (u Usage) Add(v Usage) Usage {
 	}
 }
 
+// Minus returns the field-wise difference u - v.
+func (u Usage) Minus(v Usage) Usage {
+	return Usage{
+		InputTokens:         u.InputTokens - v.InputTokens,
+		OutputTokens:        u.OutputTokens - v.OutputTokens,
+		CacheCreationTokens: u.CacheCreationTokens - v.CacheCreationTokens,
+		CacheReadTokens:     u.CacheReadTokens - v.CacheReadTokens,
+		ReasoningTokens:     u.ReasoningTokens - v.ReasoningTokens,
+	}
+}
+
 // Total returns the number of all tokens counted.
 func (u Usage) Total() int {
 	return u.InputTokens + u.OutputTokens + u.CacheCreationTokens + u.CacheReadTokens

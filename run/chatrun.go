@@ -162,6 +162,16 @@ func (c *chat) header(start time.Time, prompt string) sessionHeader {
 func (l *loop) newRun() {
 	l.turns, l.toolCalls, l.denials = 0, 0, 0
 	l.usage, l.pending = llm.Usage{}, nil
+	l.before.cost, _ = l.cfg.Budget.Cost()
+	l.before.subs, l.before.subUsage = l.cfg.Budget.subTotals()
+}
+
+// runBase is what a chat had spent when a run began: the run's summary
+// and result count from there (the caps count the whole chat).
+type runBase struct {
+	cost     float64
+	subs     int
+	subUsage llm.Usage
 }
 
 // nextRun starts the lines of the next run of a chat in the same session:

@@ -83,6 +83,7 @@ type loop struct {
 	toolCalls int
 	denials   int
 	pending   []session.Pending // the calls a deferred run leaves for a person
+	before    runBase           // what a chat's earlier runs spent, which this run's summary leaves out
 
 	est         *tokenEstimator
 	compactions int
@@ -384,10 +385,12 @@ func (l *loop) requestError(ctx context.Context, err error) error {
 	return exitError{code: exitProvider, err: fmt.Errorf("model request failed: %w", err)}
 }
 
-// summary is the closing tally of the run.
+// summary is the closing tally of the run: in a chat, of this run only
+// (its cost and sub-queries less what the chat spent before it).
 func (l *loop) summary(start time.Time, code int) *Summary {
 	cost, known := l.cfg.Budget.Cost()
 	subs, subUsage := l.cfg.Budget.subTotals()
+	cost, subs, subUsage = cost-l.before.cost, subs-l.before.subs, subUsage.Minus(l.before.subUsage)
 	usage := l.usage.Add(subUsage)
 	return &Summary{
 		Subqueries:   subs,
