@@ -132,8 +132,10 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	}
 	defer st.close()
 	c := newChat(cfg, env, st, in, stdout, stderr, person)
-	defer c.close()
 	err = c.run(ctx)
+	if cerr := c.close(); err == nil {
+		err = cerr // the cassette could not be written
+	}
 	c.endChat(err)
 	return err
 }

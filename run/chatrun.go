@@ -63,14 +63,16 @@ func newChat(cfg execConfig, env environment, st *runStack, in *lineInput, stdou
 	return c
 }
 
-// close ends the chat: the traffic's cassette, the terminal.
-func (c *chat) close() {
+// close ends the chat: the traffic's cassette, the terminal. It returns
+// the cassette's error, already shown, for the exit code.
+func (c *chat) close() error {
+	defer c.ask.close()
 	notice := func(s string) { c.st.sinks.emit(Event{Kind: EventNotice, Text: s}) }
-	if err := c.st.tr.finish(nil, notice); err != nil && c.lastErr == nil {
+	if err := c.st.tr.finish(nil, notice); err != nil {
 		c.note("rubichan: %v", err)
-		c.lastErr = reportedError{err}
+		return reportedError{err}
 	}
-	c.ask.close()
+	return nil
 }
 
 // runLine takes one line to the end of its run, as exec takes its prompt:
