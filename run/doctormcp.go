@@ -27,8 +27,14 @@ func checkMCP(ctx context.Context, st *doctorState) []doctorCheck {
 	if len(servers) == 0 {
 		return nil
 	}
+	cfg := execConfig{Settings: st.lc}
+	rt, closeTools, err := probeTools(cfg, st.env, dir)
+	if err != nil {
+		return []doctorCheck{{Status: checkProblem, Detail: err.Error(), Fix: "see the sandbox step above"}}
+	}
+	defer closeTools()
 	var out []doctorCheck
-	for _, s := range mcp.Probe(ctx, servers, mcpOptions(execConfig{Settings: st.lc}, st.env, dir, runTools{})) {
+	for _, s := range mcp.Probe(ctx, servers, mcpOptions(cfg, st.env, dir, rt)) {
 		if s.State == mcp.StateReady {
 			out = append(out, doctorCheck{Status: checkOK, Detail: fmt.Sprintf("%s: ready (%s), %d tools", s.Name, s.Transport, len(s.Tools))})
 			continue

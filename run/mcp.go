@@ -14,6 +14,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/urfave/cli/v2"
 )
@@ -126,6 +127,29 @@ func mcpOptions(cfg execConfig, env environment, root string, rt runTools) mcp.O
 		}
 	}
 	return opts
+}
+
+// probeTools is what `rubichan mcp list` and `rubichan doctor` start the
+// MCP servers with: the sandbox and the reaper a run's would have, so that
+// a server's command (a trusted .mcp.json's among them) runs as confined
+// as in a run, and what it leaves behind is ended. close stops both and
+// removes the private temporary directory.
+func probeTools(cfg execConfig, env environment, root string) (rt runTools, close func(), err error) {
+	box, err := startSandbox(cfg, env, func(string) {})
+	if err != nil {
+		return runTools{}, nil, err
+	}
+	tmp, err := runTempDir()
+	if err != nil {
+		return runTools{}, nil, fmt.Errorf("temporary directory: %w", err)
+	}
+	rt = runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper()}
+	rt.box = toolkit.NewSandbox(sandboxConfig(box, cfg.shellSettings(), env), root, tmp, rt.reaper)
+	return rt, func() {
+		rt.box.Close()
+		rt.reaper.Sweep()
+		os.RemoveAll(tmp)
+	}, nil
 }
 
 // errMCPRequired is the cause of a run stopped by a required server.

@@ -81,7 +81,13 @@ func runMCPList(c *cli.Context, env environment) error {
 	if err != nil {
 		return err
 	}
-	opts := mcpOptions(execConfig{Settings: lc}, env, dir, runTools{})
+	cfg := execConfig{Settings: lc}
+	rt, closeTools, err := probeTools(cfg, env, dir)
+	if err != nil {
+		return err
+	}
+	defer closeTools()
+	opts := mcpOptions(cfg, env, dir, rt)
 	out := mcpListJSON{Servers: []mcpServerJSON{}, OK: true}
 	for _, st := range mcp.Probe(c.Context, servers, opts) {
 		s := mcpServerJSON{Status: st, Tools: []mcpToolJSON{}}
