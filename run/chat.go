@@ -49,16 +49,35 @@ func chatCommand(stdin io.Reader, env environment) *cli.Command {
 				// are theirs to trust (DESIGN: workspace trust).
 				_ = c.Set("trust-workspace", "true")
 			}
+			in := firstPrompt(c, stdin, env, person)
 			cfg, err := configFromContext(c, env)
+			if err == nil {
+				err = cfg.checkChat()
+			}
 			if err != nil {
+				in.close()
 				return err
 			}
-			if err := cfg.checkChat(); err != nil {
-				return err
-			}
-			return runChat(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, person)
+			return runChat(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, person, in)
 		},
 	}
+}
+
+// firstPrompt shows the first prompt at once when a person will type the
+// first line (no prompt in the arguments, text output), and returns the
+// line input reading it: the configuration is read and the run's stack
+// opened while the person types, what they say meanwhile goes above the
+// prompt (c's error writer goes through the line editor from here on),
+// and the line waits for them. Otherwise it returns nil.
+func firstPrompt(c *cli.Context, stdin io.Reader, env environment, person bool) *lineInput {
+	if !person || c.String("output") != outputText || strings.TrimSpace(strings.Join(c.Args().Slice(), " ")) != "" {
+		return nil
+	}
+	in := newLineInput(stdin, c.App.ErrWriter, true, historyPath(env), nil)
+	c.App.ErrWriter = in.writer(c.App.ErrWriter)
+	in.next(promptMain)
+	runtime.Gosched() // let the read draw the prompt before the rest takes this thread
+	return in
 }
 
 // interactiveArgs turns `rubichan -i …` and `rubichan --interactive …`
@@ -97,7 +116,7 @@ func (cfg execConfig) checkChat() error {
 // session, tools, loop, as exec opens it), then a run per line until the
 // input ends, /quit, or a second Ctrl-C at the prompt. It returns the
 // last run's error, which gives the exit code.
-func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment, person bool) error {
+func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment, person bool, in *lineInput) error {
 	start := time.Now()
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -111,18 +130,15 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		cfg.OnAsk = "deny"
 	}
 	cfg.chat = true
-	in := newLineInput(stdin, stderr, person, historyPath(env), newRedactor(cfg.secrets(env)))
+	red := newRedactor(cfg.secrets(env))
+	if in == nil {
+		in = newLineInput(stdin, stderr, person, historyPath(env), red)
+	}
+	in.know(red)
 	defer in.close()
 	stderr = in.writer(stderr)
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stop)
 	defer sinks.close()
-	if person && cfg.Output == outputText && strings.TrimSpace(strings.Join(cfg.PromptArgs, " ")) == "" {
-		// The first prompt shows at once; the stack opens while the
-		// person types (what it says meanwhile goes above the prompt),
-		// and the line waits for it.
-		in.next(promptMain)
-		runtime.Gosched() // let the read draw the prompt before the stack takes this thread
-	}
 	st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start}, stdout, stderr, env, sinks)
 	if err != nil {
 		if js != nil {

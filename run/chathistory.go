@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -17,15 +18,27 @@ const historyMax = 1000
 // kept in a file of its own, mode 0600, one line per entry. A line that
 // looks like it holds a secret is neither kept nor written. Writing is an
 // append of one short line: typing never waits on the session log.
+//
+// The run's secrets may be known only after the line editor started (the
+// first prompt shows before the configuration is read): then a nil red
+// makes Add wait for [history.know].
 type history struct {
 	path    string // "": in memory only
 	red     *redactor
-	entries []string // oldest first
+	entries []string      // oldest first
+	known   chan struct{} // closed by know; nil when red was given
+	once    sync.Once
 }
 
-// loadHistory reads the last [historyMax] lines of the file at path.
+// loadHistory reads the last [historyMax] lines of the file at path. A
+// nil red is given later, by know.
 func loadHistory(path string, red *redactor) *history {
 	h := &history{path: path, red: red}
+	if red == nil {
+		h.known = make(chan struct{})
+	} else {
+		h.once.Do(func() {}) // known from the start: know does nothing
+	}
 	if path == "" {
 		return h
 	}
@@ -51,6 +64,9 @@ func loadHistory(path string, red *redactor) *history {
 // Add keeps line and appends it to the file, unless it is empty, repeats
 // the last line or looks secret.
 func (h *history) Add(line string) {
+	if h.known != nil {
+		<-h.known
+	}
 	if strings.TrimSpace(line) == "" || strings.ContainsAny(line, "\n\r") || secretLine(line, h.red) {
 		return
 	}
@@ -74,6 +90,24 @@ func (h *history) Add(line string) {
 	f.Chmod(0o600) // an older file made looser keeps no secret-free promise otherwise
 	f.WriteString(line + "\n")
 	f.Close()
+}
+
+// know gives the history the run's secrets (the redactor) when loadHistory
+// was not given them; with keep false (the chat ends before it knew them)
+// nothing is written to the file. Only the first call counts.
+func (h *history) know(red *redactor, keep bool) {
+	h.once.Do(func() {
+		if red == nil {
+			red = newRedactor(nil)
+		}
+		h.red = red
+		if !keep {
+			h.path = ""
+		}
+		if h.known != nil {
+			close(h.known)
+		}
+	})
 }
 
 // Len is the number of entries.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSecretLine(t *testing.T) {
@@ -31,7 +32,7 @@ func TestSecretLine(t *testing.T) {
 func TestHistoryFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "state", "rubichan", "history")
-	h := loadHistory(path, nil)
+	h := loadHistory(path, newRedactor(nil))
 	for _, l := range []string{"first", "", "export API_TOKEN=s3cr3t", "second", "second", "third"} {
 		h.Add(l)
 	}
@@ -52,7 +53,7 @@ func TestHistoryFile(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("history file mode %v, want 0600", fi.Mode().Perm())
 	}
-	again := loadHistory(path, nil)
+	again := loadHistory(path, newRedactor(nil))
 	if again.Len() != 3 || again.At(0) != "third" {
 		t.Errorf("reloaded: %d entries, newest %q", again.Len(), again.At(0))
 	}
@@ -79,5 +80,46 @@ func TestHistoryPath(t *testing.T) {
 		if got := historyPath(env(tc.vars)); got != tc.want {
 			t.Errorf("historyPath(%v) = %q, want %q", tc.vars, got, tc.want)
 		}
+	}
+}
+
+// A line entered before the run's secrets are known (the first prompt
+// shows before the configuration is read) waits for them: it is judged by
+// them, and a chat that ends before knowing them writes nothing.
+func TestHistoryWaitsForTheSecrets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "history")
+	h := loadHistory(path, nil)
+	added := make(chan struct{})
+	go func() {
+		h.Add("use sk-ant-later-known-secret-value please")
+		h.Add("a plain line")
+		close(added)
+	}()
+	select {
+	case <-added:
+		t.Fatal("a line was added before the secrets were known")
+	case <-time.After(50 * time.Millisecond):
+	}
+	h.know(newRedactor([]string{"later-known-secret-value"}), true)
+	select {
+	case <-added:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the lines waiting for the secrets were not added once they were known")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != "a plain line\n" {
+		t.Fatalf("history file %q, want the plain line alone", data)
+	}
+
+	gone := filepath.Join(t.TempDir(), "history")
+	h = loadHistory(gone, nil)
+	h.know(nil, false)
+	h.Add("typed as the chat failed to start")
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Fatalf("a chat that never knew its secrets wrote history: %v", err)
 	}
 }

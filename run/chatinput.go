@@ -55,6 +55,10 @@ type lineInput struct {
 	pending chan lineResult
 }
 
+// newLineInput reads stdin as a person's terminal (person) or as plain
+// lines. red is the run's secrets, which history lines must not hold;
+// when nil (the prompt shows before they are known), a line entered waits
+// for [lineInput.know].
 func newLineInput(stdin io.Reader, stderr io.Writer, person bool, histPath string, red *redactor) *lineInput {
 	in := &lineInput{}
 	f, isFile := stdin.(*os.File)
@@ -88,9 +92,10 @@ func (in *lineInput) newTerminal() {
 // stack that failed to open under the first prompt): the prompt is
 // erased then, so that what follows starts a clean line.
 func (in *lineInput) close() {
-	if in.plain != nil {
+	if in == nil || in.plain != nil {
 		return
 	}
+	in.hist.know(nil, false) // a chat that ended before knowing its secrets writes no history
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.closed = true
@@ -104,13 +109,20 @@ func (in *lineInput) close() {
 	}
 }
 
+// know gives the history the run's secrets, once they are known.
+func (in *lineInput) know(red *redactor) {
+	if in.hist != nil {
+		in.hist.know(red, true)
+	}
+}
+
 // writer returns w (the chat's stderr) for what the chat writes while a
 // line may be being typed: while the line editor has the terminal, a
 // write goes through it, which puts the text above the prompt and the
 // line typed so far and draws them again (in raw mode a bare newline
 // would not return the cursor). Otherwise it goes to w as it is.
 func (in *lineInput) writer(w io.Writer) io.Writer {
-	if in.plain != nil {
+	if pw, ok := w.(*promptWriter); in.plain != nil || ok && pw.in == in {
 		return w
 	}
 	return &promptWriter{in: in, w: w}
