@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Programs that create, change or remove the files their operands name:
@@ -120,7 +121,7 @@ func copyFindings(argv []word) []optFinding {
 }
 
 // modeRe matches a chmod mode written like an option (-w, -x, -rwx).
-var modeRe = regexp.MustCompile(`^[-+=][rwxXst]*$`)
+var modeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+=][rwxXst]*$`) })
 
 // modeFindings: chmod, chown and chgrp change every operand after the
 // mode or owner (none with --reference); -R changes everything beneath.
@@ -145,7 +146,7 @@ func modeFindings(argv []word) []optFinding {
 			if !strings.Contains(v, "=") {
 				i++
 			}
-		case name == "chmod" && modeRe.MatchString(v) && !skipped:
+		case name == "chmod" && modeRe().MatchString(v) && !skipped:
 			skipped = true // the mode
 		case strings.HasPrefix(v, "-") && len(v) > 1:
 			recursive = recursive || strings.Contains(v[1:], "R") && !strings.HasPrefix(v, "--")

@@ -90,7 +90,6 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 			"rubichan version\n" +
 			"rubichan help [COMMAND]",
 		Description: appDescription,
-		Version:     readBuildInfo().String(),
 		// -v is --verbose under exec; the version has its long flag only
 		// (and the version command), so -v never means two things.
 		HideVersion:          true,
@@ -170,7 +169,7 @@ func versionCommand() *cli.Command {
 
 // printVersion prints the line of `rubichan version` and `--version`.
 func printVersion(c *cli.Context) error {
-	if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, c.App.Version); err != nil {
+	if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, readBuildInfo()); err != nil {
 		return stdoutError{err}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
@@ -24,8 +25,9 @@ type buildInfo struct {
 
 // pseudoVersionRE matches the pseudo-versions the go command stamps on a
 // build from a VCS checkout (v0.0.0-20261123203219-1a2b3c4d5e6f): they
-// say no more than the commit does.
-var pseudoVersionRE = regexp.MustCompile(`-(0\.)?\d{14}-[0-9a-f]{12}`)
+// say no more than the commit does. (Compiled at its first use: most
+// starts never need it.)
+var pseudoVersionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-(0\.)?\d{14}-[0-9a-f]{12}`) })
 
 // readBuildInfo returns the running binary's build information.
 func readBuildInfo() buildInfo {
@@ -43,7 +45,7 @@ func parseBuildInfo(v string, bi *debug.BuildInfo) buildInfo {
 	}
 	b.Go = bi.GoVersion
 	mv := strings.TrimSuffix(bi.Main.Version, "+dirty")
-	if b.Version == "dev" && mv != "" && mv != "(devel)" && !pseudoVersionRE.MatchString(mv) {
+	if b.Version == "dev" && mv != "" && mv != "(devel)" && !pseudoVersionRE().MatchString(mv) {
 		b.Version = mv
 	}
 	for _, s := range bi.Settings {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // volatileKeys are object keys whose values differ between a recording
@@ -19,7 +20,7 @@ var volatileKeys = []string{"id", "tool_use_id", "tool_call_id", "call_id", "met
 
 // spillRE matches the path of a spilled standard input, whose directory
 // name is random.
-var spillRE = regexp.MustCompile(`[^\s"'<>=]*rubichan-stdin-[0-9]+`)
+var spillRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^\s"'<>=]*rubichan-stdin-[0-9]+`) })
 
 // Compare compares a recorded request body with the body sent in a
 // replay, each with its own volatile values, and returns the first
@@ -63,7 +64,7 @@ func normalize(x any, r *strings.Replacer) any {
 	case string:
 		x = r.Replace(x)
 		if strings.Contains(x, "rubichan-stdin-") {
-			x = spillRE.ReplaceAllString(x, "{{spill}}")
+			x = spillRE().ReplaceAllString(x, "{{spill}}")
 		}
 		return x
 	case []any:
