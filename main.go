@@ -23,14 +23,22 @@ func main() {
 	_ = run.HardenProcess(os.Args)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	// Caught (and dropped) rather than fatal: a write on a stdout nobody
-	// reads fails with EPIPE, and the runner stops cleanly (exit 141).
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	// In line mode a SIGINT cancels the running turn only (or, at the
 	// prompt, prints a hint): the chat takes it.
 	intr := run.NewInterrupts()
+	// The signals are taken in a goroutine: the first signal.Notify waits
+	// for the runtime to start a thread of its own for signals (0.8 ms, a
+	// tenth of line mode's start-up here), which this way happens beside
+	// the rest of the start. Until then a signal has its default action,
+	// as it has before main; a command waits for Listening before it runs
+	// (line mode before its first run).
 	go func() {
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		// Caught (and dropped) rather than fatal: a write on a stdout
+		// nobody reads fails with EPIPE, and the runner stops cleanly
+		// (exit 141).
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+		intr.Listening()
 		for sig := range sigs {
 			if sig == os.Interrupt && intr.Deliver() {
 				continue

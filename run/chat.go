@@ -147,6 +147,7 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer st.close()
+	env.interrupts.awaitListening() // before the first run writes on stdout (see Interrupts)
 	c := newChat(cfg, env, st, in, stdout, stderr, person)
 	err = c.run(ctx)
 	if cerr := c.close(); err == nil {

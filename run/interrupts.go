@@ -13,13 +13,34 @@ import (
 // SIGINT, calls [Interrupts.Deliver]; when that returns false (no chat is
 // running) main cancels the run's context as before. It is safe for
 // concurrent use.
+//
+// main may also take the signals in a goroutine (the first signal.Notify
+// waits for a thread the runtime starts for signals) and call
+// [Interrupts.Listening] once it does: a command waits for that before
+// it runs, so that a write on a broken stdout is EPIPE, not a fatal
+// SIGPIPE; line mode waits only before its first run, after showing its
+// first prompt.
 type Interrupts struct {
-	mu sync.Mutex
-	ch chan struct{} // non-nil while a chat takes SIGINT
+	mu        sync.Mutex
+	ch        chan struct{} // non-nil while a chat takes SIGINT
+	listening chan struct{} // closed by Listening
+	once      sync.Once
 }
 
-// NewInterrupts returns an Interrupts no chat has claimed yet.
-func NewInterrupts() *Interrupts { return &Interrupts{} }
+// NewInterrupts returns an Interrupts no chat has claimed yet, whose
+// signals are not listened to yet.
+func NewInterrupts() *Interrupts { return &Interrupts{listening: make(chan struct{})} }
+
+// Listening says main now catches SIGINT, SIGTERM and SIGPIPE.
+func (i *Interrupts) Listening() { i.once.Do(func() { close(i.listening) }) }
+
+// awaitListening waits until main catches the signals. A nil Interrupts
+// (no main, as in tests) does not wait.
+func (i *Interrupts) awaitListening() {
+	if i != nil {
+		<-i.listening
+	}
+}
 
 // Deliver hands one SIGINT to the running chat and reports whether one
 // took it.

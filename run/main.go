@@ -84,6 +84,10 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		err = checkBoolEnv(app, normalized, env.lookupEnv)
 	}
 	if err == nil {
+		if len(normalized) < 2 || normalized[1] != "chat" {
+			// Line mode waits before its first run, after its prompt.
+			env.interrupts.awaitListening()
+		}
 		err = app.RunContext(ctx, normalized)
 	}
 	var rep reportedError

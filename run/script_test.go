@@ -41,12 +41,15 @@ func rubichanMain() {
 	_ = HardenProcess(os.Args)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	// Caught (and dropped) rather than fatal: a write on a stdout nobody
-	// reads fails with EPIPE, and the runner stops cleanly (exit 141).
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	intr := NewInterrupts()
+	// As main.go: the signals are taken in a goroutine.
 	go func() {
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		// Caught (and dropped) rather than fatal: a write on a stdout
+		// nobody reads fails with EPIPE, and the runner stops cleanly
+		// (exit 141).
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+		intr.Listening()
 		for sig := range sigs {
 			if sig == os.Interrupt && intr.Deliver() {
 				continue
