@@ -185,9 +185,14 @@ func (p *Policy) Name() string { return p.name }
 // did not come from a file.
 func (p *Policy) File() string { return p.file }
 
-// SelfTests returns how many [[test]] entries the policy has; loading it
-// ran them all, and they passed.
+// SelfTests returns how many [[test]] entries the policy has. [Parse]
+// runs a file's; [Default] does not run its own at every start (its
+// package test does): [Policy.SelfTest] runs them.
 func (p *Policy) SelfTests() int { return len(p.tests) }
+
+// SelfTest runs the policy's [[test]] entries and returns the first that
+// fails, as a [*LoadError].
+func (p *Policy) SelfTest() error { return p.selfTest() }
 
 // HeadlessAsk returns what a headless run does with an "ask".
 func (p *Policy) HeadlessAsk() HeadlessAsk { return p.headless }

@@ -75,6 +75,9 @@ func firstPrompt(c *cli.Context, stdin io.Reader, env environment, person bool) 
 	}
 	in := newLineInput(stdin, c.App.ErrWriter, true, historyPath(env), nil)
 	c.App.ErrWriter = in.writer(c.App.ErrWriter)
+	// No raw terminal before main catches SIGTERM (it has by now, as a
+	// rule): a signal's default action would leave it raw.
+	env.interrupts.awaitListening()
 	in.next(promptMain)
 	runtime.Gosched() // let the read draw the prompt before the rest takes this thread
 	return in

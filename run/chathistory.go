@@ -63,6 +63,11 @@ func loadHistory(path string, red *redactor) *history {
 
 // Add keeps line and appends it to the file, unless it is empty, repeats
 // the last line or looks secret.
+//
+// Waiting for the secrets here is safe because golang.org/x/term (from
+// v0.47) calls History.Add without holding its terminal's lock, so a note
+// written above the prompt meanwhile ([lineInput.writer]) does not wait
+// on it.
 func (h *history) Add(line string) {
 	if h.known != nil {
 		<-h.known

@@ -185,7 +185,9 @@ func (in *lineInput) read(prompt string) lineResult {
 	case errors.Is(err, term.ErrPasteIndicator):
 		return lineResult{line: line, pasted: true}
 	case err == io.EOF && in.keys.seen:
+		in.mu.Lock() // promptWriter uses the editor under the lock
 		in.newTerminal()
+		in.mu.Unlock()
 		return lineResult{err: errCtrlC}
 	}
 	return lineResult{line: line, err: err}

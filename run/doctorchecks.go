@@ -173,6 +173,9 @@ func checkPolicy(_ context.Context, st *doctorState) []doctorCheck {
 		}
 		return []doctorCheck{{Status: checkProblem, Detail: err.Error(), Fix: fix}}
 	}
+	if err := pol.SelfTest(); err != nil { // the built-in policy's are not run at load
+		return []doctorCheck{{Status: checkProblem, Detail: err.Error(), Fix: "make the rule or the [[test]] it names agree; `rubichan policy check` shows which rule decides"}}
+	}
 	detail := fmt.Sprintf("%s: valid, %d self-tests passed", pol.Name(), pol.SelfTests())
 	out := []doctorCheck{{Status: checkOK, Detail: detail}}
 	for _, l := range strings.Split(strings.TrimSpace(notes.String()), "\n") {

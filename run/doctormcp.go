@@ -28,7 +28,7 @@ func checkMCP(ctx context.Context, st *doctorState) []doctorCheck {
 		return nil
 	}
 	cfg := execConfig{Settings: st.lc}
-	rt, closeTools, err := probeTools(cfg, st.env, dir)
+	rt, closeTools, err := probeTools(cfg, st.env, dir, func(string) {}) // the sandbox step reports it
 	if err != nil {
 		return []doctorCheck{{Status: checkProblem, Detail: err.Error(), Fix: "see the sandbox step above"}}
 	}

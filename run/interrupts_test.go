@@ -28,7 +28,7 @@ func TestCommandsWaitForTheSignals(t *testing.T) {
 		select {
 		case code := <-done:
 			t.Fatalf("%q ended (%d) before the signals were listened to", args, code)
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(time.Second):
 		}
 		intr.Listening()
 		select {

@@ -134,8 +134,8 @@ func mcpOptions(cfg execConfig, env environment, root string, rt runTools) mcp.O
 // a server's command (a trusted .mcp.json's among them) runs as confined
 // as in a run, and what it leaves behind is ended. close stops both and
 // removes the private temporary directory.
-func probeTools(cfg execConfig, env environment, root string) (rt runTools, close func(), err error) {
-	box, err := startSandbox(cfg, env, func(string) {})
+func probeTools(cfg execConfig, env environment, root string, notice func(string)) (rt runTools, close func(), err error) {
+	box, err := startSandbox(cfg, env, notice)
 	if err != nil {
 		return runTools{}, nil, err
 	}

@@ -82,7 +82,7 @@ func runMCPList(c *cli.Context, env environment) error {
 		return err
 	}
 	cfg := execConfig{Settings: lc}
-	rt, closeTools, err := probeTools(cfg, env, dir)
+	rt, closeTools, err := probeTools(cfg, env, dir, notice)
 	if err != nil {
 		return err
 	}

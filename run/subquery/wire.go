@@ -16,7 +16,8 @@ const SocketEnv = "RUBICHAN_QUERY_SOCKET"
 // the same commands: every request must carry it ([Request.Token]), so a
 // process that finds the socket (it descends from the run, and shares its
 // temporary directory) but was not given the variable — a hook, the
-// --verify command, an MCP server — is refused.
+// --verify command, an MCP server — is refused. (One that reads the
+// variable from a bash command's /proc/PID/environ can take it.)
 const TokenEnv = "RUBICHAN_QUERY_TOKEN"
 
 // MaxLine bounds one request or response line: a sub-query's material
