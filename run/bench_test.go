@@ -64,9 +64,15 @@ func main() {
 // buildFloor builds [floorSource] into a temporary directory.
 func buildFloor(b *testing.B) string {
 	b.Helper()
+	return buildProgram(b, floorSource)
+}
+
+// buildProgram builds the Go program source into a temporary directory.
+func buildProgram(b *testing.B, source string) string {
+	b.Helper()
 	dir := b.TempDir()
 	src := filepath.Join(dir, "floor.go")
-	if err := os.WriteFile(src, []byte(floorSource), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	bin := filepath.Join(dir, "floor")

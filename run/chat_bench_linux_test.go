@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -115,16 +114,5 @@ func main() {
 
 func buildPromptFloor(b *testing.B) string {
 	b.Helper()
-	dir := b.TempDir()
-	src := filepath.Join(dir, "floor.go")
-	if err := os.WriteFile(src, []byte(promptFloorSource), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	bin := filepath.Join(dir, "floor")
-	cmd := exec.Command("go", "build", "-o", bin, src)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("go build floor: %v\n%s", err, strings.TrimSpace(string(out)))
-	}
-	return bin
+	return buildProgram(b, promptFloorSource)
 }

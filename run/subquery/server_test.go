@@ -130,19 +130,7 @@ func TestNestedRefused(t *testing.T) {
 	defer cl.Close()
 	held := make(chan Response, 1)
 	go func() { r, _ := cl.Ask(context.Background(), Request{Prompt: "hold"}); held <- r }()
-	// Wait until the request is in flight.
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		s.mu.Lock()
-		n := s.inflight[os.Getpid()]
-		s.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the held request never arrived")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	awaitInFlight(t, s)
 	resp := runHelper(t, s)
 	if resp.Error == nil || resp.Error.Code != CodeRefused || !strings.Contains(resp.Error.Message, "depth 1") {
 		t.Fatalf("a child of a client with a sub-query in flight got %+v, want refused (depth 1)", resp)
@@ -284,18 +272,7 @@ func TestNestedRefusedOnALaterRequest(t *testing.T) {
 	}
 	defer cl.Close()
 	go cl.Ask(context.Background(), Request{Prompt: "hold"})
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		s.mu.Lock()
-		n := s.inflight[os.Getpid()]
-		s.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the held request never arrived")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	awaitInFlight(t, s)
 	fmt.Fprintln(stdin, "go")
 	var second Response
 	if err := out.Decode(&second); err != nil {
@@ -352,5 +329,23 @@ func TestCloseWaitsInEveryCaller(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("Close did not return after the handler did")
 		}
+	}
+}
+
+// awaitInFlight waits (at most 5 s) until this process has a request in
+// flight at s.
+func awaitInFlight(t *testing.T, s *Server) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		s.mu.Lock()
+		n := s.inflight[os.Getpid()]
+		s.mu.Unlock()
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the held request never arrived")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
