@@ -18,8 +18,8 @@ import (
 // waits for a thread the runtime starts for signals) and call
 // [Interrupts.Listening] once it does: a command waits for that before
 // it runs, so that a write on a broken stdout is EPIPE, not a fatal
-// SIGPIPE; line mode waits only before its first run, after showing its
-// first prompt.
+// SIGPIPE; line mode waits itself, before its terminal goes raw and
+// before its first run, so that its first prompt need not wait.
 type Interrupts struct {
 	mu        sync.Mutex
 	ch        chan struct{} // non-nil while a chat takes SIGINT

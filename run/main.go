@@ -85,7 +85,8 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	if err == nil {
 		if len(normalized) < 2 || normalized[1] != "chat" {
-			// Line mode waits before its first run, after its prompt.
+			// Line mode waits itself: before its terminal goes
+			// raw and before its first run (see Interrupts).
 			env.interrupts.awaitListening()
 		}
 		err = app.RunContext(ctx, normalized)
