@@ -116,13 +116,7 @@ func TestNestedRefused(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("peer credentials are checked on Linux")
 	}
-	release := make(chan struct{})
-	s := startServer(t, func(ctx context.Context, peer int, req Request) Response {
-		if req.Prompt == "hold" {
-			<-release
-		}
-		return Response{Text: "ok " + req.Prompt}
-	})
+	s, release := startHoldingServer(t)
 	cl, err := Dial(context.Background(), s.Path(), s.Token())
 	if err != nil {
 		t.Fatal(err)
@@ -238,13 +232,7 @@ func TestNestedRefusedOnALaterRequest(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("peer credentials are checked on Linux")
 	}
-	release := make(chan struct{})
-	s := startServer(t, func(ctx context.Context, peer int, req Request) Response {
-		if req.Prompt == "hold" {
-			<-release
-		}
-		return Response{Text: "ok " + req.Prompt}
-	})
+	s, release := startHoldingServer(t)
 	defer close(release)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+s.Path(), TokenEnv+"="+s.Token(), helperTwiceEnv+"=1")
@@ -348,4 +336,18 @@ func awaitInFlight(t *testing.T, s *Server) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// startHoldingServer starts a server that answers "ok PROMPT", holding a
+// request whose prompt is "hold" until release is closed.
+func startHoldingServer(t *testing.T) (s *Server, release chan struct{}) {
+	t.Helper()
+	release = make(chan struct{})
+	s = startServer(t, func(ctx context.Context, peer int, req Request) Response {
+		if req.Prompt == "hold" {
+			<-release
+		}
+		return Response{Text: "ok " + req.Prompt}
+	})
+	return s, release
 }
