@@ -306,3 +306,39 @@ func TestIdleTimeoutSlowConsumer(t *testing.T) {
 		t.Errorf("slow consumer: %v", s.Err())
 	}
 }
+
+// TestSameOriginRedirectScheme pins the scheme check: https://host and
+// http://host share a Host string when neither names its port, so only the
+// scheme tells that a redirect downgrades to plain http (where the key
+// would travel in clear).
+func TestSameOriginRedirectScheme(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		from, to string
+		refused  bool
+	}{
+		{"https://api.example.com/v1/messages", "http://api.example.com/v1/messages", true},
+		{"https://api.example.com:443/v1", "http://api.example.com:443/v1", true},
+		{"http://api.example.com/v1", "https://api.example.com/v1", true},
+		{"https://api.example.com/v1", "https://API.example.com/moved", false},
+		{"https://api.example.com/v1", "https://api.example.com:8443/v1", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.from+"→"+tc.to, func(t *testing.T) {
+			t.Parallel()
+			from, err := http.NewRequest(http.MethodPost, tc.from, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			to, err := http.NewRequest(http.MethodPost, tc.to, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = sameOriginRedirect(to, []*http.Request{from})
+			var re *redirectError
+			if refused := errors.As(err, &re); refused != tc.refused {
+				t.Errorf("sameOriginRedirect(%s → %s) = %v, want refused %v", tc.from, tc.to, err, tc.refused)
+			}
+		})
+	}
+}

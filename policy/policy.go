@@ -44,15 +44,6 @@ func ParseDecision(s string) (Decision, error) {
 	return 0, fmt.Errorf("unknown decision %q (want allow, ask or deny)", s)
 }
 
-// strictest returns the stricter of two decisions; the zero value counts as
-// deny.
-func strictest(a, b Decision) Decision {
-	if a == 0 || b == 0 {
-		return Deny
-	}
-	return max(a, b)
-}
-
 // Class is the kind of tool a rule or an action is about.
 type Class uint8
 

@@ -69,7 +69,6 @@ type queryJob struct {
 	req    subquery.Request
 	offset int64 // --split: the chunk's byte range
 	length int64
-	err    error // the input could not be read: the fan-out stops with it
 }
 
 // answerLine is one JSONL answer of --batch or --split.

@@ -41,6 +41,8 @@ func editCases() []editCase {
 			want: "a\nfinal"},
 		{name: "several matches refused", file: "x\ny\nx\nz\nx\n", args: obj{"old_string": "x", "new_string": "X"},
 			isErr: true, has: []string{"occurs 3 times in f.txt (at lines 1, 3, 5)", "replace_all"}},
+		{name: "two matches refused", file: "x\ny\nx\n", args: obj{"old_string": "x", "new_string": "X"},
+			isErr: true, has: []string{"occurs 2 times in f.txt (at lines 1, 3)"}},
 		{name: "replace all", file: "x\ny\nx\n", args: obj{"old_string": "x", "new_string": "X", "replace_all": true},
 			has: []string{"2 replacements"}, want: "X\ny\nX\n"},
 		{name: "no match shows closest lines", file: "func main() {\n\tfmt.Println(\"hello\")\n}\n", args: obj{"old_string": "fmt.Printf(\"hello\")", "new_string": "x"},

@@ -70,9 +70,6 @@ func (h Hook) Matches(tool string) bool {
 	return false
 }
 
-// hookEvents are the keys of [hooks].
-var hookEvents = []string{"before_tool", "after_tool", "stop"}
-
 // hooksSchema is the [hooks] table: each key an array of hook tables.
 func hooksSchema() *field {
 	return table(

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -166,9 +165,4 @@ func Dispatch(args, environ []string, stderr io.Writer) int {
 		return Serve(args[2:], stderr)
 	}
 	return Helper(args[2:], environ, stderr)
-}
-
-// hasPrefixDir reports whether p is dir or inside it.
-func hasPrefixDir(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
