@@ -116,7 +116,7 @@ func (c *chat) runLine(ctx context.Context, text string) {
 func (c *chat) endRun(err error) {
 	c.runs++
 	c.runNo++
-	err, code := chatOutcome(err)
+	code, err := chatOutcome(err)
 	if js := c.st.sinks.js; js != nil {
 		js.endRun(err, code)
 	}
@@ -126,14 +126,14 @@ func (c *chat) endRun(err error) {
 
 // chatOutcome is err with its exit code, a signal (Ctrl-C, SIGTERM) as
 // the status it ends the process with.
-func chatOutcome(err error) (error, int) {
+func chatOutcome(err error) (int, error) {
 	code := exitCode(err)
 	var sig SignalError
 	if errors.As(err, &sig) {
 		code = sig.ExitCode()
 		err = reportedError{exitError{code: code, err: sig}}
 	}
-	return err, code
+	return code, err
 }
 
 // endChat writes, with --output json or stream-json, the result of a chat
@@ -145,7 +145,7 @@ func (c *chat) endChat(err error) {
 	if js == nil || c.runs > 0 {
 		return
 	}
-	err, code := chatOutcome(err)
+	code, err := chatOutcome(err)
 	cost, known := c.st.budget.Cost()
 	sum := &Summary{ExitCode: code, Usage: c.st.budget.Spent(), CostUSD: cost, CostKnown: known}
 	js.finishWith(sum, err, code)

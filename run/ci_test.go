@@ -27,7 +27,7 @@ func TestCIRunsReadmeTargets(t *testing.T) {
 		}
 	}
 	targets := map[string]bool{}
-	for _, m := range regexp.MustCompile("\\bmake ([a-z]+)\\b").FindAllStringSubmatch(string(readme), -1) {
+	for _, m := range regexp.MustCompile(`\bmake ([a-z]+)\b`).FindAllStringSubmatch(string(readme), -1) {
 		targets[m[1]] = true
 	}
 	if len(targets) == 0 {

@@ -147,9 +147,7 @@ func (p ResolvedProvider) keyState() string {
 // left out (they may carry credentials too).
 func (p ResolvedProvider) String() string {
 	var h []string
-	for _, k := range sortedKeys(p.Headers) {
-		h = append(h, k)
-	}
+	h = append(h, sortedKeys(p.Headers)...)
 	typ := p.Type
 	if p.Wire != "" {
 		typ += ", wire " + p.Wire
