@@ -34,7 +34,7 @@ type respType struct {
 }
 
 type respEvent struct {
-	Type         string          `json:"type"`
+	Type         string          `json:"-"` // decoded first, as respType
 	OutputIndex  int             `json:"output_index"`
 	SummaryIndex int             `json:"summary_index"`
 	Delta        string          `json:"delta"`
@@ -131,7 +131,7 @@ func (d *responsesDecoder) handle(ev sse.Event, acc *accumulator) (bool, error) 
 		return false, nil
 	}
 	e := &d.ev
-	*e = respEvent{OutputIndex: -1}
+	*e = respEvent{Type: typ, OutputIndex: -1}
 	if err := json.Unmarshal(data, e); err != nil {
 		return false, protoErr(err, "decode %q event", typ)
 	}
