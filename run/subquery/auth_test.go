@@ -45,7 +45,7 @@ func readRefusal(t *testing.T, c net.Conn, wait time.Duration) Response {
 // allocations stay far below the bodies' size.
 func TestUnauthenticatedBodiesAreNotBuffered(t *testing.T) {
 	const conns, body = 24, 8 << 20
-	s := startLimited(t, defaultLimits)
+	s := startLimited(t, defaultLimits())
 	chunk := bytes.Repeat([]byte("x"), 64<<10)
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -179,7 +179,7 @@ func TestUnauthenticatedConnectionsBounded(t *testing.T) {
 // at once, whatever it holds, the token included.
 func TestHelloTooLongRefused(t *testing.T) {
 	t.Parallel()
-	s := startLimited(t, defaultLimits)
+	s := startLimited(t, defaultLimits())
 	c, err := net.Dial("unix", s.Path())
 	if err != nil {
 		t.Fatal(err)

@@ -54,7 +54,7 @@ const maxSocketPath = 103
 // dir's path is too long for a socket, a private directory under /tmp is
 // made for it; Close removes it.
 func Listen(dir string, h Handler) (*Server, error) {
-	return listen(dir, h, defaultLimits)
+	return listen(dir, h, defaultLimits())
 }
 
 // limits bound the connections that have not shown the token yet.
@@ -70,7 +70,7 @@ type limits struct {
 // defaultLimits: a client sends its hello as it connects, so 5 s is far
 // above what one takes even on a loaded machine, and 16 connections at
 // once (each holding at most maxHello bytes) are more than a fan-out opens.
-var defaultLimits = limits{helloTimeout: 5 * time.Second, maxPending: 16}
+func defaultLimits() limits { return limits{helloTimeout: 5 * time.Second, maxPending: 16} }
 
 func listen(dir string, h Handler, lim limits) (*Server, error) {
 	path, tmp := filepath.Join(dir, socketName), ""
