@@ -17,6 +17,11 @@ const (
 	DefaultMaxResponseBytes = 32 << 20
 	// DefaultIdleTimeout is how long an attempt may go without progress.
 	DefaultIdleTimeout = 5 * time.Minute
+	// DefaultHeaderTimeout is how long an attempt may wait for the
+	// response headers: servers send them as soon as they take the
+	// request (the answer follows in the body), so a minute of silence is
+	// a server that will not answer, not a slow model.
+	DefaultHeaderTimeout = time.Minute
 )
 
 // StreamLimits bounds what one model answer may cost the client, whatever
@@ -27,12 +32,34 @@ type StreamLimits struct {
 	// error that is not retryable: the same request would get the same
 	// answer. 0 means [DefaultMaxResponseBytes]; negative means no cap.
 	MaxResponseBytes int64
-	// IdleTimeout is how long an attempt may wait for the response headers
-	// or for the next event of the body. Anthropic's ping events keep the
-	// connection open but are not progress. A stall ends the attempt with
-	// a retryable [KindNetwork] (no headers) or [KindStreamCut] (stalled
-	// body) error. 0 means [DefaultIdleTimeout]; negative means none.
+	// IdleTimeout is how long an attempt may wait for the next event of
+	// the body (the first one included) and, when shorter than
+	// HeaderTimeout, for the response headers. Anthropic's ping events
+	// keep the connection open but are not progress. A stall ends the
+	// attempt with a retryable [KindStreamCut] error. 0 means
+	// [DefaultIdleTimeout]; negative means none.
 	IdleTimeout time.Duration
+	// HeaderTimeout is how long an attempt may wait for the response
+	// headers; past it the attempt ends with a retryable [KindNetwork]
+	// error. 0 means [DefaultHeaderTimeout]; negative means none (the
+	// idle timeout alone bounds the wait).
+	HeaderTimeout time.Duration
+}
+
+// headerWait is how long an attempt waits for the response headers: the
+// shorter of the header and idle timeouts that are set; 0 for no limit.
+func (l StreamLimits) headerWait() time.Duration {
+	h := l.HeaderTimeout
+	if h == 0 {
+		h = DefaultHeaderTimeout
+	}
+	switch i := l.idle(); {
+	case h < 0:
+		return i
+	case i > 0:
+		return min(h, i)
+	}
+	return h
 }
 
 func (l StreamLimits) maxBytes() int64 {
@@ -144,13 +171,19 @@ type idleWatch struct {
 	fresh  bool      // the last read made progress: the next wait starts anew
 }
 
-// newIdleWatch starts watching the wait for the response headers.
-func newIdleWatch(parent context.Context, d time.Duration) *idleWatch {
+// newIdleWatch starts watching the wait for the response headers, which
+// may last header; then each wait for progress in the body may last d.
+// 0 is no limit.
+func newIdleWatch(parent context.Context, header, d time.Duration) *idleWatch {
 	ctx, cancel := context.WithCancelCause(parent)
-	w := &idleWatch{ctx: ctx, cancel: cancel, d: d, cause: &stallError{d: d}, since: time.Now()}
-	if d > 0 {
+	w := &idleWatch{ctx: ctx, cancel: cancel, d: d, cause: &stallError{d: header}, since: time.Now()}
+	if header > 0 || d > 0 {
 		cause := w.cause
-		w.timer = time.AfterFunc(d, func() { cancel(cause) })
+		w.timer = time.AfterFunc(time.Hour, func() { cancel(cause) })
+		w.timer.Stop()
+		if header > 0 {
+			w.timer.Reset(header)
+		}
 	}
 	return w
 }
@@ -161,12 +194,12 @@ func (w *idleWatch) headers() {
 		w.timer.Stop()
 	}
 	w.fresh = true
-	w.cause.headers = true
+	w.cause.headers, w.cause.d = true, w.d
 }
 
 // wait arms the timer for a read from the body.
 func (w *idleWatch) wait() {
-	if w == nil || w.timer == nil {
+	if w == nil || w.timer == nil || w.d <= 0 {
 		return
 	}
 	now := time.Now()

@@ -1,12 +1,16 @@
 package llm
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -340,5 +344,144 @@ func TestSameOriginRedirectScheme(t *testing.T) {
 				t.Errorf("sameOriginRedirect(%s → %s) = %v, want refused %v", tc.from, tc.to, err, tc.refused)
 			}
 		})
+	}
+}
+
+// silentThenAnswer listens on 127.0.0.1: its first connection is accepted
+// and never answered (not even headers); the later ones get an answer.
+// It counts the connections.
+func silentThenAnswer(t *testing.T) (url string, n *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n = new(atomic.Int32)
+	var held []net.Conn
+	var mu sync.Mutex
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range held {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if n.Add(1) == 1 {
+				mu.Lock()
+				held = append(held, c)
+				mu.Unlock()
+				go io.Copy(io.Discard, c)
+				continue
+			}
+			go func() {
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, req.Body)
+				body := hostileSSE("text", 1, 3)
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: %d\r\nconnection: close\r\n\r\n%s", len(body), body)
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String(), n
+}
+
+// TestHeaderTimeout: a server that accepts the connection and never sends
+// the response headers is cut after HeaderTimeout, far sooner than the
+// idle timeout, and the attempt is retried under the retry policy (a
+// retryable KindNetwork error); once the headers have come, the body's
+// waits are the idle timeout's, not the header timeout's.
+func TestHeaderTimeout(t *testing.T) {
+	t.Parallel()
+	const header = 300 * time.Millisecond
+	t.Run("silent server", func(t *testing.T) {
+		t.Parallel()
+		url, n := silentThenAnswer(t)
+		c := NewAnthropic(AnthropicConfig{BaseURL: url, Limits: StreamLimits{HeaderTimeout: header, IdleTimeout: 10 * time.Minute}})
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var notices []RetryNotice
+		var text strings.Builder
+		start := time.Now()
+		p := RetryPolicy{MaxAttempts: 2, Jitter: func(time.Duration) time.Duration { return 0 }}
+		err := Retry(ctx, p, nil, func(ctx context.Context) error {
+			s, err := c.Stream(ctx, Request{Model: "m", Messages: []Message{{Role: RoleUser, Content: []Block{TextBlock("hi")}}}})
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			for s.Next() {
+				text.WriteString(s.Current().Text)
+			}
+			return s.Err()
+		}, func(rn RetryNotice) { notices = append(notices, rn) })
+		if err != nil || n.Load() != 2 || text.String() != "aaa" {
+			t.Fatalf("err %v after %d connections, text %q; want the second attempt's answer", err, n.Load(), text.String())
+		}
+		if len(notices) != 1 || KindOf(notices[0].Err) != KindNetwork || !IsRetryable(notices[0].Err) ||
+			!strings.Contains(notices[0].Err.Error(), "no response headers within 300ms") {
+			t.Fatalf("notices %v, want one retryable network stall naming the header timeout", notices)
+		}
+		if d := time.Since(start); d < header {
+			t.Errorf("retried after %v, before the header timeout", d)
+		}
+	})
+	t.Run("slow body after the headers", func(t *testing.T) {
+		t.Parallel()
+		srv, n := stallServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("content-type", "text/event-stream")
+			w.WriteHeader(200)
+			w.(http.Flusher).Flush()
+			time.Sleep(3 * header)
+			io.WriteString(w, hostileSSE("text", 1, 2))
+		})
+		c := NewAnthropic(AnthropicConfig{BaseURL: srv.URL, Limits: StreamLimits{HeaderTimeout: header, IdleTimeout: 10 * time.Minute}})
+		s, err := c.Stream(context.Background(), Request{Model: "m", Messages: []Message{{Role: RoleUser, Content: []Block{TextBlock("hi")}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		var text strings.Builder
+		for s.Next() {
+			text.WriteString(s.Current().Text)
+		}
+		if s.Err() != nil || text.String() != "aa" || n.Load() != 1 {
+			t.Fatalf("err %v, text %q after %d requests; want the first answer whole", s.Err(), text.String(), n.Load())
+		}
+	})
+}
+
+// TestHeaderWait: the header wait defaults to DefaultHeaderTimeout, far
+// below the idle timeout; the idle timeout bounds it too when it is
+// shorter, and either alone applies when the other is off.
+func TestHeaderWait(t *testing.T) {
+	t.Parallel()
+	if DefaultHeaderTimeout > DefaultIdleTimeout/4 {
+		t.Errorf("DefaultHeaderTimeout %v: not much shorter than the idle timeout %v", DefaultHeaderTimeout, DefaultIdleTimeout)
+	}
+	for _, tc := range []struct {
+		l    StreamLimits
+		want time.Duration
+	}{
+		{StreamLimits{}, DefaultHeaderTimeout},
+		{StreamLimits{HeaderTimeout: 2 * time.Second}, 2 * time.Second},
+		{StreamLimits{IdleTimeout: 300 * time.Millisecond}, 300 * time.Millisecond},
+		{StreamLimits{HeaderTimeout: time.Hour, IdleTimeout: 2 * time.Minute}, 2 * time.Minute},
+		{StreamLimits{HeaderTimeout: -1}, DefaultIdleTimeout},
+		{StreamLimits{IdleTimeout: -1}, DefaultHeaderTimeout},
+		{StreamLimits{HeaderTimeout: -1, IdleTimeout: -1}, 0},
+	} {
+		if got := tc.l.headerWait(); got != tc.want {
+			t.Errorf("%+v: header wait %v, want %v", tc.l, got, tc.want)
+		}
 	}
 }

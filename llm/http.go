@@ -87,10 +87,11 @@ func withoutCredentials(s string) string {
 }
 
 // stream posts body and returns the answer's event stream read by dec.
-// The attempt is watched for stalls (see [StreamLimits.IdleTimeout]) and
+// The attempt is watched for stalls (see [StreamLimits.HeaderTimeout] and
+// [StreamLimits.IdleTimeout]) and
 // what the stream keeps is capped (see [StreamLimits.MaxResponseBytes]).
 func (t *transport) stream(ctx context.Context, body []byte, dec decoder) (*Stream, error) {
-	w := newIdleWatch(ctx, t.limits.idle())
+	w := newIdleWatch(ctx, t.limits.headerWait(), t.limits.idle())
 	resp, err := t.post(w.ctx, body)
 	if err != nil {
 		stall := w.stalled()

@@ -125,7 +125,9 @@ func (d *openaiDecoder) handle(ev sse.Event, acc *accumulator) (bool, error) {
 	isErr := len(c.Error) > 0 && string(c.Error) != "null"
 	if (isErr || ev.Type == "error") && d.finished && acc.stop == StopMaxTokens {
 		// Some servers follow finish_reason "length" with an error chunk
-		// saying the same: the answer stopped at max tokens.
+		// saying the same: the answer stopped at max tokens. OpenRouter's
+		// carries the stream's only usage: count it.
+		d.usage(c, acc)
 		acc.finish()
 		return true, nil
 	}
@@ -149,12 +151,18 @@ func (d *openaiDecoder) handle(ev sse.Event, acc *accumulator) (bool, error) {
 			}
 		}
 	}
+	d.usage(c, acc)
+	return false, nil
+}
+
+// usage records the usage chunk c carries, if any: its own, or Groq's
+// under x_groq.
+func (d *openaiDecoder) usage(c *oaiChunk, acc *accumulator) {
 	if c.Usage != nil {
 		acc.setUsage(c.Usage.usage())
 	} else if c.XGroq != nil && c.XGroq.Usage != nil {
 		acc.setUsage(c.XGroq.Usage.usage())
 	}
-	return false, nil
 }
 
 func (d *openaiDecoder) delta(dl *oaiDelta, acc *accumulator) error {

@@ -15,21 +15,51 @@ import (
 // response.completed, response.incomplete or response.failed, or an error
 // event. There is no [DONE]. Unknown event and item types are ignored (the
 // API has many: web search calls, code interpreter, audio), and so is every
-// event addressed to an item of an unknown type.
+// event addressed to an item of an unknown type. The type of an event, and
+// of the item it carries, is decoded first and the rest only for the types
+// used, so what the others hold, in whatever shape, cannot fail the
+// answer (gpt-5.x sends a tool_search_call item with an object
+// `arguments`, and a response.shell_call_output_content.delta event with
+// an object `delta`).
 type responsesDecoder struct {
 	items   []int // block index of each output item, by output_index; -1 for unknown items
 	refused bool  // the model sent a refusal
 	ev      respEvent
+	item    respOutItem
+}
+
+// respType is what is decoded first of an event or an item: its type.
+type respType struct {
+	Type string `json:"type"`
 }
 
 type respEvent struct {
-	Type         string          `json:"type"`
+	Type         string          `json:"-"` // decoded first, as respType
 	OutputIndex  int             `json:"output_index"`
 	SummaryIndex int             `json:"summary_index"`
 	Delta        string          `json:"delta"`
-	Item         respOutItem     `json:"item"`
+	Item         json.RawMessage `json:"item"` // decoded by item, once its type is known
 	Response     respBody        `json:"response"`
 	Error        json.RawMessage `json:"error"`
+}
+
+// respUsed reports whether the decoder uses events of type typ; the others
+// are not decoded further.
+func respUsed(typ string) bool {
+	switch typ {
+	case "response.output_item.added", "response.output_item.done",
+		"response.output_text.delta", "response.refusal.delta",
+		"response.reasoning_summary_text.delta", "response.reasoning_text.delta",
+		"response.reasoning_summary_part.added", "response.function_call_arguments.delta",
+		"response.completed", "response.incomplete", "response.failed", "error":
+		return true
+	}
+	return false
+}
+
+// respItemUsed reports whether the decoder uses output items of type typ.
+func respItemUsed(typ string) bool {
+	return typ == "message" || typ == "function_call" || typ == "reasoning"
 }
 
 type respOutItem struct {
@@ -88,14 +118,22 @@ func (d *responsesDecoder) handle(ev sse.Event, acc *accumulator) (bool, error) 
 	if ev.Data == "" || ev.Data == "[DONE]" {
 		return false, nil
 	}
-	e := &d.ev
-	*e = respEvent{OutputIndex: -1}
-	if err := json.Unmarshal([]byte(ev.Data), e); err != nil {
+	data := []byte(ev.Data)
+	var head respType
+	if err := json.Unmarshal(data, &head); err != nil {
 		return false, protoErr(err, "decode %q event", ev.Type)
 	}
-	typ := e.Type
+	typ := head.Type
 	if typ == "" {
 		typ = ev.Type
+	}
+	if !respUsed(typ) {
+		return false, nil
+	}
+	e := &d.ev
+	*e = respEvent{Type: typ, OutputIndex: -1}
+	if err := json.Unmarshal(data, e); err != nil {
+		return false, protoErr(err, "decode %q event", typ)
 	}
 	switch typ {
 	case "response.output_item.added":
@@ -132,6 +170,29 @@ func (d *responsesDecoder) handle(ev sse.Event, acc *accumulator) (bool, error) 
 	return false, nil
 }
 
+// decodeItem decodes the item of e: its type first, then, for an item of
+// a type the decoder uses, the rest; an item of another type comes back
+// with its type only.
+func (d *responsesDecoder) decodeItem(e *respEvent) (*respOutItem, error) {
+	it := &d.item
+	*it = respOutItem{}
+	if len(e.Item) == 0 || string(e.Item) == "null" {
+		return it, nil
+	}
+	var head respType
+	if err := json.Unmarshal(e.Item, &head); err != nil {
+		return nil, protoErr(err, "decode the item of %q", e.Type)
+	}
+	if !respItemUsed(head.Type) {
+		it.Type = head.Type
+		return it, nil
+	}
+	if err := json.Unmarshal(e.Item, it); err != nil {
+		return nil, protoErr(err, "decode the item of %q", e.Type)
+	}
+	return it, nil
+}
+
 // block returns the block index of output item i, or -1 for an item of
 // an unknown type; an index never announced is a protocol error.
 func (d *responsesDecoder) block(i int, op string) (int, error) {
@@ -146,7 +207,10 @@ func (d *responsesDecoder) added(e *respEvent, acc *accumulator) error {
 	if e.OutputIndex != len(d.items) {
 		return protoErr(nil, "output item %d added out of order (expected %d)", e.OutputIndex, len(d.items))
 	}
-	it := &e.Item
+	it, err := d.decodeItem(e)
+	if err != nil {
+		return err
+	}
 	var b Block
 	switch it.Type {
 	case "message":
@@ -192,9 +256,13 @@ func (d *responsesDecoder) done(e *respEvent, acc *accumulator) error {
 	if err != nil || i < 0 {
 		return err
 	}
-	b, it := &acc.blocks[i], &e.Item
+	b := &acc.blocks[i]
 	if !b.open {
 		return protoErr(nil, "output item %d done twice", e.OutputIndex)
+	}
+	it, err := d.decodeItem(e)
+	if err != nil {
+		return err
 	}
 	switch b.kind {
 	case BlockReasoning:

@@ -38,6 +38,7 @@ func configFlags() []cli.Flag {
 		&cli.StringFlag{Name: "timeout", Usage: "stop (exit 4) after this wall-clock `DURATION`, 0 for none (default: 30m) [$RUBICHAN_TIMEOUT]", Category: limits},
 		&cli.StringFlag{Name: "max-tool-calls", Usage: "stop (exit 4) after `N` tool calls; 0 for none [$RUBICHAN_MAX_TOOL_CALLS]", Category: limits},
 		&cli.StringFlag{Name: "stream-idle-timeout", Usage: "cut and retry a model request that makes no progress for this `DURATION` (pings do not count); 0 for none (default: 5m) [$RUBICHAN_STREAM_IDLE_TIMEOUT]", Category: limits},
+		&cli.StringFlag{Name: "stream-header-timeout", Usage: "cut and retry a model request whose response headers have not come within this `DURATION`; 0 for none (default: 1m) [$RUBICHAN_STREAM_HEADER_TIMEOUT]", Category: limits},
 		&cli.StringFlag{Name: "max-response-size", Usage: "fail (exit 5) when one model answer's text, thinking and tool input pass `SIZE` (default: 32MB) [$RUBICHAN_MAX_RESPONSE_SIZE]", Category: limits},
 		&cli.StringFlag{Name: "stdin-max", Usage: "stop (exit 2) when stdin passes `SIZE`; never more than the spill directory's free space less a margin (default: 10GB) [$RUBICHAN_STDIN_MAX]", Category: input},
 		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of shell commands: `MODE` is auto (what the kernel supports), required (exit 2 when the kernel cannot) or off (default: auto) [$RUBICHAN_SANDBOX]", Category: shell},
@@ -190,6 +191,7 @@ func newConfigShow(lc *config.Loaded, rp config.ResolvedProvider, perr error, al
 	add([]string{"limits", "max_cost"}, l.MaxCost)
 	add([]string{"limits", "max_tool_calls"}, l.MaxToolCalls)
 	add([]string{"limits", "stream_idle_timeout"}, shortDuration(l.StreamIdleTimeout))
+	add([]string{"limits", "stream_header_timeout"}, shortDuration(l.StreamHeaderTimeout))
 	add([]string{"limits", "max_response_size"}, l.MaxResponseSize)
 	add([]string{"compact_at"}, lc.CompactAt)
 	add([]string{"input", "stdin_inline_max"}, lc.Input.StdinInlineMax)

@@ -172,8 +172,7 @@ func newAsker(c *cli.Context, env environment) (asker, error) {
 	if err != nil {
 		return nil, settingsError{err}
 	}
-	limits := llm.StreamLimits{MaxResponseBytes: int64(lc.Limits.MaxResponseSize), IdleTimeout: lc.Limits.StreamIdleTimeout}
-	return &directAsker{model: rp.Model, client: newProviderClient(rp, limits, nil)}, nil
+	return &directAsker{model: rp.Model, client: newProviderClient(rp, streamLimitsOf(lc.Limits), nil)}, nil
 }
 
 // socketAsker sends through the run: one connection per worker.

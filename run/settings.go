@@ -133,17 +133,27 @@ func (cfg execConfig) inlineMax() int64 {
 	return int64(cfg.Settings.Input.StdinInlineMax)
 }
 
-// streamLimits are the model client's limits: --max-response-size and
-// --stream-idle-timeout (0: none); without loaded settings, llm's defaults.
+// streamLimits are the model client's limits: --max-response-size,
+// --stream-idle-timeout and --stream-header-timeout; without loaded
+// settings, llm's defaults.
 func (cfg execConfig) streamLimits() llm.StreamLimits {
 	if cfg.Settings == nil {
 		return llm.StreamLimits{}
 	}
-	l := llm.StreamLimits{MaxResponseBytes: int64(cfg.Settings.Limits.MaxResponseSize), IdleTimeout: cfg.Settings.Limits.StreamIdleTimeout}
-	if l.IdleTimeout == 0 {
-		l.IdleTimeout = -1
+	return streamLimitsOf(cfg.Settings.Limits)
+}
+
+// streamLimitsOf converts the configured limits, where a timeout of 0 is
+// none, to llm's, where none is negative.
+func streamLimitsOf(l config.Limits) llm.StreamLimits {
+	sl := llm.StreamLimits{MaxResponseBytes: int64(l.MaxResponseSize), IdleTimeout: l.StreamIdleTimeout, HeaderTimeout: l.StreamHeaderTimeout}
+	if sl.IdleTimeout == 0 {
+		sl.IdleTimeout = -1
 	}
-	return l
+	if sl.HeaderTimeout == 0 {
+		sl.HeaderTimeout = -1
+	}
+	return sl
 }
 
 // stdinMax is --stdin-max; 0 means the input default.

@@ -82,7 +82,8 @@ type Usage struct {
 // Type and Message) and streams nothing. Otherwise the stream starts, After
 // content pieces (thinking, text or argument pieces) are sent, and then the
 // fault named by exactly one of Disconnect, Truncate, Malformed or
-// ErrorEvent happens.
+// ErrorEvent happens. Silent sends nothing at all, not even the response
+// headers.
 type Fault struct {
 	Status  int               `json:"status,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
@@ -100,6 +101,9 @@ type Fault struct {
 	// Anthropic ping event, an SSE comment for OpenAI) goes out every 50 ms.
 	Stall bool `json:"stall,omitempty"`
 	Pings bool `json:"pings,omitempty"`
+	// Silent takes the request and answers nothing, not even the
+	// response headers, until the client leaves (at most a minute).
+	Silent bool `json:"silent,omitempty"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -160,7 +164,7 @@ func (s Script) Validate() error {
 		}
 		if f := t.Fault; f != nil {
 			n := 0
-			for _, b := range []bool{f.Disconnect, f.Truncate, f.Malformed, f.ErrorEvent, f.Stall} {
+			for _, b := range []bool{f.Disconnect, f.Truncate, f.Malformed, f.ErrorEvent, f.Stall, f.Silent} {
 				if b {
 					n++
 				}
@@ -171,7 +175,7 @@ func (s Script) Validate() error {
 			case f.Status != 0 && n > 0:
 				return fmt.Errorf("llmtest: turn %d: a fault is either a status or a stream fault, not both", i+1)
 			case f.Status == 0 && n != 1:
-				return fmt.Errorf("llmtest: turn %d: fault needs a status or exactly one of disconnect, truncate, malformed, error_event, stall", i+1)
+				return fmt.Errorf("llmtest: turn %d: fault needs a status or exactly one of disconnect, truncate, malformed, error_event, stall, silent", i+1)
 			case f.After < 0:
 				return fmt.Errorf("llmtest: turn %d: negative fault after", i+1)
 			}

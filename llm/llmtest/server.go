@@ -209,7 +209,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeStatusFault(w, proto, f)
 		return
 	}
+	if f := turn.Fault; f != nil && f.Silent {
+		silent(r)
+		return
+	}
 	stream(w, r, proto, body, withInput(turn, tokens), ti)
+}
+
+// silent holds a request without answering it until the client leaves or
+// a minute passes.
+func silent(r *http.Request) {
+	limit := time.NewTimer(time.Minute)
+	defer limit.Stop()
+	select {
+	case <-r.Context().Done():
+	case <-limit.C:
+	}
 }
 
 // answerFor returns the scripted answer of a request without tools.

@@ -81,6 +81,10 @@ type Limits struct {
 	// progress (headers, then events other than pings) before it is cut
 	// and retried.
 	StreamIdleTimeout time.Duration `koanf:"stream_idle_timeout"`
+	// StreamHeaderTimeout is how long one model request may wait for the
+	// response headers before it is cut and retried (the idle timeout
+	// bounds it too, when shorter).
+	StreamHeaderTimeout time.Duration `koanf:"stream_header_timeout"`
 	// MaxResponseSize caps the text, thinking and tool input kept from one
 	// model answer; past it the run fails (exit 5).
 	MaxResponseSize ByteSize `koanf:"max_response_size"`
@@ -152,10 +156,11 @@ func Default() Config {
 		Providers: map[string]ProviderConfig{},
 		CompactAt: 0.8,
 		Limits: Limits{
-			MaxTurns:          50,
-			Timeout:           30 * time.Minute,
-			StreamIdleTimeout: 5 * time.Minute,
-			MaxResponseSize:   32 << 20,
+			MaxTurns:            50,
+			Timeout:             30 * time.Minute,
+			StreamIdleTimeout:   5 * time.Minute,
+			StreamHeaderTimeout: time.Minute,
+			MaxResponseSize:     32 << 20,
 		},
 		Input:  Input{StdinInlineMax: 256 << 10, StdinMax: 10 << 30},
 		Verify: Verify{Attempts: 3, Timeout: 10 * time.Minute},

@@ -482,13 +482,14 @@ func defaultValues() map[string]any {
 	return map[string]any{
 		"compact_at": c.CompactAt,
 		"limits": map[string]any{
-			"max_turns":           int64(c.Limits.MaxTurns),
-			"timeout":             c.Limits.Timeout,
-			"max_tokens_total":    c.Limits.MaxTokensTotal,
-			"max_cost":            c.Limits.MaxCost,
-			"max_tool_calls":      int64(c.Limits.MaxToolCalls),
-			"stream_idle_timeout": c.Limits.StreamIdleTimeout,
-			"max_response_size":   c.Limits.MaxResponseSize,
+			"max_turns":             int64(c.Limits.MaxTurns),
+			"timeout":               c.Limits.Timeout,
+			"max_tokens_total":      c.Limits.MaxTokensTotal,
+			"max_cost":              c.Limits.MaxCost,
+			"max_tool_calls":        int64(c.Limits.MaxToolCalls),
+			"stream_idle_timeout":   c.Limits.StreamIdleTimeout,
+			"stream_header_timeout": c.Limits.StreamHeaderTimeout,
+			"max_response_size":     c.Limits.MaxResponseSize,
 		},
 		"input": map[string]any{
 			"stdin_inline_max": c.Input.StdinInlineMax,

@@ -101,6 +101,7 @@ func configSettings() []configSetting {
 		{[]string{"limits", "max_cost"}, "max-cost"},
 		{[]string{"limits", "max_tool_calls"}, "max-tool-calls"},
 		{[]string{"limits", "stream_idle_timeout"}, "stream-idle-timeout"},
+		{[]string{"limits", "stream_header_timeout"}, "stream-header-timeout"},
 		{[]string{"limits", "max_response_size"}, "max-response-size"},
 		{[]string{"input", "stdin_inline_max"}, "stdin-inline-max"},
 		{[]string{"input", "stdin_max"}, "stdin-max"},

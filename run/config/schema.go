@@ -88,6 +88,7 @@ func configSchema() *field {
 			"max_cost", leaf(kindUSD),
 			"max_tool_calls", leaf(kindCount),
 			"stream_idle_timeout", leaf(kindDuration),
+			"stream_header_timeout", leaf(kindDuration),
 			"max_response_size", leaf(kindSize),
 		),
 		"input", table(

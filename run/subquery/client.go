@@ -15,14 +15,17 @@ type Client struct {
 	token string
 }
 
-// Dial connects to the socket at path; token ([TokenEnv]) goes with
-// every request.
+// Dial connects to the socket at path and sends token ([TokenEnv]) as
+// the connection's hello; it goes with every request too.
 func Dial(ctx context.Context, path, token string) (*Client, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("subquery: connect to the run: %w", err)
 	}
+	// A failed write is not an error yet: the server may have refused the
+	// connection, and Ask reads why.
+	_ = writeLine(c, hello{Token: token})
 	return &Client{c: c, lr: newLineReader(c), token: token}, nil
 }
 
@@ -33,11 +36,14 @@ func (cl *Client) Ask(ctx context.Context, req Request) (Response, error) {
 	stop := context.AfterFunc(ctx, func() { cl.c.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 	req.Token = cl.token
-	if err := writeLine(cl.c, req); err != nil {
-		return Response{}, cl.fail(ctx, err)
-	}
+	werr := writeLine(cl.c, req)
+	// Read even when the write failed: a server that refused the
+	// connection wrote why before it closed it.
 	var resp Response
 	if err := cl.lr.next(&resp); err != nil {
+		if werr != nil {
+			err = werr
+		}
 		return Response{}, cl.fail(ctx, err)
 	}
 	return resp, nil

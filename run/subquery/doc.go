@@ -13,7 +13,11 @@
 // (SO_PEERCRED): a descendant of this process, and not of a sub-query in
 // flight (depth 1). Every request must also carry the server's token
 // ([Server.Token], passed as [TokenEnv] to the commands that may ask
-// only), which keeps out the run's other descendants.
+// only), which keeps out the run's other descendants. The token comes
+// first, as the connection's hello line: the server reads nothing more
+// before it has checked it, gives a connection a few seconds and a few
+// hundred bytes to send it, and waits for the hellos of a bounded number
+// of connections at once.
 //
 // The package knows nothing of the runner, the model client or the
 // policy: the runner hands the server a [Handler].

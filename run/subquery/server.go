@@ -1,11 +1,15 @@
 package subquery
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -27,6 +31,8 @@ type Server struct {
 	tmpDir  string // a directory Listen made for the socket; Close removes it
 	token   string // every request must carry it
 	handler Handler
+	limits  limits
+	pending chan struct{} // a slot for each connection waiting for its hello
 
 	mu       sync.Mutex
 	inflight map[int]int // client pid → requests being handled
@@ -48,6 +54,25 @@ const maxSocketPath = 103
 // dir's path is too long for a socket, a private directory under /tmp is
 // made for it; Close removes it.
 func Listen(dir string, h Handler) (*Server, error) {
+	return listen(dir, h, defaultLimits())
+}
+
+// limits bound the connections that have not shown the token yet.
+type limits struct {
+	// helloTimeout is how long a new connection has to send its hello
+	// line; one that has not is refused and closed.
+	helloTimeout time.Duration
+	// maxPending is how many connections may wait for their hello at
+	// once; further ones wait in the listen queue, unread.
+	maxPending int
+}
+
+// defaultLimits: a client sends its hello as it connects, so 5 s is far
+// above what one takes even on a loaded machine, and 16 connections at
+// once (each holding at most maxHello bytes) are more than a fan-out opens.
+func defaultLimits() limits { return limits{helloTimeout: 5 * time.Second, maxPending: 16} }
+
+func listen(dir string, h Handler, lim limits) (*Server, error) {
 	path, tmp := filepath.Join(dir, socketName), ""
 	if len(path) > maxSocketPath {
 		d, err := os.MkdirTemp("/tmp", "rubichan-q-")
@@ -70,6 +95,7 @@ func Listen(dir string, h Handler) (*Server, error) {
 		return nil, fmt.Errorf("subquery: listen: %w", err)
 	}
 	return &Server{ln: ln, path: path, owner: os.Getpid(), tmpDir: tmp, token: rand.Text(), handler: h,
+		limits: lim, pending: make(chan struct{}, lim.maxPending),
 		inflight: map[int]int{}, conns: map[net.Conn]struct{}{}, gone: make(chan struct{})}, nil
 }
 
@@ -86,13 +112,17 @@ var errNoToken = &Error{Code: CodeRefused, Message: "refused: the request does n
 
 // Serve accepts connections until ctx ends or Close is called; it
 // returns when the listener is closed. Requests still being handled when
-// ctx ends see their context end.
+// ctx ends see their context end. A connection is accepted only when
+// fewer than the limit of connections wait for their hello (see
+// [Server.hello]); the others wait in the listen queue.
 func (s *Server) Serve(ctx context.Context) {
 	stop := context.AfterFunc(ctx, func() { s.Close() })
 	defer stop()
 	for {
+		s.pending <- struct{}{} // freed once the connection's hello is read, or refused
 		c, err := s.ln.AcceptUnix()
 		if err != nil {
+			<-s.pending
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
 				time.Sleep(10 * time.Millisecond)
@@ -101,6 +131,7 @@ func (s *Server) Serve(ctx context.Context) {
 			return
 		}
 		if !s.track(c) {
+			<-s.pending
 			c.Close()
 			return
 		}
@@ -160,12 +191,14 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pid, between, err := s.authorize(c)
+	rest, ok := s.hello(c)
+	<-s.pending
+	if err == nil && !ok {
+		err = errNoToken
+	}
 	if err != nil {
-		// Read the request first, so that the client's write does not
-		// fail on a closed socket and it gets the reason.
-		c.SetReadDeadline(time.Now().Add(5 * time.Second))
-		var req Request
-		_ = newLineReader(c).next(&req)
+		// The client reads the reason even if its request, sent after
+		// its hello, meets the closed socket.
 		_ = writeLine(c, Response{Error: &Error{Code: CodeRefused, Message: err.Error()}})
 		return
 	}
@@ -173,7 +206,7 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
 	go func() {
 		defer cancel()
 		defer close(reqs)
-		lr := newLineReader(c)
+		lr := newLineReader(rest)
 		for {
 			var req Request
 			if err := lr.next(&req); err != nil {
@@ -201,6 +234,26 @@ func (s *Server) serveConn(ctx context.Context, c *net.UnixConn) {
 			return
 		}
 	}
+}
+
+// hello reads the connection's first line, the [hello] carrying the
+// run's token, before anything else: at most maxHello bytes, within the
+// hello deadline. It reports whether the token is the run's, and returns
+// the connection's reader from the end of the line.
+func (s *Server) hello(c *net.UnixConn) (io.Reader, bool) {
+	c.SetReadDeadline(time.Now().Add(s.limits.helloTimeout))
+	br := bufio.NewReaderSize(c, maxHello)
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return nil, false
+	}
+	var h hello
+	if json.Unmarshal(line, &h) != nil || subtle.ConstantTimeCompare([]byte(h.Token), []byte(s.token)) != 1 {
+		return nil, false
+	}
+	c.SetReadDeadline(time.Time{})
+	buffered, _ := br.Peek(br.Buffered())
+	return io.MultiReader(bytes.NewReader(bytes.Clone(buffered)), c), true
 }
 
 // enter counts a request of pid in flight, unless a process between pid

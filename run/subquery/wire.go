@@ -24,6 +24,16 @@ const TokenEnv = "RUBICHAN_QUERY_TOKEN"
 // must fit a model's context window, far below it.
 const MaxLine = 32 << 20
 
+// hello is the first line a client sends on a connection: the run's
+// token, which the server checks before it reads anything else, so a
+// connection without it costs the server at most maxHello bytes.
+type hello struct {
+	Token string `json:"token"`
+}
+
+// maxHello bounds the hello line: the token is 26 characters.
+const maxHello = 256
+
 // Request is one sub-query. The material is Input, or Length bytes of File
 // from Offset (an absolute path the parent reads after its read policy
 // allows it); the prompt follows the material.
