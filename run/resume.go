@@ -242,7 +242,7 @@ func (p *sessionPlan) checkAnswers(cfg execConfig) error {
 		for _, a := range cfg.Approve {
 			if a == "all" && len(pending) > 0 {
 				for _, c := range pending {
-					p.answers[c.ID] = answer{Approve: true, Fact: c.Fact}
+					p.answers[c.ID] = answerOf(c)
 				}
 				continue
 			}
@@ -250,7 +250,7 @@ func (p *sessionPlan) checkAnswers(cfg execConfig) error {
 			if i < 0 {
 				return usagef("--approve %s: %s", a, notPending(id, a, ids))
 			}
-			p.answers[a] = answer{Approve: true, Fact: pending[i].Fact}
+			p.answers[a] = answerOf(pending[i])
 		}
 	case cfg.DenyPending:
 		if len(pending) == 0 {
