@@ -182,7 +182,7 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 	}
 	// The after_tool hooks get the model's copy: the run's secrets redacted.
 	res.Content = l.cfg.Redact.redact(res.Content)
-	res = l.hooks.after(ctx, l.turns, call.Name, call.ID, json.RawMessage(l.cfg.Redact.redact(string(input))), res)
+	res = l.hooks.after(ctx, l.turns, call.Name, call.ID, json.RawMessage(l.cfg.Redact.redact(string(hookToolInput(input, eff)))), res)
 	return res, span, nil
 }
 
