@@ -88,6 +88,12 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 		return st, err
 	}
 	st.defer_(st.plan.close)
+	// The run's own records are guarded from the tools, as the policy file is.
+	st.pol = st.pol.WithGuarded(
+		policy.Guarded{Path: st.plan.logPath(*cfg, st.sinks.sessionID(), src.start), What: "the run's session log"},
+		policy.Guarded{Path: cfg.Record, What: "the run's cassette"},
+		policy.Guarded{Path: cfg.Replay, What: "the run's cassette"},
+	)
 	if err := st.readInput(ctx, *cfg, src, notice); err != nil {
 		return st, err
 	}

@@ -1,0 +1,67 @@
+package policy
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Guarded is a file the run keeps from every write, as it keeps the policy
+// file: its own records, such as the session log and the cassette, which a
+// tool must not forge or wipe.
+type Guarded struct {
+	// Path is the file's path, absolute or relative to the current
+	// directory; it need not exist yet.
+	Path string
+	// What names the file in the reason of a denial: "the run's session log".
+	What string
+}
+
+// guardedFile is a [Guarded] by its absolute slash names: as given, and
+// with the symlinks of its directory evaluated when that differs.
+type guardedFile struct {
+	names []string
+	what  string
+}
+
+// WithGuarded returns a copy of the policy that also denies every write to
+// the files g names, with the guard rule, as it denies writes to the policy
+// file: whatever the rules allow (write:** included), by the write and edit
+// tools and by the writes a shell command is judged to make.
+func (p *Policy) WithGuarded(g ...Guarded) *Policy {
+	q := *p
+	q.guarded = append([]guardedFile(nil), p.guarded...)
+	for _, f := range g {
+		if f.Path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(f.Path)
+		if err != nil {
+			continue
+		}
+		gf := guardedFile{names: []string{path.Clean(filepath.ToSlash(abs))}, what: f.What}
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+			if real := path.Join(filepath.ToSlash(dir), filepath.Base(abs)); real != gf.names[0] {
+				gf.names = append(gf.names, real)
+			}
+		}
+		q.guarded = append(q.guarded, gf)
+	}
+	return &q
+}
+
+// guardedWrite returns what the cleaned path is when the policy guards it
+// from writes (the policy file, or a [Guarded] file), else "".
+func (p *Policy) guardedWrite(clean string) string {
+	if p.protected(clean) {
+		return "the policy file"
+	}
+	for _, g := range p.guarded {
+		for _, name := range g.names {
+			if own, _ := p.normalize(name); strings.EqualFold(clean, own) {
+				return g.what
+			}
+		}
+	}
+	return ""
+}
