@@ -141,7 +141,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	st.loop, st.ap, st.parts = l, ap, parts
 	l.cfg.Answers = st.plan.answers
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
-	st.sess = st.plan.open(cfg, sessionOptions{ID: st.sinks.sessionID(), Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
+	st.sess = st.plan.open(cfg, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
 		Start: start, Workspace: st.ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
 		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts,
 	})
