@@ -403,6 +403,9 @@ func (p *Policy) pathFact(c Class, kind FactKind, name string) Fact {
 		if what := p.guardedWrite(clean); what != "" {
 			return guard(kind, clean, what+" cannot be written")
 		}
+		if what := p.guardedBeneath(clean); what != "" && clean != "." {
+			return guardedDirFact(kind, clean, what)
+		}
 	}
 	gitDir := kind == FactWrite && inGitDir(clean)
 	var unnamed Fact // gitDir: the first allow whose pattern does not name .git

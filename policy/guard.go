@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
@@ -64,4 +65,35 @@ func (p *Policy) guardedWrite(clean string) string {
 		}
 	}
 	return ""
+}
+
+// guardedBeneath returns what [Guarded] file lies beneath the cleaned
+// directory dir (the workspace's top, ".", holds every file inside it),
+// else "": a write of dir may replace, move or remove it.
+func (p *Policy) guardedBeneath(dir string) string {
+	for _, g := range p.guarded {
+		for _, name := range g.names {
+			own, outside := p.normalize(name)
+			if dir == "." && !outside || beneath(own, dir) {
+				return g.what
+			}
+		}
+	}
+	return ""
+}
+
+// beneath reports whether the cleaned path name lies beneath the cleaned
+// directory dir (not dir itself), letter case aside.
+func beneath(name, dir string) bool {
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	return len(name) > len(prefix) && strings.EqualFold(name[:len(prefix)], prefix)
+}
+
+// guardedDirFact is the fact of a write of directory clean, which may
+// replace, move or remove the guarded file what beneath it (mv DIR, rm -r
+// DIR, tar -x): an ask, as nothing can tell in advance what it does there.
+func guardedDirFact(kind FactKind, clean, what string) Fact {
+	f := guard(kind, clean, fmt.Sprintf("a write of %s may replace, move or remove %s beneath it", clean, what))
+	f.Decision = Ask
+	return f
 }
