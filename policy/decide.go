@@ -399,8 +399,13 @@ func (p *Policy) pathFact(c Class, kind FactKind, name string) Fact {
 	if outside && !strings.HasPrefix(clean, "/") {
 		return guard(kind, clean, "the path leaves the workspace")
 	}
-	if kind == FactWrite && p.protected(clean) {
-		return guard(kind, clean, "the policy file cannot be written")
+	if kind == FactWrite {
+		if what := p.guardedWrite(clean); what != "" {
+			return guard(kind, clean, what+" cannot be written")
+		}
+		if what := p.guardedBeneath(clean); what != "" && clean != "." {
+			return guardedDirFact(kind, clean, what)
+		}
 	}
 	gitDir := kind == FactWrite && inGitDir(clean)
 	var unnamed Fact // gitDir: the first allow whose pattern does not name .git

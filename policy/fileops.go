@@ -33,13 +33,27 @@ func fileProgramModel(name string) progModel {
 	return nil
 }
 
+// operandValueOptions returns the short options that take a value, for a
+// program of [operandWrites]: rm's -r and -d take none, touch's -r does.
+func operandValueOptions(name string) string {
+	switch name {
+	case "touch":
+		return "dtr"
+	case "truncate":
+		return "sr"
+	case "mkdir":
+		return "m"
+	}
+	return ""
+}
+
 // operandWrites: every operand is written (created, truncated, removed);
 // with -r, -R or --recursive everything beneath it.
 func operandWrites(argv []word) []optFinding {
-	p := getopt{val: "mdtrs", long: map[string]bool{
+	name := path.Base(argv[0].value)
+	p := getopt{val: operandValueOptions(name), long: map[string]bool{
 		"--mode": true, "--date": true, "--reference": true, "--size": true, "--output-error": false,
 	}}.parse(argv)
-	name := path.Base(argv[0].value)
 	tree := name == "rm" && p.has("-r", "-R", "--recursive")
 	out := globExecs(p, argv)
 	for _, i := range p.operands {

@@ -165,7 +165,8 @@ type Policy struct {
 	rules      []*rule
 	tests      []selfTest
 	warnings   []string
-	secretsOff bool // [defaults] secret_denials = false
+	secretsOff bool          // [defaults] secret_denials = false
+	guarded    []guardedFile // files no write may reach besides the policy file (see [Policy.WithGuarded])
 }
 
 // Name names where the policy came from: a file path, or "built-in default

@@ -529,3 +529,43 @@ func BenchmarkDecidePrograms(b *testing.B) {
 		}
 	}
 }
+
+// TestOperandWritesAlone checks the file-changing programs with nothing
+// but their options and one operand: each operand is a write (a tree with
+// rm -r), also where an option letter takes a value for another program
+// of the family (touch -r REF, truncate -r REF, mkdir -m MODE).
+func TestOperandWritesAlone(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("p.toml", []byte(`
+[defaults]
+decision = "deny"
+[[rule]]
+id = "prog"
+tool = "shell"
+decision = "allow"
+commands = ["rm *", "rmdir *", "unlink *", "touch *", "truncate *", "mkdir *", "tee *"]
+[[rule]]
+id = "writes"
+tool = "write"
+decision = "allow"
+paths = ["**", "**/.git/**"]
+[[rule]]
+id = "no-src"
+tool = "write"
+decision = "deny"
+paths = ["src/**"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{
+		"rm src", "rm -r src", "rm -R src", "rm --recursive src", "rm -rf src", "rm -d src", "rm -ri src",
+		"rm -i src", "rm -v src", "rm --interactive=never src", "rm -r -- src", "rmdir src", "rmdir -p src",
+		"unlink src", "touch src", "touch -r ref src", "touch -d now src", "truncate -s 0 src", "truncate -r ref src",
+		"mkdir src", "mkdir -m 700 src", "mkdir -p src", "tee src",
+	} {
+		if r := p.Decide(shellAction(cmd)); r.Decision != Deny || r.Rule != "no-src" {
+			t.Errorf("%q: %s by %q (%s); facts %v", cmd, r.Decision, r.Rule, r.Reason, r.Facts)
+		}
+	}
+}

@@ -35,6 +35,13 @@ func (p *Policy) treeFact(c Class, kind FactKind, dir string) Fact {
 			}
 		}
 	}
+	if kind == FactWrite && f.Decision < Ask {
+		if what := p.guardedBeneath(clean); what != "" {
+			g := guardedDirFact(kind, shown, what)
+			g.Reason = fmt.Sprintf("the command may write anything beneath %s, %s among them", clean, what)
+			return g
+		}
+	}
 	if kind != FactWrite || f.Decision >= Ask || outside {
 		return f
 	}

@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
@@ -29,25 +31,79 @@ const (
 // answer is a person's answer to one call an earlier run deferred.
 type answer struct {
 	Approve bool
-	Fact    string // the fact approved: the approval holds for it alone
+	// Facts are the facts the person was shown and approved: the
+	// approval holds for them alone.
+	Facts []session.PendingFact
+	// legacy: Facts is the call's one fact as [verdict.Fact] names it: a
+	// call of one fact, or one from a session written before pending
+	// calls listed all their facts (see [session.Pending.Asked]).
+	legacy bool
+}
+
+// answerOf is the answer that approves pending call p: the facts it
+// lists, or its one fact.
+func answerOf(p session.Pending) answer {
+	return answer{Approve: true, Facts: p.Asked(), legacy: len(p.Facts) == 0}
 }
 
 // apply returns the verdict on a call once the person's answer is taken
-// into account: a denial always stands; an approval turns an "ask" for
-// exactly the approved fact into an allow, and nothing else.
+// into account: a denial always stands; an approval turns an "ask" into
+// an allow only when every fact that needs approval now was among the
+// facts shown and approved; nothing else changes.
 func (a answer) apply(v verdict) verdict {
 	switch {
 	case !a.Approve && v.Kind != verdictDeny:
 		return verdict{Kind: verdictDeny, Rule: ruleDenied, Fact: v.Fact, Reason: "denied by the person reviewing this run", Message: deniedByPerson}
-	case a.Approve && v.Kind == verdictAsk && v.Fact == a.Fact:
+	case a.Approve && v.Kind == verdictAsk && a.covers(v):
 		return verdict{Kind: verdictAllow, Rule: ruleApproved, Fact: v.Fact, Reason: "approved by the person reviewing this run"}
 	}
 	return v
 }
 
-// addPending records a call that needs approval as pending.
+// covers reports whether the approval covers every fact of v that needs
+// approval. An answer that knows one fact, as the policy's verdict names
+// it (without "command: "), covers a call of that one fact only.
+func (a answer) covers(v verdict) bool {
+	asked := askedFacts(v)
+	if a.legacy {
+		return len(asked) == 1 && len(a.Facts) == 1 && v.Fact == a.Facts[0].Fact
+	}
+	for _, f := range asked {
+		if !slices.ContainsFunc(a.Facts, func(g session.PendingFact) bool { return g.Fact == f.Fact }) {
+			return false
+		}
+	}
+	return true
+}
+
+// askedFacts lists the facts of an "ask" verdict that need approval, as
+// "kind: value", once each, in the policy's order; a verdict without
+// them (none is known) is its own fact.
+func askedFacts(v verdict) []session.PendingFact {
+	var out []session.PendingFact
+	for _, f := range v.result.Facts {
+		if f.Decision != policy.Ask {
+			continue
+		}
+		pf := session.PendingFact{Fact: f.String(), Rule: f.Rule}
+		if !slices.Contains(out, pf) {
+			out = append(out, pf)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, session.PendingFact{Fact: v.Fact, Rule: v.Rule})
+	}
+	return out
+}
+
+// addPending records a call that needs approval as pending, with every
+// fact that needs approval.
 func (l *loop) addPending(call llm.Block, info *ToolCallInfo, eff toolkit.Effects, v verdict) {
 	p := session.Pending{ID: call.ID, Tool: call.Name, Fact: v.Fact, Rule: v.Rule, Input: call.Input}
+	// A call of one fact is recorded as sessions always recorded it.
+	if facts := askedFacts(v); len(facts) > 1 {
+		p.Facts = facts
+	}
 	if l.cfg.Preview != nil {
 		p.Diff = l.cfg.Preview(call, eff)
 	}
@@ -129,12 +185,7 @@ func reportPending(w io.Writer, pending []session.Pending, path, storeDir string
 	}
 	fmt.Fprintf(w, "rubichan: %d call(s) await approval:\n", len(pending))
 	for _, p := range pending {
-		fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", p.ID, p.Tool, clip(p.Fact, 200), p.Rule)
-		if p.Diff != "" {
-			for _, line := range strings.Split(strings.TrimRight(p.Diff, "\n"), "\n") {
-				fmt.Fprintf(w, "    %s\n", line)
-			}
-		}
+		writePending(w, p)
 	}
 	if path == "" {
 		return
@@ -147,4 +198,23 @@ func reportPending(w io.Writer, pending []session.Pending, path, storeDir string
 	}
 	fmt.Fprintf(w, "approve: rubichan exec --resume %s --approve %s   (or --approve all)\n", ref, pending[0].ID)
 	fmt.Fprintf(w, "deny:    rubichan exec --resume %s --deny-pending\n", ref)
+}
+
+// writePending writes one pending call: its id, tool and fact, or when
+// several facts need approval each of them on a line of its own (an
+// approval of the call covers all of them), then the diff, if any.
+func writePending(w io.Writer, p session.Pending) {
+	if facts := p.Asked(); len(facts) > 1 {
+		fmt.Fprintf(w, "  %s  %s  %d facts, approved together:\n", p.ID, p.Tool, len(facts))
+		for _, f := range facts {
+			fmt.Fprintf(w, "    %s  (rule %s)\n", clip(f.Fact, 200), f.Rule)
+		}
+	} else {
+		fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", p.ID, p.Tool, clip(p.Fact, 200), p.Rule)
+	}
+	if p.Diff != "" {
+		for _, line := range strings.Split(strings.TrimRight(p.Diff, "\n"), "\n") {
+			fmt.Fprintf(w, "    %s\n", line)
+		}
+	}
 }

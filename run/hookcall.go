@@ -24,7 +24,11 @@ type callAnswer struct {
 func (l *loop) gate(ctx context.Context, call llm.Block, info *ToolCallInfo, tool toolkit.Tool, eff toolkit.Effects) (toolkit.Tool, json.RawMessage, toolkit.Effects, *callAnswer) {
 	input := call.Input
 	for from := 0; ; {
-		out := l.hooks.before(ctx, l.turns, call.Name, call.ID, input, from)
+		var view json.RawMessage // the canonical arguments, made only when hooks run
+		if l.hooks != nil {
+			view = hookToolInput(input, eff)
+		}
+		out := l.hooks.before(ctx, l.turns, call.Name, call.ID, view, from)
 		switch out.decision {
 		case hookAllow:
 			return tool, input, eff, nil

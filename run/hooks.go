@@ -135,11 +135,14 @@ type hookRun struct {
 // exec runs hook h with input on its stdin.
 func (r *hookRunner) exec(ctx context.Context, h config.Hook, in hookInput) hookRun {
 	in.SessionID, in.TranscriptPath, in.Cwd = r.sessionID, r.transcript, r.cwd
-	data, err := json.Marshal(in)
-	if err != nil {
+	// No HTML escapes (\u003c for <): a hook reads "<" as the tool does.
+	var data bytes.Buffer
+	enc := json.NewEncoder(&data)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(in); err != nil {
 		return hookRun{res: toolkit.ScriptResult{ExitCode: -1}, failed: "its input could not be encoded: " + err.Error()}
 	}
-	res, err := r.sh.Run(ctx, h.Command, append(data, '\n'), h.Timeout)
+	res, err := r.sh.Run(ctx, h.Command, data.Bytes(), h.Timeout)
 	switch {
 	case err != nil:
 		return hookRun{res: res, failed: "it could not be started: " + err.Error()}

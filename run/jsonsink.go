@@ -296,8 +296,12 @@ func (s *jsonSink) result(err error, code int) events.Result {
 		if len(sum.Pending) > 0 && code == exitPolicy {
 			res.Status = events.StatusDeferred
 			for _, p := range sum.Pending {
-				res.Pending = append(res.Pending, events.Pending{ID: p.ID, Tool: p.Tool,
-					Fact: s.red.redact(p.Fact), Rule: s.red.redact(p.Rule), Diff: s.red.redact(p.Diff)})
+				ep := events.Pending{ID: p.ID, Tool: p.Tool,
+					Fact: s.red.redact(p.Fact), Rule: s.red.redact(p.Rule), Diff: s.red.redact(p.Diff)}
+				for _, f := range p.Facts {
+					ep.Facts = append(ep.Facts, events.PendingFact{Fact: s.red.redact(f.Fact), Rule: s.red.redact(f.Rule)})
+				}
+				res.Pending = append(res.Pending, ep)
 			}
 		}
 	}

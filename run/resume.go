@@ -75,7 +75,34 @@ type sessionPlan struct {
 	loaded     *session.Session // its contents
 	forkedFrom string
 	answers    map[string]answer
-	keepOpen   bool // the last run deferred its open calls
+	keepOpen   bool   // the last run deferred its open calls
+	id         string // a new session's id, settled before the tools exist (see [sessionPlan.logPath])
+}
+
+// logPath settles the file the run's session log goes to, before the
+// tools exist, so that the policy can guard it: the resumed session, the
+// --session-file, or the store's file of the new session's id (--session-id,
+// else id, the JSON events' id, else a fresh one). It is "" when the run
+// keeps no log or no directory is known.
+func (p *sessionPlan) logPath(cfg execConfig, id string, start time.Time) string {
+	p.id = cfg.SessionID
+	if p.id == "" {
+		p.id = id
+	}
+	if p.id == "" {
+		p.id = newSessionID(start)
+	}
+	switch {
+	case cfg.NoSession:
+		return ""
+	case p.w != nil:
+		return p.w.Path()
+	case p.file != "":
+		return p.file
+	case p.store.Dir == "":
+		return ""
+	}
+	return p.store.Path(p.id)
 }
 
 // close releases a resumed session the run never took over.
@@ -242,7 +269,7 @@ func (p *sessionPlan) checkAnswers(cfg execConfig) error {
 		for _, a := range cfg.Approve {
 			if a == "all" && len(pending) > 0 {
 				for _, c := range pending {
-					p.answers[c.ID] = answer{Approve: true, Fact: c.Fact}
+					p.answers[c.ID] = answerOf(c)
 				}
 				continue
 			}
@@ -250,7 +277,7 @@ func (p *sessionPlan) checkAnswers(cfg execConfig) error {
 			if i < 0 {
 				return usagef("--approve %s: %s", a, notPending(id, a, ids))
 			}
-			p.answers[a] = answer{Approve: true, Fact: pending[i].Fact}
+			p.answers[a] = answerOf(pending[i])
 		}
 	case cfg.DenyPending:
 		if len(pending) == 0 {
@@ -288,10 +315,7 @@ func (p *sessionPlan) open(cfg execConfig, opt sessionOptions, h sessionHeader) 
 		return nil
 	}
 	if p.w == nil {
-		opt.Dir, opt.File = p.store.Dir, p.file
-		if cfg.SessionID != "" {
-			opt.ID = cfg.SessionID
-		}
+		opt.Dir, opt.File, opt.ID = p.store.Dir, p.file, p.id
 		return openSession(opt, h)
 	}
 	h.Run = len(p.loaded.Runs) + 1

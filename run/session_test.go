@@ -513,36 +513,6 @@ func BenchmarkSessionRoundTrip(b *testing.B) {
 	}
 }
 
-func TestAnswerApply(t *testing.T) {
-	t.Parallel()
-	ask := verdict{Kind: verdictAsk, Rule: "tools.shell", Fact: "npm publish"}
-	deny := verdict{Kind: verdictDeny, Rule: "--deny shell:npm *", Fact: "npm publish"}
-	allow := verdict{Kind: verdictAllow, Rule: "r", Fact: "ls"}
-	tests := map[string]struct {
-		a        answer
-		v        verdict
-		wantKind verdictKind
-		wantRule string
-	}{
-		"approved, same fact":       {answer{Approve: true, Fact: "npm publish"}, ask, verdictAllow, ruleApproved},
-		"approved, another fact":    {answer{Approve: true, Fact: "npm test"}, ask, verdictAsk, "tools.shell"},
-		"approved, a deny rule":     {answer{Approve: true, Fact: "npm publish"}, deny, verdictDeny, "--deny shell:npm *"},
-		"approved, allowed anyway":  {answer{Approve: true, Fact: "ls"}, allow, verdictAllow, "r"},
-		"denied by the person":      {answer{}, ask, verdictDeny, ruleDenied},
-		"denied, allowed by a rule": {answer{}, allow, verdictDeny, ruleDenied},
-		"denied, and by a rule":     {answer{}, deny, verdictDeny, "--deny shell:npm *"},
-	}
-	for name, tc := range tests {
-		got := tc.a.apply(tc.v)
-		if got.Kind != tc.wantKind || got.Rule != tc.wantRule {
-			t.Errorf("%s: got %v by %q, want %v by %q", name, got.Kind, got.Rule, tc.wantKind, tc.wantRule)
-		}
-		if tc.wantRule == ruleDenied && got.Message != deniedByPerson {
-			t.Errorf("%s: the model is told %q", name, got.Message)
-		}
-	}
-}
-
 // TestSessionFieldCaps checks that no line grows with what the model sends:
 // a 20 MB tool call, a huge message, a huge denied command are cut to their
 // caps, the cut marked with the full size, and a secret across the cut

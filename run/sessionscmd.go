@@ -238,10 +238,7 @@ func transcriptEnd(w io.Writer, l *session.Line) {
 	if len(l.Pending) > 0 {
 		fmt.Fprintln(w, "pending approval:")
 		for _, p := range l.Pending {
-			fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", p.ID, p.Tool, clip(p.Fact, 200), p.Rule)
-			if p.Diff != "" {
-				fmt.Fprintf(w, "    %s\n", indent(strings.TrimRight(p.Diff, "\n"), "    "))
-			}
+			writePending(w, p)
 		}
 	}
 }

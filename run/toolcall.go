@@ -180,7 +180,11 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 	if ctx.Err() != nil {
 		return res, span, errRunEnded
 	}
-	res = l.hooks.after(ctx, l.turns, call.Name, call.ID, input, res)
+	if l.hooks != nil {
+		// The after_tool hooks get the model's copy: the run's secrets redacted.
+		res.Content = l.cfg.Redact.redact(res.Content)
+		res = l.hooks.after(ctx, l.turns, call.Name, call.ID, json.RawMessage(l.cfg.Redact.redact(string(hookToolInput(input, eff)))), res)
+	}
 	return res, span, nil
 }
 

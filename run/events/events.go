@@ -302,7 +302,17 @@ type Pending struct {
 	Tool string `json:"tool"`
 	Fact string `json:"fact"`
 	Rule string `json:"rule"`
-	Diff string `json:"diff,omitempty"`
+	// Facts are, when the call has more than one, all its facts that
+	// need approval ("kind: value") with the rule that asked; approving
+	// the call approves these and nothing else.
+	Facts []PendingFact `json:"facts,omitempty"`
+	Diff  string        `json:"diff,omitempty"`
+}
+
+// PendingFact is one fact of a pending call that needs approval.
+type PendingFact struct {
+	Fact string `json:"fact"`
+	Rule string `json:"rule"`
 }
 
 // The statuses of a [Result].

@@ -180,14 +180,36 @@ type PromptPart struct {
 
 // Pending is a tool call a deferred run left for a person to approve or
 // deny: its id, tool, the fact the policy matched, the rule that asked,
-// and the diff a write or edit would make.
+// every fact that needs approval, and the diff a write or edit would make.
 type Pending struct {
-	ID    string          `json:"id"`
-	Tool  string          `json:"tool"`
-	Fact  string          `json:"fact"`
-	Rule  string          `json:"rule"`
+	ID   string `json:"id"`
+	Tool string `json:"tool"`
+	Fact string `json:"fact"`
+	Rule string `json:"rule"`
+	// Facts are all the facts of the call that need approval, as
+	// "kind: value" in the order the policy found them, when there are
+	// more than one; an approval of the call covers these and nothing
+	// else. Nil for a call of one fact, Fact, and in a session written
+	// before they were listed (see [Pending.Asked]).
+	Facts []PendingFact   `json:"facts,omitempty"`
 	Diff  string          `json:"diff,omitempty"`
 	Input json.RawMessage `json:"input,omitempty"`
+}
+
+// PendingFact is one fact of a pending call that needs approval, as
+// "kind: value", and the rule that asked.
+type PendingFact struct {
+	Fact string `json:"fact"`
+	Rule string `json:"rule"`
+}
+
+// Asked returns the facts of the call that need approval: Facts, or the
+// one Fact of a call from a session written before Facts were recorded.
+func (p Pending) Asked() []PendingFact {
+	if len(p.Facts) > 0 {
+		return p.Facts
+	}
+	return []PendingFact{{Fact: p.Fact, Rule: p.Rule}}
 }
 
 // Block is a message block as a session line holds it: the neutral

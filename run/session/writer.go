@@ -287,6 +287,13 @@ func (w *Writer) redactLine(l *Line) {
 	for i := range l.Pending {
 		p := &l.Pending[i]
 		p.Fact, p.Rule, p.Diff = w.redact(p.Fact), w.redact(p.Rule), w.redact(p.Diff)
+		if p.Facts != nil {
+			facts := make([]PendingFact, len(p.Facts))
+			for j, f := range p.Facts {
+				facts[j] = PendingFact{Fact: w.redact(f.Fact), Rule: w.redact(f.Rule)}
+			}
+			p.Facts = facts
+		}
 		p.Input = w.redactRaw(p.Input)
 	}
 }

@@ -1,0 +1,85 @@
+package run
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/session"
+)
+
+func TestAnswerApply(t *testing.T) {
+	t.Parallel()
+	ask := verdict{Kind: verdictAsk, Rule: "tools.shell", Fact: "npm publish"}
+	deny := verdict{Kind: verdictDeny, Rule: "--deny shell:npm *", Fact: "npm publish"}
+	allow := verdict{Kind: verdictAllow, Rule: "r", Fact: "ls"}
+	// touch notes.txt && rm -f victim.txt: four facts that ask.
+	fact := func(k policy.FactKind, v, rule string) policy.Fact {
+		return policy.Fact{Kind: k, Value: v, Decision: policy.Ask, Rule: rule}
+	}
+	compound := verdict{Kind: verdictAsk, Rule: "tools.write", Fact: "write: notes.txt", result: policy.Result{Decision: policy.Ask, Facts: []policy.Fact{
+		fact(policy.FactWrite, "notes.txt", "tools.write"), fact(policy.FactCommand, "touch notes.txt", "tools.shell"),
+		fact(policy.FactWrite, "victim.txt", "tools.write"), fact(policy.FactCommand, "rm -f victim.txt", "tools.shell"),
+	}}}
+	shown := session.Pending{Fact: compound.Fact, Rule: compound.Rule, Facts: askedFacts(compound)}
+	firstTwo := shown
+	firstTwo.Facts = shown.Facts[:2]
+	// The same call where this run allows the touch: only the rm asks.
+	rmOnly := compound
+	rmOnly.result.Facts = slices.Clone(compound.result.Facts)
+	rmOnly.result.Facts[0].Decision, rmOnly.result.Facts[1].Decision = policy.Allow, policy.Allow
+	old := func(f string) answer { return answerOf(session.Pending{Fact: f, Rule: "r"}) }
+	tests := map[string]struct {
+		a        answer
+		v        verdict
+		wantKind verdictKind
+		wantRule string
+	}{
+		"approved, same fact":       {old("npm publish"), ask, verdictAllow, ruleApproved},
+		"approved, another fact":    {old("npm test"), ask, verdictAsk, "tools.shell"},
+		"approved, a deny rule":     {old("npm publish"), deny, verdictDeny, "--deny shell:npm *"},
+		"approved, allowed anyway":  {old("ls"), allow, verdictAllow, "r"},
+		"denied by the person":      {answer{}, ask, verdictDeny, ruleDenied},
+		"denied, allowed by a rule": {answer{}, allow, verdictDeny, ruleDenied},
+		"denied, and by a rule":     {answer{}, deny, verdictDeny, "--deny shell:npm *"},
+		// Every fact shown and approved: the call runs.
+		"compound, all facts approved": {answerOf(shown), compound, verdictAllow, ruleApproved},
+		// Fewer facts ask now than were approved: still covered.
+		"compound, fewer facts ask now": {answerOf(shown), rmOnly, verdictAllow, ruleApproved},
+		// A fact that asks was not among those approved: not covered.
+		"compound, a fact not shown": {answerOf(firstTwo), compound, verdictAsk, "tools.write"},
+		// An older session recorded one fact of the call: it covers a
+		// call of that fact alone, never the rest of a compound one.
+		"compound, an older session's one fact": {old("write: notes.txt"), compound, verdictAsk, "tools.write"},
+		"compound, denied by the person":        {answer{}, compound, verdictDeny, ruleDenied},
+	}
+	for name, tc := range tests {
+		got := tc.a.apply(tc.v)
+		if got.Kind != tc.wantKind || got.Rule != tc.wantRule {
+			t.Errorf("%s: got %v by %q, want %v by %q", name, got.Kind, got.Rule, tc.wantKind, tc.wantRule)
+		}
+		if tc.wantRule == ruleDenied && got.Message != deniedByPerson {
+			t.Errorf("%s: the model is told %q", name, got.Message)
+		}
+	}
+}
+
+// TestAskedFacts checks that a pending call records each fact that needs
+// approval once, with its rule, and none that the policy allowed.
+func TestAskedFacts(t *testing.T) {
+	t.Parallel()
+	v := verdict{Kind: verdictAsk, Rule: "tools.shell", Fact: "make", result: policy.Result{Decision: policy.Ask, Facts: []policy.Fact{
+		{Kind: policy.FactCommand, Value: "make", Decision: policy.Ask, Rule: "tools.shell"},
+		{Kind: policy.FactCommand, Value: "echo hi", Decision: policy.Allow, Rule: "r"},
+		{Kind: policy.FactCommand, Value: "make", Decision: policy.Ask, Rule: "tools.shell"},
+		{Kind: policy.FactWrite, Value: "out", Decision: policy.Ask, Rule: "tools.write"},
+	}}}
+	got := askedFacts(v)
+	want := []session.PendingFact{{Fact: "command: make", Rule: "tools.shell"}, {Fact: "write: out", Rule: "tools.write"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("askedFacts = %v, want %v", got, want)
+	}
+	if got := askedFacts(verdict{Kind: verdictAsk, Rule: "x", Fact: "f"}); !slices.Equal(got, []session.PendingFact{{Fact: "f", Rule: "x"}}) {
+		t.Errorf("askedFacts of a verdict without facts = %v", got)
+	}
+}
