@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,18 +18,23 @@ import (
 // responses), such as the project's corpus of public recordings. The
 // corpus is too big for the repository; the recordings that found a bug
 // are copied under ../testdata/sse.
-var realSSE = flag.String("realsse", "", "a directory tree of real `.sse` recordings with `.json` metadata to decode")
+var realSSE = flag.String("realsse", defaultRealSSE, "a directory tree of real `.sse` recordings with `.json` metadata to decode")
+
+// defaultRealSSE is where the corpus lies for a checkout with the
+// project's shared material beside it (the sessions' and CI's layout).
+const defaultRealSSE = "../../shared/realsse"
 
 // TestRealRecordings decodes every recording under -realsse with its
 // protocol's decoder: a real stream never fails as a protocol error (the
 // decoder must understand what servers send); an error the server itself
 // sent in the stream, or a cut stream, is a result like any other. The
-// invariants of decodeAll hold for each. Without -realsse it decodes
-// nothing and says so.
+// invariants of decodeAll hold for each. A checkout without the corpus
+// beside it skips, saying so; a directory named with -realsse must exist.
 func TestRealRecordings(t *testing.T) {
-	if *realSSE == "" {
-		t.Log("no -realsse directory: nothing to decode")
-		return
+	if *realSSE == defaultRealSSE {
+		if _, err := os.Stat(defaultRealSSE); err != nil {
+			t.Skipf("no corpus of real recordings at %s (pass -realsse DIR): %v", defaultRealSSE, err)
+		}
 	}
 	metas, err := filepath.Glob(filepath.Join(*realSSE, "*", "*.json"))
 	if err != nil || len(metas) == 0 {
