@@ -97,12 +97,20 @@ func (s *runSinks) emit(ev Event) {
 
 // redacted passes ev on to f with the run's secrets redacted from the
 // model's text and reasoning. A delta's end that may begin a secret waits
-// for the next delta; any other event first passes on what waits, as a
-// delta of its own, so the order of the text is kept. The whole text of a
-// message is redacted too (--output final shows it).
+// for the next delta; the first text delta passes on what the reasoning
+// holds back, and any other event but a notice (which may come from
+// another goroutine at any time) what both hold back, as deltas of their
+// own, so the order of the output is kept. The whole text of a message is
+// redacted too (--output final shows it).
 func (s *runSinks) redacted(ev Event, f func(Event)) {
+	flushThinking := func() {
+		if held := s.thinkRed.flush(); held != "" {
+			f(Event{Kind: EventThinkingDelta, Turn: ev.Turn, Text: held})
+		}
+	}
 	switch ev.Kind {
 	case EventTextDelta:
+		flushThinking()
 		if ev.Text = s.textRed.push(ev.Text); ev.Text != "" {
 			f(ev)
 		}
@@ -112,10 +120,11 @@ func (s *runSinks) redacted(ev Event, f func(Event)) {
 			f(ev)
 		}
 		return
+	case EventNotice:
+		f(ev)
+		return
 	}
-	if held := s.thinkRed.flush(); held != "" {
-		f(Event{Kind: EventThinkingDelta, Turn: ev.Turn, Text: held})
-	}
+	flushThinking()
 	if held := s.textRed.flush(); held != "" {
 		f(Event{Kind: EventTextDelta, Turn: ev.Turn, Text: held})
 	}
