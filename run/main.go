@@ -12,6 +12,7 @@ import (
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 )
@@ -72,7 +73,12 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	app := newApp(stdin, stdout, stderr, env)
 	keepFlagsOf(app, args)
 	app.Metadata = map[string]any{}
-	js := machineOutput(args, env.lookupEnv, stdout, nil)
+	machineOut := stdout
+	if gh != nil {
+		// Nor can a JSON line on stdout hold one.
+		machineOut = ghactions.NewJSONWriter(stdout)
+	}
+	js := machineOutput(args, env.lookupEnv, machineOut, nil)
 	if js != nil {
 		app.Metadata[machineKey] = js
 	}
