@@ -209,7 +209,9 @@ func (c *chat) handle(ctx context.Context, msg string) bool {
 	return false
 }
 
-// note writes a line of the chat's own on stderr (the commands' output).
+// note writes a line of the chat's own on stderr (the commands' output),
+// its control characters shown ([shown]): it may name tools, files and
+// rules that come from servers, the workspace and the model.
 func (c *chat) note(format string, args ...any) {
-	fmt.Fprintf(c.stderr, format+"\n", args...)
+	io.WriteString(c.stderr, shown(fmt.Sprintf(format, args...))+"\n")
 }

@@ -122,17 +122,19 @@ func previewDiff(call llm.Block, eff toolkit.Effects) string {
 }
 
 // reportPending lists the calls a deferred run left on stderr, with the
-// commands that answer them.
+// commands that answer them. The calls' ids, tools, facts, rules and
+// diffs come from the model, the workspace and the policy file: their
+// control characters are shown ([shown]).
 func reportPending(w io.Writer, pending []session.Pending, path, storeDir string) {
 	if len(pending) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "rubichan: %d call(s) await approval:\n", len(pending))
 	for _, p := range pending {
-		fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", p.ID, p.Tool, clip(p.Fact, 200), p.Rule)
+		fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", shown(p.ID), shown(p.Tool), clip(p.Fact, 200), shown(p.Rule))
 		if p.Diff != "" {
 			for _, line := range strings.Split(strings.TrimRight(p.Diff, "\n"), "\n") {
-				fmt.Fprintf(w, "    %s\n", line)
+				fmt.Fprintf(w, "    %s\n", shown(line))
 			}
 		}
 	}
@@ -145,6 +147,6 @@ func reportPending(w io.Writer, pending []session.Pending, path, storeDir string
 	if filepath.Dir(path) != storeDir {
 		ref = path
 	}
-	fmt.Fprintf(w, "approve: rubichan exec --resume %s --approve %s   (or --approve all)\n", ref, pending[0].ID)
-	fmt.Fprintf(w, "deny:    rubichan exec --resume %s --deny-pending\n", ref)
+	fmt.Fprintf(w, "approve: rubichan exec --resume %s --approve %s   (or --approve all)\n", shown(ref), shown(pending[0].ID))
+	fmt.Fprintf(w, "deny:    rubichan exec --resume %s --deny-pending\n", shown(ref))
 }

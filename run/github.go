@@ -157,7 +157,7 @@ func (g *githubReporter) denied(t *ToolCallInfo, d *DenialInfo) {
 	}
 	name := ""
 	if t != nil {
-		name = t.Name + ": "
+		name = clip(t.Name, 60) + ": "
 	}
 	msg := name + clip(d.Fact, 200)
 	if d.Reason != "" {

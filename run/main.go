@@ -99,7 +99,9 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	var rep reportedError
 	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) && !brokenPipe(err) && !interruptedBy(ctx) {
-		fmt.Fprintf(stderr, "rubichan: %v\n", err)
+		// An error may quote a file, a server or the model: its
+		// control characters are shown.
+		fmt.Fprintf(stderr, "rubichan: %s\n", shown(err.Error()))
 		if exitCode(err) == exitUsage && !fileContentError(err) {
 			fmt.Fprintf(stderr, "run '%s' for usage\n", helpHint(app, args))
 		}
