@@ -214,6 +214,12 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 			}
 			return b.String()
 		},
+		"github failure annotation": func(*testing.T) string {
+			var b bytes.Buffer
+			g := &githubReporter{out: ghactions.NewWriter(&b), calls: map[string]int{}}
+			g.finish(errors.New(h), exitFailure)
+			return b.String()
+		},
 		"github annotation": func(*testing.T) string {
 			var b bytes.Buffer
 			g := &githubReporter{out: ghactions.NewWriter(&b), calls: map[string]int{}}
