@@ -125,7 +125,7 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer stop(nil)
 	var js *jsonSink
 	if cfg.Output == outputJSON || cfg.Output == outputStreamJSON {
-		js = newJSONSink(stdout, cfg.Output == outputStreamJSON, newSessionID(start), nil)
+		js = newJSONSink(newJSONShown(stdout), cfg.Output == outputStreamJSON, newSessionID(start), nil)
 	}
 	if cfg.OnAsk == "defer" {
 		// A chat cannot leave a call open: the next line must find the

@@ -322,7 +322,7 @@ func redactHeader(name, value string) string {
 }
 
 func (s configShow) writeJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(newJSONShown(w))
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(s); err != nil {
 		return fmt.Errorf("config show: %w", err)

@@ -196,7 +196,7 @@ func configSet(lc *config.Loaded, rp config.ResolvedProvider, rpErr error) docto
 }
 
 func writeDoctorJSON(w io.Writer, rep doctorReport) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(newJSONShown(w))
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)
 }

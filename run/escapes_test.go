@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -249,5 +250,53 @@ func TestErrorLineShowsControls(t *testing.T) {
 	}
 	if problem := escapedOK(stderr); problem != "" {
 		t.Errorf("stderr %s:\n%s", problem, jsonQuote(stderr))
+	}
+}
+
+// TestJSONOutputShowsControls: JSON printed for a program may still land
+// on a terminal. encoding/json leaves C1 controls, DEL and bidirectional
+// overrides raw; every JSON output writes them as \u escapes, which
+// decode to the same text, and a session file shown with --json gets
+// the same even where it holds raw controls.
+func TestJSONOutputShowsControls(t *testing.T) {
+	t.Parallel()
+	h := hostile + "\u202e\x7f"
+	tests := map[string]func(*testing.T, io.Writer) error{
+		"sessions list": func(_ *testing.T, w io.Writer) error {
+			return writeSessionsJSON(w, []session.Info{{ID: h, Workspace: h, Prompt: h, Status: h}})
+		},
+		"sessions show": func(_ *testing.T, w io.Writer) error {
+			return writeSessionJSON(w, []byte(`{"type":"message","text":"`+h+`"}`+"\n"))
+		},
+		"mcp list": func(_ *testing.T, w io.Writer) error {
+			return writeMCPList(w, mcpListJSON{Servers: []mcpServerJSON{{Status: mcp.Status{Name: h, Reason: h}}}}, true)
+		},
+		"doctor": func(_ *testing.T, w io.Writer) error {
+			return writeDoctorJSON(w, doctorReport{Checks: []doctorCheck{{Name: h, Detail: h, Fix: h}}})
+		},
+		"policy check": func(_ *testing.T, w io.Writer) error {
+			return writeCheckJSON(w, policy.Result{Rule: h, Fact: h, Reason: h}, []string{h})
+		},
+		"config show": func(_ *testing.T, w io.Writer) error {
+			return configShow{Files: []string{h}, Values: []shownValue{{Key: h, Value: h, Origin: h}}}.writeJSON(w)
+		},
+	}
+	for name, write := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			if err := write(t, &b); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			for _, r := range out {
+				if r == utf8.RuneError || r != '\n' && r != '\t' && (r < 0x20 || actsOnTerminal(r)) {
+					t.Fatalf("output holds %U raw:\n%s", r, jsonQuote(out))
+				}
+			}
+			if !strings.Contains(out, `\u009b`) || !strings.Contains(out, `\u202e`) {
+				t.Errorf("output does not escape U+009B and U+202E:\n%s", jsonQuote(out))
+			}
+		})
 	}
 }

@@ -73,10 +73,11 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	app := newApp(stdin, stdout, stderr, env)
 	keepFlagsOf(app, args)
 	app.Metadata = map[string]any{}
-	machineOut := stdout
+	// JSON may be read on a terminal: nothing in it acts on one.
+	var machineOut io.Writer = newJSONShown(stdout)
 	if gh != nil {
-		// Nor can a JSON line on stdout hold one.
-		machineOut = ghactions.NewJSONWriter(stdout)
+		// Nor can a JSON line on stdout hold a workflow command.
+		machineOut = ghactions.NewJSONWriter(machineOut)
 	}
 	js := machineOutput(args, env.lookupEnv, machineOut, nil)
 	if js != nil {

@@ -110,7 +110,7 @@ func runMCPList(c *cli.Context, env environment) error {
 
 func writeMCPList(w io.Writer, out mcpListJSON, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(newJSONShown(w))
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)
 	}

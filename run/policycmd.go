@@ -188,7 +188,7 @@ func writeCheckJSON(w io.Writer, r policy.Result, allow []string) error {
 		out.Facts = append(out.Facts, checkFactJSON{Kind: f.Kind.String(), Value: f.Value,
 			Decision: f.Decision.String(), Rule: f.Rule, Reason: f.Reason})
 	}
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(newJSONShown(w))
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }

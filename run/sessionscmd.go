@@ -74,18 +74,31 @@ func runSessionsList(c *cli.Context, env environment) error {
 	}
 	out := c.App.Writer
 	if c.Bool("json") {
-		if list == nil {
-			list = []session.Info{}
-		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(list)
+		return writeSessionsJSON(out, list)
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(c.App.ErrWriter, "no sessions")
 		return nil
 	}
 	return writeSessionList(out, list)
+}
+
+// writeSessionsJSON prints the sessions as one JSON array.
+func writeSessionsJSON(out io.Writer, list []session.Info) error {
+	out = newJSONShown(out)
+	if list == nil {
+		list = []session.Info{}
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(list)
+}
+
+// writeSessionJSON prints the lines of a session file as they are, but
+// for the characters that would act on a terminal (see [jsonShownWriter]).
+func writeSessionJSON(w io.Writer, data []byte) error {
+	_, err := newJSONShown(w).Write(data)
+	return err
 }
 
 // writeSessionList prints the sessions as a table, one line each.
@@ -121,8 +134,7 @@ func runSessionsShow(c *cli.Context, env environment) error {
 		data = nil
 	}
 	if c.Bool("json") {
-		_, err := c.App.Writer.Write(data)
-		return err
+		return writeSessionJSON(c.App.Writer, data)
 	}
 	return writeTranscript(c.App.Writer, filepath.Base(path), data)
 }
