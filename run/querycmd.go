@@ -173,7 +173,10 @@ func newAsker(c *cli.Context, env environment) (asker, error) {
 		return nil, settingsError{err}
 	}
 	limits := llm.StreamLimits{MaxResponseBytes: int64(lc.Limits.MaxResponseSize), IdleTimeout: lc.Limits.StreamIdleTimeout}
-	return &directAsker{model: rp.Model, client: newProviderClient(rp, limits, nil)}, nil
+	// The answer and its errors go to a person or a pipe: a key the
+	// server echoes is redacted, as in a run's output.
+	red := newRedactor(execConfig{Settings: lc, Resolved: rp, APIKey: rp.APIKey()}.secrets(env))
+	return &directAsker{model: rp.Model, client: newProviderClient(rp, limits, nil), red: red}, nil
 }
 
 // socketAsker sends through the run: one connection per worker.
@@ -200,6 +203,7 @@ func (s socketSender) close() { s.cl.Close() }
 type directAsker struct {
 	model  string
 	client streamer
+	red    *redactor // the key and credential header values
 }
 
 func (d *directAsker) open(context.Context) (sender, error) { return d, nil }
@@ -226,13 +230,13 @@ func (d *directAsker) ask(ctx context.Context, req subquery.Request) (subquery.R
 	svc := &subqueries{client: d.client, retry: llm.DefaultRetryPolicy()}
 	text, used, err := svc.ask(ctx, llm.Request{Model: model, System: req.System, MaxTokens: maxOut,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: subqueryBlocks(material, req.Prompt)}}})
-	resp := subquery.Response{Text: text, Model: model, Usage: subquery.Usage{InputTokens: used.InputTokens,
+	resp := subquery.Response{Text: d.red.redact(text), Model: model, Usage: subquery.Usage{InputTokens: used.InputTokens,
 		OutputTokens: used.OutputTokens, CacheReadTokens: used.CacheReadTokens, CacheWriteTokens: used.CacheCreationTokens}}
 	if err != nil {
 		if ctx.Err() != nil {
 			return resp, context.Cause(ctx)
 		}
-		resp.Error = &subquery.Error{Code: subquery.CodeProvider, Message: "model request failed: " + err.Error()}
+		resp.Error = &subquery.Error{Code: subquery.CodeProvider, Message: "model request failed: " + d.red.redact(err.Error())}
 	}
 	return resp, nil
 }
