@@ -56,6 +56,9 @@ func (s *streamRedactor) flush() string {
 	return out
 }
 
+// drop forgets what is held back: the text it belongs to is void.
+func (s *streamRedactor) drop() { s.held = "" }
+
 // partialTail is the length of the longest end of text that is the start
 // of one of secrets without being all of it.
 func partialTail(text string, secrets []string) int {

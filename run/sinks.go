@@ -100,8 +100,8 @@ func (s *runSinks) emit(ev Event) {
 // for the next delta; the first text delta passes on what the reasoning
 // holds back, and any other event but a notice (which may come from
 // another goroutine at any time) what both hold back, as deltas of their
-// own, so the order of the output is kept. The whole text of a message is
-// redacted too (--output final shows it).
+// own, so the order of the output is kept; a stream cut drops it. The
+// whole text of a message is redacted too (--output final shows it).
 func (s *runSinks) redacted(ev Event, f func(Event)) {
 	flushThinking := func() {
 		if held := s.thinkRed.flush(); held != "" {
@@ -123,6 +123,11 @@ func (s *runSinks) redacted(ev Event, f func(Event)) {
 	case EventNotice:
 		f(ev)
 		return
+	case EventStreamCut:
+		// The answer so far is void and comes again: what waits,
+		// the start of a key perhaps, is dropped.
+		s.textRed.drop()
+		s.thinkRed.drop()
 	}
 	flushThinking()
 	if held := s.textRed.flush(); held != "" {
