@@ -120,9 +120,9 @@ func (s *activitySink) handle(ev Event) {
 		}
 	case EventToolDenied:
 		d := ev.Denial
-		msg := fmt.Sprintf("⊘ denied by %s: %s", d.Rule, clip(d.Fact, 100))
+		msg := fmt.Sprintf("⊘ denied by %s: %s", shown(d.Rule), clip(d.Fact, 100))
 		if d.Pending {
-			msg = fmt.Sprintf("⏸ pending approval (%s): %s", d.Rule, clip(d.Fact, 100))
+			msg = fmt.Sprintf("⏸ pending approval (%s): %s", shown(d.Rule), clip(d.Fact, 100))
 		} else if d.Reason != "" {
 			msg += " (" + clip(d.Reason, 160) + ")"
 		}

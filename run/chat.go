@@ -125,7 +125,7 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer stop(nil)
 	var js *jsonSink
 	if cfg.Output == outputJSON || cfg.Output == outputStreamJSON {
-		js = newJSONSink(stdout, cfg.Output == outputStreamJSON, newSessionID(start), nil)
+		js = newJSONSink(newJSONShown(stdout), cfg.Output == outputStreamJSON, newSessionID(start), nil)
 	}
 	if cfg.OnAsk == "defer" {
 		// A chat cannot leave a call open: the next line must find the
@@ -209,7 +209,9 @@ func (c *chat) handle(ctx context.Context, msg string) bool {
 	return false
 }
 
-// note writes a line of the chat's own on stderr (the commands' output).
+// note writes a line of the chat's own on stderr (the commands' output),
+// its control characters shown ([shown]): it may name tools, files and
+// rules that come from servers, the workspace and the model.
 func (c *chat) note(format string, args ...any) {
-	fmt.Fprintf(c.stderr, format+"\n", args...)
+	io.WriteString(c.stderr, shown(fmt.Sprintf(format, args...))+"\n")
 }

@@ -61,10 +61,10 @@ func (a *ttyAsker) close() {
 // Enter alone is no; a Ctrl-C (the run's context ending) is no as well,
 // and the loop then stops the run.
 func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v verdict) verdict {
-	a.hdr.Fprintf(a.out, "? %s: %s\n", call.Name, clip(eff.Summary, 300))
-	fmt.Fprintf(a.out, "  needs approval: %s (rule %s", clip(v.Fact, 300), v.Rule)
+	a.hdr.Fprintf(a.out, "? %s: %s\n", shown(call.Name), clip(eff.Summary, 300))
+	fmt.Fprintf(a.out, "  needs approval: %s (rule %s", clip(v.Fact, 300), shown(v.Rule))
 	if v.Reason != "" {
-		fmt.Fprintf(a.out, ": %s", v.Reason)
+		fmt.Fprintf(a.out, ": %s", shown(v.Reason))
 	}
 	fmt.Fprintln(a.out, ")")
 	if d := previewDiff(call, eff); d != "" {
@@ -138,9 +138,11 @@ func (a *ttyAsker) readAnswer(ctx context.Context) (string, error) {
 	return line, nil
 }
 
-// printDiff shows a unified diff, its lines colored by kind.
+// printDiff shows a unified diff, its lines colored by kind and their
+// control characters shown ([shown]): the file and the new text are the
+// workspace's and the model's.
 func (a *ttyAsker) printDiff(d string) {
-	for _, line := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimRight(shown(d), "\n"), "\n") {
 		switch {
 		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
 			a.hdr.Fprintln(a.out, "  "+line)

@@ -201,7 +201,7 @@ func (c *chat) diff() {
 			}
 		}
 		if e.diff != "" {
-			fmt.Fprintln(c.stderr, strings.TrimRight(e.diff, "\n"))
+			fmt.Fprintln(c.stderr, shown(strings.TrimRight(e.diff, "\n")))
 		}
 	}
 	c.note("changed: %s", strings.Join(files, ", "))

@@ -129,8 +129,10 @@ var keyPrefixes = []string{"sk-", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_",
 // secretLine reports whether a line looks like it holds a secret: one of
 // the run's secret values (the redactor's), an assignment to a variable
 // whose name looks secret (the bash tool's rule, [toolkit.LooksSecret]:
-// `export GITHUB_TOKEN=…`, `--api-key=…`), or a word shaped like a
-// well-known token.
+// `export GITHUB_TOKEN=…`, `--api-key=…`), or a token shaped like a
+// well-known key — also inside a word: a header (`x-api-key:sk-…`,
+// `Authorization: Bearer …`), a URL's query (`?key=AIza…`) or JSON
+// (`"api_key":"sk-ant-…"`).
 func secretLine(line string, red *redactor) bool {
 	if red.redact(line) != line {
 		return true
@@ -140,10 +142,95 @@ func secretLine(line string, red *redactor) bool {
 		if name, val, ok := strings.Cut(w, "="); ok && val != "" && toolkit.LooksSecret(strings.TrimLeft(name, "-")) {
 			return true
 		}
-		for _, p := range keyPrefixes {
-			if strings.HasPrefix(w, p) && len(w) >= len(p)+16 {
+	}
+	return keyInside(line) || secretPair(line)
+}
+
+// isTokenByte reports whether c can be part of a key or a name: letters,
+// digits, "_" and "-".
+func isTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// tokenAt is the run of token bytes ([isTokenByte]) that begins at i.
+func tokenAt(s string, i int) string {
+	j := i
+	for j < len(s) && isTokenByte(s[j]) {
+		j++
+	}
+	return s[i:j]
+}
+
+// keyInside reports whether line holds a token that begins with one of
+// [keyPrefixes] and has at least 16 more token bytes, wherever it starts
+// a token: at the line's start or after a byte that cannot be part of one
+// ("desk-reservation-…" holds no "sk-" key).
+func keyInside(line string) bool {
+	for _, p := range keyPrefixes {
+		for off := 0; ; {
+			i := strings.Index(line[off:], p)
+			if i < 0 {
+				break
+			}
+			i += off
+			if (i == 0 || !isTokenByte(line[i-1])) && len(tokenAt(line, i)) >= len(p)+16 {
 				return true
 			}
+			off = i + len(p)
+		}
+	}
+	return false
+}
+
+// secretPair reports whether line gives a value to a name that looks
+// secret ([toolkit.LooksSecret], or an Authorization header) inside a
+// word: a URL's `&token=…`, a header's `x-api-key: …`, JSON's
+// `"password": "…"`. After "=" any value counts; after ":" (prose says
+// "the key: …") a quoted one does, or a token of 8 or more bytes holding
+// a digit.
+func secretPair(line string) bool {
+	for i := 0; i < len(line); i++ {
+		sep := line[i]
+		if sep != '=' && sep != ':' {
+			continue
+		}
+		end := i
+		for end > 0 && (line[end-1] == '"' || line[end-1] == '\'') {
+			end--
+		}
+		start := end
+		for start > 0 && isTokenByte(line[start-1]) {
+			start--
+		}
+		name := strings.TrimLeft(line[start:end], "-")
+		auth := strings.EqualFold(name, "authorization") || strings.EqualFold(name, "proxy-authorization")
+		if name == "" || !auth && !toolkit.LooksSecret(name) {
+			continue
+		}
+		j := i + 1
+		if sep == ':' {
+			for j < len(line) && line[j] == ' ' {
+				j++
+			}
+		}
+		quoted := j < len(line) && (line[j] == '"' || line[j] == '\'')
+		if quoted {
+			j++
+		}
+		val := tokenAt(line, j)
+		if auth && (strings.EqualFold(val, "bearer") || strings.EqualFold(val, "basic") || strings.EqualFold(val, "token")) {
+			j += len(val)
+			for j < len(line) && line[j] == ' ' {
+				j++
+			}
+			val = tokenAt(line, j)
+		}
+		switch {
+		case val == "":
+		case sep == '=' || quoted:
+			return true
+		case len(val) >= 8 && strings.ContainsAny(val, "0123456789"):
+			return true
 		}
 	}
 	return false

@@ -21,6 +21,23 @@ func TestSecretLine(t *testing.T) {
 		"explain what sk- means":                    false,
 		"AKIAIOSFODNN7EXAMPLEXX in the log":         true,
 		"set PATH=/usr/bin":                         false,
+		// Key-shaped tokens inside words: headers, URLs, JSON.
+		`curl -H "Authorization:Bearer abcdefghij0123456789" x`:            true,
+		"header Authorization: Bearer eyJhbGciOiJIUzI1NiJ9abcdefgh":        true,
+		`curl -H "x-api-key:sk-ant-api03-abcdefghijklmnop" x`:              true,
+		"GET https://x.test/models?alt=json&key=AIzaSyA1234567890abcdefgh": true,
+		"GET https://x.test/v1?alt=json&token=0123456789abcdef&q=1":        true,
+		`send {"api_key":"sk-ant-api03-abcdefghijklmnop"} to it`:           true,
+		`post {"password": "correcthorsebattery"} there`:                   true,
+		"log line:ghp_abcdefghijklmnopqrstuvwxyz0123 leaked":               true,
+		"(xoxb-123456789012-abcdefghijkl) in slack":                        true,
+		// Words that merely contain a prefix or a secret-sounding name.
+		"fix the key: it breaks on startup":                 false,
+		"explain the task-management-and-scheduling module": false,
+		"rename desk-reservation-system-for-all":            false,
+		"see https://example.test/docs?page=2":              false,
+		"what does Authorization: mean here":                false,
+		"the token: a short one":                            false,
 	}
 	for line, want := range tests {
 		if got := secretLine(line, red); got != want {

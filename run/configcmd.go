@@ -127,8 +127,9 @@ provider (what could be loaded is still printed).`,
 				if err != nil {
 					return err
 				}
+				note := noteTo(c.App.ErrWriter, "rubichan: ")
 				for _, n := range lc.Notes {
-					fmt.Fprintf(c.App.ErrWriter, "rubichan: %s\n", n)
+					note(n)
 				}
 				rp, perr := resolveProvider(lc, env.lookupEnv)
 				show := newConfigShow(lc, rp, perr, c.Bool("all"))
@@ -323,7 +324,7 @@ func redactHeader(name, value string) string {
 }
 
 func (s configShow) writeJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(newJSONShown(w))
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(s); err != nil {
 		return fmt.Errorf("config show: %w", err)
@@ -365,7 +366,9 @@ func (s configShow) writeText(w io.Writer) error {
 	if s.Hidden > 0 {
 		fmt.Fprintf(&b, "# %d built-in model prices not shown (--all shows them)\n", s.Hidden)
 	}
-	_, err := io.WriteString(w, b.String())
+	// Files, keys and values may come from a checkout's configuration:
+	// their control characters are shown.
+	_, err := io.WriteString(w, shown(b.String()))
 	if err != nil {
 		return fmt.Errorf("config show: %w", err)
 	}

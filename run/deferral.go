@@ -178,7 +178,9 @@ func previewDiff(call llm.Block, eff toolkit.Effects) string {
 }
 
 // reportPending lists the calls a deferred run left on stderr, with the
-// commands that answer them.
+// commands that answer them. The calls' ids, tools, facts, rules and
+// diffs come from the model, the workspace and the policy file: their
+// control characters are shown ([shown]).
 func reportPending(w io.Writer, pending []session.Pending, path, storeDir string) {
 	if len(pending) == 0 {
 		return
@@ -196,8 +198,8 @@ func reportPending(w io.Writer, pending []session.Pending, path, storeDir string
 	if filepath.Dir(path) != storeDir {
 		ref = path
 	}
-	fmt.Fprintf(w, "approve: rubichan exec --resume %s --approve %s   (or --approve all)\n", ref, pending[0].ID)
-	fmt.Fprintf(w, "deny:    rubichan exec --resume %s --deny-pending\n", ref)
+	fmt.Fprintf(w, "approve: rubichan exec --resume %s --approve %s   (or --approve all)\n", shown(ref), shown(pending[0].ID))
+	fmt.Fprintf(w, "deny:    rubichan exec --resume %s --deny-pending\n", shown(ref))
 }
 
 // writePending writes one pending call: its id, tool and fact, or when
@@ -205,16 +207,16 @@ func reportPending(w io.Writer, pending []session.Pending, path, storeDir string
 // approval of the call covers all of them), then the diff, if any.
 func writePending(w io.Writer, p session.Pending) {
 	if facts := p.Asked(); len(facts) > 1 {
-		fmt.Fprintf(w, "  %s  %s  %d facts, approved together:\n", p.ID, p.Tool, len(facts))
+		fmt.Fprintf(w, "  %s  %s  %d facts, approved together:\n", shown(p.ID), shown(p.Tool), len(facts))
 		for _, f := range facts {
-			fmt.Fprintf(w, "    %s  (rule %s)\n", clip(f.Fact, 200), f.Rule)
+			fmt.Fprintf(w, "    %s  (rule %s)\n", clip(f.Fact, 200), shown(f.Rule))
 		}
 	} else {
-		fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", p.ID, p.Tool, clip(p.Fact, 200), p.Rule)
+		fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", shown(p.ID), shown(p.Tool), clip(p.Fact, 200), shown(p.Rule))
 	}
 	if p.Diff != "" {
 		for _, line := range strings.Split(strings.TrimRight(p.Diff, "\n"), "\n") {
-			fmt.Fprintf(w, "    %s\n", line)
+			fmt.Fprintf(w, "    %s\n", shown(line))
 		}
 	}
 }

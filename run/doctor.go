@@ -196,7 +196,7 @@ func configSet(lc *config.Loaded, rp config.ResolvedProvider, rpErr error) docto
 }
 
 func writeDoctorJSON(w io.Writer, rep doctorReport) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(newJSONShown(w))
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)
 }
@@ -207,7 +207,7 @@ func writeDoctorText(w io.Writer, rep doctorReport) error {
 	var b strings.Builder
 	marks := map[string]string{checkOK: "✓", checkWarning: "!", checkProblem: "✗", checkSkipped: "-", checkInfo: "·"}
 	for _, ch := range rep.Checks {
-		fmt.Fprintf(&b, "%s %-10s %s\n", marks[ch.Status], ch.Name, shown(ch.Detail))
+		fmt.Fprintf(&b, "%s %-10s %s\n", marks[ch.Status], shown(ch.Name), shown(ch.Detail))
 		if ch.Fix != "" {
 			fmt.Fprintf(&b, "  %-10s fix: %s\n", "", shown(ch.Fix))
 		}

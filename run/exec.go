@@ -84,7 +84,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	js := machine
 	if js == nil && (cfg.Output == outputJSON || cfg.Output == outputStreamJSON) {
 		// An app run without runMain: the result is written here.
-		js = newJSONSink(stdout, cfg.Output == outputStreamJSON, newSessionID(start), nil)
+		js = newJSONSink(newJSONShown(stdout), cfg.Output == outputStreamJSON, newSessionID(start), nil)
 		defer func() { js.finish(err, exitCode(err)) }()
 	}
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stopRun)

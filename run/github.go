@@ -157,7 +157,7 @@ func (g *githubReporter) denied(t *ToolCallInfo, d *DenialInfo) {
 	}
 	name := ""
 	if t != nil {
-		name = t.Name + ": "
+		name = clip(t.Name, 60) + ": "
 	}
 	msg := name + clip(d.Fact, 200)
 	if d.Reason != "" {
@@ -240,7 +240,9 @@ func (g *githubReporter) finish(err error, code int) {
 		if msg == "" {
 			msg = g.sum.ExitMeaning
 		}
-		g.out.Command("error", msg, "title", fmt.Sprintf("rubichan failed (exit %d: %s)", code, g.sum.ExitMeaning))
+		// The error may quote a file, a server or the model: the log
+		// shows its control characters.
+		g.out.Command("error", shown(msg), "title", fmt.Sprintf("rubichan failed (exit %d: %s)", code, g.sum.ExitMeaning))
 	}
 	g.out.Flush()
 	if g.summaryPath == "" {

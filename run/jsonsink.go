@@ -32,7 +32,7 @@ type jsonSink struct {
 	sessionID string
 	stream    bool
 	thinking  bool      // --include-thinking
-	red       *redactor // secrets hidden in all but the text deltas
+	red       *redactor // secrets hidden; the deltas come redacted ([runSinks.redacted])
 	start     time.Time
 	now       func() time.Time
 	// price is the cost of one request's usage; false when unknown.

@@ -12,6 +12,7 @@ import (
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 )
@@ -72,7 +73,13 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	app := newApp(stdin, stdout, stderr, env)
 	keepFlagsOf(app, args)
 	app.Metadata = map[string]any{}
-	js := machineOutput(args, env.lookupEnv, stdout, nil)
+	// JSON may be read on a terminal: nothing in it acts on one.
+	var machineOut io.Writer = newJSONShown(stdout)
+	if gh != nil {
+		// Nor can a JSON line on stdout hold a workflow command.
+		machineOut = ghactions.NewJSONWriter(machineOut)
+	}
+	js := machineOutput(args, env.lookupEnv, machineOut, nil)
 	if js != nil {
 		app.Metadata[machineKey] = js
 	}
@@ -93,7 +100,9 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	var rep reportedError
 	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) && !brokenPipe(err) && !interruptedBy(ctx) {
-		fmt.Fprintf(stderr, "rubichan: %v\n", err)
+		// An error may quote a file, a server or the model: its
+		// control characters are shown.
+		fmt.Fprintf(stderr, "rubichan: %s\n", shown(err.Error()))
 		if exitCode(err) == exitUsage && !fileContentError(err) {
 			fmt.Fprintf(stderr, "run '%s' for usage\n", helpHint(app, args))
 		}

@@ -76,7 +76,7 @@ func runMCPList(c *cli.Context, env environment) error {
 	if err != nil {
 		return err
 	}
-	notice := func(s string) { fmt.Fprintf(c.App.ErrWriter, "rubichan: note: %s\n", s) }
+	notice := noteTo(c.App.ErrWriter, "rubichan: note: ")
 	servers, err := mcpServers(ch, lc, dir, c.Bool("trust-workspace"), notice)
 	if err != nil {
 		return err
@@ -110,7 +110,7 @@ func runMCPList(c *cli.Context, env environment) error {
 
 func writeMCPList(w io.Writer, out mcpListJSON, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(newJSONShown(w))
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)
 	}
@@ -139,6 +139,15 @@ func writeMCPList(w io.Writer, out mcpListJSON, asJSON bool) error {
 			fmt.Fprintf(&b, "  note: %s\n", n)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	// Names, reasons and notes come from the servers and the
+	// configuration: their control characters are shown.
+	_, err := io.WriteString(w, shown(b.String()))
 	return err
+}
+
+// noteTo returns a function that writes a note, one line after prefix,
+// on w, with its control characters shown ([shown]): notes name servers,
+// files and settings of the configuration, which a checkout may hold.
+func noteTo(w io.Writer, prefix string) func(string) {
+	return func(s string) { fmt.Fprintf(w, "%s%s\n", prefix, shown(s)) }
 }

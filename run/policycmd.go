@@ -100,7 +100,7 @@ func runPolicyCheck(c *cli.Context) error {
 	defer ws.Close()
 	for _, r := range pol.ExtraRoots() {
 		if err := ws.AddRoot(r.Dir, r.Write); err != nil {
-			fmt.Fprintf(stderr, "rubichan: note: the policy names %s, which cannot be opened: %v\n", r.Dir, err)
+			noteTo(stderr, "rubichan: note: ")(fmt.Sprintf("the policy names %s, which cannot be opened: %v", r.Dir, err))
 		}
 	}
 	r := checkAction(pol, ws, class, arg)
@@ -188,7 +188,7 @@ func writeCheckJSON(w io.Writer, r policy.Result, allow []string) error {
 		out.Facts = append(out.Facts, checkFactJSON{Kind: f.Kind.String(), Value: f.Value,
 			Decision: f.Decision.String(), Rule: f.Rule, Reason: f.Reason})
 	}
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(newJSONShown(w))
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }
@@ -219,7 +219,9 @@ func writeCheckText(w io.Writer, pol *policy.Policy, class policy.Class, arg str
 	if len(allow) > 0 {
 		fmt.Fprintf(&b, "allow with: %s\n", allowFlags(allow))
 	}
-	_, err := io.WriteString(w, b.String())
+	// The call and the rules (a policy file's) may hold control
+	// characters: they are shown.
+	_, err := io.WriteString(w, shown(b.String()))
 	return err
 }
 

@@ -88,7 +88,7 @@ func loadPolicy(src policySource, notes io.Writer) (*policy.Policy, error) {
 		return nil, usageError{err}
 	}
 	for _, w := range p.Warnings() {
-		fmt.Fprintf(notes, "rubichan: policy: warning: %s\n", w)
+		fmt.Fprintf(notes, "rubichan: policy: warning: %s\n", shown(w))
 	}
 	return p.InWorkspace(abs), nil
 }

@@ -172,7 +172,10 @@ func newAsker(c *cli.Context, env environment) (asker, error) {
 	if err != nil {
 		return nil, settingsError{err}
 	}
-	return &directAsker{model: rp.Model, client: newProviderClient(rp, streamLimitsOf(lc.Limits), nil)}, nil
+	// The answer and its errors go to a person or a pipe: a key the
+	// server echoes is redacted, as in a run's output.
+	red := newRedactor(execConfig{Settings: lc, Resolved: rp, APIKey: rp.APIKey()}.secrets(env))
+	return &directAsker{model: rp.Model, client: newProviderClient(rp, streamLimitsOf(lc.Limits), nil), red: red}, nil
 }
 
 // socketAsker sends through the run: one connection per worker.
@@ -199,6 +202,7 @@ func (s socketSender) close() { s.cl.Close() }
 type directAsker struct {
 	model  string
 	client streamer
+	red    *redactor // the key and credential header values
 }
 
 func (d *directAsker) open(context.Context) (sender, error) { return d, nil }
@@ -225,13 +229,13 @@ func (d *directAsker) ask(ctx context.Context, req subquery.Request) (subquery.R
 	svc := &subqueries{client: d.client, retry: llm.DefaultRetryPolicy()}
 	text, used, err := svc.ask(ctx, llm.Request{Model: model, System: req.System, MaxTokens: maxOut,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: subqueryBlocks(material, req.Prompt)}}})
-	resp := subquery.Response{Text: text, Model: model, Usage: subquery.Usage{InputTokens: used.InputTokens,
+	resp := subquery.Response{Text: d.red.redact(text), Model: model, Usage: subquery.Usage{InputTokens: used.InputTokens,
 		OutputTokens: used.OutputTokens, CacheReadTokens: used.CacheReadTokens, CacheWriteTokens: used.CacheCreationTokens}}
 	if err != nil {
 		if ctx.Err() != nil {
 			return resp, context.Cause(ctx)
 		}
-		resp.Error = &subquery.Error{Code: subquery.CodeProvider, Message: "model request failed: " + err.Error()}
+		resp.Error = &subquery.Error{Code: subquery.CodeProvider, Message: "model request failed: " + d.red.redact(err.Error())}
 	}
 	return resp, nil
 }

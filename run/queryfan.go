@@ -53,6 +53,11 @@ func runQuery(ctx context.Context, q queryOptions, ak asker, stdin io.Reader, st
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
+	if isTerminal(stdout) {
+		// As exec's answer: on a terminal the model's control
+		// characters are shown, not sent.
+		text = shown(text)
+	}
 	if _, err := io.WriteString(stdout, text); err != nil {
 		return stdoutError{err}
 	}

@@ -74,17 +74,35 @@ func runSessionsList(c *cli.Context, env environment) error {
 	}
 	out := c.App.Writer
 	if c.Bool("json") {
-		if list == nil {
-			list = []session.Info{}
-		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(list)
+		return writeSessionsJSON(out, list)
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(c.App.ErrWriter, "no sessions")
 		return nil
 	}
+	return writeSessionList(out, list)
+}
+
+// writeSessionsJSON prints the sessions as one JSON array.
+func writeSessionsJSON(out io.Writer, list []session.Info) error {
+	out = newJSONShown(out)
+	if list == nil {
+		list = []session.Info{}
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(list)
+}
+
+// writeSessionJSON prints the lines of a session file as they are, but
+// for the characters that would act on a terminal (see [jsonShownWriter]).
+func writeSessionJSON(w io.Writer, data []byte) error {
+	_, err := newJSONShown(w).Write(data)
+	return err
+}
+
+// writeSessionList prints the sessions as a table, one line each.
+func writeSessionList(out io.Writer, list []session.Info) error {
 	tw := tabwriter.NewWriter(out, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tCREATED\tUPDATED\tRUNS\tTURNS\tSTATUS\tWORKSPACE\tPROMPT")
 	for _, s := range list {
@@ -92,7 +110,8 @@ func runSessionsList(c *cli.Context, env environment) error {
 		if s.Pending > 0 {
 			status = fmt.Sprintf("%s (%d pending)", status, s.Pending)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", s.ID, shortTime(s.Created), shortTime(s.Updated), s.Runs, s.Turns, status, s.Workspace, clip(oneLine(s.Prompt), 50))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", shown(s.ID), shown(shortTime(s.Created)), shown(shortTime(s.Updated)),
+			s.Runs, s.Turns, shown(status), shown(s.Workspace), clip(oneLine(s.Prompt), 50))
 	}
 	return tw.Flush()
 }
@@ -115,8 +134,7 @@ func runSessionsShow(c *cli.Context, env environment) error {
 		data = nil
 	}
 	if c.Bool("json") {
-		_, err := c.App.Writer.Write(data)
-		return err
+		return writeSessionJSON(c.App.Writer, data)
 	}
 	return writeTranscript(c.App.Writer, filepath.Base(path), data)
 }
@@ -147,8 +165,11 @@ func shortTime(t string) string {
 
 // writeTranscript renders the lines of a session for a person: each run
 // with its prompt, the model's answers, the tool calls with their
-// decisions and outcomes, and the calls pending approval.
+// decisions and outcomes, and the calls pending approval. Nearly all of it
+// comes from the model, the tools and the workspace: its control
+// characters are shown ([shown]).
 func writeTranscript(w io.Writer, name string, data []byte) error {
+	var b strings.Builder
 	for n, raw := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
 		if len(raw) == 0 {
 			continue
@@ -157,7 +178,11 @@ func writeTranscript(w io.Writer, name string, data []byte) error {
 		if err := json.Unmarshal(raw, &l); err != nil {
 			return fmt.Errorf("session %s: line %d: %v", name, n+1, err)
 		}
-		transcriptLine(w, &l)
+		b.Reset()
+		transcriptLine(&b, &l)
+		if _, err := io.WriteString(w, shown(b.String())); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -31,6 +31,11 @@ type runSinks struct {
 	// stdout is the text sink's writer under GitHub Actions, whose held
 	// line start [runSinks.close] writes; nil otherwise.
 	stdout *ghactions.Writer
+	// text and thinking redact the deltas of the model's answer and
+	// reasoning before any sink sees them: a key the model server echoes
+	// reaches stdout in no output mode, also split across deltas.
+	textRed, thinkRed streamRedactor
+	red               *redactor // the run's secrets
 }
 
 // close writes what the sinks still hold back.
@@ -66,7 +71,9 @@ func newRunSinks(cfg execConfig, js *jsonSink, stdout, stderr io.Writer, env env
 	s.text.terminal = terminal
 	s.text.onError = stop
 	s.act = newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
-	s.act.red = newRedactor(cfg.secrets(env))
+	s.red = newRedactor(cfg.secrets(env))
+	s.act.red = s.red
+	s.textRed.red, s.thinkRed.red = s.red, s.red
 	if s.gh != nil && cfg.Verbose {
 		s.act.group = s.gh.group
 	}
@@ -80,10 +87,60 @@ func newRunSinks(cfg execConfig, js *jsonSink, stdout, stderr io.Writer, env env
 	return s
 }
 
-// emit hands ev to every sink.
+// emit hands ev to every sink, the model's text redacted (see
+// [runSinks.redacted]).
 func (s *runSinks) emit(ev Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.redacted(ev, s.dispatch)
+}
+
+// redacted passes ev on to f with the run's secrets redacted from the
+// model's text and reasoning. A delta's end that may begin a secret waits
+// for the next delta; the first text delta passes on what the reasoning
+// holds back, and any other event but a notice (which may come from
+// another goroutine at any time) what both hold back, as deltas of their
+// own, so the order of the output is kept; a stream cut drops it. The
+// whole text of a message is redacted too (--output final shows it).
+func (s *runSinks) redacted(ev Event, f func(Event)) {
+	flushThinking := func() {
+		if held := s.thinkRed.flush(); held != "" {
+			f(Event{Kind: EventThinkingDelta, Turn: ev.Turn, Text: held})
+		}
+	}
+	switch ev.Kind {
+	case EventTextDelta:
+		flushThinking()
+		if ev.Text = s.textRed.push(ev.Text); ev.Text != "" {
+			f(ev)
+		}
+		return
+	case EventThinkingDelta:
+		if ev.Text = s.thinkRed.push(ev.Text); ev.Text != "" {
+			f(ev)
+		}
+		return
+	case EventNotice:
+		f(ev)
+		return
+	case EventStreamCut:
+		// The answer so far is void and comes again: what waits,
+		// the start of a key perhaps, is dropped.
+		s.textRed.drop()
+		s.thinkRed.drop()
+	}
+	flushThinking()
+	if held := s.textRed.flush(); held != "" {
+		f(Event{Kind: EventTextDelta, Turn: ev.Turn, Text: held})
+	}
+	if ev.Kind == EventMessageDone {
+		ev.Text = s.red.redact(ev.Text)
+	}
+	f(ev)
+}
+
+// dispatch hands ev to every sink.
+func (s *runSinks) dispatch(ev Event) {
 	if s.js != nil {
 		s.js.handle(ev)
 	} else {

@@ -8,7 +8,10 @@
 // [Writer] neutralises them, also when the line start falls across two
 // writes, by putting a backslash in front ("\::set-env …" is shown as
 // written and not acted on); only the commands rubichan itself means
-// ([Writer.Command], [Writer.StopCommands]) reach the runner.
+// ([Writer.Command], [Writer.StopCommands]) reach the runner. Machine
+// output (JSON lines) goes through a [JSONWriter] instead, which writes
+// the "[" of every "##[" as the escape "\u005b": the JSON decodes to the
+// same text, and no line holds a command.
 //
 // [Summary] is the Markdown a run appends to $GITHUB_STEP_SUMMARY: the
 // task, the outcome and exit code, the tally, the tool calls with their
