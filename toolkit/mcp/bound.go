@@ -75,7 +75,7 @@ func (o *overflow) take() string {
 }
 
 // errTooLarge is the cause of a body cut at the bound.
-var errTooLarge = errors.New("mcp: answer too large")
+var errTooLarge = errors.New("mcp: message too large")
 
 // boundBody is a response body that fails once it has given max bytes
 // (sse: max bytes since the last event ended, at an empty line).
