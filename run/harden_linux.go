@@ -25,11 +25,16 @@ import (
 // when the run ends. main calls it first; a failure is returned for main
 // to ignore, since the run works without it.
 //
+// Then it marks the descriptors it inherited close-on-exec
+// ([toolkit.CloseInherited]): every program a run starts — the bash tool's
+// commands, hooks, --verify, MCP servers, git — gets stdin, stdout and
+// stderr only.
+//
 // The sandbox helper ([sandbox.IsHelper]) is left alone: it holds no key,
 // and a subreaper setting would survive its exec into the command.
 func HardenProcess(args []string) error {
 	if sandbox.IsHelper(args) {
 		return nil
 	}
-	return errors.Join(hideSecrets(args), unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0), toolkit.BecomeSubreaper())
+	return errors.Join(hideSecrets(args), toolkit.CloseInherited(), unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0), toolkit.BecomeSubreaper())
 }

@@ -27,7 +27,7 @@ const workspaceMCPFile = ".mcp.json"
 // and `mcp list`.
 func mcpFlags(category string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "mcp-config", Usage: "also start the MCP servers of `FILE`, JSON {\"mcpServers\": {...}} as other agents write it", EnvVars: envs("mcp-config"), Category: category, TakesFile: true},
+		&cli.StringFlag{Name: "mcp-config", Usage: "also start the MCP servers of `FILE`, JSON {\"mcpServers\": {...}} as other agents write it (a file inside the workspace only with --trust-workspace)", EnvVars: envs("mcp-config"), Category: category, TakesFile: true},
 		&cli.BoolFlag{Name: "no-mcp", Usage: "start no MCP server", EnvVars: envs("no-mcp"), Category: category},
 	}
 }
@@ -65,18 +65,29 @@ func mcpServers(ch mcpChoice, settings *config.Loaded, root string, trusted bool
 		}
 	}
 	wsFile := filepath.Join(root, workspaceMCPFile)
-	if _, err := os.Stat(wsFile); err == nil {
-		if !trusted {
-			notice(fmt.Sprintf("ignoring %s in the workspace: it names programs to run as MCP servers and a checkout may be untrusted; pass --trust-workspace to use it", workspaceMCPFile))
-		} else if err := mergeMCPFile(all, wsFile); err != nil {
+	wsInfo, err := os.Stat(wsFile)
+	if err == nil {
+		if err := mergeWorkspaceMCPFile(all, wsFile, workspaceMCPFile+" in the workspace", trusted, notice); err != nil {
 			return nil, err
 		}
 	}
 	if ch.ConfigFile != "" {
-		if err := mergeMCPFile(all, ch.ConfigFile); err != nil {
+		if rel, inside := mcpFileInWorkspace(ch.ConfigFile, root); inside {
+			if fi, err := os.Stat(ch.ConfigFile); err == nil && wsInfo != nil && os.SameFile(fi, wsInfo) && !trusted {
+				return mcpServerList(all), nil // the note on .mcp.json said it
+			}
+			if err := mergeWorkspaceMCPFile(all, ch.ConfigFile, "--mcp-config "+rel+" (a file inside the workspace)", trusted, notice); err != nil {
+				return nil, err
+			}
+		} else if err := mergeMCPFile(all, ch.ConfigFile); err != nil {
 			return nil, err
 		}
 	}
+	return mcpServerList(all), nil
+}
+
+// mcpServerList is the servers of all, sorted by name.
+func mcpServerList(all map[string]config.MCPServer) []mcp.ServerConfig {
 	names := make([]string, 0, len(all))
 	for n := range all {
 		names = append(names, n)
@@ -88,7 +99,47 @@ func mcpServers(ch mcpChoice, settings *config.Loaded, root string, trusted bool
 		out = append(out, mcp.ServerConfig{Name: n, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
 			Required: s.Required, StartupTimeout: s.StartupTimeout, CallTimeout: s.CallTimeout, Tools: s.Tools})
 	}
-	return out, nil
+	return out
+}
+
+// mergeWorkspaceMCPFile merges a file of MCP servers that the checkout
+// controls (the workspace's .mcp.json, or an --mcp-config file inside the
+// workspace) under the workspace trust rule: only when the workspace is
+// trusted (--trust-workspace, or a person in line mode); otherwise it is
+// ignored with a note naming what.
+func mergeWorkspaceMCPFile(all map[string]config.MCPServer, file, what string, trusted bool, notice func(string)) error {
+	if !trusted {
+		notice(fmt.Sprintf("ignoring %s: it names programs to run as MCP servers and a checkout may be untrusted; pass --trust-workspace to use it", what))
+		return nil
+	}
+	return mergeMCPFile(all, file)
+}
+
+// mcpFileInWorkspace reports whether file lies inside the workspace root,
+// and its path relative to the root: as named, or with symlinks resolved
+// (a link out of the checkout was put there by the checkout, and a link
+// into it leads to what the checkout wrote). The root is judged both as
+// given and resolved.
+func mcpFileInWorkspace(file, root string) (string, bool) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	names := []string{filepath.Clean(file)}
+	if r, err := filepath.EvalSymlinks(file); err == nil {
+		names = append(names, r)
+	}
+	if d, err := filepath.EvalSymlinks(filepath.Dir(file)); err == nil {
+		names = append(names, filepath.Join(d, filepath.Base(file)))
+	}
+	for _, n := range names {
+		for _, r := range []string{filepath.Clean(root), realRoot} {
+			if rel, ok := within(r, n); ok {
+				return rel, true
+			}
+		}
+	}
+	return "", false
 }
 
 func mergeMCPFile(all map[string]config.MCPServer, file string) error {

@@ -31,7 +31,8 @@ func mcpCommand(env environment) *cli.Command {
 			Usage:     "start the configured MCP servers and show their status, tools and the policy's decision for each tool",
 			UsageText: "rubichan mcp list [--json] [--mcp-config FILE] [--no-mcp] [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [-C DIR]",
 			Description: `Starts the servers exec would start ([mcp.servers] in the configuration,
-the workspace's .mcp.json with --trust-workspace, --mcp-config), waits until
+the workspace's .mcp.json and an --mcp-config file inside the workspace with
+--trust-workspace, another --mcp-config), waits until
 each is ready, failed or timed out, shows its tools as the model sees them
 (mcp__SERVER__TOOL) with the policy's decision for each (SERVER/TOOL), and
 stops them.

@@ -1,10 +1,13 @@
 package run
 
 import (
+	"cmp"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/toolkit/mcp"
 )
 
 // secretMinLen is the shortest value redacted as a secret: shorter ones
@@ -50,8 +53,9 @@ func (r *redactor) redact(s string) string {
 }
 
 // secrets are the values a run hides: its key, the value of every provider
-// key variable set in the environment, and credential header values (and
-// the token alone of a "Bearer TOKEN" value).
+// key variable set in the environment, credential header values (and
+// the token alone of a "Bearer TOKEN" value), and the credentials of its
+// MCP servers ([mcp.Secrets]: header values, credential env values).
 func (cfg execConfig) secrets(env environment) []string {
 	secrets := []string{cfg.APIKey}
 	for _, v := range providerKeyVars(cfg.Settings) {
@@ -67,5 +71,28 @@ func (cfg execConfig) secrets(env environment) []string {
 			}
 		}
 	}
-	return secrets
+	return append(secrets, cfg.mcpSecrets(env)...)
+}
+
+// mcpSecrets are the credentials of the MCP servers the run would start
+// (the configuration's, the trusted workspace's, --mcp-config's), with
+// $NAME expanded as the servers get them. Problems with the server files
+// are left to the start of the servers, which reports them.
+func (cfg execConfig) mcpSecrets(env environment) []string {
+	if cfg.MCP.Off {
+		return nil
+	}
+	root, err := filepath.Abs(cmp.Or(cfg.Dir, "."))
+	if err != nil {
+		return nil
+	}
+	servers, _ := mcpServers(cfg.MCP, cfg.Settings, root, cfg.TrustWorkspace, func(string) {})
+	if len(servers) == 0 {
+		return nil
+	}
+	var environ []string
+	if env.environ != nil {
+		environ = env.environ()
+	}
+	return mcp.Secrets(servers, mcp.Options{Environ: environ, DropEnv: cfg.childDropEnv()})
 }

@@ -53,3 +53,9 @@ func CapOutput(s string, max int) (out string, truncated bool) {
 	ht.Write([]byte(s))
 	return ht.String(), ht.Truncated()
 }
+
+// CleanPath returns the PATH value as the commands the tools start get
+// it: without empty, relative and workspace (dir) entries, with the
+// directories of add (the user's configuration; relative ones taken from
+// dir) appended.
+func CleanPath(value, dir string, add []string) string { return cleanPath(value, dir, add) }

@@ -35,6 +35,7 @@ type procGroup struct {
 // nil) learns that the leader is waited for by finish.
 func startGroup(cmd *exec.Cmd, r *Reaper) (*procGroup, error) {
 	setGroupAttr(cmd)
+	_ = CloseInherited() // best effort: the command gets only its own descriptors
 	if err := r.start(cmd); err != nil {
 		return nil, err
 	}

@@ -13,6 +13,11 @@ import (
 const (
 	DefaultStartupTimeout = 10 * time.Second
 	DefaultCallTimeout    = 60 * time.Second
+	// DefaultMaxMessageBytes bounds one message a streamable HTTP server
+	// sends, while it is read: a JSON response body, or one event of an
+	// SSE stream. A real answer is far smaller (the model sees 30 KB of a
+	// call's output); 8 MiB decoded costs tens of MB, not gigabytes.
+	DefaultMaxMessageBytes = 8 << 20
 )
 
 // ServerConfig is one configured server. Exactly one of Command, URL and

@@ -75,7 +75,9 @@ func (s *server) start(ctx context.Context) (Status, []toolEntry) {
 	case errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		st.State, st.Reason = StateTimeout, fmt.Sprintf("not ready within %s (startup_timeout)", s.cfg.startupTimeout())
 	default:
-		st.State, st.Reason = StateFailed, oneLine(err.Error())
+		// The reason may quote the server (its stderr, an HTTP error):
+		// its own credentials are hidden, as a run hides its key.
+		st.State, st.Reason = StateFailed, oneLine(redactSecrets(err.Error(), Secrets([]ServerConfig{s.cfg}, *s.opts)))
 	}
 	if st.State != StateReady {
 		s.close()

@@ -26,6 +26,7 @@ type server struct {
 	mu       sync.Mutex
 	sess     *sdk.ClientSession
 	proc     *proc         // stdio only
+	over     *overflow     // http only: an answer past the bound, which ends the session
 	ended    chan struct{} // closed when the session's connection ends
 	restarts int
 	closed   bool
@@ -45,11 +46,16 @@ func newServer(cfg ServerConfig, opts *Options) *server {
 func (s *server) connect(ctx context.Context) error {
 	var t sdk.Transport
 	var p *proc
+	var over *overflow
 	switch s.cfg.Kind() {
 	case "in-process":
 		t = s.cfg.Transport
 	case "http":
-		t = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxRetries: 1, DisableStandaloneSSE: true}
+		over = &overflow{}
+		// The SDK's own bound of an SSE event is a backstop past ours,
+		// which records why the session ended.
+		t = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(over), MaxRetries: 1, DisableStandaloneSSE: true,
+			MaxEventSize: 2 * DefaultMaxMessageBytes}
 	default:
 		var err error
 		if p, t, err = startProc(s.cfg, s.opts); err != nil {
@@ -77,7 +83,7 @@ func (s *server) connect(ctx context.Context) error {
 		go stopSession(sess, p)
 		return errors.New("stopped")
 	}
-	s.sess, s.proc, s.ended = sess, p, ended
+	s.sess, s.proc, s.over, s.ended = sess, p, over, ended
 	return nil
 }
 
@@ -164,6 +170,9 @@ func (s *server) awaitExit(d time.Duration) {
 // deathLocked says how the server stopped; s.mu is held.
 func (s *server) deathLocked() string {
 	why := "the MCP server " + s.cfg.Name + " stopped"
+	if r := s.over.reason(); r != "" {
+		why += " (" + r + ")"
+	}
 	if s.proc != nil {
 		if r := s.proc.exitReason(); r != "" {
 			why += " (" + r + ")"
@@ -203,25 +212,28 @@ func stopSession(sess *sdk.ClientSession, p *proc) {
 }
 
 // httpClient is the client of a streamable HTTP server: the configured
-// one, with the server's headers added to every request.
-func (s *server) httpClient() *http.Client {
+// one, with its responses bounded while they are read ([boundTransport],
+// past the bound recorded in over) and the server's headers added to
+// every request.
+func (s *server) httpClient(over *overflow) *http.Client {
 	base := s.opts.HTTPClient
 	if base == nil {
 		base = &http.Client{}
-	}
-	if len(s.cfg.Headers) == 0 {
-		return base
-	}
-	h := make(http.Header, len(s.cfg.Headers))
-	for k, v := range s.cfg.Headers {
-		h.Set(k, expand(v, expandable(s.opts)))
 	}
 	c := *base
 	rt := c.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	c.Transport = headerTransport{h: h, rt: rt}
+	c.Transport = boundTransport{rt: rt, max: DefaultMaxMessageBytes, over: over}
+	if len(s.cfg.Headers) == 0 {
+		return &c
+	}
+	h := make(http.Header, len(s.cfg.Headers))
+	for k, v := range s.cfg.Headers {
+		h.Set(k, expand(v, expandable(s.opts)))
+	}
+	c.Transport = headerTransport{h: h, rt: c.Transport}
 	c.CheckRedirect = sameOrigin
 	return &c
 }

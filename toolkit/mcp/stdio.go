@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -38,7 +39,12 @@ type proc struct {
 // startProc starts the server's command with its environment and returns
 // the transport over its stdin and stdout.
 func startProc(cfg ServerConfig, opts *Options) (*proc, sdk.Transport, error) {
-	cmd := exec.Command(cfg.Command, cfg.Args...)
+	prog, err := commandPath(cfg.Command, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.Command(prog, cfg.Args...)
+	cmd.Args[0] = cfg.Command
 	cmd.Dir = opts.Dir
 	cmd.Env = serverEnv(cfg, opts)
 	p := &proc{stderr: &tailBuffer{max: stderrKeep}, exited: make(chan struct{})}
@@ -68,6 +74,41 @@ func startProc(cfg ServerConfig, opts *Options) (*proc, sdk.Transport, error) {
 		close(p.exited)
 	}()
 	return p, &sdk.IOTransport{Reader: stdout, Writer: stdin}, nil
+}
+
+// commandPath is the program a server's command names. A command with a
+// slash is used as named (relative to the workspace, where the server
+// runs): the configuration chose it. Another is looked up, as a shell
+// would, on a clean PATH: the run's own PATH without empty, relative and
+// workspace entries ([toolkit.CleanPath]) and without node_modules
+// directories (npm run puts the project's node_modules/.bin first), then
+// the configured PathAdd. So a checkout cannot plant the program that a
+// configured name such as "github-mcp-server" runs, whatever PATH
+// rubichan was started with; rubichan's own exec.LookPath would search
+// that PATH as it is.
+func commandPath(name string, opts *Options) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	var inherited []string
+	for _, kv := range opts.Environ {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			inherited = filepath.SplitList(v) // the last one wins, as in the environment
+		}
+	}
+	inherited = slices.DeleteFunc(inherited, func(e string) bool {
+		return slices.Contains(strings.Split(filepath.ToSlash(e), "/"), "node_modules")
+	})
+	path := toolkit.CleanPath(strings.Join(inherited, string(filepath.ListSeparator)), opts.Dir, opts.PathAdd)
+	if name != "" {
+		for _, dir := range filepath.SplitList(path) {
+			p := filepath.Join(dir, name)
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+				return p, nil
+			}
+		}
+	}
+	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
 }
 
 // stop ends the server's process group: stdin closed, SIGTERM, SIGKILL

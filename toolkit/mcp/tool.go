@@ -89,6 +89,12 @@ func (t *tool) callError(ctx, cctx context.Context, err error, timeout time.Dura
 		return errResult(why + " during the call of " + t.name)
 	case <-time.After(endWait):
 	}
+	t.srv.mu.Lock()
+	over := t.srv.over.take()
+	t.srv.mu.Unlock()
+	if over != "" {
+		return errResult(fmt.Sprintf("the MCP server %s's answer to the call of %s was refused: %s", t.srv.cfg.Name, t.name, over))
+	}
 	return errResult(fmt.Sprintf("the MCP server %s refused the call of %s: %v", t.srv.cfg.Name, t.name, err))
 }
 
