@@ -229,7 +229,8 @@ func TestSandboxCacheEnv(t *testing.T) {
 // the design before the spawner); the difference between off and spawner
 // is what the sandbox costs per call (target: at most 1.5 ms). The shell
 // is /bin/sh. cpu-ms/op is the CPU time of everything involved per call,
-// which load does not inflate as it does wall time.
+// which load does not inflate as it does wall time; spawner-peak-MB the
+// spawner's peak resident set.
 func BenchmarkBashSandbox(b *testing.B) {
 	for _, mode := range []string{"off", "spawner", "helper"} {
 		b.Run("sandbox="+mode, func(b *testing.B) {
@@ -262,6 +263,10 @@ func BenchmarkBashSandbox(b *testing.B) {
 			// CPU time of everything involved (this process, the spawner,
 			// the shells), which load does not inflate as it does wall time.
 			b.ReportMetric(float64(treeCPU(pids...)-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+			// The spawner's peak resident set (budget: 6 MB).
+			for _, pid := range pids {
+				b.ReportMetric(procPeakRSS(pid), "spawner-peak-MB")
+			}
 		})
 	}
 }
