@@ -85,7 +85,9 @@ func restrict(r Rules, abi int) error {
 	}
 	for _, d := range r.Writable {
 		// Refer lets mv and rename work between writable directories.
-		rules = append(rules, landlock.RWDirs(d).WithRefer().IgnoreIfMissing())
+		// ResolveUnix (ABI >= 9) lets commands connect to Unix sockets
+		// there — the run's sub-query socket in $TMPDIR — and only there.
+		rules = append(rules, landlock.RWDirs(d).WithRefer().WithResolveUnix().IgnoreIfMissing())
 	}
 	return cfg.Restrict(rules...)
 }
