@@ -41,9 +41,12 @@ func (r Rules) Namespaces(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
 	}
 	if !hasSysAdmin() {
 		// The new process maps its ids itself (isolate; see userNSFlag):
-		// rubichan, not dumpable, cannot write a child's uid_map. Its uid
-		// is not 0, so exec would drop the capabilities the new namespace
-		// gives: keep those it needs ambient.
+		// rubichan, not dumpable, cannot write a child's uid_map. Unless
+		// its uid is 0, exec would drop the capabilities the new
+		// namespace gives: keep those it needs ambient. (A command cannot
+		// undo the read-only mounts from a user namespace of its own:
+		// Landlock refuses it mounts, and the kernel locks read-only
+		// mounts a less privileged namespace inherits.)
 		attr.Cloneflags |= syscall.CLONE_NEWUSER
 		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETUID, unix.CAP_SETGID}
 	}

@@ -11,10 +11,6 @@ import (
 	"time"
 )
 
-// testProbeCommand is the hidden first argument that makes the test
-// binary try one system call from inside the sandbox (see testProbe).
-const testProbeCommand = "__toolkit-test-probe"
-
 // testProbe runs `__toolkit-test-probe OP ARG...` and returns its exit
 // code: 0 when the call succeeded, 13 when it was refused (EACCES, EPERM,
 // EROFS, ENETUNREACH: the sandbox), 1 otherwise; the error goes to
