@@ -290,7 +290,7 @@ func sortedNames(m map[string]string) []string {
 // every start of the program.
 var (
 	netDenied = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)(connect|bind|dial|socket|network)[^\n]*permission denied|permission denied[^\n]*(connect|bind|socket)|couldn't connect to server|failed to connect to`)
+		return regexp.MustCompile(`(?i)(connect|bind|dial|socket|network)[^\n]*permission denied|permission denied[^\n]*(connect|bind|socket)|couldn't connect to server|failed to connect to|network is unreachable|could not resolve host|temporary failure in name resolution`)
 	})
 	writeDenied = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted`)
@@ -305,7 +305,7 @@ func (s *Sandbox) hint(out string) string {
 		return ""
 	}
 	if !s.rules.Network && netDenied().MatchString(out) {
-		return "[sandbox: network connections are blocked (network = false); a refused connection above is the sandbox, not the server]"
+		return "[sandbox: network connections are blocked (network = false), UDP and DNS included; a refused connection, an unreachable network or a name that does not resolve above is the sandbox, not the server]"
 	}
 	if writeDenied().MatchString(out) {
 		return "[sandbox: writes outside the workspace and $TMPDIR are blocked, and so are chmod, chown, touch and xattrs there; a \"Permission denied\" or \"Read-only file system\" above on such a path is the sandbox]"

@@ -175,6 +175,10 @@ func TestSandboxUDP(t *testing.T) {
 				if res.IsError == network {
 					t.Errorf("%s: error=%v with network=%v: %s", command, res.IsError, network, res.Content)
 				}
+				// The model learns that the sandbox refused it.
+				if !network && !strings.Contains(res.Content, "[sandbox: network connections are blocked") {
+					t.Errorf("%s: result %q lacks the network hint", command, res.Content)
+				}
 				wait := 2 * time.Second
 				if !network {
 					wait = 300 * time.Millisecond // the command has ended: a datagram it sent is queued already
