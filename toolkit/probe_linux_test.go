@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,8 +16,8 @@ import (
 // code: 0 when the call succeeded, 13 when it was refused (EACCES, EPERM,
 // EROFS, ENETUNREACH: the sandbox), 1 otherwise; the error goes to
 // stderr. The ops: chmod MODE(octal) PATH, chown PATH (to its own owner),
-// utime PATH, setxattr PATH, udp HOST:PORT (one datagram), unix ADDR
-// (connect; @name is abstract).
+// utime PATH, setxattr PATH, udp HOST:PORT (one datagram), dns HOST:PORT
+// (a lookup from that server), unix ADDR (connect; @name is abstract).
 func testProbe(args []string, stderr io.Writer) int {
 	err := errors.New("usage: " + testProbeCommand + " OP ARG...")
 	switch {
@@ -41,6 +42,15 @@ func testProbe(args []string, stderr io.Writer) int {
 			_, err = c.Write([]byte("escaped"))
 			c.Close()
 		}
+	case len(args) == 2 && args[0] == "dns":
+		// A DNS query for rubichan.invalid, to the server at HOST:PORT.
+		r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "udp", args[1])
+		}}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err = r.LookupHost(ctx, "rubichan.invalid")
+		cancel()
 	case len(args) == 2 && args[0] == "unix":
 		var c net.Conn
 		if c, err = net.Dial("unix", args[1]); err == nil {

@@ -151,8 +151,8 @@ func received(t *testing.T, c *net.UDPConn, wait time.Duration) bool {
 }
 
 // TestSandboxUDP proves that with the network off no UDP datagram leaves
-// a sandboxed command (DNS is UDP too), from a Go program or bash's
-// /dev/udp, through the spawner or the one-shot helper, and that with the
+// a sandboxed command, from a Go program, bash's /dev/udp or a DNS
+// query of Go's resolver, through the spawner or the one-shot helper, and that with the
 // network on it does.
 func TestSandboxUDP(t *testing.T) {
 	needLandlock(t)
@@ -163,16 +163,20 @@ func TestSandboxUDP(t *testing.T) {
 	}{{false, "spawner"}, {false, "helper"}, {true, "spawner"}, {true, "helper"}} {
 		network := c.network
 		b, _, _, _ := newSandboxBashVia(t, network, c.via)
-		for _, sender := range []string{"go program", "bash /dev/udp"} {
+		for _, sender := range []string{"go program", "bash /dev/udp", "go resolver"} {
 			t.Run(fmt.Sprintf("%s network=%v via %s", sender, network, c.via), func(t *testing.T) {
 				ln := listenUDP127(t)
 				addr := ln.LocalAddr().(*net.UDPAddr)
 				command := probeCmd(t, "udp", addr.String())
-				if sender == "bash /dev/udp" {
+				switch sender {
+				case "bash /dev/udp":
 					command = fmt.Sprintf("bash -c 'echo escaped > /dev/udp/127.0.0.1/%d'", addr.Port)
+				case "go resolver":
+					// The query arrives, or not; no answer comes.
+					command = probeCmd(t, "dns", addr.String())
 				}
 				res := callBash(t, context.Background(), b, command, 10)
-				if res.IsError == network {
+				if res.IsError == network && sender != "go resolver" || !network && !res.IsError {
 					t.Errorf("%s: error=%v with network=%v: %s", command, res.IsError, network, res.Content)
 				}
 				// The model learns that the sandbox refused it.
