@@ -37,6 +37,10 @@ type environment struct {
 	// landlockABI probes the kernel's Landlock ABI (0: none); nil
 	// probes the kernel. Tests simulate other kernels with it.
 	landlockABI func() int
+	// namespaces probes whether commands can have namespaces of their own
+	// (nil: they can; see sandbox.ProbeNamespaces); nil probes the
+	// system. Tests simulate a system that refuses them with it.
+	namespaces func() error
 	// now is the time the system prompt's date comes from; nil: the
 	// clock. Tests set it to replay a cassette on another day.
 	now func() time.Time

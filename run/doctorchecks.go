@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"net/http"
 	"net/url"
 	"os"
@@ -268,9 +269,15 @@ func checkSandbox(_ context.Context, st *doctorState) []doctorCheck {
 	if box.Available {
 		detail += fmt.Sprintf("; Landlock ABI %d", box.ABI)
 	}
+	if box.NoIsolation != "" {
+		detail += "; no namespaces (" + box.NoIsolation + ")"
+	}
 	if err := box.Unmet(); err != nil {
-		return []doctorCheck{{Status: checkProblem, Detail: err.Error(),
-			Fix: "run on a Linux kernel with Landlock (5.13 or later, enabled in the LSM list), or set [shell] sandbox = \"auto\" or --sandbox auto"}}
+		fix := "run on a Linux kernel with Landlock (5.13 or later, enabled in the LSM list), or set [shell] sandbox = \"auto\" or --sandbox auto"
+		if box.Available && box.Network != sandbox.NetUnblockable && !box.Isolated {
+			fix = "let rubichan create user namespaces (sysctl kernel.unprivileged_userns_clone=1, kernel.apparmor_restrict_unprivileged_userns=0; in a container a seccomp profile that allows them), or set [shell] sandbox = \"auto\" or --sandbox auto"
+		}
+		return []doctorCheck{{Status: checkProblem, Detail: err.Error(), Fix: fix}}
 	}
 	return []doctorCheck{{Status: checkOK, Detail: detail + " (`rubichan sandbox check` proves it with a self-test)"}}
 }

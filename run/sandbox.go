@@ -27,25 +27,39 @@ func (e environment) sandboxABI() int {
 	return sandbox.ProbeABI()
 }
 
+// sandboxNamespaces says whether commands can have namespaces of their
+// own (nil) or why not, from the environment's probe or the system; it
+// does not probe for a sandbox that is off.
+func (e environment) sandboxNamespaces(mode sandbox.Mode) error {
+	switch {
+	case mode == sandbox.ModeOff:
+		return nil
+	case e.namespaces != nil:
+		return e.namespaces()
+	}
+	return sandbox.ProbeNamespaces()
+}
+
 // achieveSandbox returns what the sandbox achieves for sh on this kernel.
 func achieveSandbox(sh config.Shell, env environment) sandbox.State {
 	mode, err := sandbox.ParseMode(sh.Sandbox)
 	if err != nil {
 		mode = sandbox.ModeAuto // the config has checked it already
 	}
-	return sandbox.Achieve(mode, sh.Network, env.sandboxABI(), sandbox.Linux)
+	return sandbox.Achieve(mode, sh.Network, env.sandboxABI(), sandbox.Linux, env.sandboxNamespaces(mode))
 }
 
 // startSandbox decides the run's sandbox before any request: a required
 // sandbox this kernel cannot give is a configuration error (exit 2). The
 // state goes to stderr with --verbose, and in auto mode whenever it falls
-// short of confining both writes and the network it was asked to.
+// short of confining writes, metadata outside the writable roots and the
+// network it was asked to.
 func startSandbox(cfg execConfig, env environment, notice func(string)) (sandbox.State, error) {
 	st := achieveSandbox(cfg.shellSettings(), env)
 	if err := st.Unmet(); err != nil {
 		return st, exitError{code: exitUsage, err: err}
 	}
-	short := st.Mode == sandbox.ModeAuto && (!st.Filesystem || st.Network == sandbox.NetUnblockable)
+	short := st.Mode == sandbox.ModeAuto && st.Short()
 	if cfg.Verbose || short {
 		notice(st.String())
 	}
@@ -57,7 +71,7 @@ func sandboxConfig(st sandbox.State, sh config.Shell, env environment) toolkit.B
 	if !st.Helper {
 		return toolkit.BashSandbox{}
 	}
-	return toolkit.BashSandbox{Enabled: true, Network: sh.Network, ABI: st.ABI, Writable: sh.WritableRoots, CacheDir: sandboxCacheDir(env)}
+	return toolkit.BashSandbox{Enabled: true, Network: sh.Network, ABI: st.ABI, Isolate: st.Isolated, Writable: sh.WritableRoots, CacheDir: sandboxCacheDir(env)}
 }
 
 // sandboxCacheDir is $XDG_CACHE_HOME/rubichan/sandbox (~/.cache/…),

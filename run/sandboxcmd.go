@@ -96,6 +96,8 @@ func writeSandboxReport(w io.Writer, rep sandboxReport, asJSON bool) error {
 	}
 	network := st.Network
 	switch {
+	case st.Network == sandbox.NetBlocked && st.Isolated:
+		network += " (every protocol: commands have a network namespace of their own)"
 	case st.Network == sandbox.NetBlocked && st.UDP:
 		network += " (TCP and UDP)"
 	case st.Network == sandbox.NetBlocked:
@@ -105,9 +107,16 @@ func writeSandboxReport(w io.Writer, rep sandboxReport, asJSON bool) error {
 	if st.Helper {
 		caps = "all dropped, no_new_privs set"
 	}
+	namespaces := "none"
+	switch {
+	case st.Isolated:
+		namespaces = "yes (every mount read-only but the writable roots: chmod, chown, utime and setxattr refused outside them)"
+	case st.NoIsolation != "":
+		namespaces = "no (" + st.NoIsolation + ")"
+	}
 	lines := [][2]string{
 		{"sandbox", string(st.Mode)}, {"landlock", landlock}, {"filesystem", fs},
-		{"network", network}, {"capabilities", caps},
+		{"namespaces", namespaces}, {"network", network}, {"capabilities", caps},
 	}
 	for _, r := range rep.SelfTest {
 		got, verdict := "allowed", "ok"

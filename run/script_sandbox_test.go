@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -56,4 +57,15 @@ func simulatedABI() func() int {
 	}
 	n, _ := strconv.Atoi(v)
 	return func() int { return n }
+}
+
+// simulatedNamespaces reads RUBICHAN_TEST_NO_NAMESPACES, with which a
+// script simulates a system that refuses commands namespaces of their own
+// (the value is the reason); nil when unset or empty.
+func simulatedNamespaces() func() error {
+	v := os.Getenv("RUBICHAN_TEST_NO_NAMESPACES")
+	if v == "" {
+		return nil
+	}
+	return func() error { return errors.New(v) }
 }

@@ -60,6 +60,7 @@ func rubichanMain() {
 	env := processEnvironment()
 	env.interrupts = intr
 	env.landlockABI = simulatedABI()
+	env.namespaces = simulatedNamespaces()
 	// A script sets the day the system prompt shows, to replay a
 	// cassette "next month".
 	if d := os.Getenv("RUBICHAN_TEST_DATE"); d != "" {

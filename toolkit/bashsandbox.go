@@ -27,6 +27,11 @@ type BashSandbox struct {
 	// ABI is the Landlock ABI whose rules are applied: the one the runner
 	// reported (see [sandbox.State]); 0 applies none.
 	ABI int
+	// Isolate starts the helper and the spawner in namespaces of their
+	// own, which refuse metadata changes outside the writable roots and,
+	// with the network off, every packet (see [sandbox.Rules.Namespaces]):
+	// the runner sets it where [sandbox.ProbeNamespaces] allows.
+	Isolate bool
 	// Writable are directories writable besides the workspace and
 	// [BashConfig.TempDir]: absolute, or relative to the workspace.
 	Writable []string
@@ -74,7 +79,7 @@ func NewSandbox(cfg BashSandbox, dir, tmp string, r *Reaper) *Sandbox {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	s := &Sandbox{exe: cfg.Exe, rules: sandbox.Rules{Network: cfg.Network, ABI: cfg.ABI}, cacheDir: cfg.CacheDir, tempDir: tmp, reaper: r}
+	s := &Sandbox{exe: cfg.Exe, rules: sandbox.Rules{Network: cfg.Network, ABI: cfg.ABI, Isolate: cfg.Isolate}, cacheDir: cfg.CacheDir, tempDir: tmp, reaper: r}
 	if s.exe == "" {
 		s.exe = "/proc/self/exe"
 	}
@@ -197,6 +202,7 @@ func (s *Sandbox) wrap(cmd *exec.Cmd) {
 	s.prepare()
 	cmd.Args = append([]string{"rubichan"}, s.rules.Argv(cmd.Path, cmd.Args)...)
 	cmd.Path = s.exe
+	cmd.SysProcAttr = s.rules.Namespaces(cmd.SysProcAttr)
 }
 
 // writableRoots lists the workspace, tmp and extra (relative ones taken
@@ -284,7 +290,7 @@ func sortedNames(m map[string]string) []string {
 // every start of the program.
 var (
 	netDenied = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)(connect|bind|dial|socket|network)[^\n]*permission denied|permission denied[^\n]*(connect|bind|socket)|couldn't connect to server|failed to connect to`)
+		return regexp.MustCompile(`(?i)(connect|bind|dial|socket|network)[^\n]*permission denied|permission denied[^\n]*(connect|bind|socket)|couldn't connect to server|failed to connect to|network is unreachable|could not resolve host|temporary failure in name resolution`)
 	})
 	writeDenied = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)permission denied|read-only file system|operation not permitted`)
@@ -299,10 +305,10 @@ func (s *Sandbox) hint(out string) string {
 		return ""
 	}
 	if !s.rules.Network && netDenied().MatchString(out) {
-		return "[sandbox: network connections are blocked (network = false); a refused connection above is the sandbox, not the server]"
+		return "[sandbox: network connections are blocked (network = false), UDP and DNS included; a refused connection, an unreachable network or a name that does not resolve above is the sandbox, not the server]"
 	}
 	if writeDenied().MatchString(out) {
-		return "[sandbox: writes outside the workspace and $TMPDIR are blocked; a \"Permission denied\" above on such a path is the sandbox]"
+		return "[sandbox: writes outside the workspace and $TMPDIR are blocked, and so are chmod, chown, touch and xattrs there; a \"Permission denied\" or \"Read-only file system\" above on such a path is the sandbox]"
 	}
 	return ""
 }

@@ -43,3 +43,20 @@ func procCPU(pid int) time.Duration {
 	}
 	return time.Duration(ticks) * 10 * time.Millisecond
 }
+
+// procStatusMB reads a size field of /proc/PID/status (VmHWM: the peak
+// resident set; RssAnon: the resident memory not backed by a file) in MB;
+// 0 when it cannot be read.
+func procStatusMB(pid int, field string) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return float64(kb) / 1024
+		}
+	}
+	return 0
+}

@@ -12,8 +12,12 @@ import (
 // leader of a new process group. A new session has no controlling
 // terminal, so nothing the command runs (ssh, sudo, a pager) can open
 // /dev/tty and wait for a person, nor be stopped by SIGTTIN for trying.
+// Other attributes already set (the sandbox's namespaces) are kept.
 func setGroupAttr(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true
 }
 
 // terminateGroup sends SIGTERM to the process group pgid, then SIGCONT so

@@ -17,8 +17,16 @@
 // ends in exit code 126: a command never runs unconfined.
 //
 // [Probe] reports the kernel's Landlock ABI and [Achieve] what a mode and
-// that ABI give; [SelfTest] proves it by trying a write outside and a TCP
-// connection from inside the sandbox.
+// that ABI give; [SelfTest] proves it by trying a write and a chmod
+// outside, a TCP connection and a UDP datagram from inside the sandbox.
+//
+// Where the system allows (see [ProbeNamespaces]), the spawner and the
+// helper also start in namespaces of their own ([Rules.Isolate],
+// [Rules.Namespaces]): a mount namespace in which every mount but the
+// writable roots is read-only, which refuses what Landlock has no right
+// for — chmod, chown, utime and setxattr outside the writable roots — and,
+// with the network off, a network namespace without a device that is up,
+// which refuses UDP (and every other protocol) on any Landlock ABI.
 //
 // Elsewhere than Linux the package compiles, reports the sandbox as
 // unavailable and starts nothing.

@@ -17,9 +17,10 @@ import (
 const HelperCommand = "__sandbox"
 
 // ProbeCommand is the hidden first argument of the self-test's probe:
-// `rubichan __sandbox-probe write FILE` or `... connect HOST:PORT`. It
-// exits 0 when the effect succeeded, [ProbeDenied] when it was refused
-// with EACCES or EPERM, 1 otherwise.
+// `rubichan __sandbox-probe write FILE`, `... chmod FILE` (to setuid
+// 04700), `... connect HOST:PORT` (TCP) or `... udp HOST:PORT` (one
+// datagram). It exits 0 when the effect succeeded, [ProbeDenied] when it
+// was refused (EACCES, EPERM, EROFS, ENETUNREACH), 1 otherwise.
 const ProbeCommand = "__sandbox-probe"
 
 // ProbeDenied is the probe's exit code for a refused effect.
@@ -33,6 +34,13 @@ type Rules struct {
 	Writable []string
 	// Network allows TCP (and UDP where Landlock restricts it).
 	Network bool
+	// Isolate says that the helper or spawner is started in namespaces
+	// of its own (see [Rules.Namespaces], which the caller applies), in
+	// which it makes every mount but the writable roots read-only.
+	Isolate bool
+	// userNS is the uid and gid an isolating helper maps in the new user
+	// namespace it starts in (see userNSFlag); nil without one.
+	userNS *[2]int
 	// ABI is the highest Landlock ABI whose rules are applied, the one
 	// the run reported (see [State]), so that what is enforced is what
 	// was said; 0 applies no Landlock rules (capabilities are still
@@ -75,6 +83,18 @@ func parseRules(args []string) (r Rules, rest []string, err error) {
 			r.Writable = append(r.Writable, args[i])
 		case "--network":
 			r.Network = true
+		case "--isolate":
+			r.Isolate = true
+		case "--userns":
+			if i+1 >= len(args) {
+				return r, nil, errors.New("--userns needs UID:GID")
+			}
+			i++
+			var ids [2]int
+			if n, err := fmt.Sscanf(args[i], "%d:%d", &ids[0], &ids[1]); err != nil || n != 2 {
+				return r, nil, fmt.Errorf("--userns: bad ids %q", args[i])
+			}
+			r.userNS = &ids
 		case "--abi":
 			if i+1 >= len(args) {
 				return r, nil, errors.New("--abi needs a number")
@@ -94,13 +114,17 @@ func parseRules(args []string) (r Rules, rest []string, err error) {
 
 // flags returns r as the flags parseRules reads.
 func (r Rules) flags() []string {
-	out := make([]string, 0, 2+2*len(r.Writable)+1)
+	out := make([]string, 0, 2+2*len(r.Writable)+4)
 	out = append(out, "--abi", strconv.Itoa(r.ABI))
 	for _, d := range r.Writable {
 		out = append(out, "--write", d)
 	}
 	if r.Network {
 		out = append(out, "--network")
+	}
+	if r.Isolate {
+		out = append(out, "--isolate")
+		out = append(out, userNSFlag()...)
 	}
 	return out
 }
@@ -123,16 +147,20 @@ func Helper(args []string, environ []string, stderr io.Writer) int {
 // [ProbeCommand]. See ProbeCommand for the exit codes.
 func Probe(args []string, stderr io.Writer) int {
 	if len(args) != 2 {
-		fmt.Fprintln(stderr, "usage: "+ProbeCommand+" write FILE | connect HOST:PORT")
+		fmt.Fprintln(stderr, "usage: "+ProbeCommand+" write FILE | chmod FILE | connect HOST:PORT | udp HOST:PORT")
 		return 1
 	}
 	var err error
 	switch args[0] {
 	case "write":
 		err = os.WriteFile(args[1], []byte("sandbox probe\n"), 0o600)
-	case "connect":
+	case "chmod":
+		err = os.Chmod(args[1], 0o700|os.ModeSetuid)
+	case "connect", "udp":
+		network := map[string]string{"connect": "tcp", "udp": "udp"}[args[0]]
 		var c net.Conn
-		if c, err = net.Dial("tcp", args[1]); err == nil {
+		if c, err = net.Dial(network, args[1]); err == nil {
+			_, err = c.Write([]byte("sandbox probe\n"))
 			c.Close()
 		}
 	default:
@@ -141,7 +169,7 @@ func Probe(args []string, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM):
+	case errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENETUNREACH):
 		fmt.Fprintln(stderr, err)
 		return ProbeDenied
 	}

@@ -44,11 +44,17 @@ func confineAndExec(r Rules, prog string, argv, environ []string) error {
 	return fmt.Errorf("exec %s: %w", prog, err)
 }
 
-// confineThread drops the calling thread's capabilities, sets
+// confineThread isolates the process when the rules say so (see
+// [Rules.Namespaces]), drops the calling thread's capabilities, sets
 // no_new_privs and applies the Landlock rules (what the kernel supports
 // of them). The caller has locked its goroutine to the thread, and starts
 // commands only from it.
 func confineThread(r Rules) error {
+	if r.Isolate {
+		if err := isolate(r.Writable, r.userNS); err != nil {
+			return err
+		}
+	}
 	if err := dropCapabilities(); err != nil {
 		return err
 	}
@@ -79,7 +85,9 @@ func restrict(r Rules, abi int) error {
 	}
 	for _, d := range r.Writable {
 		// Refer lets mv and rename work between writable directories.
-		rules = append(rules, landlock.RWDirs(d).WithRefer().IgnoreIfMissing())
+		// ResolveUnix (ABI >= 9) lets commands connect to Unix sockets
+		// there — the run's sub-query socket in $TMPDIR — and only there.
+		rules = append(rules, landlock.RWDirs(d).WithRefer().WithResolveUnix().IgnoreIfMissing())
 	}
 	return cfg.Restrict(rules...)
 }

@@ -14,8 +14,8 @@ const (
 	// ModeAuto enforces what the kernel supports and reports it.
 	ModeAuto Mode = "auto"
 	// ModeRequired fails closed: a run whose sandbox cannot be had
-	// (no Landlock, or no network rules while the network is off) does
-	// not start.
+	// (no Landlock, no network rules while the network is off, or no
+	// namespaces for the commands) does not start.
 	ModeRequired Mode = "required"
 	// ModeOff runs commands unconfined.
 	ModeOff Mode = "off"
@@ -32,9 +32,9 @@ func ParseMode(s string) (Mode, error) {
 
 // Network states of a [State].
 const (
-	NetBlocked     = "blocked"     // TCP connect and bind are denied
+	NetBlocked     = "blocked"     // TCP connect and bind are denied (and every packet, with namespaces)
 	NetAllowed     = "allowed"     // the network is allowed (network = true, or the sandbox is off)
-	NetUnblockable = "unblockable" // the network is off, but the kernel cannot block it (Landlock ABI < 4)
+	NetUnblockable = "unblockable" // the network is off, but the kernel cannot block it (Landlock ABI < 4, no namespaces)
 )
 
 // minNetABI is the first Landlock ABI with network rules (TCP).
@@ -42,6 +42,14 @@ const minNetABI = 4
 
 // minUDPABI is the first Landlock ABI that also restricts UDP.
 const minUDPABI = 10
+
+// MinScopeABI is the first Landlock ABI that scopes abstract Unix sockets
+// and signals to the sandbox's own processes.
+const MinScopeABI = 6
+
+// MinUnixPathABI is the first Landlock ABI that restricts connections to
+// Unix sockets with a path (outside the writable roots).
+const MinUnixPathABI = 9
 
 // State is what the sandbox achieves for a mode on this kernel. It is
 // reported on stderr, in the init event and by `rubichan sandbox check`.
@@ -56,8 +64,17 @@ type State struct {
 	Filesystem bool `json:"filesystem"`
 	// Network is [NetBlocked], [NetAllowed] or [NetUnblockable].
 	Network string `json:"network"`
-	// UDP says whether UDP is blocked with TCP (Landlock ABI >= 10).
+	// UDP says whether UDP is blocked with TCP: by the network namespace
+	// (see Isolated), or Landlock ABI >= 10.
 	UDP bool `json:"udp"`
+	// Isolated says whether commands run in namespaces of their own (see
+	// [Rules.Namespaces]): every mount but the writable roots read-only,
+	// which refuses chmod, chown, utime and setxattr outside them, and,
+	// with the network off, no network at all.
+	Isolated bool `json:"isolated"`
+	// NoIsolation says why commands cannot be isolated ("" when they
+	// are, or the sandbox is off or unavailable).
+	NoIsolation string `json:"no_isolation,omitempty"`
 	// Helper says whether commands go through the helper, which also
 	// drops every capability and sets no_new_privs: on Linux unless the
 	// mode is off.
@@ -65,9 +82,11 @@ type State struct {
 }
 
 // Achieve returns the state mode gives with network allowed or not, on
-// a kernel with Landlock ABI abi; linux says whether the platform is
-// Linux (the only one with a helper).
-func Achieve(mode Mode, network bool, abi int, linux bool) State {
+// a kernel with Landlock ABI abi where namespaces can be had when ns is
+// nil (see [ProbeNamespaces]); linux says whether the platform is Linux
+// (the only one with a helper). Commands are isolated only along with
+// Landlock (whose kernels all have the mount calls isolation needs).
+func Achieve(mode Mode, network bool, abi int, linux bool, ns error) State {
 	if !linux {
 		abi = 0
 	}
@@ -77,22 +96,35 @@ func Achieve(mode Mode, network bool, abi int, linux bool) State {
 	}
 	s.Helper = linux
 	s.Filesystem = s.Available
+	if s.Available {
+		s.Isolated = ns == nil
+		if ns != nil {
+			s.NoIsolation = ns.Error()
+		}
+	}
 	if !network {
 		s.Network = NetUnblockable
-		if abi >= minNetABI {
+		if abi >= minNetABI || s.Isolated {
 			s.Network = NetBlocked
-			s.UDP = abi >= minUDPABI
+			s.UDP = abi >= minUDPABI || s.Isolated
 		}
 	}
 	return s
+}
+
+// Short reports whether the sandbox falls short of what it was asked for:
+// writes, the network, metadata outside the writable roots, UDP.
+func (s State) Short() bool {
+	return s.Mode != ModeOff && (!s.Filesystem || s.Network == NetUnblockable || !s.Isolated)
 }
 
 // ErrUnmet is the cause of [State.Unmet]'s error.
 var ErrUnmet = errors.New("the sandbox cannot be enforced")
 
 // Unmet returns an error wrapping [ErrUnmet] when the mode is required
-// and the state falls short: no Landlock, or a network that should be
-// off but cannot be blocked. It returns nil otherwise.
+// and the state falls short: no Landlock, a network that should be off
+// but cannot be blocked, or no namespaces for the commands. It returns
+// nil otherwise.
 func (s State) Unmet() error {
 	if s.Mode != ModeRequired {
 		return nil
@@ -104,12 +136,15 @@ func (s State) Unmet() error {
 		return fmt.Errorf("%w: sandbox = \"required\", and this kernel has no Landlock (enable it with lsm=landlock at boot, Linux >= 5.13)", ErrUnmet)
 	case s.Network == NetUnblockable:
 		return fmt.Errorf("%w: sandbox = \"required\" with network = false, and this kernel's Landlock ABI %d has no network rules (ABI >= %d, Linux >= 6.7); set network = true or use a newer kernel", ErrUnmet, s.ABI, minNetABI)
+	case !s.Isolated:
+		return fmt.Errorf("%w: sandbox = \"required\", and commands cannot get namespaces of their own (%s), without which chmod, chown, utime and setxattr outside the writable roots, and UDP while the network is off, are not refused", ErrUnmet, s.NoIsolation)
 	}
 	return nil
 }
 
 // String is the one-line summary: "sandbox auto: landlock ABI 7,
-// filesystem yes, network blocked".
+// filesystem yes, network blocked", followed by what is not refused
+// without namespaces when they cannot be had.
 func (s State) String() string {
 	if s.Mode == ModeOff {
 		return "sandbox off: commands run unconfined"
@@ -122,5 +157,13 @@ func (s State) String() string {
 	if s.Filesystem {
 		fs = "yes"
 	}
-	return fmt.Sprintf("sandbox %s: %s, filesystem %s, network %s", s.Mode, ll, fs, s.Network)
+	out := fmt.Sprintf("sandbox %s: %s, filesystem %s, network %s", s.Mode, ll, fs, s.Network)
+	if s.Available && !s.Isolated {
+		out += "; no namespaces (" + s.NoIsolation + "): chmod, chown, utime and setxattr outside the writable roots"
+		if s.Network == NetBlocked && !s.UDP {
+			out += " and UDP"
+		}
+		out += " not refused"
+	}
+	return out
 }

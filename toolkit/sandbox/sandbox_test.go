@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"os"
 	"testing"
 )
@@ -17,36 +18,48 @@ func TestMain(m *testing.M) {
 
 func TestAchieve(t *testing.T) {
 	t.Parallel()
+	noNS := errors.New("user namespaces are disabled")
+	const short = "; no namespaces (user namespaces are disabled): chmod, chown, utime and setxattr outside the writable roots"
 	cases := []struct {
 		name    string
 		mode    Mode
 		network bool
 		abi     int
 		linux   bool
+		ns      error
 		want    string
 		unmet   bool
 	}{
-		{"auto abi7", ModeAuto, false, 7, true, "sandbox auto: landlock ABI 7, filesystem yes, network blocked", false},
-		{"auto abi3", ModeAuto, false, 3, true, "sandbox auto: landlock ABI 3, filesystem yes, network unblockable", false},
-		{"auto none", ModeAuto, false, 0, true, "sandbox auto: landlock unavailable, filesystem no, network unblockable", false},
-		{"auto darwin", ModeAuto, false, 7, false, "sandbox auto: landlock unavailable, filesystem no, network unblockable", false},
-		{"auto network", ModeAuto, true, 7, true, "sandbox auto: landlock ABI 7, filesystem yes, network allowed", false},
-		{"required abi7", ModeRequired, false, 7, true, "sandbox required: landlock ABI 7, filesystem yes, network blocked", false},
-		{"required abi3", ModeRequired, false, 3, true, "sandbox required: landlock ABI 3, filesystem yes, network unblockable", true},
-		{"required abi3 network", ModeRequired, true, 3, true, "sandbox required: landlock ABI 3, filesystem yes, network allowed", false},
-		{"required none", ModeRequired, true, 0, true, "sandbox required: landlock unavailable, filesystem no, network allowed", true},
-		{"required darwin", ModeRequired, true, 0, false, "sandbox required: landlock unavailable, filesystem no, network allowed", true},
-		{"off", ModeOff, false, 7, true, "sandbox off: commands run unconfined", false},
+		{"auto abi7", ModeAuto, false, 7, true, nil, "sandbox auto: landlock ABI 7, filesystem yes, network blocked", false},
+		{"auto abi7 no namespaces", ModeAuto, false, 7, true, noNS, "sandbox auto: landlock ABI 7, filesystem yes, network blocked" + short + " and UDP not refused", false},
+		{"auto abi10 no namespaces", ModeAuto, false, 10, true, noNS, "sandbox auto: landlock ABI 10, filesystem yes, network blocked" + short + " not refused", false},
+		{"auto abi3", ModeAuto, false, 3, true, nil, "sandbox auto: landlock ABI 3, filesystem yes, network blocked", false},
+		{"auto abi3 no namespaces", ModeAuto, false, 3, true, noNS, "sandbox auto: landlock ABI 3, filesystem yes, network unblockable" + short + " not refused", false},
+		{"auto none", ModeAuto, false, 0, true, nil, "sandbox auto: landlock unavailable, filesystem no, network unblockable", false},
+		{"auto darwin", ModeAuto, false, 7, false, noNS, "sandbox auto: landlock unavailable, filesystem no, network unblockable", false},
+		{"auto network", ModeAuto, true, 7, true, nil, "sandbox auto: landlock ABI 7, filesystem yes, network allowed", false},
+		{"auto network no namespaces", ModeAuto, true, 7, true, noNS, "sandbox auto: landlock ABI 7, filesystem yes, network allowed" + short + " not refused", false},
+		{"required abi7", ModeRequired, false, 7, true, nil, "sandbox required: landlock ABI 7, filesystem yes, network blocked", false},
+		{"required abi7 no namespaces", ModeRequired, false, 7, true, noNS, "sandbox required: landlock ABI 7, filesystem yes, network blocked" + short + " and UDP not refused", true},
+		{"required abi3", ModeRequired, false, 3, true, nil, "sandbox required: landlock ABI 3, filesystem yes, network blocked", false},
+		{"required abi3 no namespaces", ModeRequired, false, 3, true, noNS, "sandbox required: landlock ABI 3, filesystem yes, network unblockable" + short + " not refused", true},
+		{"required abi3 network", ModeRequired, true, 3, true, nil, "sandbox required: landlock ABI 3, filesystem yes, network allowed", false},
+		{"required none", ModeRequired, true, 0, true, nil, "sandbox required: landlock unavailable, filesystem no, network allowed", true},
+		{"required darwin", ModeRequired, true, 0, false, noNS, "sandbox required: landlock unavailable, filesystem no, network allowed", true},
+		{"off", ModeOff, false, 7, true, nil, "sandbox off: commands run unconfined", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			st := Achieve(tc.mode, tc.network, tc.abi, tc.linux)
+			st := Achieve(tc.mode, tc.network, tc.abi, tc.linux, tc.ns)
 			if got := st.String(); got != tc.want {
 				t.Errorf("String() = %q, want %q", got, tc.want)
 			}
 			if err := st.Unmet(); (err != nil) != tc.unmet {
 				t.Errorf("Unmet() = %v, want an error: %v", err, tc.unmet)
+			}
+			if wantIsolated := tc.ns == nil && st.Available && tc.mode != ModeOff; st.Isolated != wantIsolated {
+				t.Errorf("Isolated = %v, want %v", st.Isolated, wantIsolated)
 			}
 		})
 	}
@@ -54,14 +67,20 @@ func TestAchieve(t *testing.T) {
 
 func TestHelperArgsRoundTrip(t *testing.T) {
 	t.Parallel()
-	r := Rules{Writable: []string{"/w", "/t"}, Network: true, ABI: 7}
+	r := Rules{Writable: []string{"/w", "/t"}, Network: true, ABI: 7, Isolate: true}
 	argv := r.Argv("/bin/sh", []string{"sh", "-c", "echo --write"})
 	got, prog, args, err := parseHelper(argv[1:])
-	if err != nil || prog != "/bin/sh" || len(args) != 3 || args[2] != "echo --write" || !got.Network || got.ABI != 7 || len(got.Writable) != 2 {
+	if err != nil || prog != "/bin/sh" || len(args) != 3 || args[2] != "echo --write" || !got.Network || got.ABI != 7 || len(got.Writable) != 2 || !got.Isolate {
 		t.Fatalf("parseHelper(%q) = %+v %q %q %v", argv, got, prog, args, err)
 	}
 	if _, _, _, err := parseHelper([]string{"--write"}); err == nil {
 		t.Error("parseHelper accepted --write without a directory")
+	}
+	if got, _, _, err := parseHelper([]string{"--userns", "1000:100", "--", "/bin/sh", "sh"}); err != nil || got.userNS == nil || *got.userNS != [2]int{1000, 100} {
+		t.Errorf("parseHelper(--userns 1000:100) = %+v, %v", got, err)
+	}
+	if _, _, _, err := parseHelper([]string{"--userns", "x"}); err == nil {
+		t.Error("parseHelper accepted --userns x")
 	}
 }
 
@@ -78,7 +97,7 @@ func TestSelfTest(t *testing.T) {
 		t.Fatalf("this test needs Landlock ABI >= %d (network rules); the kernel has ABI %d", minNetABI, abi)
 	}
 	for _, network := range []bool{false, true} {
-		st := Achieve(ModeRequired, network, abi, true)
+		st := Achieve(ModeRequired, network, abi, true, ProbeNamespaces())
 		res, err := SelfTest(context.Background(), "/proc/self/exe", st)
 		if err != nil {
 			t.Fatal(err)

@@ -8,11 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Probe results of [SelfTest].
 type Result struct {
-	// Name is "write outside" or "tcp connect".
+	// Name is "write outside", "chmod outside", "tcp connect" or "udp
+	// send".
 	Name string `json:"name"`
 	// Blocked says whether the sandbox refused the effect.
 	Blocked bool `json:"blocked"`
@@ -27,8 +29,9 @@ func (r Result) OK() bool { return r.Blocked == r.Want }
 
 // SelfTest starts exe (rubichan itself) as the sandbox's spawner the way
 // a run does with st's settings (see [StartSpawner]), and has a probe it
-// spawns try a write outside its writable directory and a TCP connection
-// to a listener on 127.0.0.1. The results say what was blocked next to
+// spawns try a write outside its writable directory, a chmod (to setuid)
+// of a file there, a TCP connection to a listener on 127.0.0.1 and a UDP
+// datagram to another. The results say what was blocked next to
 // what st promises. An error means the test itself could not run (a
 // spawner that cannot confine itself is one).
 func SelfTest(ctx context.Context, exe string, st State) ([]Result, error) {
@@ -57,7 +60,7 @@ func SelfTest(ctx context.Context, exe string, st State) ([]Result, error) {
 			c.Close()
 		}
 	}()
-	rules := Rules{Writable: []string{ws}, Network: st.Network == NetAllowed, ABI: st.ABI}
+	rules := Rules{Writable: []string{ws}, Network: st.Network == NetAllowed, ABI: st.ABI, Isolate: st.Isolated}
 	var sp *Spawner
 	if st.Helper {
 		if sp, err = StartSpawner(exe, rules, nil); err != nil {
@@ -74,12 +77,54 @@ func SelfTest(ctx context.Context, exe string, st State) ([]Result, error) {
 		w.Blocked, w.Detail = false, "the probe failed, but the file was written"
 	}
 	w.Name, w.Want = "write outside", st.Filesystem
+	m, err := chmodProbe(ctx, exe, sp, filepath.Join(outside, "m"))
+	if err != nil {
+		return nil, err
+	}
+	m.Name, m.Want = "chmod outside", st.Isolated
 	c, err := runProbe(ctx, exe, sp, "connect", ln.Addr().String())
 	if err != nil {
 		return nil, err
 	}
 	c.Name, c.Want = "tcp connect", st.Network == NetBlocked
-	return []Result{w, c}, nil
+	u, err := udpProbe(ctx, exe, sp)
+	if err != nil {
+		return nil, err
+	}
+	u.Name, u.Want = "udp send", st.Network == NetBlocked && st.UDP
+	return []Result{w, c, m, u}, nil
+}
+
+// chmodProbe has the probe set the setuid bit of target, a file it
+// creates, and checks that the mode did not change when it says blocked.
+func chmodProbe(ctx context.Context, exe string, sp *Spawner, target string) (Result, error) {
+	if err := os.WriteFile(target, nil, 0o600); err != nil {
+		return Result{}, err
+	}
+	r, err := runProbe(ctx, exe, sp, "chmod", target)
+	if fi, serr := os.Stat(target); err == nil && serr == nil && r.Blocked && fi.Mode() != 0o600 {
+		r.Blocked, r.Detail = false, "the probe failed, but the mode changed to "+fi.Mode().String()
+	}
+	return r, err
+}
+
+// udpProbe has the probe send a datagram to a socket on 127.0.0.1, and
+// checks that none arrived when it says blocked.
+func udpProbe(ctx context.Context, exe string, sp *Spawner) (Result, error) {
+	pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		return Result{}, err
+	}
+	defer pc.Close()
+	r, err := runProbe(ctx, exe, sp, "udp", pc.LocalAddr().String())
+	if err == nil && r.Blocked {
+		// The probe has ended: a datagram it sent is queued already.
+		_ = pc.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		if n, _, rerr := pc.ReadFrom(make([]byte, 64)); rerr == nil && n > 0 {
+			r.Blocked, r.Detail = false, "the probe failed, but the datagram arrived"
+		}
+	}
+	return r, err
 }
 
 // runProbe runs one probe, through the spawner sp when there is one.

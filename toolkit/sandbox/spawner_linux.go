@@ -55,6 +55,7 @@ func StartSpawner(exe string, r Rules, start func(*exec.Cmd) error) (*Spawner, e
 	cmd.Args = append([]string{"rubichan", ServeCommand}, r.flags()...)
 	cmd.Env = []string{}
 	cmd.ExtraFiles = []*os.File{theirs}
+	cmd.SysProcAttr = r.Namespaces(nil)
 	if start == nil {
 		start = (*exec.Cmd).Start
 	}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,6 +166,31 @@ func BenchmarkSpawn(b *testing.B) {
 		for b.Loop() {
 			if _, st := spawnRun(b, sp, dir, "true"); st.ExitCode() != 0 {
 				b.Fatal(st)
+			}
+		}
+	})
+}
+
+// BenchmarkStartSpawner measures a run's one start of the spawner, with
+// and without namespaces (isolate; see Rules.Namespaces), and the probe
+// of namespaces a run makes before it starts (ProbeNamespaces).
+func BenchmarkStartSpawner(b *testing.B) {
+	for _, isolate := range []bool{false, true} {
+		b.Run(fmt.Sprintf("isolate=%v", isolate), func(b *testing.B) {
+			r := Rules{Writable: []string{b.TempDir()}, ABI: ProbeABI(), Isolate: isolate}
+			for b.Loop() {
+				sp, err := StartSpawner("/proc/self/exe", r, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sp.Close()
+			}
+		})
+	}
+	b.Run("probe", func(b *testing.B) {
+		for b.Loop() {
+			if err := ProbeNamespaces(); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})
