@@ -163,8 +163,9 @@ func (c *Copy) fromGit(ctx context.Context, src git, top, common, dir string) er
 	if err != nil {
 		return err
 	}
+	k := c.linkKeeper()
 	for _, p := range changed {
-		if err := overlay(filepath.Join(top, p), filepath.Join(work, p)); err != nil {
+		if err := overlay(filepath.Join(top, p), filepath.Join(work, p), k); err != nil {
 			return err
 		}
 	}
@@ -209,6 +210,15 @@ func (c *Copy) recordBase(ctx context.Context, head string) error {
 	return c.g.run(ctx, "update-ref", "HEAD", commit)
 }
 
+// linkKeeper keeps the hard-link guard of the files the copy takes from
+// the workspace (see [linkKeeper]): their second names are in the private
+// directory, beside the work tree, never inside it. Files git checks out
+// from HEAD are new files of one link; their content is HEAD's, which the
+// agent can read with git in the copy anyway.
+func (c *Copy) linkKeeper() *linkKeeper {
+	return &linkKeeper{dir: filepath.Join(c.tmp, "links")}
+}
+
 // copyExclude gives the copy the checkout's .git/info/exclude, so that
 // what the user ignores stays out of the patch.
 func copyExclude(common, gitDir string) {
@@ -245,7 +255,7 @@ func (c *Copy) fromPlain(ctx context.Context, env []string, dir string) error {
 	work := filepath.Join(c.tmp, "w")
 	gitDir := filepath.Join(c.tmp, "base.git")
 	c.Root = work
-	if err := copyTree(dir, work); err != nil {
+	if err := copyTree(dir, work, c.linkKeeper()); err != nil {
 		return err
 	}
 	boot := git{env: env, dir: c.tmp}
