@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The hostile-configuration tests: a checkout (or sandboxed code in the
@@ -231,4 +232,46 @@ func TestHostileCopyConfigRunsNothing(t *testing.T) {
 			checkSeen(t, seen)
 		})
 	}
+}
+
+// TestHostilePromisorRunsNothing checks that a checkout posing as a
+// partial clone, whose HEAD names a commit it lacks, cannot make git fetch
+// it through the remote program its configuration names (a lazy fetch
+// runs remote.origin.uploadpack, even for a local remote).
+func TestHostilePromisorRunsNothing(t *testing.T) {
+	t.Parallel()
+	dir, plain := newRepo(t)
+	evil := evilDir(t)
+	// a remote program that records that it ran and ends at once
+	remote := "#!/bin/sh\n{ echo \"ran: $0 $*\"; env; } >> \"$(dirname \"$0\")/ran\"\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(evil, "remote.sh"), []byte(remote), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	sh(t, plain, other, "git", "init", "-q", "--bare", ".")
+	for _, kv := range [][2]string{
+		{"core.repositoryformatversion", "1"}, {"extensions.partialClone", "origin"},
+		{"remote.origin.url", other}, {"remote.origin.promisor", "true"},
+		{"remote.origin.uploadpack", filepath.Join(evil, "remote.sh")},
+	} {
+		sh(t, plain, dir, "git", "config", kv[0], kv[1])
+	}
+	missing := strings.Repeat("12", 20)
+	if err := os.WriteFile(filepath.Join(dir, ".git", "refs", "heads", "main"), []byte(missing+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Unprotected, git fetches the commit through the program.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "-q", "--verify", "HEAD^{commit}").Run()
+	if _, err := os.Stat(filepath.Join(evil, "ran")); err != nil {
+		t.Fatalf("plain git ran no lazy fetch: %v", err)
+	}
+	os.Remove(filepath.Join(evil, "ran"))
+	env, _ := hostileEnv(t)
+	c, err := Prepare(ctx, dir, Options{Env: env, TempDir: t.TempDir()})
+	if err == nil {
+		c.Close()
+	}
+	noneRan(t, evil, "Prepare")
 }
