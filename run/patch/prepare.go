@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -232,15 +233,30 @@ func (c *Copy) agentRepo(ctx context.Context, src git, work, common, objects str
 			return err
 		}
 	}
-	index, err := os.ReadFile(filepath.Join(c.g.gitDir, "index"))
+	return copyIndex(filepath.Join(c.g.gitDir, "index"), filepath.Join(gitDir, "index"))
+}
+
+// copyIndex copies the index file src to dst, streamed (an index holds
+// about 100 bytes a file); no src, no copy.
+func copyIndex(src, dst string) error {
+	in, err := os.Open(src)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if err == nil {
-		err = os.WriteFile(filepath.Join(gitDir, "index"), index, 0o644)
-	}
 	if err != nil {
 		return fmt.Errorf("patch: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("patch: %w", err)
+	}
+	if _, err := io.CopyBuffer(out, in, make([]byte, 64<<10)); err != nil {
+		out.Close()
+		return fmt.Errorf("patch: index: %w", err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("patch: index: %w", err)
 	}
 	return nil
 }
