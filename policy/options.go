@@ -79,20 +79,47 @@ var gitGlobalValue = map[string]bool{
 	"--super-prefix": true, "--config-env": true, "--attr-source": true,
 }
 
-// gitDiffOptions are the diff options that write: every subcommand that
-// takes diff options accepts them.
-var gitDiffOptions = map[string]optSpec{"--output": writeFile}
+// Options that make git run a program the repository's configuration
+// names: a checkout's own .git/config can name any program there.
+var (
+	gitExtDiff  = optSpec{effect: optExec, why: "runs the external diff program the repository's configuration names (diff.external, a diff driver's command)"}
+	gitTextconv = optSpec{effect: optExec, why: "runs the textconv program the repository's configuration names for a diff driver"}
+	gitFilters  = optSpec{effect: optExec, why: "runs the filter programs the repository's configuration names (filter.*.smudge, filter.*.process)"}
+	gitSigCheck = optSpec{effect: optExec, why: "runs the signature program the configuration names (gpg.program)"}
+	// gitPlain is an option with no effect, listed so that it is not taken
+	// for an abbreviation of a longer one (--text of --textconv).
+	gitPlain = optSpec{}
+)
+
+// gitDiffOptions are the diff options that write a file or run a program:
+// every subcommand that takes diff options accepts them.
+var gitDiffOptions = map[string]optSpec{
+	"--output": writeFile, "--ext-diff": gitExtDiff, "--textconv": gitTextconv, "--text": gitPlain,
+}
+
+// gitLogOptions are the options of the subcommands that show commits:
+// the diff options and --show-signature.
+var gitLogOptions = withOptions(gitDiffOptions, map[string]optSpec{"--show-signature": gitSigCheck})
+
+// withOptions returns a new table with the options of both.
+func withOptions(a, b map[string]optSpec) map[string]optSpec {
+	out := maps.Clone(a)
+	maps.Copy(out, b)
+	return out
+}
 
 // gitSub are the options of git subcommands.
 var gitSub = map[string]map[string]optSpec{
-	"diff": gitDiffOptions, "log": gitDiffOptions, "show": gitDiffOptions, "whatchanged": gitDiffOptions,
+	"diff": gitDiffOptions, "log": gitLogOptions, "show": gitLogOptions, "whatchanged": gitLogOptions,
 	"diff-tree": gitDiffOptions, "diff-index": gitDiffOptions, "diff-files": gitDiffOptions,
 	"range-diff": gitDiffOptions, "stash": gitDiffOptions,
-	"format-patch": {"--output": writeFile, "-o": writeFile, "--output-directory": writeFile},
+	"format-patch": withOptions(gitDiffOptions, map[string]optSpec{"-o": writeFile, "--output-directory": writeFile}),
 	"grep": {
 		"-O":                    {effect: optExec, why: "opens the matching files in a pager program"},
 		"--open-files-in-pager": {effect: optExec, why: "opens the matching files in a pager program"},
+		"--textconv":            gitTextconv, "--text": gitPlain,
 	},
+	"cat-file":  {"--textconv": gitTextconv, "--filters": gitFilters},
 	"rebase":    {"-x": {effect: optExec, value: true, why: "runs a shell command"}, "--exec": {effect: optExec, value: true, why: "runs a shell command"}},
 	"difftool":  {"-x": {effect: optExec, value: true, why: "runs a program"}, "--extcmd": {effect: optExec, value: true, why: "runs a program"}},
 	"fetch":     {"--upload-pack": gitRemote},
@@ -107,7 +134,7 @@ var gitSub = map[string]map[string]optSpec{
 	// options that read a file and show it (blame --contents prints it, a
 	// bad --ignore-revs-file line is quoted in the error) or put it in the
 	// history, where git log shows it
-	"blame":  {"--contents": readFile, "--ignore-revs-file": readFile, "-S": readFile},
+	"blame":  {"--contents": readFile, "--ignore-revs-file": readFile, "-S": readFile, "--textconv": gitTextconv},
 	"commit": {"-F": readFile, "--file": readFile, "-t": readFile, "--template": readFile},
 	"tag":    {"-F": readFile, "--file": readFile},
 	"notes":  {"-F": readFile, "--file": readFile},

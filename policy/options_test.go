@@ -118,6 +118,28 @@ func optionRunCases() []decideOptionsCase {
 		{"git clone --template=t . x", Ask, "prefix", ""},
 		{"git push --receive-pack=x origin", Ask, "prefix", ""},
 		{"git d[i]ff --outp*", Ask, RuleOpaque, ""},
+		// the external diff and textconv programs and the filters a
+		// repository's configuration names (issue 30, item 19)
+		{"git diff --ext-diff", Ask, "prefix", "command: git diff --ext-diff"},
+		{"git log -p --ext-diff", Ask, "prefix", ""},
+		{"git show --ext-diff HEAD", Ask, "prefix", ""},
+		{"git show --ext HEAD", Ask, "prefix", ""},
+		{"git diff-tree -p --ext-diff HEAD", Ask, "prefix", ""},
+		{"git format-patch --ext-diff -1", Ask, "prefix", ""},
+		{"git stash show -p --ext-diff", Ask, "prefix", ""},
+		{"git log -p --textconv", Ask, "prefix", ""},
+		{"git diff --textconv", Ask, "prefix", ""},
+		{"git show --textc HEAD", Ask, "prefix", ""},
+		{"git grep --textconv x", Ask, "prefix", ""},
+		{"git blame --textconv a.go", Ask, "prefix", ""},
+		{"git cat-file --textconv HEAD:a.go", Ask, "prefix", ""},
+		{"git cat-file --filters HEAD:a.go", Ask, "prefix", ""},
+		{"git cat-file --batch --filters", Ask, "prefix", ""},
+		{"git log --show-signature", Ask, "prefix", ""},
+		{"git show --show-signature HEAD", Ask, "prefix", ""},
+		{"git diff --text", Allow, "prefix", ""},                      // an option of its own, not an abbreviation of --textconv
+		{"git diff --no-ext-diff --no-textconv", Allow, "prefix", ""}, // the opposite
+		{"git cat-file -p HEAD:a.go", Allow, "prefix", ""},
 		// git's option parser takes any unique prefix of a long option
 		{"git grep --open-files-in-p=touch x", Ask, "prefix", ""},
 		{"git grep --open x", Ask, "prefix", ""},

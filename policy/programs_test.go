@@ -321,7 +321,8 @@ var dangerousAtStart = map[string][]string{
 	"git": {"-c core.pager=id status", "--config-env=core.pager=X status", "--exec-path=/x status", "--git-dir=. status", "--bare log -p",
 		"diff --output=o", "log --output o", "format-patch -o o", "grep -O x", "grep --open-files-in-pager=id x",
 		"rebase --exec=id", "rebase -x id", "difftool", "mergetool", "bisect run id", "submodule foreach id",
-		"filter-branch --tree-filter=id", "apply --unsafe-paths p", "bundle create o HEAD", "worktree add o",
+		"filter-branch --tree-filter=id", "apply --unsafe-paths p", "diff --ext-diff", "log -p --ext-diff", "show --textconv",
+		"cat-file --filters HEAD:x", "log --show-signature", "bundle create o HEAD", "worktree add o",
 		"fetch --upload-pack=id", "clone -u id x", "push --receive-pack=id", "archive -o o HEAD", "send-email --to-cmd=id"},
 	"go": {"test -exec id ./...", "test -toolexec=id ./...", "vet -vettool=id ./...", "build -o o", "test -coverprofile=o ./...",
 		"build -ldflags=-extld=id", "env -w CC=id", "test --exec id", "test -test.cpuprofile=o"},
@@ -406,7 +407,7 @@ func TestREADMEPolicy(t *testing.T) {
 		"git grep --untracked -e X":    Deny,
 		"git grep --no-index X":        Deny,
 		"git diff --output=.git/x":     Deny,
-		"git diff --ext-diff HEAD":     Allow,
+		"git diff --ext-diff HEAD":     Ask, // runs the diff program the repository names (issue 30, item 19)
 		"git --git-dir=fake diff HEAD": Ask,
 	} {
 		if r := p.Decide(shellAction(cmd)); r.Decision != want {

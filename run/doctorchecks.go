@@ -8,13 +8,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/patch"
 	"github.com/rubichan/rubichan/run/session"
 )
 
@@ -212,24 +212,40 @@ func checkSessions(_ context.Context, st *doctorState) []doctorCheck {
 	return []doctorCheck{{Status: checkOK, Detail: dir + " is writable"}}
 }
 
+// checkGit reports the git that rubichan's own git commands (--patch)
+// would run: found in the PATH of the scrubbed environment (never in the
+// workspace), run with that environment (no key), git's hardening and the
+// drivers of the repository's configuration blanked, as patch mode runs it.
 func checkGit(ctx context.Context, st *doctorState) []doctorCheck {
-	path, err := exec.LookPath("git")
-	if err != nil {
-		return []doctorCheck{{Status: checkWarning, Detail: "git not found in PATH",
-			Fix: "install git: --patch needs it in a git workspace, and the model's git commands fail without it"}}
-	}
-	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
-	if err != nil {
-		return []doctorCheck{{Status: checkWarning, Detail: path + " --version failed: " + err.Error(), Fix: "reinstall git"}}
-	}
-	detail := strings.TrimSpace(string(out))
 	dir := st.c.String("cwd")
 	if dir == "" {
 		dir = "."
 	}
-	if top, err := exec.CommandContext(ctx, path, "-C", dir, "rev-parse", "--show-toplevel").Output(); err == nil {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	var base []string
+	if st.env.environ != nil {
+		base = st.env.environ()
+	}
+	drop := providerKeyVars(st.lc)
+	if st.rp.KeyEnv != "" {
+		drop = append(drop, st.rp.KeyEnv)
+	}
+	env := patch.Environment(base, drop, dir)
+	path, err := patch.Program(env)
+	if err != nil {
+		return []doctorCheck{{Status: checkWarning, Detail: "git not found in PATH (outside the workspace)",
+			Fix: "install git: --patch needs it in a git workspace, and the model's git commands fail without it"}}
+	}
+	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
+	defer cancel()
+	out, err := patch.Run(ctx, env, dir, "--version")
+	if err != nil {
+		return []doctorCheck{{Status: checkWarning, Detail: path + " --version failed: " + err.Error(), Fix: "reinstall git"}}
+	}
+	detail := strings.TrimSpace(string(out))
+	if top, err := patch.Run(ctx, env, dir, "rev-parse", "--show-toplevel"); err == nil {
 		detail += "; the workspace is in the repository " + strings.TrimSpace(string(top))
 	} else {
 		detail += "; the workspace is not in a git repository (--patch copies it whole)"

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/rubichan/rubichan/run/patch"
@@ -31,7 +34,9 @@ func startPatchMode(ctx context.Context, cfg execConfig, env environment, stdout
 		return nil, nil
 	}
 	tmp, _ := env.lookupEnv("TMPDIR")
-	c, err := patch.Prepare(ctx, cfg.Dir, patch.Options{MaxSize: cfg.PatchMaxSize, Env: env.environ(), TempDir: tmp})
+	c, err := patch.Prepare(ctx, cfg.Dir, patch.Options{
+		MaxSize: cfg.PatchMaxSize, Env: env.environ(), DropEnv: cfg.childDropEnv(), TempDir: tmp,
+	})
 	var se *patch.SizeError
 	if errors.As(err, &se) {
 		return nil, usageError{err}
@@ -39,7 +44,37 @@ func startPatchMode(ctx context.Context, cfg execConfig, env environment, stdout
 	if err != nil {
 		return nil, fmt.Errorf("run: --patch: %w", err)
 	}
+	if root := writableOver(c.GitDir(), c.Root, cfg.shellSettings().WritableRoots, sandboxCacheDir(env)); root != "" {
+		c.Close()
+		return nil, usagef("--patch: the copy's private git directory %s is inside the writable root %s, where the commands "+
+			"the sandbox confines could make rubichan's git run a program; set TMPDIR to a directory outside the writable roots", c.GitDir(), root)
+	}
 	return &patchMode{copy: c, dest: cfg.Patch, stdout: stdout}, nil
+}
+
+// writableOver returns the writable root of the sandbox (the configured
+// ones, relative ones taken from the copy's root, and the sandbox's
+// cache) that holds gitDir, or "" when none does.
+func writableOver(gitDir, root string, writable []string, cache string) string {
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	dir := real(gitDir)
+	for _, w := range append(slices.Clip(writable), cache) {
+		if w == "" {
+			continue
+		}
+		if !filepath.IsAbs(w) {
+			w = filepath.Join(root, w)
+		}
+		if rel, err := filepath.Rel(real(w), dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return w
+		}
+	}
+	return ""
 }
 
 // Close removes the private copy.

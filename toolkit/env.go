@@ -19,7 +19,14 @@ const gitHooksPath = "/dev/null"
 // (still in Debian 10 and Ubuntu 20.04 images) reads instead. Both have
 // command-line scope, above a repository's own .git/config, so a
 // repository cannot run code through these settings. No key or value may
-// hold a single quote (GIT_CONFIG_PARAMETERS quoting).
+// hold a single quote (GIT_CONFIG_PARAMETERS quoting). rubichan's own git
+// commands (the --patch copy, doctor) force the same list ([GitHardening]).
+//
+// These are the settings with fixed names. Filter, textconv and external
+// diff drivers have names of the repository's choosing, which no fixed
+// list can override: rubichan's own git commands find them in the
+// configuration and blank each, and the bash tool's git can run them,
+// confined by the sandbox and without the key.
 func gitHardening() [][2]string {
 	return [][2]string{
 		{"core.fsmonitor", "false"},
@@ -34,8 +41,26 @@ func gitHardening() [][2]string {
 		{"safe.bareRepository", "explicit"},
 		// ext:: URLs run a command as the transport.
 		{"protocol.ext.allow", "never"},
+		// The ssh program of a fetch or push: plain ssh from PATH, not a
+		// command the repository names (GIT_SSH_COMMAND in the environment,
+		// which comes first, still chooses one).
+		{"core.sshCommand", "ssh"},
+		// Editors and the password prompt program: nothing waits for a
+		// person, and a repository cannot name one (the environment's
+		// GIT_EDITOR, GIT_SEQUENCE_EDITOR and GIT_ASKPASS come first).
+		{"core.editor", "true"},
+		{"sequence.editor", "true"},
+		{"core.askPass", ""},
 	}
 }
+
+// GitHardening returns the git configuration the bash tool forces on every
+// git command it runs ([CommandEnv] sets it), as "key", "value" pairs, for
+// the git commands rubichan runs itself to force as well: no hooks, no
+// file system monitor, no pager, no ssh command, editor or password
+// program of the repository's choosing, no ext:: transport, no bare
+// repository found by discovery.
+func GitHardening() [][2]string { return gitHardening() }
 
 // noPromptEnv is set in the bash tool's environment so that nothing waits
 // for a person: editors exit at once, pagers print, git and Git Credential

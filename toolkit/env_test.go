@@ -37,13 +37,18 @@ func TestCommandEnv(t *testing.T) {
 	forced := []string{
 		"GIT_EDITOR=true", "EDITOR=true", "VISUAL=true", "GIT_PAGER=cat", "PAGER=cat",
 		"GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "MANPAGER=cat", "LESSSECURE=1", "PWD=/ws",
-		"GIT_CONFIG_COUNT=5",
+		"GIT_CONFIG_COUNT=9",
 		"GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=false",
 		"GIT_CONFIG_KEY_1=core.hooksPath", "GIT_CONFIG_VALUE_1=/dev/null",
 		"GIT_CONFIG_KEY_2=core.pager", "GIT_CONFIG_VALUE_2=cat",
 		"GIT_CONFIG_KEY_3=safe.bareRepository", "GIT_CONFIG_VALUE_3=explicit",
 		"GIT_CONFIG_KEY_4=protocol.ext.allow", "GIT_CONFIG_VALUE_4=never",
-		"GIT_CONFIG_PARAMETERS='core.fsmonitor=false' 'core.hooksPath=/dev/null' 'core.pager=cat' 'safe.bareRepository=explicit' 'protocol.ext.allow=never'",
+		"GIT_CONFIG_KEY_5=core.sshCommand", "GIT_CONFIG_VALUE_5=ssh",
+		"GIT_CONFIG_KEY_6=core.editor", "GIT_CONFIG_VALUE_6=true",
+		"GIT_CONFIG_KEY_7=sequence.editor", "GIT_CONFIG_VALUE_7=true",
+		"GIT_CONFIG_KEY_8=core.askPass", "GIT_CONFIG_VALUE_8=",
+		"GIT_CONFIG_PARAMETERS='core.fsmonitor=false' 'core.hooksPath=/dev/null' 'core.pager=cat' 'safe.bareRepository=explicit' 'protocol.ext.allow=never' " +
+			"'core.sshCommand=ssh' 'core.editor=true' 'sequence.editor=true' 'core.askPass='",
 	}
 	tests := map[string]struct {
 		base, allow, drop []string
@@ -138,7 +143,7 @@ func TestBashScrubsEnvironment(t *testing.T) {
 	for name, want := range map[string]string{
 		"CI_JOB_TOKEN": "job-token", "PLAIN": "visible", "PWD": dir,
 		"GIT_EDITOR": "true", "GIT_TERMINAL_PROMPT": "0", "PAGER": "cat", "GIT_PAGER": "cat",
-		"GIT_CONFIG_COUNT": "5", "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null",
+		"GIT_CONFIG_COUNT": "9", "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null",
 	} {
 		if got, ok := env[name]; !ok || got != want {
 			t.Errorf("%s = %q (set %v), want %q", name, got, ok, want)
@@ -170,6 +175,11 @@ func TestBashHardensGit(t *testing.T) {
 	git("config", "user.name", "ci")
 	git("config", "core.fsmonitor", "touch "+fsmon+"; false")
 	git("config", "core.pager", "touch "+marks+"/pager-ran; cat")
+	// programs a fetch, a rebase -i or a password prompt would run
+	git("config", "core.sshCommand", "touch "+marks+"/ssh-ran; false")
+	git("config", "sequence.editor", "touch "+marks+"/seq-editor-ran; true")
+	git("config", "core.editor", "touch "+marks+"/editor-ran; true")
+	git("config", "core.askPass", "touch "+marks+"/askpass-ran; false")
 	if err := os.WriteFile(filepath.Join(dir, ".git", "hooks", "pre-commit"), []byte("#!/bin/sh\ntouch "+hook+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -189,9 +199,16 @@ func TestBashHardensGit(t *testing.T) {
 	if want := "2\ncat\ncat\n/dev/null\nfalse\n"; res.IsError || res.Content != want {
 		t.Errorf("result %+v, want content %q", res, want)
 	}
+	// a fetch over ssh (127.0.0.1, a closed port: it fails either way) and
+	// an interactive rebase
+	res = callBash(t, t.Context(), b, "git ls-remote ssh://127.0.0.1:9/x; git rebase -q -i HEAD~1 && git config core.sshCommand && git config sequence.editor", 0)
+	if !strings.HasSuffix(res.Content, "ssh\ntrue\n") {
+		t.Errorf("result %+v, want ssh and true at the end", res)
+	}
 	noMarks := func(how string) {
 		t.Helper()
-		for _, m := range []string{fsmon, hook, filepath.Join(marks, "pager-ran")} {
+		for _, m := range []string{fsmon, hook, filepath.Join(marks, "pager-ran"), filepath.Join(marks, "ssh-ran"),
+			filepath.Join(marks, "seq-editor-ran"), filepath.Join(marks, "editor-ran"), filepath.Join(marks, "askpass-ran")} {
 			if _, err := os.Stat(m); !os.IsNotExist(err) {
 				t.Errorf("%s: %s exists: the repository ran code through git (stat %v)", how, filepath.Base(m), err)
 			}

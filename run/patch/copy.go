@@ -7,12 +7,41 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 )
+
+// linkKeeper keeps the hard-link guard of the copied files: a file of the
+// workspace with more than one link (another name of it may be a file the
+// policy denies reading, such as .env) gets a second name in dir, outside
+// the copy's work tree, so that its copy has more than one link too and
+// the file tools and grep treat it as they would the original.
+type linkKeeper struct {
+	dir string // created on first use; removed with the copy
+	n   int
+}
+
+// keep gives dst a second name when src's file has more than one link.
+func (k *linkKeeper) keep(src fs.FileInfo, dst string) error {
+	if k == nil || hardLinks(src) <= 1 {
+		return nil
+	}
+	if k.n == 0 {
+		if err := os.MkdirAll(k.dir, 0o700); err != nil {
+			return fmt.Errorf("patch: %w", err)
+		}
+	}
+	k.n++
+	if err := os.Link(dst, filepath.Join(k.dir, strconv.Itoa(k.n))); err != nil {
+		return fmt.Errorf("patch: keep the hard-link guard of %s: %w", dst, err)
+	}
+	return nil
+}
 
 // copyTree copies the directory src to dst, which must not exist:
 // directories, regular files with their permission bits, and symlinks as
-// links. Other files (sockets, devices, pipes) are skipped.
-func copyTree(src, dst string) error {
+// links. Other files (sockets, devices, pipes) are skipped. A file with
+// more than one link keeps more than one (see [linkKeeper]).
+func copyTree(src, dst string, k *linkKeeper) error {
 	buf := make([]byte, 256<<10)
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -32,13 +61,14 @@ func copyTree(src, dst string) error {
 			// removed; the patch does not record directory modes.
 			return os.Mkdir(target, fi.Mode().Perm()|0o700)
 		}
-		return copyEntry(path, target, buf)
+		return copyEntry(path, target, buf, k)
 	})
 }
 
 // overlay makes dst what src is: a copy of the file or link, or nothing
-// when src does not exist.
-func overlay(src, dst string) error {
+// when src does not exist. A file with more than one link keeps more than
+// one (see [linkKeeper]).
+func overlay(src, dst string, k *linkKeeper) error {
 	if _, err := os.Lstat(src); errors.Is(err, fs.ErrNotExist) {
 		if err := os.Remove(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("patch: %w", err)
@@ -57,11 +87,11 @@ func overlay(src, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return fmt.Errorf("patch: %w", err)
 	}
-	return copyEntry(src, dst, make([]byte, 64<<10))
+	return copyEntry(src, dst, make([]byte, 64<<10), k)
 }
 
 // copyEntry copies one file or symlink; other kinds are skipped.
-func copyEntry(src, dst string, buf []byte) error {
+func copyEntry(src, dst string, buf []byte, k *linkKeeper) error {
 	fi, err := os.Lstat(src)
 	if err != nil {
 		return fmt.Errorf("patch: copy: %w", err)
@@ -93,5 +123,8 @@ func copyEntry(src, dst string, buf []byte) error {
 		return fmt.Errorf("patch: copy: %w", err)
 	}
 	// O_CREATE applies the umask; the mode must be the source's exactly.
-	return os.Chmod(dst, fi.Mode().Perm())
+	if err := os.Chmod(dst, fi.Mode().Perm()); err != nil {
+		return fmt.Errorf("patch: copy: %w", err)
+	}
+	return k.keep(fi, dst)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +22,9 @@ type Options struct {
 	// Env is the environment git runs with ("NAME=value"), handed in by
 	// the caller; variables that redirect git elsewhere are removed.
 	Env []string
+	// DropEnv names variables git must not get (the provider's key
+	// variables), besides those whose names look secret.
+	DropEnv []string
 	// TempDir is where the private copy is made; "" means os.TempDir().
 	TempDir string
 }
@@ -51,9 +56,18 @@ type Copy struct {
 	Git bool
 
 	tmp      string // the private directory; removed by Close
-	g        git    // git in the copy
+	g        git    // rubichan's git in the copy: the private git directory and the work tree
 	baseTree string // tree object of the base
 }
+
+// GitDir returns the copy's private git directory, where rubichan records
+// the base and computes the patch: beside the copy's work tree, never
+// inside it, so that a sandbox whose writable roots are the work tree (and
+// not the private directory holding both) keeps the code it confines from
+// changing its configuration, hooks or objects. The agent's own
+// repository in the work tree (its .git) is another one, which rubichan
+// does not run git in after [Prepare].
+func (c *Copy) GitDir() string { return c.g.gitDir }
 
 // Prepare copies the workspace dir into a private temporary directory.
 // Nothing is written inside dir or its repository. The caller must call
@@ -66,8 +80,11 @@ func Prepare(ctx context.Context, dir string, opt Options) (*Copy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("patch: workspace: %w", err)
 	}
-	env := gitEnv(opt.Env)
-	src := git{env: env, dir: dir}
+	env := Environment(opt.Env, opt.DropEnv, dir)
+	src, err := newGit(ctx, env, dir, "", "")
+	if err != nil {
+		return nil, err
+	}
 	top, common, isGit := findRepo(ctx, src)
 	if !isGit && opt.MaxSize >= 0 {
 		max := opt.MaxSize
@@ -88,7 +105,7 @@ func Prepare(ctx context.Context, dir string, opt Options) (*Copy, error) {
 	if isGit {
 		err = c.fromGit(ctx, src, top, common, dir)
 	} else {
-		err = c.fromPlain(ctx, env, dir)
+		err = c.fromPlain(ctx, src, dir)
 	}
 	if err != nil {
 		c.Close()
@@ -121,10 +138,12 @@ func findRepo(ctx context.Context, src git) (top, common string, ok bool) {
 	return lines[0], lines[1], true
 }
 
-// fromGit makes the copy of a git checkout: a repository of its own that
-// borrows the user's objects, checked out at HEAD, with the uncommitted
-// changes and untracked files laid over it. When those exist the base is
-// committed in the copy, so that the agent's `git diff` shows its own work.
+// fromGit makes the copy of a git checkout: a work tree checked out at
+// HEAD, with the uncommitted changes and untracked files laid over it,
+// whose base is recorded in the private git directory beside it, which
+// borrows the user's objects. When those changes exist the base is
+// committed there. The work tree then gets a repository of its own for
+// the agent (see [Copy.agentRepo]).
 func (c *Copy) fromGit(ctx context.Context, src git, top, common, dir string) error {
 	work := filepath.Join(c.tmp, "w")
 	rel, err := filepath.Rel(top, dir)
@@ -137,20 +156,14 @@ func (c *Copy) fromGit(ctx context.Context, src git, top, common, dir string) er
 		head = "" // a branch without commits yet
 	}
 	c.BaseCommit = head
-	boot := git{env: src.env, dir: c.tmp}
-	if err := boot.run(ctx, "init", "-q", "--template=", work); err != nil {
+	if err := os.Mkdir(work, 0o755); err != nil {
+		return fmt.Errorf("patch: %w", err)
+	}
+	objects := filepath.Join(common, "objects")
+	if c.g, err = c.privateGit(ctx, src, work, objects); err != nil {
 		return err
 	}
-	gitDir := filepath.Join(work, ".git")
-	if err := os.MkdirAll(filepath.Join(gitDir, "objects", "info"), 0o755); err != nil {
-		return fmt.Errorf("patch: %w", err)
-	}
-	alt := filepath.Join(common, "objects") + "\n"
-	if err := os.WriteFile(filepath.Join(gitDir, "objects", "info", "alternates"), []byte(alt), 0o644); err != nil {
-		return fmt.Errorf("patch: %w", err)
-	}
-	copyExclude(common, gitDir)
-	c.g = git{env: src.env, dir: work}
+	copyExclude(common, c.g.gitDir)
 	if head != "" {
 		if err := c.g.run(ctx, "update-ref", "HEAD", head); err != nil {
 			return err
@@ -159,17 +172,105 @@ func (c *Copy) fromGit(ctx context.Context, src git, top, common, dir string) er
 			return err
 		}
 	}
-	changed, err := dirtyPaths(ctx, git{env: src.env, dir: top})
+	at := src
+	at.dir = top
+	changed, err := dirtyPaths(ctx, at)
 	if err != nil {
 		return err
 	}
+	k := c.linkKeeper()
 	for _, p := range changed {
-		if err := overlay(filepath.Join(top, p), filepath.Join(work, p)); err != nil {
+		if err := overlay(filepath.Join(top, p), filepath.Join(work, p), k); err != nil {
 			return err
 		}
 	}
 	c.Dirty = len(changed) > 0
-	return c.recordBase(ctx, head)
+	if err := c.recordBase(ctx, head); err != nil {
+		return err
+	}
+	return c.agentRepo(ctx, src, work, common, objects)
+}
+
+// privateGit makes the copy's private git directory beside the work tree
+// (bare, without templates, borrowing objects from alternate when it is
+// not "") and returns git for it and the work tree.
+func (c *Copy) privateGit(ctx context.Context, src git, work, alternate string) (git, error) {
+	gitDir := filepath.Join(c.tmp, "base.git")
+	boot := git{bin: src.bin, env: src.env, dir: c.tmp} // init runs no filter, hook or template
+	if err := boot.run(ctx, "init", "-q", "--bare", "--template=", gitDir); err != nil {
+		return git{}, err
+	}
+	if alternate != "" {
+		if err := writeAlternates(gitDir, alternate); err != nil {
+			return git{}, err
+		}
+	}
+	return newGit(ctx, src.env, work, gitDir, work)
+}
+
+// agentRepo gives the agent a repository of its own in the work tree
+// (work/.git), so that its git status, diff and commits work and show only
+// its own work: HEAD at the base, the base's index, the user's and the
+// private objects borrowed. It is written before any tool runs; the code
+// the sandbox confines may change it at will, which is why rubichan never
+// runs git in it afterwards.
+func (c *Copy) agentRepo(ctx context.Context, src git, work, common, objects string) error {
+	gitDir := filepath.Join(work, ".git")
+	boot := git{bin: src.bin, env: src.env, dir: c.tmp}
+	if err := boot.run(ctx, "init", "-q", "--template=", work); err != nil {
+		return err
+	}
+	if err := writeAlternates(gitDir, objects, filepath.Join(c.g.gitDir, "objects")); err != nil {
+		return err
+	}
+	copyExclude(common, gitDir)
+	if head, err := c.g.line(ctx, "rev-parse", "-q", "--verify", "HEAD"); err == nil && head != "" {
+		agent, err := newGit(ctx, src.env, work, gitDir, work)
+		if err != nil {
+			return err
+		}
+		if err := agent.run(ctx, "update-ref", "HEAD", head); err != nil {
+			return err
+		}
+	}
+	return copyIndex(filepath.Join(c.g.gitDir, "index"), filepath.Join(gitDir, "index"))
+}
+
+// copyIndex copies the index file src to dst, streamed (an index holds
+// about 100 bytes a file); no src, no copy.
+func copyIndex(src, dst string) error {
+	in, err := os.Open(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("patch: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("patch: %w", err)
+	}
+	if _, err := io.CopyBuffer(out, in, make([]byte, 64<<10)); err != nil {
+		out.Close()
+		return fmt.Errorf("patch: index: %w", err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("patch: index: %w", err)
+	}
+	return nil
+}
+
+// writeAlternates makes gitDir borrow the object stores dirs.
+func writeAlternates(gitDir string, dirs ...string) error {
+	if err := os.MkdirAll(filepath.Join(gitDir, "objects", "info"), 0o755); err != nil {
+		return fmt.Errorf("patch: %w", err)
+	}
+	alt := strings.Join(dirs, "\n") + "\n"
+	if err := os.WriteFile(filepath.Join(gitDir, "objects", "info", "alternates"), []byte(alt), 0o644); err != nil {
+		return fmt.Errorf("patch: %w", err)
+	}
+	return nil
 }
 
 // recordBase stages the copy as it is and keeps its tree as the base; a
@@ -209,6 +310,15 @@ func (c *Copy) recordBase(ctx context.Context, head string) error {
 	return c.g.run(ctx, "update-ref", "HEAD", commit)
 }
 
+// linkKeeper keeps the hard-link guard of the files the copy takes from
+// the workspace (see [linkKeeper]): their second names are in the private
+// directory, beside the work tree, never inside it. Files git checks out
+// from HEAD are new files of one link; their content is HEAD's, which the
+// agent can read with git in the copy anyway.
+func (c *Copy) linkKeeper() *linkKeeper {
+	return &linkKeeper{dir: filepath.Join(c.tmp, "links")}
+}
+
 // copyExclude gives the copy the checkout's .git/info/exclude, so that
 // what the user ignores stays out of the patch.
 func copyExclude(common, gitDir string) {
@@ -241,18 +351,16 @@ func dirtyPaths(ctx context.Context, top git) ([]string, error) {
 
 // fromPlain makes the plain copy of a directory outside git, with a git
 // directory beside it that records the base.
-func (c *Copy) fromPlain(ctx context.Context, env []string, dir string) error {
+func (c *Copy) fromPlain(ctx context.Context, src git, dir string) error {
 	work := filepath.Join(c.tmp, "w")
-	gitDir := filepath.Join(c.tmp, "base.git")
 	c.Root = work
-	if err := copyTree(dir, work); err != nil {
+	if err := copyTree(dir, work, c.linkKeeper()); err != nil {
 		return err
 	}
-	boot := git{env: env, dir: c.tmp}
-	if err := boot.run(ctx, "init", "-q", "--bare", "--template=", gitDir); err != nil {
+	var err error
+	if c.g, err = c.privateGit(ctx, src, work, ""); err != nil {
 		return err
 	}
-	c.g = git{env: env, dir: work, gitDir: gitDir, workTree: work}
 	return c.recordBase(ctx, "")
 }
 

@@ -36,10 +36,16 @@ var diffArgs = []string{
 // patch against the base to w: a header, then git's diff with binary
 // hunks. When nothing changed it writes nothing.
 func (c *Copy) Write(ctx context.Context, w io.Writer) (Result, error) {
-	if err := c.g.run(ctx, "add", "-A"); err != nil {
+	// The drivers of the configuration as it is now (the private
+	// directory's cannot have changed; the user's global one may have).
+	g, err := newGit(ctx, c.g.env, c.g.dir, c.g.gitDir, c.g.workTree)
+	if err != nil {
 		return Result{}, err
 	}
-	names, err := c.g.output(ctx, append(append([]string{}, diffArgs...), "--name-only", "-z", c.baseTree, "--")...)
+	if err := g.run(ctx, "add", "-A"); err != nil {
+		return Result{}, err
+	}
+	names, err := g.output(ctx, append(append([]string{}, diffArgs...), "--name-only", "-z", c.baseTree, "--")...)
 	if err != nil {
 		return Result{}, err
 	}
@@ -51,7 +57,7 @@ func (c *Copy) Write(ctx context.Context, w io.Writer) (Result, error) {
 			return Result{}, fmt.Errorf("patch: write: %w", err)
 		}
 		args := append(append([]string{}, diffArgs...), "--binary", "--full-index", c.baseTree, "--")
-		if err := c.g.stream(ctx, cw, args...); err != nil {
+		if err := g.stream(ctx, cw, args...); err != nil {
 			return Result{}, err
 		}
 	}
