@@ -34,7 +34,7 @@ func startPatchMode(ctx context.Context, cfg execConfig, env environment, stdout
 	c, err := patch.Prepare(ctx, cfg.Dir, patch.Options{MaxSize: cfg.PatchMaxSize, Env: env.environ(), TempDir: tmp})
 	var se *patch.SizeError
 	if errors.As(err, &se) {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("run: --patch: %w", err)
