@@ -80,7 +80,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		stderr = io.Discard
 	}
 	onUsage := func(_ *cli.Context, err error, _ bool) error {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	app := &cli.App{
 		Name:  "rubichan",
@@ -144,7 +144,7 @@ func rootAction(c *cli.Context) error {
 	if c.NArg() == 0 {
 		c.App.Writer = c.App.ErrWriter
 		_ = cli.ShowAppHelp(c)
-		return usageError{errBareInvocation}
+		return usageError{Err: errBareInvocation}
 	}
 	first := c.Args().First()
 	return usagef("unknown command %q; to give the agent a task, run: rubichan exec %q", first, first)
@@ -174,7 +174,7 @@ func versionCommand() *cli.Command {
 // printVersion prints the line of `rubichan version` and `--version`.
 func printVersion(c *cli.Context) error {
 	if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, readBuildInfo()); err != nil {
-		return stdoutError{err}
+		return stdoutError{Err: err}
 	}
 	return nil
 }

@@ -221,7 +221,7 @@ func TestSignalErrorNamesTheSignal(t *testing.T) {
 
 func TestStdoutErrorSaysItOnce(t *testing.T) {
 	t.Parallel()
-	err := stdoutError{&os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}}
+	err := stdoutError{Err: &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}}
 	if got, want := err.Error(), "run: write stdout: no space left on device"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}

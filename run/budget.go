@@ -7,6 +7,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 // Budget tracks what one run has spent against its token and cost caps
@@ -43,7 +44,7 @@ func newBudget(limits config.Limits, model string, prices map[string]config.Pric
 	b.price, _, b.priced = config.LookupPrice(prices, model)
 	b.current()
 	if b.maxCost > 0 && !b.priced {
-		return nil, usageError{&budgetError{Limit: "max_cost", Max: b.maxCost, Model: model}}
+		return nil, usageError{Err: &budgetError{Limit: "max_cost", Max: b.maxCost, Model: model}}
 	}
 	return b, nil
 }
@@ -186,7 +187,7 @@ func (b *Budget) limitErr(limit string, spent, total, max float64) error {
 	if total > spent {
 		e.Projected = total
 	}
-	return exitError{code: exitLimit, err: e}
+	return exit.CodeError{Code: exit.Limit, Err: e}
 }
 
 // Spent returns the usage counted so far, the sub-queries' included.

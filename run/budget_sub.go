@@ -3,6 +3,7 @@ package run
 import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 // sideSpend is what the sub-queries of a run have spent and hold
@@ -99,7 +100,7 @@ func (b *Budget) subTotals() (int, llm.Usage) {
 
 // maxQueriesError is the limit of --max-queries.
 func maxQueriesError(n int) error {
-	return exitError{code: exitLimit, err: &queriesError{max: n}}
+	return exit.CodeError{Code: exit.Limit, Err: &queriesError{max: n}}
 }
 
 // queriesError says a run reached --max-queries.

@@ -109,7 +109,7 @@ func printVersionJSON(w io.Writer) error {
 		return err
 	}
 	if _, err := fmt.Fprintf(w, "%s\n", data); err != nil {
-		return stdoutError{err}
+		return stdoutError{Err: err}
 	}
 	return nil
 }

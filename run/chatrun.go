@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/session"
 )
 
@@ -70,7 +71,7 @@ func (c *chat) close() error {
 	notice := func(s string) { c.st.sinks.emit(Event{Kind: EventNotice, Text: s}) }
 	if err := c.st.tr.finish(nil, notice); err != nil {
 		c.note("rubichan: %v", err)
-		return reportedError{err}
+		return reportedError{Err: err}
 	}
 	return nil
 }
@@ -131,7 +132,7 @@ func chatOutcome(err error) (int, error) {
 	var sig SignalError
 	if errors.As(err, &sig) {
 		code = sig.ExitCode()
-		err = reportedError{exitError{code: code, err: sig}}
+		err = reportedError{Err: exit.CodeError{Code: code, Err: sig}}
 	}
 	return code, err
 }

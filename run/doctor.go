@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/urfave/cli/v2"
 )
 
@@ -152,10 +153,10 @@ func runDoctor(c *cli.Context, env environment) error {
 		err = writeDoctorText(c.App.Writer, rep)
 	}
 	if err != nil {
-		return stdoutError{err}
+		return stdoutError{Err: err}
 	}
 	if !rep.OK {
-		return reportedError{exitError{code: exitFailure, err: fmt.Errorf("doctor: %d problems", rep.Problems)}}
+		return reportedError{Err: exit.CodeError{Code: exit.Failure, Err: fmt.Errorf("doctor: %d problems", rep.Problems)}}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/rubichan/rubichan/toolkit"
@@ -308,7 +309,7 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	case perr != nil:
 		emit(Event{Kind: EventError, Err: perr})
 		if runErr == nil {
-			runErr, sum.ExitCode = reportedError{perr}, exitFailure
+			runErr, sum.ExitCode = reportedError{Err: perr}, exitFailure
 		}
 	case pi != nil:
 		sum.Patch = pi
@@ -318,7 +319,7 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	if runErr == nil {
 		return text.err // --output final writes at the end
 	}
-	return reportedError{runErr}
+	return reportedError{Err: runErr}
 }
 
 // interrupted returns err, or the run's interruption when ctx ended first.
@@ -329,10 +330,10 @@ func interrupted(ctx context.Context, err error, emit func(Event)) error {
 	cause := context.Cause(ctx)
 	if errors.Is(cause, errTimeout) {
 		emit(Event{Kind: EventLimit, Text: "reached --timeout while reading standard input"})
-		return reportedError{exitError{code: exitLimit, err: cause, kind: events.ErrTimeout}}
+		return reportedError{Err: exit.CodeError{Code: exit.Limit, Err: cause, Kind: events.ErrTimeout}}
 	}
 	emit(Event{Kind: EventError, Err: cause})
-	return reportedError{cause}
+	return reportedError{Err: cause}
 }
 
 // readInputContext is readInput that gives up when ctx ends: a read from a

@@ -265,30 +265,3 @@ func (g *githubReporter) appendSummary() error {
 	}
 	return f.Close()
 }
-
-// exitMeaning says in words what an exit code means (DESIGN.md's table).
-func exitMeaning(code int) string {
-	switch code {
-	case exitOK:
-		return "the model finished its answer"
-	case exitFailure:
-		return "runtime failure"
-	case exitUsage:
-		return "usage or configuration error"
-	case exitPolicy:
-		return "stopped by the policy"
-	case exitLimit:
-		return "a limit was reached"
-	case exitProvider:
-		return "the model provider failed"
-	case exitVerify:
-		return "--verify never passed"
-	case 130:
-		return "interrupted by SIGINT"
-	case 143:
-		return "interrupted by SIGTERM"
-	case exitBrokenPipe:
-		return "stdout closed by its reader"
-	}
-	return "unknown"
-}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 // githubRun is a run fed to the GitHub reporter: its events, and the error
@@ -54,7 +56,7 @@ func githubRuns() map[string]githubRun {
 			Event{Kind: EventToolResult, Tool: c, Result: &ToolResultInfo{IsError: true, NotRun: true, Content: "Policy denied this call"}})
 	}
 	denials.events = append(denials.events, done(Summary{Turns: 13, ToolCalls: 12, Denials: 12, InputTokens: 900, OutputTokens: 90, Elapsed: 4 * time.Second, ExitCode: exitPolicy}))
-	denials.err, denials.code = reportedError{exitError{code: exitPolicy, err: errors.New("max_denials (12) reached")}}, exitPolicy
+	denials.err, denials.code = reportedError{Err: exit.CodeError{Code: exit.Policy, Err: errors.New("max_denials (12) reached")}}, exitPolicy
 	provider := errors.New("authentication failed (HTTP 401): invalid x-api-key")
 	failure := githubRun{
 		cfg: execConfig{Provider: "anthropic", Model: "claude-sonnet-5-5", PromptArgs: []string{"::add-mask::x why did the build fail?"}},
@@ -62,7 +64,7 @@ func githubRuns() map[string]githubRun {
 			{Kind: EventError, Err: fmt.Errorf("anthropic: %w", provider)},
 			done(Summary{Turns: 1, Elapsed: 300 * time.Millisecond, ExitCode: exitProvider}),
 		},
-		err: reportedError{provider}, code: exitProvider,
+		err: reportedError{Err: provider}, code: exitProvider,
 	}
 	w := ghCall("p1", "write", "docs/`notes`.md")
 	passed := true

@@ -65,7 +65,7 @@ func (s *jsonSink) write(ev events.Event) {
 		return
 	}
 	if err := s.enc.Encode(ev); err != nil {
-		s.err = stdoutError{err}
+		s.err = stdoutError{Err: err}
 		if s.onError != nil {
 			s.onError(s.err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/events/eventstest"
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 func eventsOf(t testing.TB, out []byte) []eventstest.Event {
@@ -99,7 +100,7 @@ func TestJSONSinkResultOnly(t *testing.T) {
 	js.init(events.Init{})
 	js.handle(Event{Kind: EventTextDelta, Turn: 1, Text: "Hi"})
 	js.handle(Event{Kind: EventMessageDone, Turn: 1, Text: "Hi"})
-	js.finish(reportedError{exitError{code: exitLimit, err: errors.New("reached --timeout 1s"), kind: events.ErrTimeout}}, exitLimit)
+	js.finish(reportedError{Err: exit.CodeError{Code: exit.Limit, Err: errors.New("reached --timeout 1s"), Kind: events.ErrTimeout}}, exitLimit)
 	evs := eventsOf(t, out.Bytes())
 	if len(evs) != 1 || evs[0]["status"] != "limit" || evs[0]["final_text"] != "Hi" {
 		t.Fatalf("got %v", evs)
@@ -118,18 +119,18 @@ func TestOutcome(t *testing.T) {
 		{nil, 0, "success", ""},
 		{usagef("bad flag"), 2, "error", "usage"},
 		{settingsError{usagef("no key")}, 2, "error", "config"},
-		{usageError{&config.Error{File: config.FromCommandLine, Err: errors.New("x")}}, 2, "error", "usage"},
-		{usageError{&config.Error{File: "c.toml", Err: errors.New("x")}}, 2, "error", "config"},
-		{reportedError{&budgetError{Limit: "max_cost", Max: 1}}, 4, "limit", "max_cost"},
-		{reportedError{&budgetError{Limit: "max_tokens_total", Max: 1}}, 4, "limit", "max_tokens"},
-		{reportedError{exitError{code: exitLimit, err: &budgetError{Limit: "max_cost", Max: 1}}}, 4, "limit", "max_cost"},
-		{usageError{&budgetError{Limit: "max_cost", Max: 1, Model: "m"}}, 2, "error", "config"},
-		{reportedError{exitError{code: exitLimit, err: errTimeout, kind: events.ErrTimeout}}, 4, "limit", "timeout"},
-		{reportedError{exitError{code: exitProvider, err: fmt.Errorf("model request failed: %w", &llm.APIError{Kind: llm.KindRateLimit, Retryable: true})}}, 5, "error", "rate_limit"},
-		{reportedError{exitError{code: exitPolicy, err: errors.New("x"), kind: events.ErrMaxDenials}}, 3, "denied", "max_denials"},
-		{reportedError{SignalError{Signal: syscall.SIGTERM}}, 143, "interrupted", "interrupted"},
-		{reportedError{stdoutError{syscall.EPIPE}}, 141, "error", "broken_pipe"},
-		{exitError{code: exitFailure, err: errors.New("tool bash: boom")}, 1, "error", "internal"},
+		{usageError{Err: &config.Error{File: config.FromCommandLine, Err: errors.New("x")}}, 2, "error", "usage"},
+		{usageError{Err: &config.Error{File: "c.toml", Err: errors.New("x")}}, 2, "error", "config"},
+		{reportedError{Err: &budgetError{Limit: "max_cost", Max: 1}}, 4, "limit", "max_cost"},
+		{reportedError{Err: &budgetError{Limit: "max_tokens_total", Max: 1}}, 4, "limit", "max_tokens"},
+		{reportedError{Err: exit.CodeError{Code: exit.Limit, Err: &budgetError{Limit: "max_cost", Max: 1}}}, 4, "limit", "max_cost"},
+		{usageError{Err: &budgetError{Limit: "max_cost", Max: 1, Model: "m"}}, 2, "error", "config"},
+		{reportedError{Err: exit.CodeError{Code: exit.Limit, Err: errTimeout, Kind: events.ErrTimeout}}, 4, "limit", "timeout"},
+		{reportedError{Err: exit.CodeError{Code: exit.Provider, Err: fmt.Errorf("model request failed: %w", &llm.APIError{Kind: llm.KindRateLimit, Retryable: true})}}, 5, "error", "rate_limit"},
+		{reportedError{Err: exit.CodeError{Code: exit.Policy, Err: errors.New("x"), Kind: events.ErrMaxDenials}}, 3, "denied", "max_denials"},
+		{reportedError{Err: SignalError{Signal: syscall.SIGTERM}}, 143, "interrupted", "interrupted"},
+		{reportedError{Err: stdoutError{Err: syscall.EPIPE}}, 141, "error", "broken_pipe"},
+		{exit.CodeError{Code: exit.Failure, Err: errors.New("tool bash: boom")}, 1, "error", "internal"},
 	}
 	for _, tc := range tests {
 		status, e := outcome(tc.err, tc.code)

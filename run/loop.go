@@ -12,6 +12,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -270,7 +271,7 @@ func (l *loop) contextError(ctx context.Context) error {
 func (l *loop) limit(kind, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	l.emit(Event{Kind: EventLimit, Text: msg})
-	return reportedError{exitError{code: exitLimit, err: errors.New(msg), kind: kind}}
+	return reportedError{Err: exit.CodeError{Code: exit.Limit, Err: errors.New(msg), Kind: kind}}
 }
 
 // policyStop reports that the policy ended the run and returns its exit-3
@@ -278,7 +279,7 @@ func (l *loop) limit(kind, format string, args ...any) error {
 func (l *loop) policyStop(kind, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	l.emit(Event{Kind: EventLimit, Text: msg})
-	return reportedError{exitError{code: exitPolicy, err: errors.New(msg), kind: kind}}
+	return reportedError{Err: exit.CodeError{Code: exit.Policy, Err: errors.New(msg), Kind: kind}}
 }
 
 // request streams one model answer, retrying transient failures. Text is
@@ -377,12 +378,12 @@ func (l *loop) requestError(ctx context.Context, err error) error {
 	}
 	if d := divergence(err); d != nil {
 		// The run is not the recorded one: the replay's model "failed".
-		return exitError{code: exitProvider, err: d}
+		return exit.CodeError{Code: exit.Provider, Err: d}
 	}
 	if llm.IsContextLength(err) {
-		return exitError{code: exitProvider, err: fmt.Errorf("the conversation no longer fits the model's context window: %w", err)}
+		return exit.CodeError{Code: exit.Provider, Err: fmt.Errorf("the conversation no longer fits the model's context window: %w", err)}
 	}
-	return exitError{code: exitProvider, err: fmt.Errorf("model request failed: %w", err)}
+	return exit.CodeError{Code: exit.Provider, Err: fmt.Errorf("model request failed: %w", err)}
 }
 
 // summary is the closing tally of the run: in a chat, of this run only
@@ -412,5 +413,5 @@ func (l *loop) summary(start time.Time, code int) *Summary {
 // the run (exit 4), keeping the *budgetError in the chain.
 func (l *loop) budgetStop(err error) error {
 	l.emit(Event{Kind: EventLimit, Text: err.Error()})
-	return reportedError{err}
+	return reportedError{Err: err}
 }

@@ -149,7 +149,7 @@ func mergeMCPFile(all map[string]config.MCPServer, file string) error {
 	}
 	servers, err := config.ParseMCPJSON(file, data)
 	if err != nil {
-		return usageError{err}
+		return usageError{Err: err}
 	}
 	for n, s := range servers {
 		all[n] = s
@@ -241,7 +241,7 @@ func startMCP(ctx context.Context, servers []mcp.ServerConfig, opts mcp.Options,
 			}
 		}
 		m.Close()
-		return nil, usageError{fmt.Errorf("%w: %s", errMCPRequired, strings.Join(why, "; "))}
+		return nil, usageError{Err: fmt.Errorf("%w: %s", errMCPRequired, strings.Join(why, "; "))}
 	}
 	return m, nil
 }

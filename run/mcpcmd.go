@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/urfave/cli/v2"
 )
@@ -100,11 +101,11 @@ func runMCPList(c *cli.Context, env environment) error {
 		out.Servers = append(out.Servers, s)
 	}
 	if err := writeMCPList(c.App.Writer, out, c.Bool("json")); err != nil {
-		return stdoutError{err}
+		return stdoutError{Err: err}
 	}
 	if !out.OK {
 		fmt.Fprintln(c.App.ErrWriter, "rubichan: mcp list: a required MCP server is not ready")
-		return reportedError{exitError{code: exitFailure, err: fmt.Errorf("mcp list: a required MCP server is not ready")}}
+		return reportedError{Err: exit.CodeError{Code: exit.Failure, Err: fmt.Errorf("mcp list: a required MCP server is not ready")}}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 // outcome is how a run that ended with err and exit code code reads in a
@@ -41,7 +42,7 @@ func outcome(err error, code int) (string, *events.ResultError) {
 func errorKind(err error) (string, bool) {
 	var (
 		sig SignalError
-		ee  exitError
+		ee  exit.CodeError
 		be  *budgetError
 		pe  *policy.LoadError
 		ae  *llm.APIError
@@ -52,8 +53,8 @@ func errorKind(err error) (string, bool) {
 		return events.ErrInterrupted, true
 	case brokenPipe(err):
 		return events.ErrBrokenPipe, false
-	case errors.As(err, &ee) && ee.kind != "":
-		return ee.kind, ee.kind == events.ErrTimeout
+	case errors.As(err, &ee) && ee.Kind != "":
+		return ee.Kind, ee.Kind == events.ErrTimeout
 	case errors.As(err, &be):
 		switch {
 		case be.Model != "":

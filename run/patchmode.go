@@ -39,7 +39,7 @@ func startPatchMode(ctx context.Context, cfg execConfig, env environment, stdout
 	})
 	var se *patch.SizeError
 	if errors.As(err, &se) {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("run: --patch: %w", err)

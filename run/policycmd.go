@@ -20,7 +20,7 @@ func policyCommand() *cli.Command {
 		Usage:           "work with policy files",
 		HideHelpCommand: true,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err}
+			return usageError{Err: err}
 		},
 		Subcommands: []*cli.Command{policyCheckCommand()},
 		Action:      requireSubcommand("policy", "; try: rubichan policy check --tool shell -- 'git status'"),
@@ -48,7 +48,7 @@ Examples:
 Exit codes: 0 when it decided (whatever the decision), 2 when the policy or
 the arguments are invalid.`,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err}
+			return usageError{Err: err}
 		},
 		Flags: append(policyFlags(""),
 			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},

@@ -82,10 +82,10 @@ func loadPolicy(src policySource, notes io.Writer) (*policy.Policy, error) {
 		return nil, usagef("policy: %v", statErr)
 	}
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	if p, err = p.WithRules(src.Allow, src.Deny); err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	for _, w := range p.Warnings() {
 		fmt.Fprintf(notes, "rubichan: policy: warning: %s\n", shown(w))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/urfave/cli/v2"
 )
@@ -184,7 +185,7 @@ type socketAsker struct{ path, token string }
 func (s socketAsker) open(ctx context.Context) (sender, error) {
 	cl, err := subquery.Dial(ctx, s.path, s.token)
 	if err != nil {
-		return nil, exitError{code: exitFailure, err: err}
+		return nil, exit.CodeError{Code: exit.Failure, Err: err}
 	}
 	return socketSender{cl}, nil
 }

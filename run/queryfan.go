@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/subquery"
 )
 
@@ -47,7 +48,7 @@ func runQuery(ctx context.Context, q queryOptions, ak asker, stdin io.Reader, st
 		return err
 	}
 	if resp.Error != nil {
-		return exitError{code: resp.Error.ExitCode(), err: fmt.Errorf("query: %s", resp.Error.Message)}
+		return exit.CodeError{Code: resp.Error.ExitCode(), Err: fmt.Errorf("query: %s", resp.Error.Message)}
 	}
 	text := resp.Text
 	if !strings.HasSuffix(text, "\n") {
@@ -59,7 +60,7 @@ func runQuery(ctx context.Context, q queryOptions, ak asker, stdin io.Reader, st
 		text = shown(text)
 	}
 	if _, err := io.WriteString(stdout, text); err != nil {
-		return stdoutError{err}
+		return stdoutError{Err: err}
 	}
 	return nil
 }
@@ -149,7 +150,7 @@ func fanOut(ctx context.Context, q queryOptions, ak asker, jobs func(yield func(
 	worst, firstErr := f.collect(w, cancel)
 	<-fed
 	if err := w.Flush(); err != nil {
-		return stdoutError{err}
+		return stdoutError{Err: err}
 	}
 	return fanOutEnd(ctx, worst, firstErr, genErr, stderr)
 }
@@ -244,7 +245,7 @@ func writeAnswer(w io.Writer, i int, job queryJob, resp subquery.Response, err e
 	}
 	b, _ := json.Marshal(line)
 	if _, werr := w.Write(append(b, '\n')); werr != nil {
-		return exitBrokenPipe, stdoutError{werr}
+		return exitBrokenPipe, stdoutError{Err: werr}
 	}
 	switch {
 	case err != nil:
@@ -274,7 +275,7 @@ func fanOutEnd(ctx context.Context, worst int, firstErr, genErr error, stderr io
 		msg = "some requests failed"
 	}
 	fmt.Fprintf(stderr, "rubichan query: %s\n", msg)
-	return reportedError{exitError{code: worst, err: fmt.Errorf("query: %s", msg)}}
+	return reportedError{Err: exit.CodeError{Code: worst, Err: fmt.Errorf("query: %s", msg)}}
 }
 
 // batchJobs reads JSONL requests from stdin; fields the line leaves out

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
@@ -57,7 +58,7 @@ func achieveSandbox(sh config.Shell, env environment) sandbox.State {
 func startSandbox(cfg execConfig, env environment, notice func(string)) (sandbox.State, error) {
 	st := achieveSandbox(cfg.shellSettings(), env)
 	if err := st.Unmet(); err != nil {
-		return st, exitError{code: exitUsage, err: err}
+		return st, exit.CodeError{Code: exit.Usage, Err: err}
 	}
 	short := st.Mode == sandbox.ModeAuto && st.Short()
 	if cfg.Verbose || short {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 )
@@ -67,10 +68,10 @@ func runSandboxCheck(c *cli.Context, env environment) error {
 		}
 	}
 	if err := writeSandboxReport(c.App.Writer, rep, c.Bool("json")); err != nil {
-		return stdoutError{err}
+		return stdoutError{Err: err}
 	}
 	if !rep.OK {
-		return reportedError{exitError{code: exitFailure, err: fmt.Errorf("sandbox check: the sandbox does not meet the settings")}}
+		return reportedError{Err: exit.CodeError{Code: exit.Failure, Err: fmt.Errorf("sandbox check: the sandbox does not meet the settings")}}
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ func schemaCommand() *cli.Command {
 				return usagef("schema: name the schema: rubichan schema events")
 			}
 			if _, err := c.App.Writer.Write(events.Schema()); err != nil {
-				return stdoutError{err}
+				return stdoutError{Err: err}
 			}
 			return nil
 		},

@@ -23,7 +23,7 @@ func sessionsCommand(env environment) *cli.Command {
 		Name:            "sessions",
 		Usage:           "list, show and remove sessions",
 		HideHelpCommand: true,
-		OnUsageError:    func(_ *cli.Context, err error, _ bool) error { return usageError{err} },
+		OnUsageError:    func(_ *cli.Context, err error, _ bool) error { return usageError{Err: err} },
 		Subcommands: []*cli.Command{
 			{
 				Name: "list", Usage: "the sessions of this workspace (--all: of every workspace), newest first",

@@ -42,7 +42,7 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 func loadConfig(opts config.Options) (*config.Loaded, error) {
 	lc, err := config.Load(opts)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{Err: err}
 	}
 	return lc, nil
 }
@@ -52,7 +52,7 @@ func loadConfig(opts config.Options) (*config.Loaded, error) {
 func resolveProvider(lc *config.Loaded, lookupEnv func(string) (string, bool)) (config.ResolvedProvider, error) {
 	rp, err := lc.ResolveProvider(lookupEnv)
 	if err != nil {
-		return rp, usageError{err}
+		return rp, usageError{Err: err}
 	}
 	return rp, nil
 }

@@ -315,7 +315,7 @@ func TestTextSinkReportsTheFirstWriteError(t *testing.T) {
 			if got := brokenPipe(reported[0]); got != tc.wantPipe {
 				t.Errorf("brokenPipe = %v, want %v", got, tc.wantPipe)
 			}
-			if got := exitCode(reportedError{reported[0]}); got != tc.wantCode {
+			if got := exitCode(reportedError{Err: reported[0]}); got != tc.wantCode {
 				t.Errorf("exit code %d, want %d", got, tc.wantCode)
 			}
 		})

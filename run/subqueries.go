@@ -10,6 +10,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -151,9 +152,9 @@ func (s *subqueries) answer(ctx context.Context, req subquery.Request, info *Sub
 // limitMessage is the words of a limit error, without the exit-code
 // wrapper.
 func limitMessage(err error) string {
-	var ee exitError
-	if errors.As(err, &ee) && ee.err != nil {
-		return ee.err.Error()
+	var ee exit.CodeError
+	if errors.As(err, &ee) && ee.Err != nil {
+		return ee.Err.Error()
 	}
 	return err.Error()
 }

@@ -46,7 +46,7 @@ func (s *textSink) write(text string) {
 		out = shown(text)
 	}
 	if _, err := io.WriteString(s.w, out); err != nil {
-		s.err = stdoutError{err}
+		s.err = stdoutError{Err: err}
 		if s.onError != nil {
 			s.onError(s.err)
 		}

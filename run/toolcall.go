@@ -12,6 +12,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -175,7 +176,7 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 			return toolkit.Result{Content: "Interrupted: the run was stopped while this call ran.", IsError: true}, span, errRunEnded
 		}
 		return toolkit.Result{Content: "The tool failed: " + err.Error(), IsError: true}, span,
-			exitError{code: exitFailure, err: fmt.Errorf("tool %s: %w", call.Name, err)}
+			exit.CodeError{Code: exit.Failure, Err: fmt.Errorf("tool %s: %w", call.Name, err)}
 	}
 	if ctx.Err() != nil {
 		return res, span, errRunEnded

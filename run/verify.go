@@ -9,11 +9,9 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/toolkit"
 )
-
-// exitVerify ends a run whose --verify command never passed.
-const exitVerify = 6
 
 // errVerifyFailed is the cause of exit 6.
 var errVerifyFailed = errors.New("verification failed")
@@ -101,7 +99,7 @@ func runVerified(ctx context.Context, l *loop, v *verifier, history []llm.Messag
 		if attempt >= v.attempts {
 			detail := fmt.Sprintf("`%s` did not pass in %d attempts", v.command, v.attempts)
 			emit(Event{Kind: EventLimit, Text: errVerifyFailed.Error() + ": " + detail})
-			return &ok, reportedError{exitError{code: exitVerify, err: fmt.Errorf("%w: %s", errVerifyFailed, detail), kind: events.ErrVerifyFailed}}
+			return &ok, reportedError{Err: exit.CodeError{Code: exit.Verify, Err: fmt.Errorf("%w: %s", errVerifyFailed, detail), Kind: events.ErrVerifyFailed}}
 		}
 		err = l.continueWith(ctx, verifyMessage(info))
 	}
