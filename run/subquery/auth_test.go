@@ -113,12 +113,14 @@ func TestSlowLorisClosed(t *testing.T) {
 	for name, sends := range map[string]string{"nothing": "", "half a hello": `{"tok`} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			// The server's deadline starts when it accepts, which may come
+			// before Dial returns: the clock starts before the dial.
+			start := time.Now()
 			c, err := net.Dial("unix", s.Path())
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			start := time.Now()
 			c.Write([]byte(sends))
 			if r := readRefusal(t, c, 5*time.Second); r.Error == nil || r.Error.Code != CodeRefused {
 				t.Fatalf("got %+v, want a refusal", r)
