@@ -99,12 +99,5 @@ func (b *Budget) subTotals() (int, llm.Usage) {
 
 // maxQueriesError is the limit of --max-queries.
 func maxQueriesError(n int) error {
-	return exitError{code: exitLimit, err: &queriesError{max: n}}
-}
-
-// queriesError says a run reached --max-queries.
-type queriesError struct{ max int }
-
-func (e *queriesError) Error() string {
-	return "reached --max-queries " + itoa(e.max) + ": the run sent that many sub-queries"
+	return exitError{code: exitLimit, err: &queriesError{Max: n}}
 }

@@ -61,7 +61,7 @@ type sessionOptions struct {
 }
 
 func (opt sessionOptions) writerOptions() session.Options {
-	return session.Options{Secrets: newRedactor(opt.Secrets).secrets, Warn: opt.Warn}
+	return session.Options{Secrets: newRedactor(opt.Secrets).Secrets(), Warn: opt.Warn}
 }
 
 // openSession creates the session file and writes its header. A failure is
