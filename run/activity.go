@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/fatih/color"
 )
@@ -86,7 +85,7 @@ func newActivitySink(w io.Writer, quiet, verbose, colors bool) *activitySink {
 }
 
 func (s *activitySink) line(format string, args ...any) {
-	io.WriteString(s.w, s.red.redact(fmt.Sprintf(format+"\n", args...)))
+	io.WriteString(s.w, s.red.Redact(fmt.Sprintf(format+"\n", args...)))
 }
 
 func (s *activitySink) handle(ev Event) {
@@ -200,7 +199,7 @@ func (s *activitySink) toolResult(t *ToolCallInfo, r *ToolResultInfo) {
 // framed shows output under its line, inside the frame of s.group if any.
 func (s *activitySink) framed(title, content string) {
 	if s.group != nil && content != "" {
-		defer s.group(s.red.redact(title))()
+		defer s.group(s.red.Redact(title))()
 	}
 	s.output(content)
 }
@@ -311,66 +310,6 @@ func formatDuration(d time.Duration) string {
 		d = d.Round(time.Second)
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
-}
-
-// clip flattens s to one line of at most max runes, ending in … when cut,
-// with its control characters shown (see [shown]).
-func clip(s string, max int) string {
-	s = shown(strings.Join(strings.Fields(s), " "))
-	r := []rune(s)
-	if len(r) <= max {
-		return s
-	}
-	return string(r[:max-1]) + "…"
-}
-
-// shown returns s with the characters that would act on a terminal
-// written out instead: C0 controls but tab and newline, DEL and invalid
-// bytes as \xNN, C1 controls and bidirectional overrides as \uNNNN. The
-// text comes from the model, the tools and the workspace; an escape
-// sequence in it must not retitle the terminal, write its clipboard
-// (OSC 52) or hide lines of the log.
-func shown(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || actsOnTerminal(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n <= 1:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case r < 0x20 && r != '\t' && r != '\n' || r == 0x7f:
-			fmt.Fprintf(&b, "\\x%02x", r)
-		case actsOnTerminal(r):
-			fmt.Fprintf(&b, "\\u%04x", r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// actsOnTerminal reports whether r is a control character a terminal acts
-// on, or one that reorders the text shown (bidirectional controls).
-func actsOnTerminal(r rune) bool {
-	switch {
-	case r == '\t' || r == '\n':
-		return false
-	case r < 0x20, r >= 0x7f && r <= 0x9f:
-		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-		return true
-	}
-	return false
 }
 
 func firstLine(s string) string {

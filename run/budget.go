@@ -1,8 +1,6 @@
 package run
 
 import (
-	"fmt"
-	"strconv"
 	"sync"
 
 	"github.com/rubichan/rubichan/llm"
@@ -47,49 +45,6 @@ func newBudget(limits config.Limits, model string, prices map[string]config.Pric
 		return nil, usageError{Err: &budgetError{Limit: "max_cost", Max: b.maxCost, Model: model}}
 	}
 	return b, nil
-}
-
-// budgetError says a run reached its token or cost cap (wrapped so that it
-// ends the run with exit code 4, [exitLimit]), or that a cost cap was set
-// for a model without a price (a usage error, exit 2).
-type budgetError struct {
-	// Limit is "max_cost" or "max_tokens_total".
-	Limit string
-	// Spent is what the run had spent when it stopped (USD or tokens).
-	Spent float64
-	// Projected is Spent plus the estimate of the next request; zero when
-	// the cap was passed by a request already made.
-	Projected float64
-	// Max is the cap.
-	Max float64
-	// Model is set, and the rest zero, when the cap cannot be enforced
-	// because the model's price is unknown.
-	Model string
-}
-
-// Error says which cap was reached and what was spent, in the words of the
-// flag that sets it.
-func (e *budgetError) Error() string {
-	if e.Model != "" {
-		return fmt.Sprintf("--max-cost %s: the price of model %q is not known, so the cap cannot be enforced; "+
-			"add [prices.%q] with input and output in USD per million tokens to a config file",
-			formatUSD(e.Max), e.Model, e.Model)
-	}
-	f := func(v float64) string {
-		if e.Limit == "max_cost" {
-			return formatUSD(v)
-		}
-		return strconv.FormatFloat(v, 'f', 0, 64) + " tokens"
-	}
-	flag := "--max-cost"
-	if e.Limit == "max_tokens_total" {
-		flag = "--max-tokens-total"
-	}
-	if e.Projected > 0 {
-		return fmt.Sprintf("reached %s %s: spent %s, and the next request would bring it to about %s",
-			flag, f(e.Max), f(e.Spent), f(e.Projected))
-	}
-	return fmt.Sprintf("passed %s %s: spent %s", flag, f(e.Max), f(e.Spent))
 }
 
 // BeforeRequest returns an error (exit 4) when the next request would pass a
@@ -241,18 +196,6 @@ func (b *Budget) CostSummary() string {
 		return unknown
 	}
 	return formatUSD(c)
-}
-
-// formatUSD writes an amount in dollars with enough digits for small runs;
-// a spend too small for four decimals is "<$0.0001", never "$0.0000".
-func formatUSD(v float64) string {
-	if v > 0 && v < 0.00005 {
-		return "<$0.0001"
-	}
-	if v != 0 && v < 0.01 {
-		return "$" + strconv.FormatFloat(v, 'f', 4, 64)
-	}
-	return "$" + strconv.FormatFloat(v, 'f', 2, 64)
 }
 
 // priceCost returns the USD cost of u at price p. [llm.Usage] counts input

@@ -100,12 +100,5 @@ func (b *Budget) subTotals() (int, llm.Usage) {
 
 // maxQueriesError is the limit of --max-queries.
 func maxQueriesError(n int) error {
-	return exit.CodeError{Code: exit.Limit, Err: &queriesError{max: n}}
-}
-
-// queriesError says a run reached --max-queries.
-type queriesError struct{ max int }
-
-func (e *queriesError) Error() string {
-	return "reached --max-queries " + itoa(e.max) + ": the run sent that many sub-queries"
+	return exit.CodeError{Code: exit.Limit, Err: &queriesError{Max: n}}
 }

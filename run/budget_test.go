@@ -192,18 +192,6 @@ func TestBudgetUnknownPrice(t *testing.T) {
 	}
 }
 
-func TestFormatUSD(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		v    float64
-		want string
-	}{{0, "$0.00"}, {0.00001, "<$0.0001"}, {0.00005, "$0.0001"}, {0.0042, "$0.0042"}, {0.5, "$0.50"}, {12.345, "$12.35"}} {
-		if got := formatUSD(tc.v); got != tc.want {
-			t.Errorf("formatUSD(%v) = %q, want %q", tc.v, got, tc.want)
-		}
-	}
-}
-
 func BenchmarkBudget(b *testing.B) {
 	bud, err := newBudget(config.Limits{MaxCost: 1e9, MaxTokensTotal: 1 << 62}, "claude-sonnet-5-5", config.DefaultPrices())
 	if err != nil {

@@ -134,7 +134,7 @@ var keyPrefixes = []string{"sk-", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_",
 // `Authorization: Bearer …`), a URL's query (`?key=AIza…`) or JSON
 // (`"api_key":"sk-ant-…"`).
 func secretLine(line string, red *redactor) bool {
-	if red.redact(line) != line {
+	if red.Redact(line) != line {
 		return true
 	}
 	for _, w := range strings.Fields(line) {

@@ -10,26 +10,6 @@ import (
 	"github.com/rubichan/rubichan/run/session"
 )
 
-// CompactionInfo describes one compaction of the conversation.
-type CompactionInfo struct {
-	// Reason is "threshold" (the estimate passed compact_at) or
-	// "context_length" (the provider said the request was too long).
-	Reason       string
-	TokensBefore int // the estimated input tokens of the request before
-	TokensAfter  int // … and after compaction
-	// TurnsSummarised counts the assistant messages replaced by the
-	// summary; MessagesSummarised all messages.
-	TurnsSummarised    int
-	MessagesSummarised int
-	// MessagesKept counts the messages kept whole after the summary: a
-	// resume rebuilds the compacted conversation with it.
-	MessagesKept int
-	Usage        llm.Usage // the summary request's tokens
-	CostUSD      float64
-	CostKnown    bool
-	Summary      string // the summary's text
-}
-
 // compactSystem is the system prompt of the summary request.
 const compactSystem = `You compact the conversation of a coding agent so that it can go on with its task in a fresh context window. The agent will read your summary instead of the older part of the conversation shown to you; the task (its first message) and the most recent turns are kept as they are.
 

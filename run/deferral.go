@@ -12,6 +12,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
@@ -99,10 +100,12 @@ func askedFacts(v verdict) []session.PendingFact {
 // addPending records a call that needs approval as pending, with every
 // fact that needs approval.
 func (l *loop) addPending(call llm.Block, info *ToolCallInfo, eff toolkit.Effects, v verdict) {
-	p := session.Pending{ID: call.ID, Tool: call.Name, Fact: v.Fact, Rule: v.Rule, Input: call.Input}
+	p := agent.Pending{ID: call.ID, Tool: call.Name, Fact: v.Fact, Rule: v.Rule, Input: call.Input}
 	// A call of one fact is recorded as sessions always recorded it.
 	if facts := askedFacts(v); len(facts) > 1 {
-		p.Facts = facts
+		for _, f := range facts {
+			p.Facts = append(p.Facts, agent.PendingFact(f))
+		}
 	}
 	if l.cfg.Preview != nil {
 		p.Diff = l.cfg.Preview(call, eff)

@@ -90,7 +90,7 @@ func (g *githubReporter) setRun(cfg execConfig, prompt string, red *redactor) {
 	} else if _, after, ok := strings.Cut(prompt, "</stdin>\n"); ok {
 		prompt = after
 	}
-	g.sum.Task = red.redact(prompt)
+	g.sum.Task = red.Redact(prompt)
 }
 
 // setSession records the session file.
@@ -111,7 +111,7 @@ func (g *githubReporter) handle(ev Event) {
 			return
 		}
 		g.calls[ev.Tool.ID] = len(g.sum.Calls)
-		g.sum.Calls = append(g.sum.Calls, ghactions.Call{Tool: ev.Tool.Name, Target: g.red.redact(ev.Tool.Summary)})
+		g.sum.Calls = append(g.sum.Calls, ghactions.Call{Tool: ev.Tool.Name, Target: g.red.Redact(ev.Tool.Summary)})
 	case EventToolAllowed:
 		g.update(ev.Tool, func(c *ghactions.Call) { c.Decision, c.Rule = "allow", ev.Allow.Rule })
 	case EventToolDenied:
@@ -121,7 +121,7 @@ func (g *githubReporter) handle(ev Event) {
 	case EventVerify:
 		g.sum.VerifyRuns++
 	case EventError:
-		g.sum.Error = g.red.redact(ev.Err.Error())
+		g.sum.Error = g.red.Redact(ev.Err.Error())
 	case EventTurnDone:
 		g.done(ev.Summary)
 	}
@@ -147,7 +147,7 @@ func (g *githubReporter) denied(t *ToolCallInfo, d *DenialInfo) {
 	case d.Ask:
 		decision = "ask"
 	}
-	g.update(t, func(c *ghactions.Call) { c.Decision, c.Rule, c.Reason = decision, d.Rule, g.red.redact(d.Reason) })
+	g.update(t, func(c *ghactions.Call) { c.Decision, c.Rule, c.Reason = decision, d.Rule, g.red.Redact(d.Reason) })
 	if d.Pending {
 		return
 	}
@@ -166,7 +166,7 @@ func (g *githubReporter) denied(t *ToolCallInfo, d *DenialInfo) {
 	if len(d.Allow) > 0 {
 		msg += " (allow with " + clip(allowFlags(d.Allow), 200) + ")"
 	}
-	g.out.Command("warning", g.red.redact(msg), "title", "rubichan: denied by "+clip(d.Rule, 80))
+	g.out.Command("warning", g.red.Redact(msg), "title", "rubichan: denied by "+clip(d.Rule, 80))
 }
 
 // result records a call's outcome and the files it changed.
@@ -184,7 +184,7 @@ func (g *githubReporter) result(t *ToolCallInfo, r *ToolResultInfo) {
 		case r.ExitCode != nil:
 			c.Outcome = fmt.Sprintf("exit %d", *r.ExitCode)
 		case r.IsError:
-			c.Outcome = g.red.redact(firstLine(r.Content))
+			c.Outcome = g.red.Redact(firstLine(r.Content))
 		case len(r.Changed) > 0:
 			c.Outcome = "changed " + strings.Join(r.Changed, ", ")
 		default:
@@ -230,7 +230,7 @@ func (g *githubReporter) finish(err error, code int) {
 	g.finished = true
 	g.sum.ExitCode, g.sum.ExitMeaning = code, exitMeaning(code)
 	if err != nil && !errors.Is(err, errBareInvocation) && g.sum.Error == "" {
-		g.sum.Error = g.red.redact(err.Error())
+		g.sum.Error = g.red.Redact(err.Error())
 	}
 	if g.warned > maxDenialWarnings {
 		g.out.Command("warning", fmt.Sprintf("%d more denials; the job summary lists every call", g.warned-maxDenialWarnings), "title", "rubichan: denials")

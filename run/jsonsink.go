@@ -136,7 +136,7 @@ func (s *jsonSink) handle(ev Event) {
 			s.write(events.Thinking{Turn: ev.Turn, Delta: ev.Text})
 		}
 	case EventNotice:
-		s.emit(events.Notice{Message: s.red.redact(ev.Text)})
+		s.emit(events.Notice{Message: s.red.Redact(ev.Text)})
 	case EventTurnStart:
 		s.emit(events.TurnStart{Turn: ev.Turn})
 	case EventMessageDone:
@@ -150,7 +150,7 @@ func (s *jsonSink) handle(ev Event) {
 		s.emit(events.ToolCall{ID: ev.Tool.ID, Name: ev.Tool.Name, Input: s.toolInput(ev.Tool.Input)})
 	case EventToolAllowed:
 		a := ev.Allow
-		s.emit(events.PolicyDecision{ID: ev.Tool.ID, Decision: events.DecisionAllow, Rule: a.Rule, Fact: s.red.redact(a.Fact), Reason: a.Reason})
+		s.emit(events.PolicyDecision{ID: ev.Tool.ID, Decision: events.DecisionAllow, Rule: a.Rule, Fact: s.red.Redact(a.Fact), Reason: a.Reason})
 	case EventToolDenied:
 		s.emit(denialEvent(ev.Tool.ID, ev.Denial, s.red))
 	case EventToolResult:
@@ -163,15 +163,15 @@ func (s *jsonSink) handle(ev Event) {
 		s.emit(subqueryEvent(ev.Subquery))
 	case EventVerify:
 		v := ev.Verify
-		s.emit(events.Verify{Command: s.red.redact(v.Command), Attempt: v.Attempt, MaxAttempts: v.Max, Passed: v.Passed,
-			ExitCode: v.ExitCode, DurationMS: v.Duration.Milliseconds(), Output: s.red.redact(v.Output)})
+		s.emit(events.Verify{Command: s.red.Redact(v.Command), Attempt: v.Attempt, MaxAttempts: v.Max, Passed: v.Passed,
+			ExitCode: v.ExitCode, DurationMS: v.Duration.Milliseconds(), Output: s.red.Redact(v.Output)})
 	case EventTurnDone:
 		s.sum = ev.Summary
 	}
 }
 
 func (s *jsonSink) message(ev Event) events.Message {
-	m := events.Message{Turn: ev.Turn, Text: s.red.redact(ev.Text), StopReason: string(ev.Stop)}
+	m := events.Message{Turn: ev.Turn, Text: s.red.Redact(ev.Text), StopReason: string(ev.Stop)}
 	if ev.Usage != nil {
 		m.Usage = usageEvent(*ev.Usage)
 		if s.price != nil {
@@ -184,10 +184,10 @@ func (s *jsonSink) message(ev Event) events.Message {
 }
 
 func (s *jsonSink) retry(r *RetryInfo) events.Retry {
-	e := events.RetryError{Type: events.ErrNetwork, Message: s.red.redact(r.Reason)}
+	e := events.RetryError{Type: events.ErrNetwork, Message: s.red.Redact(r.Reason)}
 	if r.Err != nil {
 		typ, _ := errorKind(r.Err)
-		e.Type, e.Message = typ, s.red.redact(r.Err.Error())
+		e.Type, e.Message = typ, s.red.Redact(r.Err.Error())
 		if st := apiStatus(r.Err); st != 0 {
 			e.Status = &st
 		}
@@ -198,7 +198,7 @@ func (s *jsonSink) retry(r *RetryInfo) events.Retry {
 // hookEvent is the hook event of one hook run, its message without secrets.
 func hookEvent(h *HookInfo, red *redactor) events.Hook {
 	e := events.Hook{Name: h.Name, Event: h.Event, ExitCode: h.ExitCode, DurationMS: h.Duration.Milliseconds(),
-		Decision: h.Decision, Reason: red.redact(h.Reason)}
+		Decision: h.Decision, Reason: red.Redact(h.Reason)}
 	if h.Tool != "" {
 		e.ID, e.Tool = ptr(h.ID), ptr(h.Tool)
 	}
@@ -206,7 +206,7 @@ func hookEvent(h *HookInfo, red *redactor) events.Hook {
 }
 
 func denialEvent(id string, d *DenialInfo, red *redactor) events.PolicyDecision {
-	ev := events.PolicyDecision{ID: id, Decision: events.DecisionDeny, Rule: d.Rule, Fact: red.redact(d.Fact), Reason: d.Reason}
+	ev := events.PolicyDecision{ID: id, Decision: events.DecisionDeny, Rule: d.Rule, Fact: red.Redact(d.Fact), Reason: d.Reason}
 	if d.Ask || d.Pending {
 		ev.Decision, ev.ResolvedAs = events.DecisionAsk, events.DecisionDeny
 		if d.Abort {
@@ -223,20 +223,20 @@ func denialEvent(id string, d *DenialInfo, red *redactor) events.PolicyDecision 
 // valid, else a JSON string of the bytes as sent.
 func (s *jsonSink) toolInput(raw json.RawMessage) json.RawMessage {
 	s.input.Reset()
-	if json.Valid(raw) && json.Compact(&s.input, []byte(s.red.redact(string(raw)))) == nil {
+	if json.Valid(raw) && json.Compact(&s.input, []byte(s.red.Redact(string(raw)))) == nil {
 		return bytes.Clone(s.input.Bytes())
 	}
-	b, _ := json.Marshal(strings.ToValidUTF8(s.red.redact(string(raw)), "\uFFFD"))
+	b, _ := json.Marshal(strings.ToValidUTF8(s.red.Redact(string(raw)), "\uFFFD"))
 	return b
 }
 
 func (s *jsonSink) toolResult(ev Event) events.ToolResult {
 	r := ev.Result
-	content, cut := session.CapUTF8(s.red.redact(r.Content), events.ContentMax)
+	content, cut := session.CapUTF8(s.red.Redact(r.Content), events.ContentMax)
 	out := events.ToolResult{ID: ev.Tool.ID, IsError: r.IsError, ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(),
 		Content: content, Truncated: cut, FilesChanged: append([]string{}, r.Changed...)}
 	if r.Diff != "" { // write, edit
-		diff, dcut := session.CapUTF8(s.red.redact(r.Diff), events.DiffMax)
+		diff, dcut := session.CapUTF8(s.red.Redact(r.Diff), events.DiffMax)
 		out.Diff, out.Truncated = &diff, cut || dcut
 	}
 	for _, f := range r.Changed {
@@ -279,11 +279,11 @@ func (s *jsonSink) finish(err error, code int) error {
 
 // result is the result object of a run that ended with err and code.
 func (s *jsonSink) result(err error, code int) events.Result {
-	res := events.Result{ExitCode: code, FinalText: s.red.redact(s.lastText), FilesChanged: append([]string{}, s.changed...)}
+	res := events.Result{ExitCode: code, FinalText: s.red.Redact(s.lastText), FilesChanged: append([]string{}, s.changed...)}
 	slices.Sort(res.FilesChanged)
 	res.Status, res.Error = outcome(err, code)
 	if res.Error != nil {
-		res.Error.Message = s.red.redact(res.Error.Message)
+		res.Error.Message = s.red.Redact(res.Error.Message)
 	}
 	res.DurationMS = s.now().Sub(s.start).Milliseconds()
 	if sum := s.sum; sum != nil {
@@ -297,9 +297,9 @@ func (s *jsonSink) result(err error, code int) events.Result {
 			res.Status = events.StatusDeferred
 			for _, p := range sum.Pending {
 				ep := events.Pending{ID: p.ID, Tool: p.Tool,
-					Fact: s.red.redact(p.Fact), Rule: s.red.redact(p.Rule), Diff: s.red.redact(p.Diff)}
+					Fact: s.red.Redact(p.Fact), Rule: s.red.Redact(p.Rule), Diff: s.red.Redact(p.Diff)}
 				for _, f := range p.Facts {
-					ep.Facts = append(ep.Facts, events.PendingFact{Fact: s.red.redact(f.Fact), Rule: s.red.redact(f.Rule)})
+					ep.Facts = append(ep.Facts, events.PendingFact{Fact: s.red.Redact(f.Fact), Rule: s.red.Redact(f.Rule)})
 				}
 				res.Pending = append(res.Pending, ep)
 			}

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/exit"
-	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -83,8 +83,8 @@ type loop struct {
 	turns     int
 	toolCalls int
 	denials   int
-	pending   []session.Pending // the calls a deferred run leaves for a person
-	before    runBase           // what a chat's earlier runs spent, which this run's summary leaves out
+	pending   []agent.Pending // the calls a deferred run leaves for a person
+	before    runBase         // what a chat's earlier runs spent, which this run's summary leaves out
 
 	est         *tokenEstimator
 	compactions int

@@ -230,13 +230,13 @@ func (d *directAsker) ask(ctx context.Context, req subquery.Request) (subquery.R
 	svc := &subqueries{client: d.client, retry: llm.DefaultRetryPolicy()}
 	text, used, err := svc.ask(ctx, llm.Request{Model: model, System: req.System, MaxTokens: maxOut,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: subqueryBlocks(material, req.Prompt)}}})
-	resp := subquery.Response{Text: d.red.redact(text), Model: model, Usage: subquery.Usage{InputTokens: used.InputTokens,
+	resp := subquery.Response{Text: d.red.Redact(text), Model: model, Usage: subquery.Usage{InputTokens: used.InputTokens,
 		OutputTokens: used.OutputTokens, CacheReadTokens: used.CacheReadTokens, CacheWriteTokens: used.CacheCreationTokens}}
 	if err != nil {
 		if ctx.Err() != nil {
 			return resp, context.Cause(ctx)
 		}
-		resp.Error = &subquery.Error{Code: subquery.CodeProvider, Message: "model request failed: " + d.red.redact(err.Error())}
+		resp.Error = &subquery.Error{Code: subquery.CodeProvider, Message: "model request failed: " + d.red.Redact(err.Error())}
 	}
 	return resp, nil
 }

@@ -20,16 +20,16 @@ type streamRedactor struct {
 
 // push takes the next piece and returns what can be shown now.
 func (s *streamRedactor) push(text string) string {
-	if s.red == nil || len(s.red.secrets) == 0 {
+	if s.red == nil || len(s.red.Secrets()) == 0 {
 		return text
 	}
 	all := s.held + text
-	k := len(all) - partialTail(all, s.red.secrets)
+	k := len(all) - partialTail(all, s.red.Secrets())
 	// A whole secret that the tail cuts into is held back with it: the
 	// part before k alone would not be redacted.
 	for moved := true; moved; {
 		moved = false
-		for _, sec := range s.red.secrets {
+		for _, sec := range s.red.Secrets() {
 			for off := 0; off < k; {
 				i := strings.Index(all[off:], sec)
 				if i < 0 {
@@ -45,13 +45,13 @@ func (s *streamRedactor) push(text string) string {
 		}
 	}
 	s.held = all[k:]
-	return s.red.redact(all[:k])
+	return s.red.Redact(all[:k])
 }
 
 // flush returns what is held back, redacted, and holds nothing more: the
 // text it belongs to has ended.
 func (s *streamRedactor) flush() string {
-	out := s.red.redact(s.held)
+	out := s.red.Redact(s.held)
 	s.held = ""
 	return out
 }

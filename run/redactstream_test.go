@@ -22,7 +22,7 @@ func TestStreamRedactorSplits(t *testing.T) {
 		"plain text with no secret at all",
 	}
 	for _, text := range texts {
-		want := red.redact(text)
+		want := red.Redact(text)
 		for i := 0; i <= len(text); i++ {
 			for j := i; j <= len(text); j++ {
 				s := streamRedactor{red: red}

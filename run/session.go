@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/session"
 )
 
@@ -61,7 +62,7 @@ type sessionOptions struct {
 }
 
 func (opt sessionOptions) writerOptions() session.Options {
-	return session.Options{Secrets: newRedactor(opt.Secrets).secrets, Warn: opt.Warn}
+	return session.Options{Secrets: newRedactor(opt.Secrets).Secrets(), Warn: opt.Warn}
 }
 
 // openSession creates the session file and writes its header. A failure is
@@ -335,7 +336,25 @@ func addSummary(l *session.Line, sum *Summary) {
 	if sum.CostKnown && !math.IsNaN(sum.CostUSD) && !math.IsInf(sum.CostUSD, 0) {
 		l.CostUSD = session.Ptr(sum.CostUSD)
 	}
-	l.Pending = append([]session.Pending(nil), sum.Pending...)
+	l.Pending = sessionPendings(sum.Pending)
+}
+
+// sessionPending is p as the session file records it.
+func sessionPending(p agent.Pending) session.Pending {
+	s := session.Pending{ID: p.ID, Tool: p.Tool, Fact: p.Fact, Rule: p.Rule, Diff: p.Diff, Input: p.Input}
+	for _, f := range p.Facts {
+		s.Facts = append(s.Facts, session.PendingFact(f))
+	}
+	return s
+}
+
+// sessionPendings is [sessionPending] for each of ps.
+func sessionPendings(ps []agent.Pending) []session.Pending {
+	var out []session.Pending
+	for _, p := range ps {
+		out = append(out, sessionPending(p))
+	}
+	return out
 }
 
 // statusOf names how a run ended from its exit code.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/session"
 )
 
@@ -96,7 +97,7 @@ func TestSessionLines(t *testing.T) {
 			`{"type":"assistant","turn":2,"model":"m","blocks":[{"type":"thinking","text":"hm","signature":"sig"},{"type":"tool_use","id":"c2","name":"bash","input":{"command":"ls"}}]}`},
 		"pending": {Event{Kind: EventToolDenied, Turn: 1, Tool: tool, Denial: &DenialInfo{Rule: "tools.shell", Fact: "npm publish", Reason: "deferred", Pending: true}},
 			`{"type":"decision","turn":1,"id":"c1","name":"bash","decision":"pending","rule":"tools.shell","fact":"npm publish","reason":"deferred"}`},
-		"end, deferred": {Event{Kind: EventTurnDone, Summary: &Summary{Turns: 1, ExitCode: 3, Pending: []session.Pending{{ID: "c1", Tool: "bash", Fact: "npm publish", Rule: "tools.shell"}}}},
+		"end, deferred": {Event{Kind: EventTurnDone, Summary: &Summary{Turns: 1, ExitCode: 3, Pending: []agent.Pending{{ID: "c1", Tool: "bash", Fact: "npm publish", Rule: "tools.shell"}}}},
 			`{"type":"end","exit_code":3,"status":"deferred","turns":1,"tool_calls":0,"input_tokens":0,"output_tokens":0,"elapsed_ms":0,"pending":[{"id":"c1","tool":"bash","fact":"npm publish","rule":"tools.shell"}]}`},
 		"error": {Event{Kind: EventError, Err: errors.New("interrupted by terminated")}, `{"type":"error","error":"interrupted by terminated"}`},
 		"end": {Event{Kind: EventTurnDone, Summary: &Summary{Turns: 2, ToolCalls: 1, InputTokens: 30, OutputTokens: 9, Elapsed: 2 * time.Second, ExitCode: exit0, CostUSD: 0.25, CostKnown: true}},

@@ -134,7 +134,7 @@ func (s *runSinks) redacted(ev Event, f func(Event)) {
 		f(Event{Kind: EventTextDelta, Turn: ev.Turn, Text: held})
 	}
 	if ev.Kind == EventMessageDone {
-		ev.Text = s.red.redact(ev.Text)
+		ev.Text = s.red.Redact(ev.Text)
 	}
 	f(ev)
 }

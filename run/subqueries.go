@@ -15,25 +15,6 @@ import (
 	"github.com/rubichan/rubichan/toolkit"
 )
 
-// SubqueryInfo is one sub-query a command of the run sent through it.
-type SubqueryInfo struct {
-	Model      string
-	Status     string // "ok", "refused" (a limit or the policy) or "error"
-	Usage      llm.Usage
-	CostUSD    float64
-	CostKnown  bool
-	Duration   time.Duration
-	InputBytes int64  // the material and the prompt
-	Error      string // refused, error: why
-}
-
-// The statuses of a [SubqueryInfo].
-const (
-	subqueryOK      = "ok"
-	subqueryRefused = "refused"
-	subqueryError   = "error"
-)
-
 // Sub-query bounds: the output a sub-query may write unless it asks for
 // another cap, and the most material one file range may carry.
 const (

@@ -81,8 +81,8 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 			// that run answers them.
 			return results, l.deferRest(calls[i+1:])
 		}
-		res.Content = l.cfg.Redact.redact(res.Content)
-		res.Meta.Diff = l.cfg.Redact.redact(res.Meta.Diff)
+		res.Content = l.cfg.Redact.Redact(res.Content)
+		res.Meta.Diff = l.cfg.Redact.Redact(res.Meta.Diff)
 		if res.Content == "" && !res.IsError {
 			res.Content = "(no output)"
 		}
@@ -183,8 +183,8 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 	}
 	if l.hooks != nil {
 		// The after_tool hooks get the model's copy: the run's secrets redacted.
-		res.Content = l.cfg.Redact.redact(res.Content)
-		res = l.hooks.after(ctx, l.turns, call.Name, call.ID, json.RawMessage(l.cfg.Redact.redact(string(hookToolInput(input, eff)))), res)
+		res.Content = l.cfg.Redact.Redact(res.Content)
+		res = l.hooks.after(ctx, l.turns, call.Name, call.ID, json.RawMessage(l.cfg.Redact.Redact(string(hookToolInput(input, eff)))), res)
 	}
 	return res, span, nil
 }

@@ -90,7 +90,7 @@ func (cfg execConfig) openTraffic(root string, date time.Time, env environment) 
 		if h.Type == config.ProviderOpenAI {
 			h.Wire = providerWire(cfg.Resolved)
 		}
-		rec, err := cassette.Create(cfg.Record, h, newRedactor(cfg.secrets(env)).secrets, nil)
+		rec, err := cassette.Create(cfg.Record, h, newRedactor(cfg.secrets(env)).Secrets(), nil)
 		if err != nil {
 			return nil, usagef("--record: %w", err)
 		}

@@ -1,11 +1,10 @@
-package run
+package agent
 
 import (
 	"encoding/json"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/run/session"
 )
 
 //go:generate stringer -type=EventKind -trimprefix=Event
@@ -13,7 +12,7 @@ import (
 // EventKind says what an [Event] reports.
 type EventKind uint8
 
-// The kinds of event the runner emits, in the order a run produces them.
+// The kinds of event a run emits, in the order a run produces them.
 const (
 	// EventNotice is a note for stderr that is not an error: Text.
 	EventNotice EventKind = iota + 1
@@ -67,14 +66,22 @@ const (
 // Event is one thing that happened in a run. Which fields are set depends
 // on Kind; see the constants.
 type Event struct {
-	Kind    EventKind
-	Turn    int
-	Text    string
-	Tool    *ToolCallInfo
-	Result  *ToolResultInfo
-	Denial  *DenialInfo
-	Allow   *AllowInfo
-	Usage   *llm.Usage     // EventMessageDone: the tokens of the request
+	Kind EventKind
+	Turn int
+	// Run is the number of the Agent's run the event belongs to, from 1
+	// (line mode runs once per line); 0 when not set.
+	Run int
+	// At is when it happened; zero when not set.
+	At     time.Time
+	Text   string
+	Tool   *ToolCallInfo
+	Result *ToolResultInfo
+	Denial *DenialInfo
+	Allow  *AllowInfo
+	Usage  *llm.Usage // EventMessageDone: the tokens of the request
+	// Cost is, for EventMessageDone, the request's cost in USD at its
+	// model's price; nil when the price is not known.
+	Cost    *float64
 	Stop    llm.StopReason // EventMessageDone: why the model stopped
 	Retry   *RetryInfo
 	Summary *Summary
@@ -193,12 +200,51 @@ type Summary struct {
 	Verified *bool
 	// Patch is set when --patch wrote a patch.
 	Patch *PatchInfo
-	// Status names how the run ended (see [session.StatusDone] and the
-	// others); "" means: from ExitCode.
+	// Status names how the run ended, in the words of the session file
+	// ("done", "limit", …); "" means: from ExitCode.
 	Status string
 	// Pending are the calls a deferred run left for a person.
-	Pending []session.Pending
+	Pending []Pending
 	// Subqueries counts the sub-queries sent through the run; their
 	// tokens and cost are in Usage, the token counts and CostUSD.
 	Subqueries int
 }
+
+// CompactionInfo describes one compaction of the conversation.
+type CompactionInfo struct {
+	// Reason is "threshold" (the estimate passed compact_at) or
+	// "context_length" (the provider said the request was too long).
+	Reason       string
+	TokensBefore int // the estimated input tokens of the request before
+	TokensAfter  int // … and after compaction
+	// TurnsSummarised counts the assistant messages replaced by the
+	// summary; MessagesSummarised all messages.
+	TurnsSummarised    int
+	MessagesSummarised int
+	// MessagesKept counts the messages kept whole after the summary: a
+	// resume rebuilds the compacted conversation with it.
+	MessagesKept int
+	Usage        llm.Usage // the summary request's tokens
+	CostUSD      float64
+	CostKnown    bool
+	Summary      string // the summary's text
+}
+
+// SubqueryInfo is one sub-query a command of the run sent through it.
+type SubqueryInfo struct {
+	Model      string
+	Status     string // [SubqueryOK], [SubqueryRefused] (a limit or the policy) or [SubqueryError]
+	Usage      llm.Usage
+	CostUSD    float64
+	CostKnown  bool
+	Duration   time.Duration
+	InputBytes int64  // the material and the prompt
+	Error      string // refused, error: why
+}
+
+// The statuses of a [SubqueryInfo].
+const (
+	SubqueryOK      = "ok"
+	SubqueryRefused = "refused"
+	SubqueryError   = "error"
+)

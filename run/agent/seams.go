@@ -1,0 +1,160 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/toolkit"
+)
+
+// The seams below are how the engine calls back into its caller: the
+// caller implements them (the harness with the policy, the [[hooks]]
+// runner, --verify), and the engine never learns what is behind them.
+
+// VerdictKind is a [Judge]'s answer for one call. The zero value is none
+// of the kinds.
+type VerdictKind uint8
+
+// The kinds of [Verdict].
+const (
+	VerdictAllow VerdictKind = iota + 1
+	VerdictDeny
+	VerdictAsk // approval needed: an [Asker] answers, or the run's OnAsk decides
+)
+
+// Verdict is the decision on one tool call.
+type Verdict struct {
+	Kind    VerdictKind
+	Rule    string   // the rule that decided
+	Fact    string   // what it matched
+	Reason  string   // why
+	Message string   // what the model is told on a denial
+	Allow   []string // the narrowest --allow rules that would let it through
+	// Detail is the judge's own record of the decision (the harness's
+	// policy result), handed back to the [Asker] unchanged; nil for the
+	// engine's own verdicts.
+	Detail any
+}
+
+// Judge decides one tool call from its effects. It never fails: a judge
+// that cannot decide denies (fail closed).
+type Judge func(tool string, eff toolkit.Effects) Verdict
+
+// An Asker asks a person about a call its [Judge] answered with
+// [VerdictAsk], and returns the person's verdict: allow or deny.
+type Asker interface {
+	Ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v Verdict) Verdict
+}
+
+// ToolCall is one tool call as the hooks see it.
+type ToolCall struct {
+	ID    string
+	Name  string
+	Input json.RawMessage
+}
+
+// HookDecision is what came of the hooks of one event.
+type HookDecision string
+
+// The decisions of the hooks, as the hook event reports them.
+const (
+	HookAllow    HookDecision = "allow"    // before_tool: go on
+	HookDeny     HookDecision = "deny"     // before_tool: the hook refused the call
+	HookRewrite  HookDecision = "rewrite"  // before_tool: the hook replaced the arguments
+	HookAppend   HookDecision = "append"   // after_tool: the hook's stderr was added to the result
+	HookNone     HookDecision = "none"     // after_tool: nothing to add
+	HookFinish   HookDecision = "finish"   // stop: the run may end
+	HookContinue HookDecision = "continue" // stop: the model was sent back to work
+	HookFailed   HookDecision = "fail"     // the hook failed (before_tool: the call is denied)
+)
+
+// HookOutcome is what the before_tool hooks decided about one call.
+type HookOutcome struct {
+	Decision HookDecision // HookAllow, HookDeny, HookRewrite or HookFailed
+	Hook     string       // the hook that denied or rewrote
+	Reason   string       // HookDeny, HookFailed: what the model is told
+	// Input is, for HookRewrite, the new arguments; the engine judges
+	// them again as if the model had sent them.
+	Input json.RawMessage
+	// Next is, for HookRewrite, the index of the hook to run next.
+	Next int
+}
+
+// Hooks are the commands a run calls around its tool calls and at its end.
+type Hooks interface {
+	// BeforeTool runs the before_tool hooks that match call, from index
+	// from on, until one denies, fails or rewrites the arguments.
+	BeforeTool(ctx context.Context, turn int, call ToolCall, from int) HookOutcome
+	// AfterTool runs the after_tool hooks that match call and returns the
+	// result, with what they added.
+	AfterTool(ctx context.Context, turn int, call ToolCall, res toolkit.Result) toolkit.Result
+	// Stop runs the stop hooks when the model has answered: what it
+	// returns is sent back to the model, and "" lets the run end.
+	Stop(ctx context.Context, turn int) (sendBack string)
+}
+
+// Final is a run's final answer: the text of the last assistant message,
+// or the input of a [FinalTool] call.
+type Final struct {
+	Text    string
+	Message llm.Message
+	Tool    string          // set when a FinalTool ended the run
+	Input   json.RawMessage // that call's arguments
+	Turn    int
+}
+
+// A Verifier checks the final answer after the stop hooks passed. A failed
+// check sends Feedback to the model and the run goes on. When the check
+// gives up, Stop ends the run: the engine emits [EventLimit] with its
+// message and returns it. An error ends the run.
+type Verifier interface {
+	// Verify checks final; attempt counts from 1 in each run.
+	Verify(ctx context.Context, attempt int, final Final) (Verification, error)
+}
+
+// Verification is the outcome of one [Verifier] check.
+type Verification struct {
+	Passed   bool
+	Feedback string // !Passed: the user message the model gets
+	Stop     error  // !Passed and no attempt left: why the run ends
+}
+
+// A FinalTool ends the run when a call to it succeeds (structured
+// output's "respond" tool). The engine answers the calls after it in the
+// same message with "Not run: the run ended with TOOL", then runs the
+// Verifiers on the Final it returns.
+type FinalTool interface {
+	toolkit.Tool
+	// FinalAnswer returns the final answer a successful call made, and
+	// false when the call does not end the run.
+	FinalAnswer(input json.RawMessage, res toolkit.Result) (Final, bool)
+}
+
+// Around lets the caller run each operation inside its own context (a
+// tracing span): the engine calls it with the context it would use and
+// runs the operation with the context given to do. It must call do
+// exactly once and return its error.
+type Around interface {
+	Around(ctx context.Context, op Op, do func(context.Context) error) error
+}
+
+// OpKind says what an [Op] is.
+type OpKind uint8
+
+// The kinds of [Op].
+const (
+	OpRequest    OpKind = iota + 1 // one model request, its retries inside
+	OpToolCall                     // judge, hooks, run, after hooks
+	OpCompaction                   // the summary request of a compaction
+	OpVerify                       // one Verifier check
+)
+
+// Op is one operation the engine runs through [Around].
+type Op struct {
+	Kind  OpKind
+	Run   int           // the Agent's run number, from 1
+	Turn  int           // the model request it belongs to
+	Model string        // OpRequest, OpCompaction: the model asked
+	Call  *ToolCallInfo // OpToolCall: the call
+}
