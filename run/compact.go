@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/session"
 )
 
@@ -94,36 +95,23 @@ func (l *loop) compact(ctx context.Context, reason string, before, keep int) (bo
 func (l *loop) summarise(ctx context.Context, older []llm.Message) (string, llm.Usage, error) {
 	req := llm.Request{Model: l.cfg.Model, System: compactSystem, MaxTokens: l.summaryMaxTokens(),
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(transcript(l.messages[0], older))}}}}
-	var (
-		text string
-		used llm.Usage
-	)
-	attempt := func(ctx context.Context) error {
-		s, err := l.client.Stream(ctx, req)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		for s.Next() {
-		}
-		u := s.Usage()
-		l.usage = l.usage.Add(u)
-		if err := s.Err(); err != nil {
-			return err
-		}
-		text, used = strings.TrimSpace(s.Message().Text()), u
-		if text == "" {
-			return errors.New("the summary request came back empty")
-		}
-		return nil
+	c, err := agent.Complete(ctx, l.client, req, agent.CompleteOptions{Retry: l.cfg.Retry, Clock: l.cfg.Clock,
+		OnAttempt: func(u llm.Usage, _ error) error {
+			l.usage = l.usage.Add(u)
+			return nil
+		},
+		OnRetry: func(n llm.RetryNotice) {
+			l.emit(Event{Kind: EventRetry, Turn: l.turns, Retry: &RetryInfo{Attempt: n.Attempt, Wait: n.Wait, Reason: retryReason(n.Err), Err: n.Err}})
+		},
+	})
+	if err != nil {
+		return "", c.Usage, fmt.Errorf("compaction: %w", err)
 	}
-	onRetry := func(n llm.RetryNotice) {
-		l.emit(Event{Kind: EventRetry, Turn: l.turns, Retry: &RetryInfo{Attempt: n.Attempt, Wait: n.Wait, Reason: retryReason(n.Err), Err: n.Err}})
+	text := strings.TrimSpace(c.Message.Text())
+	if text == "" {
+		return "", c.Usage, fmt.Errorf("compaction: %w", errors.New("the summary request came back empty"))
 	}
-	if err := llm.Retry(ctx, l.cfg.Retry, l.cfg.Clock, attempt, onRetry); err != nil {
-		return "", used, fmt.Errorf("compaction: %w", err)
-	}
-	return text, used, nil
+	return text, c.Usage, nil
 }
 
 // summaryMaxTokens bounds the summary: an eighth of the window, at most

@@ -201,3 +201,26 @@ func TestCompactThreshold(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactionEmptySummary: a summary request that comes back without
+// text ends the run (exit 5) with compaction's own words, and is not
+// retried.
+func TestCompactionEmptySummary(t *testing.T) {
+	t.Parallel()
+	s := longScript(40, 8000)
+	s.Summary = &llmtest.Turn{Usage: llmtest.Usage{InputTokens: 100, OutputTokens: 1}}
+	r := runLoop(t, context.Background(), s, loopConfig{MaxTurns: 41, Compact: compactConfig{Window: 8000, MaxOutput: 1000}}, nil, bigOutput())
+	const want = "model request failed: compaction: the summary request came back empty"
+	if exitCode(r.err) != exitProvider || r.err == nil || r.err.Error() != want {
+		t.Fatalf("err %v (exit %d), want exit 5 and %q", r.err, exitCode(r.err), want)
+	}
+	summaries := 0
+	for _, w := range r.requests {
+		if isSummaryRequest(w) {
+			summaries++
+		}
+	}
+	if summaries != 1 || len(r.kinds(EventRetry)) != 0 || len(r.kinds(EventCompaction)) != 0 {
+		t.Errorf("%d summary requests, %d retries, %d compactions; want 1, 0, 0", summaries, len(r.kinds(EventRetry)), len(r.kinds(EventCompaction)))
+	}
+}

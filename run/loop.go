@@ -290,51 +290,39 @@ func (l *loop) policyStop(kind, format string, args ...any) error {
 // would pass the budget is not made.
 func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
 	req := llm.Request{Model: l.cfg.Model, System: l.cfg.System, Messages: l.messages, Tools: l.specs}
-	var (
-		msg     llm.Message
-		stop    llm.StopReason
-		used    llm.Usage
-		printed bool // text of the current attempt reached the sinks
-	)
+	printed := false // text of the current attempt reached the sinks
 	policy := l.cfg.Retry
 	policy.Retryable = retryableAfterPrint
-	attempt := func(ctx context.Context) error {
-		printed = false
-		s, err := l.client.Stream(ctx, req)
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		for s.Next() {
-			switch ev := s.Current(); {
+	c, err := agent.Complete(ctx, l.client, req, agent.CompleteOptions{Retry: policy, Clock: l.cfg.Clock,
+		OnEvent: func(ev llm.Event) {
+			switch {
 			case ev.Kind == llm.EventText && ev.Text != "":
 				printed = true
 				l.emit(Event{Kind: EventTextDelta, Turn: l.turns, Text: ev.Text})
 			case ev.Kind == llm.EventThinking && ev.Text != "":
 				l.emit(Event{Kind: EventThinkingDelta, Turn: l.turns, Text: ev.Text})
 			}
-		}
-		u := s.Usage()
-		l.usage = l.usage.Add(u)
-		if err := s.Err(); err != nil {
+		},
+		OnAttempt: func(u llm.Usage, err error) error {
+			l.usage = l.usage.Add(u)
 			// Past a cap, a retry is not made; a failure that is not
 			// retried keeps its own exit code.
-			if berr := l.cfg.Budget.AfterFailedAttempt(u); berr != nil && policy.Retryable(err) {
-				return berr
+			if err != nil {
+				if berr := l.cfg.Budget.AfterFailedAttempt(u); berr != nil && policy.Retryable(err) {
+					return berr
+				}
 			}
-			return err
-		}
-		msg, stop, used = s.Message(), s.StopReason(), u
-		return nil
-	}
-	onRetry := func(n llm.RetryNotice) {
-		if printed {
-			l.emit(Event{Kind: EventStreamCut, Turn: l.turns})
-		}
-		l.emit(Event{Kind: EventRetry, Turn: l.turns, Retry: &RetryInfo{Attempt: n.Attempt, Wait: n.Wait, Reason: retryReason(n.Err), Err: n.Err}})
-	}
-	err := llm.Retry(ctx, policy, l.cfg.Clock, attempt, onRetry)
-	return msg, stop, used, err
+			return nil
+		},
+		OnRetry: func(n llm.RetryNotice) {
+			if printed {
+				l.emit(Event{Kind: EventStreamCut, Turn: l.turns})
+				printed = false
+			}
+			l.emit(Event{Kind: EventRetry, Turn: l.turns, Retry: &RetryInfo{Attempt: n.Attempt, Wait: n.Wait, Reason: retryReason(n.Err), Err: n.Err}})
+		},
+	})
+	return c.Message, c.Stop, c.Usage, err
 }
 
 // retryableAfterPrint retries what llm.IsRetryable does and also a stream

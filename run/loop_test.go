@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -427,6 +428,26 @@ func TestLoopProviderErrors(t *testing.T) {
 		}
 		if len(r.kinds(EventStreamCut)) != 1 {
 			t.Errorf("no stream-cut event")
+		}
+	})
+	t.Run("one stream-cut notice per cut attempt", func(t *testing.T) {
+		t.Parallel()
+		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{
+			{Text: []string{"The ans", "wer"}, Fault: &llmtest.Fault{After: 1, Disconnect: true}},
+			{Fault: &llmtest.Fault{Status: 529, Type: "overloaded_error", Message: "Overloaded"}},
+			{Text: []string{"The ans", "wer"}},
+		}}, loopConfig{}, nil)
+		if r.err != nil || r.stdout != "The ans\nThe answer\n" {
+			t.Fatalf("err %v stdout %q", r.err, r.stdout)
+		}
+		var kinds []EventKind
+		for _, ev := range r.events {
+			if ev.Kind == EventStreamCut || ev.Kind == EventRetry {
+				kinds = append(kinds, ev.Kind)
+			}
+		}
+		if want := []EventKind{EventStreamCut, EventRetry, EventRetry}; !slices.Equal(kinds, want) {
+			t.Errorf("events %v, want %v: the attempt that failed before text printed nothing", kinds, want)
 		}
 	})
 	t.Run("auth is fatal", func(t *testing.T) {

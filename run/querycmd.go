@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/subquery"
@@ -227,10 +228,11 @@ func (d *directAsker) ask(ctx context.Context, req subquery.Request) (subquery.R
 	if maxOut <= 0 {
 		maxOut = subqueryMaxTokens
 	}
-	svc := &subqueries{client: d.client, retry: llm.DefaultRetryPolicy()}
-	text, used, err := svc.ask(ctx, llm.Request{Model: model, System: req.System, MaxTokens: maxOut,
-		Messages: []llm.Message{{Role: llm.RoleUser, Content: subqueryBlocks(material, req.Prompt)}}})
-	resp := subquery.Response{Text: d.red.Redact(text), Model: model, Usage: subquery.Usage{InputTokens: used.InputTokens,
+	c, err := agent.Complete(ctx, d.client, llm.Request{Model: model, System: req.System, MaxTokens: maxOut,
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: subqueryBlocks(material, req.Prompt)}}},
+		agent.CompleteOptions{Retry: llm.DefaultRetryPolicy()})
+	used := c.Total // every attempt's, as a sub-query in a run reports
+	resp := subquery.Response{Text: d.red.Redact(c.Message.Text()), Model: model, Usage: subquery.Usage{InputTokens: used.InputTokens,
 		OutputTokens: used.OutputTokens, CacheReadTokens: used.CacheReadTokens, CacheWriteTokens: used.CacheCreationTokens}}
 	if err != nil {
 		if ctx.Err() != nil {

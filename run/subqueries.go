@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/subquery"
@@ -174,25 +175,8 @@ func (s *subqueries) material(req subquery.Request) ([]byte, error) {
 // the loop does, and returns the answer's text and the usage of every
 // attempt.
 func (s *subqueries) ask(ctx context.Context, req llm.Request) (string, llm.Usage, error) {
-	var text string
-	var used llm.Usage
-	attempt := func(ctx context.Context) error {
-		st, err := s.client.Stream(ctx, req)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		for st.Next() {
-		}
-		used = used.Add(st.Usage())
-		if err := st.Err(); err != nil {
-			return err
-		}
-		text = st.Message().Text()
-		return nil
-	}
-	err := llm.Retry(ctx, s.retry, s.clock, attempt, func(llm.RetryNotice) {})
-	return text, used, err
+	c, err := agent.Complete(ctx, s.client, req, agent.CompleteOptions{Retry: s.retry, Clock: s.clock})
+	return c.Message.Text(), c.Total, err
 }
 
 // fileGate reads the file ranges of sub-queries: a file is read only
