@@ -44,7 +44,9 @@ func operandWrites(argv []word) []optFinding {
 	out := globExecs(p, argv)
 	for _, i := range p.operands {
 		if tree {
-			out = append(out, treeAt(i, name, argv[i], false))
+			f := treeAt(i, name, argv[i], false)
+			f.deletes = true
+			out = append(out, f)
 		} else {
 			out = append(out, writeAt(i, name, argv[i]))
 		}
@@ -115,6 +117,14 @@ func copyFindings(argv []word) []optFinding {
 		}
 		if name == "mv" {
 			out = append(out, writeAt(i, name, s))
+		}
+		// what is copied or moved can be read under its new name: the
+		// source is read (a directory, all of it)
+		switch {
+		case name == "mv" || recursive:
+			out = append(out, treeReadAt(i, name, s, nil))
+		case name == "cp" || name == "install":
+			out = append(out, readAt(i, name, s))
 		}
 	}
 	return out
@@ -233,6 +243,9 @@ func outputOperand(argv []word) []optFinding {
 	if len(p.operands) >= 2 {
 		i := p.operands[1]
 		out = append(out, writeAt(i, path.Base(argv[0].value)+" output", argv[i]))
+	}
+	if len(p.operands) >= 1 && (path.Base(argv[0].value) == "uniq" || !p.has("-r", "--revert")) {
+		out = append(out, operandReads(argv, path.Base(argv[0].value), p.operands[:1])...)
 	}
 	return out
 }

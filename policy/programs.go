@@ -108,7 +108,7 @@ func sedFindings(argv []word) []optFinding {
 			out = append(out, writeAt(i, "sed -i", argv[i]))
 		}
 	}
-	return out
+	return append(out, operandReads(argv, "sed", files)...)
 }
 
 // scriptWord returns the script text at argv index i: an option's value
@@ -163,7 +163,7 @@ func sortFindings(argv []word) []optFinding {
 			out = append(out, execAt(o.index, o.name, "runs a program to compress temporary files"))
 		}
 	}
-	return out
+	return append(out, operandReads(argv, "sort", p.operands)...)
 }
 
 // findActions are find's actions that run a program, delete or write.
@@ -176,8 +176,12 @@ func findFindings(argv []word) []optFinding {
 	var out []optFinding
 	var starts []word
 	expr := false
+	exprStart := len(argv)
 	for i := 1; i < len(argv); i++ {
 		w := argv[i]
+		if !expr && exprStart == len(argv) && (!w.exact || strings.HasPrefix(w.value, "-") && !slices.Contains([]string{"-H", "-L", "-P"}, w.value) || w.value == "(" || w.value == "!") {
+			exprStart = i
+		}
 		if !w.exact {
 			for _, a := range findActions {
 				if globMatches(w.glob, a) {
@@ -189,7 +193,22 @@ func findFindings(argv []word) []optFinding {
 		}
 		v := w.value
 		switch v {
-		case "-exec", "-execdir", "-ok", "-okdir":
+		case "-exec", "-execdir":
+			end := i + 1
+			for end < len(argv) && !(argv[end].exact && (argv[end].value == ";" || argv[end].value == "+")) {
+				end++
+			}
+			roots := starts
+			if len(roots) == 0 {
+				roots = []word{dotWord}
+			}
+			if found, ok := execReader(argv[i+1:end], roots, execNames(argv, exprStart, i)); ok {
+				out = append(out, found...)
+				expr, i = true, end
+				continue
+			}
+			out = append(out, execAt(i, v, "runs a program for the files found"))
+		case "-ok", "-okdir":
 			out = append(out, execAt(i, v, "runs a program for the files found"))
 		case "-delete":
 			out = append(out, execAt(i, v, "deletes the files found"))
@@ -205,6 +224,13 @@ func findFindings(argv []word) []optFinding {
 			starts = append(starts, w)
 		}
 	}
+	listed := starts
+	if len(listed) == 0 {
+		listed = []word{dotWord}
+	}
+	for _, s := range listed {
+		out = append(out, listAt(0, "find", s))
+	}
 	if slices.ContainsFunc(out, func(f optFinding) bool { return f.name == "-delete" }) {
 		if len(starts) == 0 {
 			starts = append(starts, dotWord)
@@ -214,6 +240,33 @@ func findFindings(argv []word) []optFinding {
 		}
 	}
 	return out
+}
+
+// execNames returns the name globs that the files reaching an -exec at
+// index at must match: those of the and-branch the -exec ends, when it
+// stands at the top level of the expression that starts at from.
+func execNames(argv []word, from, at int) []word {
+	if from > at {
+		return nil
+	}
+	branches := splitOr(argv[from:at])
+	if len(branches) == 0 {
+		return nil
+	}
+	last := branches[len(branches)-1]
+	open := 0
+	for _, w := range last {
+		switch w.value {
+		case "(":
+			open++
+		case ")":
+			open--
+		}
+	}
+	if open != 0 {
+		return nil
+	}
+	return branchNames(last)
 }
 
 // xargsFindings: the first operand of xargs and parallel is a command
@@ -255,9 +308,11 @@ func awkFindings(argv []word) []optFinding {
 			progs = append(progs, o.index)
 		}
 	}
+	files := p.operands
 	if len(progs) == 0 && !fromFile && len(p.operands) > 0 {
-		progs = p.operands[:1]
+		progs, files = p.operands[:1], p.operands[1:]
 	}
+	out = append(out, operandReads(argv, "awk", files)...)
 	for _, i := range progs {
 		w := scriptWord(p, argv, i)
 		if !w.exact || strings.ContainsAny(w.value, "|>@") || strings.Contains(w.value, "system") || strings.Contains(w.value, "getline") {
