@@ -277,6 +277,9 @@ func (p *Policy) shellFacts(a Action) []Fact {
 				continue
 			}
 			switch {
+			case rf.glob:
+				facts = append(facts, p.globReadFact(rf.path, a.Files))
+				continue
 			case rf.tree && rf.kind == FactRead:
 				facts = append(facts, p.treeReadFact(rf.path, rf.filter, a.Files))
 			case rf.tree && rf.deletes:

@@ -539,7 +539,11 @@ func (a *analyzer) record(argv []word, f optFinding) {
 		return
 	}
 	n := len(a.facts)
-	a.fileTarget(read, !read, false, f.base, f.value, what, f.value.src)
+	if f.operand && f.spec.effect == optRead && !f.value.exact && f.value.glob != "" && f.base == "" {
+		a.globRead(f.value)
+	} else {
+		a.fileTarget(read, !read, false, f.base, f.value, what, f.value.src)
+	}
 	for k := n; k < len(a.facts); k++ {
 		a.facts[k].tree = f.spec.effect == optWriteTree || f.spec.effect == optReadTree
 		a.facts[k].filter, a.facts[k].deletes, a.facts[k].listing = f.filter, f.deletes, f.listing

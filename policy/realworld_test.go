@@ -131,7 +131,7 @@ func TestRealWorld(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmds, labels := readRealWorld(t)
-	agree := 0
+	agree, static := 0, 0
 	byShape := map[string][]string{}
 	for _, c := range cmds {
 		root := c.Root
@@ -142,6 +142,14 @@ func TestRealWorld(t *testing.T) {
 		env := map[string]string{"HOME": "/home/runner", "PWD": root, "TMPDIR": "/tmp/rubichan-1", "USER": "runner"}
 		r := p.Decide(Action{Class: ClassShell, Command: c.Command, Env: env, Files: fakeTree(root)})
 		want := labels[c.ID]
+		// without a listing, searches and globs are judged on what a
+		// rule could match: stricter, and as safe
+		rs := p.Decide(Action{Class: ClassShell, Command: c.Command, Env: env})
+		if (rs.Decision == Allow) == want.allow {
+			static++
+		} else if rs.Decision == Allow {
+			t.Errorf("%s allowed without a listing, but a careful user denies it (%s: %s): %q", c.ID, want.category, want.reason, c.Command)
+		}
 		got := r.Decision == Allow
 		if got == want.allow {
 			agree++
@@ -156,7 +164,8 @@ func TestRealWorld(t *testing.T) {
 			" — "+r.Decision.String()+": "+shorten(r.Fact+": "+r.Reason, 200))
 	}
 	pct := float64(agree) * 100 / float64(len(cmds))
-	t.Logf("agreement: %d of %d (%.1f%%)", agree, len(cmds), pct)
+	t.Logf("agreement: %d of %d (%.1f%%); without a listing of the files: %d (%.1f%%)", agree, len(cmds), pct,
+		static, float64(static)*100/float64(len(cmds)))
 	for _, shape := range slices.Sorted(func(yield func(string) bool) {
 		for k := range byShape {
 			if !yield(k) {

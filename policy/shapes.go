@@ -180,19 +180,57 @@ func passFilter(argv []word) bool {
 }
 
 // printedNames returns what a find prints when it prints only the names
-// it finds (no -exec, -printf, -fprint, -ls, -delete), else nil.
+// it finds (no -printf, -fprint, -ls, -delete; an -exec only of grep -l
+// or -L, which prints names of the files it is given), else nil.
 func printedNames(argv []word) *findTree {
 	roots, first := findRoots(argv)
-	for _, w := range argv[first:] {
+	execAt, printed := -1, false
+	for i := first; i < len(argv); i++ {
+		w := argv[i]
 		if !w.exact {
 			return nil
 		}
 		switch w.value {
-		case "-exec", "-execdir", "-ok", "-okdir", "-printf", "-fprintf", "-fprint", "-fprint0", "-ls", "-fls", "-delete":
+		case "-exec", "-execdir":
+			end := i + 1
+			for end < len(argv) && !(argv[end].exact && (argv[end].value == ";" || argv[end].value == "+")) {
+				end++
+			}
+			if execAt >= 0 || !namesOnly(argv[i+1:end], roots) {
+				return nil
+			}
+			execAt, i = i, end
+		case "-print", "-print0":
+			printed = true
+		case "-ok", "-okdir", "-printf", "-fprintf", "-fprint", "-fprint0", "-ls", "-fls", "-delete":
 			return nil
 		}
 	}
+	if execAt >= 0 && printed {
+		return nil
+	}
+	if execAt >= 0 {
+		return &findTree{roots: roots, filter: &nameFilter{include: execNames(argv, first, execAt)}}
+	}
 	return &findTree{roots: roots, filter: &nameFilter{include: exprNames(argv[first:])}}
+}
+
+// namesOnly reports whether the command an -exec runs is a plain grep
+// that prints only the names of the files it is given (-l or -L).
+func namesOnly(r []word, roots []word) bool {
+	if len(r) == 0 || !r[0].exact {
+		return false
+	}
+	switch path.Base(r[0].value) {
+	case "grep", "egrep", "fgrep":
+	default:
+		return false
+	}
+	if _, ok := execReader(r, roots, nil); !ok {
+		return false
+	}
+	p := grepOpts.parse(r)
+	return p.has("-l", "-L", "--files-with-matches", "--files-without-match") && !p.has("-c", "--count", "-o", "--only-matching")
 }
 
 // findRoots returns find's starting points ("." when none) and the index

@@ -83,6 +83,7 @@ type rawFact struct {
 	plain    bool         // FactCommand: a plain program, judged by its effects (see [ShellOptions])
 	listing  bool         // FactRead: names or metadata only, judged only for a plain program
 	operand  bool         // FactRead: a reader's file operand, placed after its command
+	glob     bool         // FactRead: path is a glob pattern; the read is of every file it matches
 	why      string       // FactCommand: how the analysis read it, for `policy check`
 }
 
@@ -529,6 +530,25 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 		return
 	}
 	a.fileTarget(read, write, true, "", w, "redirect", a.text(r))
+}
+
+// globRead records a reader's read of every file a globbed operand
+// (`src/*.go`) may expand to, from each directory the line may be in.
+func (a *analyzer) globRead(w word) {
+	if a.moved && !strings.HasPrefix(w.glob, "/") {
+		a.opaque("relative glob after a change of directory", w.src)
+		return
+	}
+	for _, dir := range a.dirs {
+		p := w.glob
+		if !strings.HasPrefix(p, "/") {
+			p = dir + "/" + p
+			if dir == "." {
+				p = w.glob
+			}
+		}
+		a.facts = append(a.facts, rawFact{kind: FactRead, path: p, value: w.src, glob: true})
+	}
 }
 
 // fileTarget records a read or write of the file that a redirect or an

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // Tree reads and removals judged on the files they meet. A recursive
@@ -207,4 +209,62 @@ func relTo(dir, name string) string {
 		return name
 	}
 	return strings.TrimPrefix(strings.TrimPrefix(name, strings.TrimSuffix(dir, "/")), "/")
+}
+
+// globReadFact judges a reader's read of every file a glob pattern
+// (workspace-relative, or absolute) may expand to: on the files the
+// caller lists beneath the pattern's fixed leading directory, else on
+// what a deny or ask rule could match there.
+func (p *Policy) globReadFact(pattern string, files func(string) ([]string, bool)) Fact {
+	segs := strings.Split(pattern, "/")
+	i := 0
+	for i < len(segs)-1 && !hasMeta(segs[i]) {
+		i++
+	}
+	dir := strings.Join(segs[:i], "/")
+	switch {
+	case dir == "" && strings.HasPrefix(pattern, "/"):
+		dir = "/"
+	case dir == "":
+		dir = "."
+	}
+	f := p.pathFact(ClassRead, FactRead, dir)
+	if f.Decision == Deny {
+		return f
+	}
+	f.Value, f.exact = pattern, false
+	if strings.Contains(pattern, "..") {
+		return guard(FactRead, pattern, "a glob with a .. element may leave the workspace")
+	}
+	if files != nil {
+		if list, ok := files(dir); ok && len(list) <= maxTreeFacts {
+			for _, name := range list {
+				if ok, err := doublestar.Match(pattern, name); err != nil || !ok {
+					continue
+				}
+				g := p.pathFact(ClassRead, FactRead, name)
+				if g.Decision > f.Decision || g.Decision == 0 {
+					f.Decision, f.Rule = g.Decision, g.Rule
+					f.Reason = fmt.Sprintf("the glob matches %s, which %s; name the files you mean", g.Value, g.Reason)
+				}
+			}
+			return f
+		}
+	}
+	last := strings.ToLower(segs[len(segs)-1])
+	clean, _ := p.normalize(dir)
+	for _, r := range p.rules {
+		if r.class != ClassRead || r.decision == Allow || r.decision <= f.Decision {
+			continue
+		}
+		for _, pat := range r.paths {
+			ps := strings.Split(strings.ToLower(pat), "/")
+			if mayMatchBeneath(pat, clean) && globsMeet(last, ps[len(ps)-1]) {
+				f.Decision, f.Rule = r.decision, r.id
+				f.Reason = fmt.Sprintf("the glob %s may match a file that %s; name the files you mean", pattern, r.explain(pat))
+				break
+			}
+		}
+	}
+	return f
 }
