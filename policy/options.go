@@ -539,7 +539,8 @@ func (a *analyzer) record(argv []word, f optFinding) {
 		return
 	}
 	n := len(a.facts)
-	if f.operand && f.spec.effect == optRead && !f.value.exact && f.value.glob != "" && f.base == "" {
+	if f.operand && f.spec.effect == optRead && !f.value.exact && f.value.glob != "" && f.base == "" &&
+		!strings.HasPrefix(f.value.glob, "~") {
 		a.globRead(f.value)
 	} else {
 		a.fileTarget(read, !read, false, f.base, f.value, what, f.value.src)

@@ -1,0 +1,178 @@
+package policy
+
+import (
+	"path"
+	"strings"
+	"testing"
+)
+
+// shapesPolicy is a CI policy as the issue's user writes it: Go checks,
+// a `cat *` rule, edits under src/ and build/, nothing else.
+const shapesPolicy = `
+[defaults]
+decision = "deny"
+[tools]
+read  = "allow"
+write = "deny"
+shell = "deny"
+[[rule]]
+id       = "go"
+tool     = "shell"
+decision = "allow"
+commands = ["go test *", "go build *", "go vet *", "git status"]
+[[rule]]
+id       = "cat"
+tool     = "shell"
+decision = "allow"
+commands = ["cat *"]
+[[rule]]
+id       = "edits"
+tool     = "write"
+decision = "allow"
+paths    = ["src/**", "build/**", "vendored/**"]
+`
+
+// shapesFiles lists a workspace with secrets at the root, src/ holding Go
+// files, build/ holding output, and vendored/ holding a repository of its
+// own (vendored/.git/config).
+func shapesFiles(dir string) ([]string, bool) {
+	all := []string{".env", ".git/config", "README.md", "go.mod", "src/main.go", "src/util.go", "src/notes.txt",
+		"build/out/app", "build/log.txt", "vendored/.git/config", "vendored/lib.go", "certs/server.key"}
+	d := path.Clean(dir)
+	var out []string
+	for _, f := range all {
+		if d == "." || strings.HasPrefix(f, d+"/") {
+			out = append(out, f)
+		}
+	}
+	return out, true
+}
+
+var shapesEnv = map[string]string{"HOME": "/home/runner", "PWD": "/ws", "TMPDIR": "/tmp/rubichan-1", "USER": "runner"}
+
+// TestShapes judges the everyday shapes of issue 32, allowed and still
+// refused, under a CI policy and a read-only one.
+func TestShapes(t *testing.T) {
+	t.Parallel()
+	ci, err := Parse("ci.toml", []byte(shapesPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci = ci.InWorkspace("/ws")
+	ro, err := Parse("ro.toml", []byte(strings.Replace(shapesPolicy, `paths    = ["src/**", "build/**", "vendored/**"]`, `paths = ["nothing/here"]`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := Parse("off.toml", []byte(shapesPolicy+"\n[shell]\nplain_programs = false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		pol    *Policy
+		cmd    string
+		listed bool   // the caller lists the files (Action.Files)
+		allow  bool   // want allow; else want a refusal (ask or deny)
+		fact   string // a fact the result must hold, "" for none
+		reason string // a part of the deciding reason, "" for none
+	}{
+		// allowed by their effects, no shell rule of their own
+		{ci, "cd src && go test .", false, true, "command: cd src", ""},
+		{ci, "go test ./... 2>&1 | tail -20", false, true, "command: tail -20", ""},
+		{ci, "echo $HOME", false, true, "command: echo /home/runner", ""},
+		{ci, `echo "exit: $?"`, false, true, "", ""},
+		{ci, "cat $PWD/README.md", false, true, "read: README.md", ""},
+		{ci, "grep -n foo src/*.go | head", true, true, "read: src/*.go", ""},
+		{ci, "mkdir -p build/out", false, true, "write: build/out", ""},
+		{ci, "rm -rf build && go build ./...", true, true, "write: build/**", ""},
+		{ci, "CGO_ENABLED=0 go build ./...", false, true, "command: go build ./...", ""},
+		{ci, "timeout 60 go test ./...", false, true, "command: go test ./...", ""},
+		{ci, "go vet ./... || true", false, true, "command: true", ""},
+		{ci, "go test ./...; echo done", false, true, "", ""},
+		{ci, "go test ./... > /dev/null 2>&1", false, true, "", ""},
+		{ci, "cd src && cat main.go | head -5", false, true, "read: src/main.go", ""},
+		{ci, "find . -name '*.go' -exec grep -l TODO {} \\;", true, true, "read: ./**", ""},
+		{ci, "find src -name '*.go' | xargs grep -n TODO | head", true, true, "read: src/**", ""},
+		{ci, "grep -rn TODO src --include='*.go'", true, true, "read: src/**", ""},
+		{ci, "grep -rn TODO . --include='*.go' --exclude-dir=vendored", true, true, "", ""},
+		{ci, "grep -rn TODO . --include='*.go'", true, true, "", ""},
+		{ci, "sed -n '1,20p' src/main.go", false, true, "read: src/main.go", ""},
+		{ci, "cp src/main.go build/main.go.bak", false, true, "write: build/main.go.bak", ""},
+		{ci, "git status && cd src && go test ./...", false, true, "", ""},
+		{ci, "cd src && sed -i 's/a/b/' main.go", false, true, "write: src/main.go", ""},
+		// still refused
+		{ci, "cd /etc && cat passwd", false, false, "", ""},
+		{ro, "cd src && sed -i 's/a/b/' main.go", false, false, "write: src/main.go", ""},
+		{ci, "LD_PRELOAD=x go test ./...", false, false, "", ""},
+		{ci, "PATH=.:/usr/bin go test ./...", false, false, "", ""},
+		{ci, "GIT_DIR=x git status", false, false, "", ""},
+		{ci, "GOFLAGS=-toolexec=x go build ./...", false, false, "", ""},
+		{ci, "BASH_ENV=x go test ./...", false, false, "", ""},
+		{ci, "echo $SECRET_FROM_ENV", false, false, "", ""},
+		{ci, "cat .env", false, false, "read: .env", "common secret files"},
+		{ci, "cat src/../.env", false, false, "", ""},
+		{ci, "cd src; cat ../.env", false, false, "read: .env", ""},
+		{ci, "grep -r token .", false, false, "", "grep tool"},
+		{ci, "grep -r token .", true, false, "", ".env"},
+		{ci, "grep -rn TODO . --exclude-dir=.git", true, false, "", ".env"},
+		{ci, "grep -rn TODO src vendored", true, false, "", "vendored/.git/config"},
+		{ci, "find . -exec sh -c 'cat {}' \\;", false, false, "", ""},
+		{ci, "find . | xargs cat", true, false, "", ""},
+		{ci, "echo /etc/shadow | xargs cat", false, false, "", ""},
+		{ci, "{ echo .env; find src; } | xargs cat", true, false, "", ""},
+		{ci, "find src -name '*.go' | xargs rm", true, false, "", ""},
+		{ci, "find src -name '*.go' < names.txt | xargs cat", true, true, "", ""},
+		{ci, "xargs cat < names.txt", true, false, "", ""},
+		{ci, "cat /ws/certs/server.crt /ws/certs/server.key > server.pem", false, false, "read: certs/server.key", ""},
+		{ci, "cat $HOME/.ssh/id_rsa", false, false, "", ""},
+		{ci, "rm -rf vendored", true, false, "", "vendored/.git/config"},
+		{ci, "rm -rf build", false, false, "", ""},
+		{ci, "timeout 5 rm -rf /", false, false, "", ""},
+		{ci, "cd - && cat x", false, false, "", ""},
+		{ci, "cd $D && cat x", false, false, "", ""},
+		{ci, "cd .. && cat x", false, false, "", ""},
+		{ci, "ls ~/.ssh", false, false, "", ""},
+		{ci, "./cat README.md", false, false, "", ""},
+		{ci, "grep -n foo certs/*", true, false, "", "certs/server.key"},
+		{off, "cat README.md", false, true, "", ""},
+		{off, "head README.md", false, false, "", ""},
+		{off, "cd src && go test .", false, false, "", ""},
+	}
+	for _, tc := range tests {
+		name := tc.cmd
+		if tc.pol == ro {
+			name = "read-only " + name
+		}
+		if tc.pol == off {
+			name = "plain off " + name
+		}
+		if tc.listed {
+			name += " (listed)"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a := Action{Class: ClassShell, Command: tc.cmd, Env: shapesEnv}
+			if tc.listed {
+				a.Files = shapesFiles
+			}
+			r := tc.pol.Decide(a)
+			if (r.Decision == Allow) != tc.allow {
+				t.Errorf("got %s by %s (%s: %s), want allow=%v\nfacts: %v", r.Decision, r.Rule, r.Fact, r.Reason, tc.allow, r.Facts)
+			}
+			if tc.fact != "" && !hasFact(r, tc.fact) {
+				t.Errorf("no fact %q in %v", tc.fact, r.Facts)
+			}
+			if tc.reason != "" && !strings.Contains(r.Reason, tc.reason) {
+				t.Errorf("reason %q does not mention %q", r.Reason, tc.reason)
+			}
+		})
+	}
+}
+
+func hasFact(r Result, want string) bool {
+	for _, f := range r.Facts {
+		if f.String() == want {
+			return true
+		}
+	}
+	return false
+}
