@@ -167,7 +167,10 @@ func (rf rawFact) key() string {
 	if rf.kind == FactRead || rf.kind == FactWrite {
 		v = rf.path
 		if rf.tree {
-			v += "/**"
+			v += "/**" + rf.filter.key()
+		}
+		if rf.glob || rf.listing || rf.deletes {
+			v += fmt.Sprintf("\x00%v%v%v", rf.glob, rf.listing, rf.deletes)
 		}
 	}
 	return rf.kind.String() + "\x00" + v

@@ -29,6 +29,22 @@ type nameFilter struct {
 	include, exclude, excludeDirs []word
 }
 
+// key tells filters apart, so that two searches of one directory through
+// different filters stay two facts.
+func (f *nameFilter) key() string {
+	if f == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, list := range [][]word{f.include, f.exclude, f.excludeDirs} {
+		b.WriteString("\x00")
+		for _, w := range list {
+			fmt.Fprintf(&b, "%v:%s\x01", w.exact, w.value+w.glob)
+		}
+	}
+	return b.String()
+}
+
 // lets reports whether the filter lets the file at rel (relative to the
 // searched directory) through.
 func (f *nameFilter) lets(rel string) bool {
