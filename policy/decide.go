@@ -145,11 +145,28 @@ type Result struct {
 	Reason string
 	// Facts are all the facts, in the order the analysis found them.
 	Facts []Fact
+	// Remedy, for a refusal that no --allow rule can lift, says so in
+	// words and why, and names the alternatives ("no rule can allow
+	// this: …"); "" when the call is allowed or narrow --allow rules
+	// could allow it ([Policy.AllowRules] finds them).
+	Remedy string
 }
 
 // Decide judges one call. It never fails: anything it cannot judge is
 // denied, or asked where the construct is merely opaque.
 func (p *Policy) Decide(a Action) Result {
+	r := p.decide(a)
+	if r.Decision != Allow && r.Remedy == "" && p.AllowRules(a, r) == nil {
+		r.Remedy = "no --allow rule can lift this alone: a rule naming " + shorten(r.Fact, 120) +
+			" cannot be written as a pattern, or the call would still be refused with it (" +
+			shorten(r.Reason, 200) + "); " + altDefer + ", or " + altAllowAll
+	}
+	return r
+}
+
+// decide is [Policy.Decide] without the remedy that needs the allow
+// rules, which [Policy.AllowRules] checks with it.
+func (p *Policy) decide(a Action) Result {
 	var facts []Fact
 	switch a.Class {
 	case ClassRead, ClassWrite:
@@ -207,6 +224,7 @@ func summarize(facts []Fact) Result {
 		if r.Decision == 0 {
 			r.Decision = Deny
 		}
+		r.Remedy = remedy(facts, f)
 	}
 	return r
 }

@@ -142,6 +142,9 @@ func TestRealWorld(t *testing.T) {
 		env := map[string]string{"HOME": "/home/runner", "PWD": root, "TMPDIR": "/tmp/rubichan-1", "USER": "runner"}
 		r := p.Decide(Action{Class: ClassShell, Command: c.Command, Env: env, Files: fakeTree(root)})
 		want := labels[c.ID]
+		if r.Decision != Allow && r.Remedy == "" && p.AllowRules(Action{Class: ClassShell, Command: c.Command, Env: env, Files: fakeTree(root)}, r) == nil {
+			t.Errorf("%s refused with neither an --allow that lifts it nor a remedy: %s", c.ID, r.Message())
+		}
 		// without a listing, searches and globs are judged on what a
 		// rule could match: stricter, and as safe
 		rs := p.Decide(Action{Class: ClassShell, Command: c.Command, Env: env})

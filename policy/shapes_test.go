@@ -176,3 +176,51 @@ func hasFact(r Result, want string) bool {
 	}
 	return false
 }
+
+// TestRemedy checks that a refusal no --allow lifts says so, why, and
+// what else there is; and one an --allow lifts leaves that to the rules.
+func TestRemedy(t *testing.T) {
+	t.Parallel()
+	ci, err := Parse("ci.toml", []byte(shapesPolicy+`
+[[rule]]
+id       = "no-net"
+tool     = "shell"
+decision = "deny"
+commands = ["curl *"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci = ci.InWorkspace("/ws")
+	tests := []struct {
+		cmd, want string // want "" for a refusal an --allow lifts
+	}{
+		{"cat .env", "no rule can allow this: the built-in secret denials refuse .env"},
+		{"echo $(id)", "no rule can allow this: the analysis cannot fully read"},
+		{"echo $(id)", "--allow-all"},
+		{"curl https://example.com", "rule no-net denies it, and a deny rule wins"},
+		{"cat /etc/passwd", "only an absolute allow rule naming /etc/passwd"},
+		{"rm -rf .rubichan/policy.toml", "no rule can allow this: the policy file cannot be written"},
+		{"make", ""},
+		{"echo x > notes.txt", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.cmd, func(t *testing.T) {
+			t.Parallel()
+			a := Action{Class: ClassShell, Command: tc.cmd, Env: shapesEnv}
+			r := ci.Decide(a)
+			if r.Decision == Allow {
+				t.Fatalf("allowed: %v", r.Facts)
+			}
+			if tc.want == "" {
+				if r.Remedy != "" || ci.AllowRules(a, r) == nil {
+					t.Errorf("remedy %q, allow rules %v; want no remedy and some allow rules", r.Remedy, ci.AllowRules(a, r))
+				}
+				return
+			}
+			if !strings.Contains(r.Remedy, tc.want) || !strings.Contains(strings.ToLower(r.Message()), strings.ToLower(tc.want)) {
+				t.Errorf("remedy %q (message %q) does not say %q", r.Remedy, r.Message(), tc.want)
+			}
+		})
+	}
+}
