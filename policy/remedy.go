@@ -41,8 +41,8 @@ func remedy(facts []Fact, decided Fact) string {
 		return "no rule can allow this: the built-in secret denials refuse " + shorten(f.Value, 120) +
 			" whatever the rules say (the grep tool leaves such files out of a search); read another file"
 	case f.Rule == RuleGuard && strings.Contains(f.Reason, "no absolute allow rule names it"):
-		return "no --allow for a path in the workspace can: only an absolute allow rule naming " +
-			shorten(f.Value, 120) + " (in the policy file, or --allow '" + f.Kind.String() + ":" + f.Value + "') allows it"
+		return "no rule for the workspace can allow this: " + shorten(f.Value, 120) + " lies outside it, and only " +
+			"an absolute allow rule naming it in the policy file does (which opens it to the agent)"
 	case f.Rule == RuleGuard:
 		return "no rule can allow this: " + f.Reason + " (a guard no policy loosens); " + altDefer
 	case f.Rule == RuleSessionDeny:

@@ -199,7 +199,7 @@ commands = ["curl *"]
 		{"echo $(id)", "no rule can allow this: the analysis cannot fully read"},
 		{"echo $(id)", "--allow-all"},
 		{"curl https://example.com", "rule no-net denies it, and a deny rule wins"},
-		{"cat /etc/passwd", "only an absolute allow rule naming /etc/passwd"},
+		{"cat /etc/passwd", "/etc/passwd lies outside it, and only an absolute allow rule naming it"},
 		{"rm -rf .rubichan/policy.toml", "no rule can allow this: the policy file cannot be written"},
 		{"make", ""},
 		{"echo x > notes.txt", ""},
