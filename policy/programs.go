@@ -58,16 +58,16 @@ func programModel(name string) progModel {
 // have no option that runs a program or writes a file. An allow rule with
 // a final `*` for any other program draws a warning at load time.
 var modelledPrograms = []string{
-	"awk", "basename", "bsdtar", "cat", "chgrp", "chmod", "chown", "cksum", "cmp", "comm", "cp",
-	"curl", "cut", "date", "dd", "df", "diff", "dirname", "du", "echo", "ed", "egrep", "ex", "expr",
-	"false", "fgrep", "file", "find", "gawk", "gfind", "git", "go", "grep", "gsed", "gtar", "gvim",
-	"head", "hostname", "id", "install", "less", "link", "ln", "ls", "man", "mawk", "md5sum", "mkdir",
-	"more", "mv", "nano", "nawk", "nl", "nproc", "nvim", "od", "parallel", "paste", "patch", "pico",
-	"printenv", "printf", "pwd", "readlink", "realpath", "rev", "rm", "rmdir", "rsync", "rubichan", "rview",
-	"rvim", "scp", "sed", "seq", "sftp", "sha1sum", "sha256sum", "sha512sum", "sleep", "sort", "ssh",
-	"stat", "tac", "tail", "tar", "tee", "test", "touch", "tr", "true", "truncate", "uname", "uniq",
-	"unlink", "unzip", "vi", "view", "vim", "vimdiff", "wc", "wget", "which", "whoami", "xargs",
-	"xxd", "zip",
+	"awk", "base64", "basename", "bsdtar", "cat", "chgrp", "chmod", "chown", "cksum", "cmp", "comm",
+	"cp", "curl", "cut", "date", "dd", "df", "diff", "dirname", "du", "echo", "ed", "egrep", "ex",
+	"expand", "expr", "false", "fgrep", "file", "find", "fold", "gawk", "gfind", "git", "go", "grep",
+	"gsed", "gtar", "gvim", "head", "hostname", "id", "install", "less", "link", "ln", "ls", "man",
+	"mawk", "md5sum", "mkdir", "more", "mv", "nano", "nawk", "nl", "nproc", "nvim", "od", "parallel",
+	"paste", "patch", "pico", "printenv", "printf", "pwd", "readlink", "realpath", "rev", "rm",
+	"rmdir", "rsync", "rubichan", "rview", "rvim", "scp", "sed", "seq", "sftp", "sha1sum",
+	"sha256sum", "sha512sum", "sleep", "sort", "ssh", "stat", "tac", "tail", "tar", "tee", "test",
+	"touch", "tr", "tree", "true", "truncate", "uname", "uniq", "unlink", "unzip", "vi", "view",
+	"vim", "vimdiff", "wc", "wget", "which", "whoami", "xargs", "xxd", "zip",
 }
 
 // isModelled reports whether the analysis models a program's options.

@@ -224,3 +224,28 @@ commands = ["curl *"]
 		})
 	}
 }
+
+// TestPlainProgramsModelled checks that every plain program is among the
+// modelled ones (whose allow rules with a final * draw no warning), and
+// that no program with a model that finds program-running options is
+// plain without them: the plain set is the one docs/policy.md lists.
+func TestPlainProgramsModelled(t *testing.T) {
+	t.Parallel()
+	var plain []string
+	for name := range readerOpts {
+		plain = append(plain, name)
+	}
+	for _, m := range []map[string]bool{pureProgs, plainWriters, plainAlso} {
+		for name := range m {
+			plain = append(plain, name)
+		}
+	}
+	for _, name := range plain {
+		if name == "[" || name == ":" {
+			continue // shell builtins, never a file
+		}
+		if !isModelled(name) {
+			t.Errorf("plain program %s is not in modelledPrograms", name)
+		}
+	}
+}
