@@ -298,6 +298,8 @@ func (p *Policy) shellFacts(a Action) []Fact {
 			case rf.glob:
 				facts = append(facts, p.globReadFact(rf.path, a.Files))
 				continue
+			case rf.tree && rf.kind == FactRead && rf.split:
+				facts = append(facts, p.splitReadFact(rf.path, rf.filter, a.Files))
 			case rf.tree && rf.kind == FactRead:
 				facts = append(facts, p.treeReadFact(rf.path, rf.filter, a.Files))
 			case rf.tree && rf.deletes:

@@ -167,6 +167,7 @@ type optFinding struct {
 	deletes bool        // optWriteTree: a removal, which touches only what exists
 	listing bool        // optRead: shows names or metadata only (see [listAt])
 	operand bool        // optRead, optReadTree: a reader's file operand, listed after its command
+	split   bool        // optReadTree: the names come through xargs, which splits them at blanks and quotes
 }
 
 // findOptions returns the known options of argv that write a file or run
@@ -548,7 +549,7 @@ func (a *analyzer) record(argv []word, f optFinding) {
 	for k := n; k < len(a.facts); k++ {
 		a.facts[k].tree = f.spec.effect == optWriteTree || f.spec.effect == optReadTree
 		a.facts[k].filter, a.facts[k].deletes, a.facts[k].listing = f.filter, f.deletes, f.listing
-		a.facts[k].operand = f.operand
+		a.facts[k].operand, a.facts[k].split = f.operand, f.split
 		a.facts[k].owner = a.commands
 	}
 }

@@ -161,6 +161,8 @@ func sortFindings(argv []word) []optFinding {
 			}
 		case "--compress-program":
 			out = append(out, execAt(o.index, o.name, "runs a program to compress temporary files"))
+		case "--files0-from":
+			out = append(out, execAt(o.index, o.name, "sorts and shows the files a list names, which the analysis cannot see"))
 		}
 	}
 	return append(out, operandReads(argv, "sort", p.operands)...)
@@ -202,7 +204,7 @@ func findFindings(argv []word) []optFinding {
 			if len(roots) == 0 {
 				roots = []word{dotWord}
 			}
-			if found, ok := execReader(argv[i+1:end], roots, execNames(argv, exprStart, i)); ok {
+			if found, ok := execReader(argv[i+1:end], roots, execNames(argv, exprStart, i), v == "-execdir"); ok {
 				out = append(out, found...)
 				expr, i = true, end
 				continue
@@ -269,6 +271,16 @@ func execNames(argv []word, from, at int) []word {
 	return branchNames(last)
 }
 
+// containsAny reports whether s holds one of the words.
+func containsAny(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // xargsFindings: the first operand of xargs and parallel is a command
 // they run.
 func xargsFindings(argv []word) []optFinding {
@@ -315,7 +327,7 @@ func awkFindings(argv []word) []optFinding {
 	out = append(out, operandReads(argv, "awk", files)...)
 	for _, i := range progs {
 		w := scriptWord(p, argv, i)
-		if !w.exact || strings.ContainsAny(w.value, "|>@") || strings.Contains(w.value, "system") || strings.Contains(w.value, "getline") {
+		if !w.exact || strings.ContainsAny(w.value, "|>@") || containsAny(w.value, "system", "getline", "ARGV", "ARGC", "ENVIRON", "PROCINFO") {
 			out = append(out, execAt(i, "awk program", "may run commands (system(), pipes) or read and write files (getline, print >)"))
 		}
 	}

@@ -135,7 +135,7 @@ func ordinaryVar(name string) bool {
 			return false
 		}
 	}
-	for _, part := range []string{"PRELOAD", "_PATH", "PATH_", "_OPTIONS", "_OPTS", "FLAGS", "LIB", "HOOK", "CONFIG", "EXEC", "CMD", "COMMAND", "PROGRAM", "WRAPPER"} {
+	for _, part := range []string{"PRELOAD", "PATH", "OPT", "FLAGS", "LIB", "HOOK", "CONFIG", "EXEC", "CMD", "COMMAND", "PROGRAM", "WRAPPER"} {
 		if strings.Contains(u, part) {
 			return false
 		}
@@ -148,6 +148,7 @@ func ordinaryVar(name string) bool {
 type findTree struct {
 	roots  []word
 	filter *nameFilter
+	print0 bool // the names end with NUL (-print0), not a newline
 }
 
 // passFilter reports whether argv passes on a subset of the lines it
@@ -184,7 +185,7 @@ func passFilter(argv []word) bool {
 // or -L, which prints names of the files it is given), else nil.
 func printedNames(argv []word) *findTree {
 	roots, first := findRoots(argv)
-	execAt, printed := -1, false
+	execAt, printed, print0 := -1, false, false
 	for i := first; i < len(argv); i++ {
 		w := argv[i]
 		if !w.exact {
@@ -202,6 +203,7 @@ func printedNames(argv []word) *findTree {
 			execAt, i = i, end
 		case "-print", "-print0":
 			printed = true
+			print0 = print0 || w.value == "-print0"
 		case "-ok", "-okdir", "-printf", "-fprintf", "-fprint", "-fprint0", "-ls", "-fls", "-delete":
 			return nil
 		}
@@ -212,7 +214,7 @@ func printedNames(argv []word) *findTree {
 	if execAt >= 0 {
 		return &findTree{roots: roots, filter: &nameFilter{include: execNames(argv, first, execAt)}}
 	}
-	return &findTree{roots: roots, filter: &nameFilter{include: exprNames(argv[first:])}}
+	return &findTree{roots: roots, filter: &nameFilter{include: exprNames(argv[first:])}, print0: print0}
 }
 
 // namesOnly reports whether the command an -exec runs is a plain grep
@@ -226,7 +228,7 @@ func namesOnly(r []word, roots []word) bool {
 	default:
 		return false
 	}
-	if _, ok := execReader(r, roots, nil); !ok {
+	if _, ok := execReader(r, roots, nil, false); !ok {
 		return false
 	}
 	p := grepOpts.parse(r)
@@ -376,7 +378,7 @@ func closeParen(b []word, i int) int {
 // runs when R is a plain reader, given the words of R: R's own reads and
 // a tree read of each starting point, through what the expression before
 // the -exec lets through. ok is false when R is not a plain reader.
-func execReader(r []word, roots []word, names []word) ([]optFinding, bool) {
+func execReader(r []word, roots []word, names []word, execdir bool) ([]optFinding, bool) {
 	if len(r) == 0 || !r[0].exact {
 		return nil, false
 	}
@@ -398,7 +400,9 @@ func execReader(r []word, roots []word, names []word) ([]optFinding, bool) {
 	}
 	found, _ := readerFindings(own)
 	for _, f := range found {
-		if f.spec.effect == optExec || f.spec.effect == optReadTree {
+		// -execdir runs R in each found file's directory, where R's own
+		// operands name other files than the analysis would join
+		if f.spec.effect == optExec || f.spec.effect == optReadTree || execdir {
 			return nil, false
 		}
 	}
@@ -419,11 +423,17 @@ func (a *analyzer) xargsReads(argv []word, src *findTree) bool {
 	if len(p.operands) == 0 || p.has("-a", "--arg-file") || len(p.globs) > 0 {
 		return false
 	}
-	found, ok := execReader(argv[p.operands[0]:], src.roots, src.filter.include)
+	found, ok := execReader(argv[p.operands[0]:], src.roots, src.filter.include, false)
 	if !ok {
 		return false
 	}
+	// xargs splits its input at blanks and quotes unless both ends use
+	// NUL: a found name "src/x .env" would reach the reader as two
+	split := !(src.print0 && p.has("-0", "--null"))
 	for _, f := range found {
+		if f.spec.effect == optReadTree {
+			f.split = split
+		}
 		a.record(argv, f)
 	}
 	return true

@@ -37,7 +37,8 @@ paths    = ["src/**", "build/**", "vendored/**"]
 // own (vendored/.git/config).
 func shapesFiles(dir string) ([]string, bool) {
 	all := []string{".env", ".git/config", "README.md", "go.mod", "src/main.go", "src/util.go", "src/notes.txt",
-		"build/out/app", "build/log.txt", "vendored/.git/config", "vendored/lib.go", "certs/server.key"}
+		"build/out/app", "build/log.txt", "vendored/.git/config", "vendored/lib.go", "certs/server.key",
+		"src/odd ../../certs/server.key.txt"}
 	d := path.Clean(dir)
 	var out []string
 	for _, f := range all {
@@ -64,6 +65,10 @@ func TestShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	off, err := Parse("off.toml", []byte(shapesPolicy+"\n[shell]\nplain_programs = false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nosec, err := Parse("nosec.toml", []byte(strings.Replace(shapesPolicy, "[tools]", "secret_denials = false\n[tools]", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +138,20 @@ func TestShapes(t *testing.T) {
 		{ci, "ls ~/.ssh", false, false, "", ""},
 		{ci, "./cat README.md", false, false, "", ""},
 		{ci, "grep -n foo certs/*", true, false, "", "certs/server.key"},
+		// xargs splits names at blanks: "src/odd ../../certs/server.key.txt"
+		// would reach cat as "src/odd" and "../../certs/server.key.txt"
+		{ci, "find src -name '*.txt' | xargs cat", true, false, "", "split"},
+		{ci, "find src -name '*.txt' | xargs cat", false, false, "", ""},
+		{nosec, "find src -name '*.go' | xargs cat", false, false, "", "without a listing"},
+		{nosec, "find src -name '*.go' -print0 | xargs -0 cat", false, true, "", ""},
+		{ci, "find src -name '*.go' -print0 | xargs -0 cat", true, true, "", ""},
+		{ci, "find src -name '*.txt' -exec cat {} +", true, true, "", ""},
+		{ci, "find src -execdir cat notes.txt \\;", true, false, "", ""},
+		{ci, `awk 'BEGIN{print ENVIRON["SECRET"]}'`, false, false, "", ""},
+		{ci, `awk 'BEGIN{ARGV[1]="/etc/passwd";ARGC=2}{print}'`, false, false, "", ""},
+		{ci, "sort --files0-from=list.txt", false, false, "", ""},
+		{ci, "AWKPATH=. awk '{print}' src/notes.txt", false, false, "", ""},
+		{ci, "GREP_OPTIONS='-f .env' grep x src/main.go", false, false, "", ""},
 		{off, "cat README.md", false, true, "", ""},
 		{off, "head README.md", false, false, "", ""},
 		{off, "cd src && go test .", false, false, "", ""},

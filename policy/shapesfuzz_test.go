@@ -224,6 +224,14 @@ func (l genLineT) violation() string {
 						if !p.frag.remove && !oracleRead(file) {
 							return "it searches " + file
 						}
+						if strings.Contains(p.frag.text, "xargs") {
+							// xargs splits the names at blanks
+							for _, tok := range strings.Fields(file) {
+								if rp := path.Join(dir, tok); tok != file && !oracleRead(rp) {
+									return "xargs splits " + file + " and reads " + rp
+								}
+							}
+						}
 					}
 				}
 			}

@@ -84,6 +84,7 @@ type rawFact struct {
 	listing  bool         // FactRead: names or metadata only, judged only for a plain program
 	operand  bool         // FactRead: a reader's file operand, placed after its command
 	glob     bool         // FactRead: path is a glob pattern; the read is of every file it matches
+	split    bool         // FactRead, tree: the names reach the reader through xargs's splitting
 	why      string       // FactCommand: how the analysis read it, for `policy check`
 }
 
@@ -164,13 +165,18 @@ func analyzeIn(src, dir string, env map[string]string, inside func(string) (stri
 
 func (rf rawFact) key() string {
 	v := rf.value
+	if rf.kind == FactCommand {
+		// one command text judged in two contexts (a plain reader fed by
+		// a find, and the same text fed by anything else) is two facts
+		v += fmt.Sprintf("\x00%v\x00%s", rf.plain, rf.why)
+	}
 	if rf.kind == FactRead || rf.kind == FactWrite {
 		v = rf.path
 		if rf.tree {
 			v += "/**" + rf.filter.key()
 		}
-		if rf.glob || rf.listing || rf.deletes {
-			v += fmt.Sprintf("\x00%v%v%v", rf.glob, rf.listing, rf.deletes)
+		if rf.glob || rf.listing || rf.deletes || rf.split {
+			v += fmt.Sprintf("\x00%v%v%v%v", rf.glob, rf.listing, rf.deletes, rf.split)
 		}
 	}
 	return rf.kind.String() + "\x00" + v

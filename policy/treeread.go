@@ -284,3 +284,37 @@ func (p *Policy) globReadFact(pattern string, files func(string) ([]string, bool
 	}
 	return f
 }
+
+// splitReadFact judges a reader run by xargs over the names a find
+// prints: a tree read, and, since xargs splits its input at blanks, tabs,
+// newlines, quotes and backslashes, a name holding one would reach the
+// reader as other names. With a listing that holds no such name it is
+// the tree read; otherwise it is asked, with the way out.
+func (p *Policy) splitReadFact(dir string, filter *nameFilter, files func(string) ([]string, bool)) Fact {
+	f := p.treeReadFact(dir, filter, files)
+	if f.Decision != Allow {
+		return f
+	}
+	const way = "; use find … -print0 | xargs -0, or find … -exec"
+	if files == nil {
+		f.Decision, f.Rule = Ask, RuleGuard
+		f.Reason = "xargs splits the names find prints at blanks and quotes, and without a listing of the files the " +
+			"analysis cannot tell whether one holds them" + way
+		return f
+	}
+	list, ok := files(dir)
+	if !ok {
+		f.Decision, f.Rule = Ask, RuleGuard
+		f.Reason = "xargs splits the names find prints at blanks and quotes, and the files beneath " + dir +
+			" could not all be listed" + way
+		return f
+	}
+	for _, name := range list {
+		if strings.ContainsAny(name, " \t\n'\"\\") && filter.lets(relTo(dir, name)) {
+			f.Decision, f.Rule = Ask, RuleGuard
+			f.Reason = fmt.Sprintf("xargs would split the found name %q at its blank or quote into other names%s", name, way)
+			return f
+		}
+	}
+	return f
+}

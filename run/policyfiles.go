@@ -30,6 +30,8 @@ func listFiles(root string, resolve func(string) (string, error)) func(string) (
 		}
 		if fi, err := os.Lstat(abs); err != nil {
 			return nil, os.IsNotExist(err) // nothing there: nothing beneath
+		} else if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, false // grep -r follows a link it is given: judged by the link's target
 		} else if !fi.IsDir() {
 			return nil, true
 		}
