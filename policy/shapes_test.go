@@ -152,6 +152,13 @@ func TestShapes(t *testing.T) {
 		{ci, "sort --files0-from=list.txt", false, false, "", ""},
 		{ci, "AWKPATH=. awk '{print}' src/notes.txt", false, false, "", ""},
 		{ci, "GREP_OPTIONS='-f .env' grep x src/main.go", false, false, "", ""},
+		// globs and searches named from elsewhere meet the listing's names
+		{ci, "cat ./*", true, false, "", ".env"},
+		{ci, "cat /ws/*", true, false, "", ".env"},
+		{ci, "cat /ws/src/*.go", true, true, "", ""},
+		{ci, "grep -r token /ws", true, false, "", ".env"},
+		{ci, "cat src/../*", true, false, "", ""},
+		{ci, "cd src && cat ../*", true, false, "", ""},
 		{off, "cat README.md", false, true, "", ""},
 		{off, "head README.md", false, false, "", ""},
 		{off, "cd src && go test .", false, false, "", ""},

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -151,9 +152,9 @@ func (p *Policy) treeReadFact(dir string, filter *nameFilter, files func(string)
 	clean, _ := p.normalize(dir)
 	f.Value = strings.TrimSuffix(clean, "/") + "/**"
 	if files != nil {
-		if list, ok := files(dir); ok && len(list) <= maxTreeFacts {
+		if list, ok := files(clean); ok && len(list) <= maxTreeFacts {
 			for _, name := range list {
-				if !filter.lets(relTo(dir, name)) {
+				if !filter.lets(relTo(clean, name)) {
 					continue
 				}
 				g := p.pathFact(ClassRead, FactRead, name)
@@ -194,7 +195,8 @@ func (p *Policy) removalFact(dir string, files func(string) ([]string, bool)) Fa
 	if files == nil {
 		return p.treeFact(ClassWrite, FactWrite, dir)
 	}
-	list, ok := files(dir)
+	clean, _ := p.normalize(dir)
+	list, ok := files(clean)
 	if !ok || len(list) > maxTreeFacts {
 		return p.treeFact(ClassWrite, FactWrite, dir)
 	}
@@ -202,7 +204,6 @@ func (p *Policy) removalFact(dir string, files func(string) ([]string, bool)) Fa
 	if f.Decision == Deny {
 		return f
 	}
-	clean, _ := p.normalize(dir)
 	f.Value = strings.TrimSuffix(clean, "/") + "/**"
 	for _, name := range list {
 		g := p.pathFact(ClassWrite, FactWrite, name)
@@ -244,16 +245,21 @@ func (p *Policy) globReadFact(pattern string, files func(string) ([]string, bool
 	case dir == "":
 		dir = "."
 	}
+	if slices.Contains(segs, "..") {
+		return guard(FactRead, pattern, "a glob with a .. element may leave the workspace")
+	}
 	f := p.pathFact(ClassRead, FactRead, dir)
 	if f.Decision == Deny {
 		return f
 	}
+	// the pattern from the directory's workspace-relative form, so that
+	// the names a listing gives (in that form) meet it: ./* is *
+	clean, _ := p.normalize(dir)
+	pattern = path.Join(append([]string{clean}, segs[i:]...)...)
+	segs = strings.Split(pattern, "/")
 	f.Value, f.exact = pattern, false
-	if strings.Contains(pattern, "..") {
-		return guard(FactRead, pattern, "a glob with a .. element may leave the workspace")
-	}
 	if files != nil {
-		if list, ok := files(dir); ok && len(list) <= maxTreeFacts {
+		if list, ok := files(clean); ok && len(list) <= maxTreeFacts {
 			for _, name := range list {
 				if ok, err := doublestar.Match(pattern, name); err != nil || !ok {
 					continue
@@ -268,7 +274,6 @@ func (p *Policy) globReadFact(pattern string, files func(string) ([]string, bool
 		}
 	}
 	last := strings.ToLower(segs[len(segs)-1])
-	clean, _ := p.normalize(dir)
 	for _, r := range p.rules {
 		if r.class != ClassRead || r.decision == Allow || r.decision <= f.Decision {
 			continue
@@ -302,7 +307,8 @@ func (p *Policy) splitReadFact(dir string, filter *nameFilter, files func(string
 			"analysis cannot tell whether one holds them" + way
 		return f
 	}
-	list, ok := files(dir)
+	clean, _ := p.normalize(dir)
+	list, ok := files(clean)
 	if !ok {
 		f.Decision, f.Rule = Ask, RuleGuard
 		f.Reason = "xargs splits the names find prints at blanks and quotes, and the files beneath " + dir +
@@ -310,7 +316,7 @@ func (p *Policy) splitReadFact(dir string, filter *nameFilter, files func(string
 		return f
 	}
 	for _, name := range list {
-		if strings.ContainsAny(name, " \t\n'\"\\") && filter.lets(relTo(dir, name)) {
+		if strings.ContainsAny(name, " \t\n'\"\\") && filter.lets(relTo(clean, name)) {
 			f.Decision, f.Rule = Ask, RuleGuard
 			f.Reason = fmt.Sprintf("xargs would split the found name %q at its blank or quote into other names%s", name, way)
 			return f

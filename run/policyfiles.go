@@ -55,7 +55,9 @@ func listFiles(root string, resolve func(string) (string, error)) func(string) (
 			switch {
 			case d.Type()&fs.ModeSymlink != 0:
 				target, err := resolve(name)
-				if err != nil || target == "" {
+				if fi, serr := os.Stat(p); err != nil || target == "" || serr == nil && fi.IsDir() {
+					// grep -R walks into a linked directory: what it
+					// holds is not listed here
 					complete = false
 					return fs.SkipAll
 				}
