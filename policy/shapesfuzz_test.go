@@ -77,7 +77,7 @@ var genFrags = []genFrag{
 }
 
 var (
-	genFiles    = []string{"src/main.go", ".env", "../x", "/etc/passwd", "$HOME/.ssh/id_rsa", "src/*.go", "certs/server.key", "build/log.txt", "~/x", "README.md", "vendored/.git/config", "\"$TMPDIR/t\""}
+	genFiles    = []string{"src/main.go", ".env", "../x", "/etc/passwd", "$HOME/.ssh/id_rsa", "src/*.go", "certs/server.key", "build/log.txt", "~/x", "README.md", "vendored/.git/config", "\"$TMPDIR/t\"", "./*", "/ws/*", "/ws/src/*.go", "$PWD/.env"}
 	genDirs     = []string{".", "src", "build", "vendored", "/etc", "..", "$TMPDIR", "certs"}
 	genVars     = []string{"$HOME", "$SECRET", "\"$?\"", "$USER", "done"}
 	genPrefixes = []string{"", "cd src && ", "cd src; ", "cd /etc && ", "cd - && ", "cd $X && ", "timeout 5 ", "CGO_ENABLED=0 ",
@@ -134,7 +134,7 @@ func genLine(data []byte) genLineT {
 
 // The oracle's world and policy, written out by hand.
 var (
-	oracleEnv   = map[string]string{"$HOME": "/home/runner", "$TMPDIR": "/tmp/rubichan-1", "$USER": "runner"}
+	oracleEnv   = map[string]string{"$HOME": "/home/runner", "$TMPDIR": "/tmp/rubichan-1", "$USER": "runner", "$PWD": "/ws"}
 	oracleProgs = []string{"go", "cat", "head", "tail", "grep", "sed", "wc", "find", "xargs", "rm", "mkdir", "touch", "cp",
 		"mv", "echo", "ls", "true", "cd"}
 )
@@ -312,6 +312,9 @@ func oracleExpand(dir, p string) []string {
 	}
 	if !path.IsAbs(p) {
 		p = path.Join(dir, p)
+	}
+	if rel, ok := strings.CutPrefix(p, "/ws/"); ok { // the workspace, by its absolute name
+		p = rel
 	}
 	if !strings.ContainsAny(p, "*?[") {
 		return []string{p}
