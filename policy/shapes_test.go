@@ -68,6 +68,18 @@ func TestShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// a policy allowing the wrappers themselves, where only the analysis
+	// of the cd they run keeps passwd from being judged as a workspace file
+	allowAll, err := Parse("wrappers.toml", []byte(shapesPolicy+`
+[[rule]]
+id       = "wrappers"
+tool     = "shell"
+decision = "allow"
+commands = ["builtin *", "command *", "eval *"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	nosec, err := Parse("nosec.toml", []byte(strings.Replace(shapesPolicy, "[tools]", "secret_denials = false\n[tools]", 1)))
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +171,10 @@ func TestShapes(t *testing.T) {
 		{ci, "grep -r token /ws", true, false, "", ".env"},
 		{ci, "cat src/../*", true, false, "", ""},
 		{ci, "cd src && cat ../*", true, false, "", ""},
+		{ci, "builtin cd /etc && cat passwd", false, false, "", ""},
+		{allowAll, "builtin cd /etc && cat passwd", false, false, "", ""},
+		{allowAll, "command cd /etc; cat passwd", false, false, "", ""},
+		{allowAll, "eval 'cd /etc' && cat passwd", false, false, "", ""},
 		{off, "cat README.md", false, true, "", ""},
 		{off, "head README.md", false, false, "", ""},
 		{off, "cd src && go test .", false, false, "", ""},

@@ -395,7 +395,7 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 	cd := argv[0].exact && argv[0].value == "cd" && a.cd(argv)
 	if cd {
 		why = append(why, "a cd within the workspace: the paths after it are resolved from "+strings.Join(a.dirs, " or "))
-	} else if !argv[0].exact || dirChangers[path.Base(argv[0].value)] {
+	} else if !argv[0].exact || dirChangers[path.Base(argv[0].value)] || wrapsDirChange(argv) {
 		a.moved = true
 	}
 	if makesLinks(argv) {
@@ -490,6 +490,22 @@ func isFD(s string) bool {
 		}
 	}
 	return true
+}
+
+// wrapsDirChange reports whether argv runs a cd, pushd or popd through a
+// builtin that runs it in this shell (builtin cd, command cd, eval cd).
+func wrapsDirChange(argv []word) bool {
+	switch path.Base(argv[0].value) {
+	case "builtin", "command", "eval", "exec":
+	default:
+		return false
+	}
+	for _, w := range argv[1:] {
+		if !w.exact || dirChangers[w.value] || strings.ContainsAny(w.value, " ;&|") {
+			return true
+		}
+	}
+	return false
 }
 
 // dirChangers change the working directory for the rest of the command.
