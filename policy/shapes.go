@@ -3,6 +3,7 @@ package policy
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -36,21 +37,12 @@ func (a *analyzer) cd(argv []word) bool {
 		if !ok {
 			return false
 		}
-		if !containsDir(dirs, rel) {
+		if !slices.Contains(dirs, rel) {
 			dirs = append(dirs, rel)
 		}
 	}
 	a.dirs = dirs
 	return true
-}
-
-func containsDir(ds []string, d string) bool {
-	for _, x := range ds {
-		if x == d {
-			return true
-		}
-	}
-	return false
 }
 
 // durationRe matches timeout's DURATION operand.
@@ -437,4 +429,59 @@ func (a *analyzer) xargsReads(argv []word, src *findTree) bool {
 		a.record(argv, f)
 	}
 	return true
+}
+
+// wrapsDirChange reports whether argv runs a cd, pushd or popd through a
+// builtin that runs it in this shell (builtin cd, command cd, eval cd).
+func wrapsDirChange(argv []word) bool {
+	switch path.Base(argv[0].value) {
+	case "builtin", "command", "eval", "exec":
+	default:
+		return false
+	}
+	for _, w := range argv[1:] {
+		if !w.exact || dirChangers[w.value] || strings.ContainsAny(w.value, " ;&|") {
+			return true
+		}
+	}
+	return false
+}
+
+// redirectsStreams reports whether redirects change a command's
+// standard input, or what reaches its standard output (a redirect of
+// descriptor 1, or one that joins another descriptor to it). Errors sent
+// to a file or /dev/null (`2>/dev/null`) change neither.
+func redirectsStreams(rs []*syntax.Redirect) (stdin, stdout bool) {
+	for _, r := range rs {
+		fd := ""
+		if r.N != nil {
+			fd = r.N.Value
+		}
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			if fd == "" || fd == "0" {
+				stdin = true
+			} else {
+				stdout = true // conservative
+			}
+		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut:
+			if fd == "" || fd == "1" {
+				stdout = true
+			}
+		default: // dups, &>, and anything else
+			stdout = true
+		}
+	}
+	return stdin, stdout
+}
+
+// unionDirs returns the directories of a and b, each once.
+func unionDirs(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, d := range b {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }

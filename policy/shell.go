@@ -213,17 +213,6 @@ func (a *analyzer) stmts(list []*syntax.Stmt) {
 	}
 }
 
-// unionDirs returns the directories of a and b, each once.
-func unionDirs(a, b []string) []string {
-	out := slices.Clone(a)
-	for _, d := range b {
-		if !slices.Contains(out, d) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 func (a *analyzer) stmt(s *syntax.Stmt) {
 	if s.Background {
 		// the whole statement: an approval must not cover another job
@@ -449,34 +438,6 @@ func boolRank(b bool) int {
 	return 0
 }
 
-// redirectsStreams reports whether redirects change a command's
-// standard input, or what reaches its standard output (a redirect of
-// descriptor 1, or one that joins another descriptor to it). Errors sent
-// to a file or /dev/null (`2>/dev/null`) change neither.
-func redirectsStreams(rs []*syntax.Redirect) (stdin, stdout bool) {
-	for _, r := range rs {
-		fd := ""
-		if r.N != nil {
-			fd = r.N.Value
-		}
-		switch r.Op {
-		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
-			if fd == "" || fd == "0" {
-				stdin = true
-			} else {
-				stdout = true // conservative
-			}
-		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut:
-			if fd == "" || fd == "1" {
-				stdout = true
-			}
-		default: // dups, &>, and anything else
-			stdout = true
-		}
-	}
-	return stdin, stdout
-}
-
 // isFD reports whether s names a file descriptor in a dup redirect: digits,
 // "-" (close), or digits followed by "-" (move).
 func isFD(s string) bool {
@@ -490,22 +451,6 @@ func isFD(s string) bool {
 		}
 	}
 	return true
-}
-
-// wrapsDirChange reports whether argv runs a cd, pushd or popd through a
-// builtin that runs it in this shell (builtin cd, command cd, eval cd).
-func wrapsDirChange(argv []word) bool {
-	switch path.Base(argv[0].value) {
-	case "builtin", "command", "eval", "exec":
-	default:
-		return false
-	}
-	for _, w := range argv[1:] {
-		if !w.exact || dirChangers[w.value] || strings.ContainsAny(w.value, " ;&|") {
-			return true
-		}
-	}
-	return false
 }
 
 // dirChangers change the working directory for the rest of the command.
