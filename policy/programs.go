@@ -108,6 +108,22 @@ func sedFindings(argv []word) []optFinding {
 			out = append(out, writeAt(i, "sed -i", argv[i]))
 		}
 	}
+	// -iSUFFIX keeps a backup: FILE+SUFFIX, or with a * or / in the
+	// suffix a name (in a directory) the suffix makes
+	for _, o := range p.opts {
+		if (o.name != "-i" && o.name != "--in-place") || !o.has || o.value.value == "" {
+			continue
+		}
+		if strings.ContainsAny(o.value.value, "*/") || !o.value.exact {
+			out = append(out, execAt(o.index, o.name, "keeps a backup under a name or directory its suffix makes"))
+			continue
+		}
+		for _, i := range files {
+			if w := argv[i]; w.exact {
+				out = append(out, writeAt(i, "sed -i backup", word{value: w.value + o.value.value, exact: true, src: w.src}))
+			}
+		}
+	}
 	return append(out, operandReads(argv, "sed", files)...)
 }
 

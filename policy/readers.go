@@ -24,7 +24,7 @@ var readerOpts = map[string]getopt{
 	"paste": {val: "d", long: map[string]bool{"--delimiters": true}},
 	"rev":   {}, "od": {val: "AjNStw"}, "cksum": {}, "md5sum": {}, "sha1sum": {}, "sha256sum": {},
 	"sha512sum": {}, "base64": {val: "w"}, "fold": {val: "w"}, "expand": {val: "t"},
-	"file": {val: "emfFP"},
+	"file": {val: "emfFP", long: map[string]bool{"--compile": false, "--magic-file": true, "--files-from": true, "--separator": true}},
 	"cmp":  {val: "inI"},
 	"comm": {},
 	"diff": {val: "CUDFILSxX", long: map[string]bool{"--label": true, "--ignore-matching-lines": true,
@@ -176,10 +176,24 @@ func readerFindings(argv []word) ([]optFinding, bool) {
 		}
 	case "file":
 		for _, o := range p.opts {
-			if (o.name == "-f" || o.name == "-m") && o.has {
+			if (o.name == "-f" || o.name == "-m" || o.name == "--magic-file" || o.name == "--files-from") && o.has {
 				out = append(out, readAt(o.vindex, o.name, o.value))
 			}
 		}
+		if p.has("-C", "--compile") {
+			out = append(out, execAt(1, "-C", "compiles a magic file, which it writes"))
+		}
+	case "tree":
+		for _, o := range p.opts {
+			if o.name == "-o" && o.has {
+				out = append(out, writeAt(o.vindex, "tree -o", o.value))
+			}
+			if o.name == "-R" {
+				out = append(out, execAt(o.index, "-R", "writes an output file in every directory"))
+			}
+		}
+	}
+	switch name {
 	case "ls", "du", "tree":
 		if len(files) == 0 {
 			out = append(out, listAt(len(argv), name, dotWord))
