@@ -62,12 +62,15 @@ func copyFindings(argv []word) []optFinding {
 	p := getopt{val: "tSgmo", long: map[string]bool{
 		"--target-directory": true, "--suffix": true, "--strip-program": true, "--group": true,
 		"--mode": true, "--owner": true, "--backup": false, "--reflink": false, "--preserve": false,
-		"--recursive": false, "--archive": false, "--directory": false,
+		"--recursive": false, "--archive": false, "--directory": false, "--parents": false,
 	}}.parse(argv)
 	name := path.Base(argv[0].value)
 	out := globExecs(p, argv)
 	if p.has("--strip-program") {
 		out = append(out, execAt(1, "--strip-program", "runs a program on the installed files"))
+	}
+	if p.has("--parents") {
+		out = append(out, execAt(1, "--parents", "writes each source under its whole path beneath the destination, which the analysis does not name"))
 	}
 	recursive := name == "cp" && p.has("-r", "-R", "-a", "--recursive", "--archive")
 	srcs := p.operands

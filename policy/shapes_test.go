@@ -180,6 +180,7 @@ commands = ["builtin *", "command *", "eval *"]
 		{ci, "sed -i.bak 's/a/b/' README.md", false, false, "", ""},
 		{ci, "tree -o notes.txt src", false, false, "write: notes.txt", ""},
 		{ci, "file -C -m src/magic", false, false, "", ""},
+		{ci, "cp --parents vendored/.git/hooks/pre-commit src/", false, false, "", ""},
 		{off, "cat README.md", false, true, "", ""},
 		{off, "head README.md", false, false, "", ""},
 		{off, "cd src && go test .", false, false, "", ""},
