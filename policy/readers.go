@@ -38,7 +38,7 @@ var readerOpts = map[string]getopt{
 		"--time": true, "--quoting-style": true, "--indicator-style": true}},
 	"stat":     {val: "c", long: map[string]bool{"--format": true, "--printf": true}},
 	"du":       {val: "BdXt", long: map[string]bool{"--max-depth": true, "--exclude": true, "--block-size": true, "--threshold": true, "--time-style": true}},
-	"tree":     {val: "LIPo"},
+	"tree":     {val: "LIPo", long: map[string]bool{"--fromfile": false, "--filelimit": true, "--timefmt": true, "--charset": true, "--sort": true}},
 	"readlink": {}, "realpath": {},
 }
 
@@ -190,6 +190,9 @@ func readerFindings(argv []word) ([]optFinding, bool) {
 			}
 			if o.name == "-R" {
 				out = append(out, execAt(o.index, "-R", "writes an output file in every directory"))
+			}
+			if o.name == "--fromfile" {
+				out = append(out, execAt(o.index, o.name, "shows the lines of the files it names as a tree"))
 			}
 		}
 	}
