@@ -300,3 +300,79 @@ func TestPlainProgramsModelled(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryReaderReads checks the whole class: every reader and modelled
+// reading program, run as a plain program, reads its file operand under
+// the read rules: `.env` is refused with a read fact for it, a source
+// file is allowed.
+func TestEveryReaderReads(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("ci.toml", []byte(shapesPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := map[string]string{
+		"grep": "grep x F", "egrep": "egrep x F", "fgrep": "fgrep x F", "sed": "sed -n p F", "gsed": "gsed -n p F",
+		"awk": "awk {print} F", "gawk": "gawk {print} F", "mawk": "mawk {print} F", "nawk": "nawk {print} F",
+		"diff": "diff F src/util.go", "cmp": "cmp F src/util.go", "comm": "comm F src/util.go", "find": "find F",
+		"gfind": "gfind F",
+	}
+	var progs []string
+	for name := range readerOpts {
+		progs = append(progs, name)
+	}
+	for name := range plainAlso {
+		progs = append(progs, name)
+	}
+	for _, prog := range progs {
+		f := form[prog]
+		if f == "" {
+			f = prog + " F"
+		}
+		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
+			secret := strings.ReplaceAll(f, "F", ".env")
+			r := p.Decide(Action{Class: ClassShell, Command: secret})
+			if r.Decision == Allow || !hasFact(r, "read: .env") {
+				t.Errorf("%s: %s by %s, facts %v; want refused with read: .env", secret, r.Decision, r.Rule, r.Facts)
+			}
+			plain := strings.ReplaceAll(f, "F", "src/main.go")
+			if r := p.Decide(Action{Class: ClassShell, Command: plain}); r.Decision != Allow {
+				t.Errorf("%s: %s by %s (%s), want allow", plain, r.Decision, r.Rule, r.Reason)
+			}
+		})
+	}
+}
+
+// TestEveryWriterWrites checks the class of plain writers: each one's
+// target is a write fact judged by the write rules (src/** allowed,
+// README.md not).
+func TestEveryWriterWrites(t *testing.T) {
+	t.Parallel()
+	p, err := Parse("ci.toml", []byte(shapesPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := map[string]string{"cp": "cp src/main.go F", "mv": "mv src/main.go F", "tee": "tee F"}
+	for prog := range plainWriters {
+		f := form[prog]
+		if f == "" {
+			f = prog + " F"
+		}
+		t.Run(prog, func(t *testing.T) {
+			t.Parallel()
+			out := strings.ReplaceAll(f, "F", "README.md")
+			if r := p.Decide(Action{Class: ClassShell, Command: out}); r.Decision == Allow || !hasFact(r, "write: README.md") {
+				t.Errorf("%s: %s by %s, facts %v; want refused with write: README.md", out, r.Decision, r.Rule, r.Facts)
+			}
+			in := strings.ReplaceAll(f, "F", "src/new.go")
+			if prog == "mv" {
+				in = "mv src/util.go src/new.go"
+			}
+			// listed: mv's source is read whole, which for a file is itself
+			if r := p.Decide(Action{Class: ClassShell, Command: in, Files: shapesFiles}); r.Decision != Allow {
+				t.Errorf("%s: %s by %s (%s), want allow", in, r.Decision, r.Rule, r.Reason)
+			}
+		})
+	}
+}

@@ -160,13 +160,13 @@ func (p *Policy) treeReadFact(dir string, filter *nameFilter, files func(string)
 				g := p.pathFact(ClassRead, FactRead, name)
 				if g.Decision > f.Decision || g.Decision == 0 {
 					f.Decision, f.Rule = g.Decision, g.Rule
-					f.Reason = fmt.Sprintf("the search would read %s, which %s; the grep tool leaves such files out, "+
-						"a recursive search in the shell cannot: use the grep tool, or leave the file out of the search "+
+					f.Reason = fmt.Sprintf("the command would read %s, which %s; the grep tool leaves such files out, "+
+						"a search in the shell cannot: use the grep tool, or leave the file out of the search "+
 						"(--include, --exclude, find -name)", g.Value, g.Reason)
 				}
 			}
 			if f.Decision == Allow {
-				f.Reason = fmt.Sprintf("every file the search would read beneath %s (listed when judged) is allowed: %s", clean, f.Reason)
+				f.Reason = fmt.Sprintf("every file the command would read beneath %s (listed when judged) is allowed: %s", clean, f.Reason)
 			}
 			return f
 		}
@@ -178,9 +178,9 @@ func (p *Policy) treeReadFact(dir string, filter *nameFilter, files func(string)
 		for _, pat := range r.paths {
 			if mayMatchBeneath(pat, clean) && !filter.excludesPattern(pat) {
 				f.Decision, f.Rule = r.decision, r.id
-				f.Reason = fmt.Sprintf("the search may read and show anything beneath %s, which %s; the grep tool "+
-					"leaves such files out, a recursive search in the shell cannot: use the grep tool, or leave "+
-					"them out of the search (--include, --exclude, find -name)", clean, r.explain(pat))
+				f.Reason = fmt.Sprintf("the command may read anything beneath %s (a search, or a copy or move of "+
+					"a directory), which %s; the grep tool leaves such files out, a command in the shell cannot: "+
+					"use the grep tool, or leave them out of the search (--include, --exclude, find -name)", clean, r.explain(pat))
 				break
 			}
 		}
