@@ -22,6 +22,18 @@ func readmePolicy(t *testing.T) []byte {
 	return []byte(block)
 }
 
+// readmeFiles lists a Go workspace with a .env, for the README's claims.
+func readmeFiles(dir string) ([]string, bool) {
+	all := []string{".env", ".git/config", "go.mod", "src/a.go", "src/server.go", "src/gen/x.go", "docs/index.md"}
+	var out []string
+	for _, f := range all {
+		if dir == "." || strings.HasPrefix(f, strings.TrimSuffix(dir, "/")+"/") {
+			out = append(out, f)
+		}
+	}
+	return out, true
+}
+
 // TestSecretBaseLayer checks that every policy inherits the built-in
 // secret-file denials, and that a file that says nothing about reads gets
 // the built-in read behaviour.
@@ -59,8 +71,17 @@ func TestSecretBaseLayer(t *testing.T) {
 	for cmd, want := range map[string]Decision{
 		"go test ./...": Allow, "go test -run TestX -count=1 ./policy/...": Allow,
 		"go test -exec sh ./...": Ask, "go test -toolexec ./x ./...": Ask, "go test -o /tmp/x ./...": Deny,
+		// the shapes the README says it accepts, and refuses
+		"cd src && go test ./... 2>&1 | tail -20": Allow, "timeout 300 go test ./...": Allow,
+		"CGO_ENABLED=0 go build ./...": Allow, "go vet ./... || true": Allow,
+		"git log --oneline -5 && cat go.mod": Allow, "sed -n '1,40p' src/server.go": Allow,
+		"grep -rn TODO src --include='*.go' | head": Allow, "find . -name '*.go' -exec grep -l Deprecated {} \\;": Allow,
+		"find src -name '*.go' | xargs grep -n TODO": Allow, "sed -i 's/old/new/' src/a.go": Allow,
+		"mkdir -p src/gen": Allow, "rm -rf src/gen": Allow,
+		"cat .env": Deny, "grep -r token .": Deny, "cd /etc && cat passwd": Deny, "LD_PRELOAD=x go test ./...": Ask,
+		"echo $AWS_SECRET_ACCESS_KEY": Deny, "rm -rf build": Deny, "python script.py": Deny,
 	} {
-		if r := readme.Decide(Action{Class: ClassShell, Command: cmd}); r.Decision != want {
+		if r := readme.Decide(Action{Class: ClassShell, Command: cmd, Files: readmeFiles}); r.Decision != want {
 			t.Errorf("README ci.toml: %s = %s by %s, want %s", cmd, r.Decision, r.Rule, want)
 		}
 	}

@@ -56,7 +56,10 @@ const (
 	// RuleSessionDeny decides a fact a person denied for the rest of a
 	// line-mode session ([Session.DenyAlways]).
 	RuleSessionDeny = "session denial"
-	ruleToolsFmt    = "tools.%s"
+	// RulePlain allows a plain program, whose effects are judged on their
+	// own ([ShellOptions.PlainPrograms]).
+	RulePlain    = "shell.plain_programs"
+	ruleToolsFmt = "tools.%s"
 )
 
 // Path is one path a file tool call touches, in the form the runner's
@@ -95,6 +98,19 @@ type Action struct {
 	// after symlinks; 0 or 1 when it does not exist or cannot be told.
 	// A multiply-linked file is judged by [Policy.linkFact].
 	Links func(path string) int
+	// Env holds the values the command will see for the variables the
+	// bash tool sets (HOME, PWD, TMPDIR, USER): an expansion of one of
+	// them is judged with its value. An expansion of any other variable is
+	// opaque. The policy never reads its own process's environment.
+	Env map[string]string
+	// Files, when set, lists every file and directory beneath a directory
+	// (named as for Resolve) as it is when the call is judged, each named
+	// as the directory joined with its path beneath it; ok is false when
+	// the listing is incomplete (an error, or too many to judge). A
+	// recursive search is then judged by the files it would read, and a
+	// removal (rm -r) by the files it would remove; without it, by what
+	// a rule could match beneath the directory.
+	Files func(dir string) (paths []string, ok bool)
 }
 
 // Fact is one thing a call does, with its decision.
@@ -129,11 +145,28 @@ type Result struct {
 	Reason string
 	// Facts are all the facts, in the order the analysis found them.
 	Facts []Fact
+	// Remedy, for a refusal that no --allow rule can lift, says so in
+	// words and why, and names the alternatives ("no rule can allow
+	// this: …"); "" when the call is allowed or narrow --allow rules
+	// could allow it ([Policy.AllowRules] finds them).
+	Remedy string
 }
 
 // Decide judges one call. It never fails: anything it cannot judge is
 // denied, or asked where the construct is merely opaque.
 func (p *Policy) Decide(a Action) Result {
+	r := p.decide(a)
+	if r.Decision != Allow && r.Remedy == "" && p.AllowRules(a, r) == nil {
+		r.Remedy = "no --allow rule can lift this alone: a rule naming " + shorten(r.Fact, 120) +
+			" cannot be written as a pattern, or the call would still be refused with it (" +
+			shorten(r.Reason, 200) + "); " + altDefer + ", or " + altAllowAll
+	}
+	return r
+}
+
+// decide is [Policy.Decide] without the remedy that needs the allow
+// rules, which [Policy.AllowRules] checks with it.
+func (p *Policy) decide(a Action) Result {
 	var facts []Fact
 	switch a.Class {
 	case ClassRead, ClassWrite:
@@ -191,6 +224,7 @@ func summarize(facts []Fact) Result {
 		if r.Decision == 0 {
 			r.Decision = Deny
 		}
+		r.Remedy = remedy(facts, f)
 	}
 	return r
 }
@@ -223,16 +257,18 @@ func (p *Policy) shellFacts(a Action) []Fact {
 		dir = f.Value // cleaned, workspace-relative when inside
 	}
 	var facts []Fact
-	raw := analyzeCommand(a.Command, dir)
+	raw := analyzeIn(a.Command, dir, a.Env, p.within)
 	// A command a rule denies needs no judging of the files its options
 	// name: the rule's reason says more than a guard's.
 	commands := make(map[int]Fact, len(raw))
 	denied := map[int]bool{}
+	plain := map[int]bool{}
 	for i, rf := range raw {
 		if rf.kind == FactCommand {
-			f := p.commandFact(rf)
+			f := p.commandFact(rf, raw)
 			commands[i] = f
 			denied[rf.owner] = denied[rf.owner] || f.Decision == Deny && f.Rule != RuleGuard
+			plain[rf.owner] = plain[rf.owner] || f.Rule == RulePlain
 		}
 	}
 	for i, rf := range raw {
@@ -246,7 +282,7 @@ func (p *Policy) shellFacts(a Action) []Fact {
 			facts = append(facts, Fact{Kind: FactOpaque, Value: rf.value, Decision: Ask, Rule: RuleOpaque,
 				Reason: "the analysis cannot fully read this construct"})
 		case FactRead, FactWrite:
-			if !rf.redirect && denied[rf.owner] {
+			if !rf.redirect && denied[rf.owner] || rf.listing && !plain[rf.owner] {
 				continue
 			}
 			class := ClassRead
@@ -258,9 +294,19 @@ func (p *Policy) shellFacts(a Action) []Fact {
 					Rule: "shell.redirects", Reason: "the policy allows no file redirects"})
 				continue
 			}
-			if rf.tree {
+			switch {
+			case rf.glob:
+				facts = append(facts, p.globReadFact(rf.path, a.Files))
+				continue
+			case rf.tree && rf.kind == FactRead && rf.split:
+				facts = append(facts, p.splitReadFact(rf.path, rf.filter, a.Files))
+			case rf.tree && rf.kind == FactRead:
+				facts = append(facts, p.treeReadFact(rf.path, rf.filter, a.Files))
+			case rf.tree && rf.deletes:
+				facts = append(facts, p.removalFact(rf.path, a.Files))
+			case rf.tree:
 				facts = append(facts, p.treeFact(class, rf.kind, rf.path))
-			} else {
+			default:
 				facts = append(facts, p.pathFact(class, rf.kind, rf.path))
 				if lf, ok := p.linkFact(rf.kind, rf.path, a.Links); ok {
 					facts = append(facts, lf)
@@ -277,6 +323,8 @@ func (p *Policy) shellFacts(a Action) []Fact {
 					what = "a file the command names: "
 				}
 				facts = append(facts, guard(rf.kind, rf.path, what+err.Error()))
+			case resolved != "" && resolved != rf.path && rf.tree && rf.kind == FactRead:
+				facts = append(facts, p.treeReadFact(resolved, rf.filter, a.Files))
 			case resolved != "" && resolved != rf.path && rf.tree:
 				facts = append(facts, p.treeFact(class, rf.kind, resolved))
 			case resolved != "" && resolved != rf.path:
@@ -292,7 +340,7 @@ func (p *Policy) shellFacts(a Action) []Fact {
 // wrappers in it would run. An allow rule whose final `*` stands for an
 // option that runs another program (`go test *` for `go test -exec x`)
 // counts as ask, unless another allow rule matches without that.
-func (p *Policy) commandFact(rf rawFact) Fact {
+func (p *Policy) commandFact(rf rawFact, raw []rawFact) Fact {
 	f := Fact{Kind: FactCommand, Value: rf.value, exact: rf.exact}
 	var tainted Fact
 	for _, r := range p.rules {
@@ -319,10 +367,43 @@ func (p *Policy) commandFact(rf rawFact) Fact {
 	switch {
 	case f.Decision == 0 && tainted.Rule != "":
 		f.Decision, f.Rule, f.Reason = tainted.Decision, tainted.Rule, tainted.Reason
+	case f.Decision == 0 && rf.plain && p.shell.PlainPrograms:
+		f.Decision, f.Rule, f.Reason = Allow, RulePlain, plainReason(rf, raw)
 	case f.Decision == 0:
 		f.Decision, f.Rule, f.Reason = p.fallback(ClassShell, FactCommand, f.Value)
 	}
+	if rf.why != "" && f.Rule != RulePlain {
+		f.Reason += " (" + rf.why + ")"
+	}
 	return f
+}
+
+// plainReason says how a plain program was judged: which of its effects
+// the read and write rules judge, and from which directory.
+func plainReason(rf rawFact, raw []rawFact) string {
+	var effects []string
+	for _, o := range raw {
+		if o.owner != rf.owner || o.kind != FactRead && o.kind != FactWrite {
+			continue
+		}
+		e := o.kind.String() + " " + o.path
+		if o.tree {
+			e += "/**"
+		}
+		if !slices.Contains(effects, e) {
+			effects = append(effects, e)
+		}
+	}
+	s := "a plain program, allowed without a shell rule; its effects are judged by the read and write rules"
+	if len(effects) == 0 {
+		s = "a plain program with no file effects, allowed without a shell rule"
+	} else {
+		s += ": " + shorten(strings.Join(effects, ", "), 300)
+	}
+	if rf.why != "" {
+		s += " (" + rf.why + ")"
+	}
+	return s
 }
 
 // matchArgv returns the pattern of r that matches argv, or for deny rules

@@ -137,7 +137,7 @@ commands = ["rm *"]
 	}
 	tests := []string{
 		"go test ./... $(id)", "go test `id`", "FOO=$(id) git status", "PATH=.:$PATH git status",
-		"FOO=bar git status", "FOO=bar", "git status $HOME", "git status ${HOME:-x}", "git status $((1+1))",
+		"GIT_DIR=x git status", "LD_PRELOAD=x git status", "GOFLAGS=-toolexec=x git status", "FOO=bar", "git status $HOME", "git status ${HOME:-x}", "git status $((1+1))",
 		"git status <(id)", "git status >(cat)", "git status $'\\x41'", `git status $"x"`, "g* status", "gi? status",
 		"{git,ls} status", "~/bin/git status", "if true; then git status; fi", "for f in a; do git status; done",
 		"while true; do git status; done", "until false; do :; done", "case x in x) git status;; esac",
@@ -148,7 +148,7 @@ commands = ["rm *"]
 		"git status (", "", "# only a comment", strings.Repeat("x", MaxCommandBytes+1),
 		strings.Repeat("ls; ", MaxCommands) + "ls", "git status {fd}> x", "git status &> x", "echo x |& cat",
 		"sh -c \"$(printf 'env %.0s' $(seq 1 2000)) ls\"",
-		"cd .git/hooks && git status > pre-commit", "pushd x; ls > y", "$D; ls > y",
+		"cd ../x && git status > pre-commit", "cd - && git status > y", "cd $D && git status > y", "pushd x; ls > y", "$D; ls > y",
 		// sh ends a comment at the newline even after a backslash; the
 		// parser would take the next line for more words of the command
 		"echo #\\\nrm -rf x", "echo a # note \\\nrm -rf x", "#\\\nrm -rf x",

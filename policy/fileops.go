@@ -58,7 +58,9 @@ func operandWrites(argv []word) []optFinding {
 	out := globExecs(p, argv)
 	for _, i := range p.operands {
 		if tree {
-			out = append(out, treeAt(i, name, argv[i], false))
+			f := treeAt(i, name, argv[i], false)
+			f.deletes = true
+			out = append(out, f)
 		} else {
 			out = append(out, writeAt(i, name, argv[i]))
 		}
@@ -74,12 +76,15 @@ func copyFindings(argv []word) []optFinding {
 	p := getopt{val: "tSgmo", long: map[string]bool{
 		"--target-directory": true, "--suffix": true, "--strip-program": true, "--group": true,
 		"--mode": true, "--owner": true, "--backup": false, "--reflink": false, "--preserve": false,
-		"--recursive": false, "--archive": false, "--directory": false,
+		"--recursive": false, "--archive": false, "--directory": false, "--parents": false,
 	}}.parse(argv)
 	name := path.Base(argv[0].value)
 	out := globExecs(p, argv)
 	if p.has("--strip-program") {
 		out = append(out, execAt(1, "--strip-program", "runs a program on the installed files"))
+	}
+	if p.has("--parents") {
+		out = append(out, execAt(1, "--parents", "writes each source under its whole path beneath the destination, which the analysis does not name"))
 	}
 	recursive := name == "cp" && p.has("-r", "-R", "-a", "--recursive", "--archive")
 	srcs := p.operands
@@ -129,6 +134,14 @@ func copyFindings(argv []word) []optFinding {
 		}
 		if name == "mv" {
 			out = append(out, writeAt(i, name, s))
+		}
+		// what is copied or moved can be read under its new name: the
+		// source is read (a directory, all of it)
+		switch {
+		case name == "mv" || recursive:
+			out = append(out, treeReadAt(i, name, s, nil))
+		case name == "cp" || name == "install":
+			out = append(out, readAt(i, name, s))
 		}
 	}
 	return out
@@ -247,6 +260,9 @@ func outputOperand(argv []word) []optFinding {
 	if len(p.operands) >= 2 {
 		i := p.operands[1]
 		out = append(out, writeAt(i, path.Base(argv[0].value)+" output", argv[i]))
+	}
+	if len(p.operands) >= 1 && (path.Base(argv[0].value) == "uniq" || !p.has("-r", "--revert")) {
+		out = append(out, operandReads(argv, path.Base(argv[0].value), p.operands[:1])...)
 	}
 	return out
 }

@@ -51,6 +51,7 @@ func FuzzDecideShell(f *testing.F) {
 decision = "deny"
 [shell]
 background = "allow"
+plain_programs = false
 [[rule]]
 tool = "shell"
 decision = "allow"

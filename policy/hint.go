@@ -30,7 +30,7 @@ func (p *Policy) AllowRules(a Action, r Result) []string {
 		}
 	}
 	q, err := p.WithRules(specs, nil)
-	if err != nil || len(specs) == 0 || q.Decide(a).Decision != Allow {
+	if err != nil || len(specs) == 0 || q.decide(a).Decision != Allow {
 		return nil
 	}
 	return specs

@@ -21,7 +21,7 @@ func TestAllowRules(t *testing.T) {
 		"compound":         {Action{Class: ClassShell, Command: "go vet ./... && go test ./..."}, []string{"shell:go test ./..."}},
 		"two refused":      {Action{Class: ClassShell, Command: "go build && go test ./..."}, []string{"shell:go build", "shell:go test ./..."}},
 		"redirect":         {Action{Class: ClassShell, Command: "go vet ./... > out.txt"}, []string{"write:out.txt"}},
-		"quoted":           {Action{Class: ClassShell, Command: "echo 'a b'"}, []string{"shell:echo 'a b'"}},
+		"quoted":           {Action{Class: ClassShell, Command: "make 'a b'"}, []string{"shell:make 'a b'"}},
 		"deny rule":        {Action{Class: ClassShell, Command: "go test ./... && rm -rf x"}, nil},
 		"secret":           {Action{Class: ClassRead, Paths: []Path{{Requested: ".env"}}}, nil},
 		"opaque":           {Action{Class: ClassShell, Command: "echo $(id)"}, nil},

@@ -38,10 +38,33 @@ func makesLinks(argv []word) bool {
 		sub := gitSubIndex(argv)
 		return sub < 0 || gitLinkMakers[argv[sub].value]
 	}
+	if name == "cp" {
+		return cpKeepsLinks(argv)
+	}
 	if extractors[name] {
 		return slices.ContainsFunc(findOptions(argv), func(f optFinding) bool { return f.spec.effect == optWriteTree })
 	}
 	return linkMakers[name]
+}
+
+// cpKeepsLinks reports whether a cp may create a link: with -s or -l,
+// or when it copies symlinks as symlinks (-P, -d, -a, -R, -r and their
+// long forms), or with a word the analysis cannot read. A plain cp
+// creates regular files; its sources are read facts, resolved through
+// links when judged, and a destination that is already a link is a
+// write judged by its target.
+func cpKeepsLinks(argv []word) bool {
+	p := getopt{val: "tS", long: map[string]bool{"--target-directory": true, "--suffix": true}}.parse(argv)
+	if len(p.globs) > 0 {
+		return true
+	}
+	for _, w := range argv[1:] {
+		if !w.exact && w.glob == "" {
+			return true
+		}
+	}
+	return p.has("-s", "-l", "-P", "-d", "-a", "-R", "-r", "--symbolic-link", "--link", "--no-dereference",
+		"--archive", "--recursive", "--preserve", "--parents")
 }
 
 // extractors make links only when they extract (tar -x, unzip without a

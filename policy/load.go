@@ -72,8 +72,9 @@ type toolsDoc struct {
 }
 
 type shellDoc struct {
-	Redirects  *string `toml:"redirects"`
-	Background *string `toml:"background"`
+	Redirects     *string `toml:"redirects"`
+	Background    *string `toml:"background"`
+	PlainPrograms *bool   `toml:"plain_programs"`
 }
 
 type ruleDoc struct {
@@ -222,7 +223,7 @@ func (b *builder) errf(key string, format string, args ...any) error {
 // build turns the document into a policy: the settings, then the rules
 // and the self-tests in file order.
 func (b *builder) build(doc *document) (*Policy, error) {
-	p := &Policy{name: b.name, defaults: Ask, headless: AskDeny, shell: ShellOptions{Background: Ask}}
+	p := &Policy{name: b.name, defaults: Ask, headless: AskDeny, shell: ShellOptions{Background: Ask, PlainPrograms: true}}
 	if doc.Version != nil && *doc.Version != 1 {
 		return nil, b.errf("version", "unsupported version %d (want 1)", *doc.Version)
 	}
@@ -364,6 +365,9 @@ func (b *builder) shell(p *Policy, s *shellDoc) error {
 			return b.errf("shell.background", "%v", err)
 		}
 		p.shell.Background = dec
+	}
+	if s.PlainPrograms != nil {
+		p.shell.PlainPrograms = *s.PlainPrograms
 	}
 	return nil
 }

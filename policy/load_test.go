@@ -68,8 +68,12 @@ func TestDefaultPolicy(t *testing.T) {
 			t.Errorf("%s %s: got %s, want %s", tc.class, tc.path, r.Decision, tc.want)
 		}
 	}
-	if r := p.Decide(Action{Class: ClassShell, Command: "ls"}); r.Decision != Ask {
+	if r := p.Decide(Action{Class: ClassShell, Command: "make"}); r.Decision != Ask {
 		t.Errorf("shell: got %s, want ask", r.Decision)
+	}
+	// a plain program is judged by its effects: ls reads the directory
+	if r := p.Decide(Action{Class: ClassShell, Command: "ls"}); r.Decision != Allow || r.Rule != RulePlain {
+		t.Errorf("shell ls: got %s by %s, want allow by %s", r.Decision, r.Rule, RulePlain)
 	}
 }
 
@@ -139,7 +143,7 @@ func TestParseErrors(t *testing.T) {
 		{"control char in pattern", "[[rule]]\ntool = \"shell\"\ndecision = \"deny\"\ncommands = [\"rm\\u200b *\"]\n", "rule[0].commands", 4, "invisible"},
 		{"test without expect", "[[test]]\ntool = \"read\"\npath = \"a\"\n", "test[0].expect", 1, "unknown decision"},
 		{"test with both", "[[test]]\ntool = \"shell\"\ncommand = \"ls\"\npath = \"a\"\nexpect = \"deny\"\n", "test[0]", 1, "takes command"},
-		{"failing self-test", "[defaults]\ndecision = \"deny\"\n\n[[test]]\ntool = \"shell\"\ncommand = \"ls\"\nexpect = \"allow\"\n", "test[0]", 4, "self-test failed: shell \"ls\": want allow, got deny"},
+		{"failing self-test", "[defaults]\ndecision = \"deny\"\n\n[[test]]\ntool = \"shell\"\ncommand = \"make\"\nexpect = \"allow\"\n", "test[0]", 4, "self-test failed: shell \"make\": want allow, got deny"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

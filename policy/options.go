@@ -184,19 +184,28 @@ const (
 
 // optFinding is one option found in an argv.
 type optFinding struct {
-	index  int    // argv index of the option word
-	name   string // the option, as its table names it
-	spec   optSpec
-	value  word   // optWrite: the value
-	base   string // optWrite: the directory a relative value is relative to, from -C options; "" for the shell's
-	opaque bool   // optWrite: the base directory cannot be read
+	index   int    // argv index of the option word
+	name    string // the option, as its table names it
+	spec    optSpec
+	value   word        // optWrite: the value
+	base    string      // optWrite: the directory a relative value is relative to, from -C options; "" for the shell's
+	opaque  bool        // optWrite: the base directory cannot be read
+	filter  *nameFilter // optReadTree: the files a search lets through
+	deletes bool        // optWriteTree: a removal, which touches only what exists
+	listing bool        // optRead: shows names or metadata only (see [listAt])
+	operand bool        // optRead, optReadTree: a reader's file operand, listed after its command
+	split   bool        // optReadTree: the names come through xargs, which splits them at blanks and quotes
 }
 
 // findOptions returns the known options of argv that write a file or run
 // a program, for git and go; nil for other commands.
 func findOptions(argv []word) []optFinding {
-	if len(argv) < 2 || !argv[0].exact {
+	if len(argv) == 0 || !argv[0].exact {
 		return nil
+	}
+	reads, _ := readerFindings(argv)
+	if len(argv) < 2 {
+		return reads
 	}
 	switch path.Base(argv[0].value) {
 	case "git":
@@ -205,9 +214,9 @@ func findOptions(argv []word) []optFinding {
 		return goFindings(argv)
 	}
 	if m := programModel(path.Base(argv[0].value)); m != nil {
-		return m(argv)
+		return append(m(argv), reads...)
 	}
-	return nil
+	return reads
 }
 
 // gitFindings scans git's global options, then the subcommand's up to
@@ -540,24 +549,36 @@ func (a *analyzer) options(argv []word) []optFinding {
 				execs = append(execs, f)
 			}
 		case optWrite, optRead, optWriteTree, optReadTree:
-			read := f.spec.effect == optRead || f.spec.effect == optReadTree
-			what := "the file " + f.name + " names"
-			if read {
-				what = "a file " + f.name + " reads"
-			}
-			if f.opaque {
-				a.opaque("a -C directory the analysis cannot read, for "+what, renderArgv(argv))
-				continue
-			}
-			n := len(a.facts)
-			a.fileTarget(read, !read, false, f.base, f.value, what, f.value.src)
-			for k := n; k < len(a.facts); k++ {
-				a.facts[k].tree = f.spec.effect == optWriteTree || f.spec.effect == optReadTree
-				a.facts[k].owner = a.commands
-			}
+			a.record(argv, f)
 		}
 	}
 	return execs
+}
+
+// record records the read or write fact of one finding of argv.
+func (a *analyzer) record(argv []word, f optFinding) {
+	read := f.spec.effect == optRead || f.spec.effect == optReadTree
+	what := "the file " + f.name + " names"
+	if read {
+		what = "a file " + f.name + " reads"
+	}
+	if f.opaque {
+		a.opaque("a -C directory the analysis cannot read, for "+what, renderArgv(argv))
+		return
+	}
+	n := len(a.facts)
+	if f.operand && f.spec.effect == optRead && !f.value.exact && f.value.glob != "" && f.base == "" &&
+		!strings.HasPrefix(f.value.glob, "~") {
+		a.globRead(f.value)
+	} else {
+		a.fileTarget(read, !read, false, f.base, f.value, what, f.value.src)
+	}
+	for k := n; k < len(a.facts); k++ {
+		a.facts[k].tree = f.spec.effect == optWriteTree || f.spec.effect == optReadTree
+		a.facts[k].filter, a.facts[k].deletes, a.facts[k].listing = f.filter, f.deletes, f.listing
+		a.facts[k].operand, a.facts[k].split = f.operand, f.split
+		a.facts[k].owner = a.commands
+	}
 }
 
 // tailExec returns the first option in argv that runs a program and that

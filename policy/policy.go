@@ -139,6 +139,14 @@ type ShellOptions struct {
 	Redirects RedirectMode
 	// Background is the decision for a job started with `&`.
 	Background Decision
+	// PlainPrograms (plain_programs, on unless a file turns it off) lets
+	// a plain program run without a shell rule of its own: one whose
+	// every effect the analysis models (the readers such as cat, grep and
+	// head; echo, printf, true, false, test, pwd, which; mkdir, touch,
+	// rm, cp and mv) is judged by those effects alone, its reads by the
+	// read rules and its writes by the write rules. A shell rule that
+	// matches the command still decides it.
+	PlainPrograms bool
 }
 
 // Root is a directory outside the workspace that an absolute allow rule
@@ -243,6 +251,16 @@ func (p *Policy) InWorkspace(dir string) *Policy {
 		}
 	}
 	return &q
+}
+
+// within returns the workspace-relative form of a path inside the bound
+// workspace, for the shell analysis's cd.
+func (p *Policy) within(name string) (string, bool) {
+	if checkText(name) != nil {
+		return "", false
+	}
+	clean, outside := p.normalize(name)
+	return clean, !outside
 }
 
 // rootNames returns dir absolute, then with links evaluated when that

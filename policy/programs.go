@@ -58,16 +58,16 @@ func programModel(name string) progModel {
 // have no option that runs a program or writes a file. An allow rule with
 // a final `*` for any other program draws a warning at load time.
 var modelledPrograms = []string{
-	"awk", "basename", "bsdtar", "cat", "chgrp", "chmod", "chown", "cksum", "cmp", "comm", "cp",
-	"curl", "cut", "date", "dd", "df", "diff", "dirname", "du", "echo", "ed", "egrep", "ex", "expr",
-	"false", "fgrep", "file", "find", "gawk", "gfind", "git", "go", "grep", "gsed", "gtar", "gvim",
-	"head", "hostname", "id", "install", "less", "link", "ln", "ls", "man", "mawk", "md5sum", "mkdir",
-	"more", "mv", "nano", "nawk", "nl", "nproc", "nvim", "od", "parallel", "paste", "patch", "pico",
-	"printenv", "printf", "pwd", "readlink", "realpath", "rev", "rm", "rmdir", "rsync", "rubichan", "rview",
-	"rvim", "scp", "sed", "seq", "sftp", "sha1sum", "sha256sum", "sha512sum", "sleep", "sort", "ssh",
-	"stat", "tac", "tail", "tar", "tee", "test", "touch", "tr", "true", "truncate", "uname", "uniq",
-	"unlink", "unzip", "vi", "view", "vim", "vimdiff", "wc", "wget", "which", "whoami", "xargs",
-	"xxd", "zip",
+	"awk", "base64", "basename", "bsdtar", "cat", "chgrp", "chmod", "chown", "cksum", "cmp", "comm",
+	"cp", "curl", "cut", "date", "dd", "df", "diff", "dirname", "du", "echo", "ed", "egrep", "ex",
+	"expand", "expr", "false", "fgrep", "file", "find", "fold", "gawk", "gfind", "git", "go", "grep",
+	"gsed", "gtar", "gvim", "head", "hostname", "id", "install", "less", "link", "ln", "ls", "man",
+	"mawk", "md5sum", "mkdir", "more", "mv", "nano", "nawk", "nl", "nproc", "nvim", "od", "parallel",
+	"paste", "patch", "pico", "printenv", "printf", "pwd", "readlink", "realpath", "rev", "rm",
+	"rmdir", "rsync", "rubichan", "rview", "rvim", "scp", "sed", "seq", "sftp", "sha1sum",
+	"sha256sum", "sha512sum", "sleep", "sort", "ssh", "stat", "tac", "tail", "tar", "tee", "test",
+	"touch", "tr", "tree", "true", "truncate", "uname", "uniq", "unlink", "unzip", "vi", "view",
+	"vim", "vimdiff", "wc", "wget", "which", "whoami", "xargs", "xxd", "zip",
 }
 
 // isModelled reports whether the analysis models a program's options.
@@ -108,7 +108,23 @@ func sedFindings(argv []word) []optFinding {
 			out = append(out, writeAt(i, "sed -i", argv[i]))
 		}
 	}
-	return out
+	// -iSUFFIX keeps a backup: FILE+SUFFIX, or with a * or / in the
+	// suffix a name (in a directory) the suffix makes
+	for _, o := range p.opts {
+		if (o.name != "-i" && o.name != "--in-place") || !o.has || o.value.value == "" {
+			continue
+		}
+		if strings.ContainsAny(o.value.value, "*/") || !o.value.exact {
+			out = append(out, execAt(o.index, o.name, "keeps a backup under a name or directory its suffix makes"))
+			continue
+		}
+		for _, i := range files {
+			if w := argv[i]; w.exact {
+				out = append(out, writeAt(i, "sed -i backup", word{value: w.value + o.value.value, exact: true, src: w.src}))
+			}
+		}
+	}
+	return append(out, operandReads(argv, "sed", files)...)
 }
 
 // scriptWord returns the script text at argv index i: an option's value
@@ -161,9 +177,11 @@ func sortFindings(argv []word) []optFinding {
 			}
 		case "--compress-program":
 			out = append(out, execAt(o.index, o.name, "runs a program to compress temporary files"))
+		case "--files0-from":
+			out = append(out, execAt(o.index, o.name, "sorts and shows the files a list names, which the analysis cannot see"))
 		}
 	}
-	return out
+	return append(out, operandReads(argv, "sort", p.operands)...)
 }
 
 // findActions are find's actions that run a program, delete or write.
@@ -176,8 +194,12 @@ func findFindings(argv []word) []optFinding {
 	var out []optFinding
 	var starts []word
 	expr := false
+	exprStart := len(argv)
 	for i := 1; i < len(argv); i++ {
 		w := argv[i]
+		if !expr && exprStart == len(argv) && (!w.exact || strings.HasPrefix(w.value, "-") && !slices.Contains([]string{"-H", "-L", "-P"}, w.value) || w.value == "(" || w.value == "!") {
+			exprStart = i
+		}
 		if !w.exact {
 			for _, a := range findActions {
 				if globMatches(w.glob, a) {
@@ -189,7 +211,22 @@ func findFindings(argv []word) []optFinding {
 		}
 		v := w.value
 		switch v {
-		case "-exec", "-execdir", "-ok", "-okdir":
+		case "-exec", "-execdir":
+			end := i + 1
+			for end < len(argv) && !(argv[end].exact && (argv[end].value == ";" || argv[end].value == "+")) {
+				end++
+			}
+			roots := starts
+			if len(roots) == 0 {
+				roots = []word{dotWord}
+			}
+			if found, ok := execReader(argv[i+1:end], roots, execNames(argv, exprStart, i), v == "-execdir"); ok {
+				out = append(out, found...)
+				expr, i = true, end
+				continue
+			}
+			out = append(out, execAt(i, v, "runs a program for the files found"))
+		case "-ok", "-okdir":
 			out = append(out, execAt(i, v, "runs a program for the files found"))
 		case "-delete":
 			out = append(out, execAt(i, v, "deletes the files found"))
@@ -205,6 +242,13 @@ func findFindings(argv []word) []optFinding {
 			starts = append(starts, w)
 		}
 	}
+	listed := starts
+	if len(listed) == 0 {
+		listed = []word{dotWord}
+	}
+	for _, s := range listed {
+		out = append(out, listAt(0, "find", s))
+	}
 	if slices.ContainsFunc(out, func(f optFinding) bool { return f.name == "-delete" }) {
 		if len(starts) == 0 {
 			starts = append(starts, dotWord)
@@ -214,6 +258,43 @@ func findFindings(argv []word) []optFinding {
 		}
 	}
 	return out
+}
+
+// execNames returns the name globs that the files reaching an -exec at
+// index at must match: those of the and-branch the -exec ends, when it
+// stands at the top level of the expression that starts at from.
+func execNames(argv []word, from, at int) []word {
+	if from > at {
+		return nil
+	}
+	branches := splitOr(argv[from:at])
+	if len(branches) == 0 {
+		return nil
+	}
+	last := branches[len(branches)-1]
+	open := 0
+	for _, w := range last {
+		switch w.value {
+		case "(":
+			open++
+		case ")":
+			open--
+		}
+	}
+	if open != 0 {
+		return nil
+	}
+	return branchNames(last)
+}
+
+// containsAny reports whether s holds one of the words.
+func containsAny(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // xargsFindings: the first operand of xargs and parallel is a command
@@ -255,12 +336,14 @@ func awkFindings(argv []word) []optFinding {
 			progs = append(progs, o.index)
 		}
 	}
+	files := p.operands
 	if len(progs) == 0 && !fromFile && len(p.operands) > 0 {
-		progs = p.operands[:1]
+		progs, files = p.operands[:1], p.operands[1:]
 	}
+	out = append(out, operandReads(argv, "awk", files)...)
 	for _, i := range progs {
 		w := scriptWord(p, argv, i)
-		if !w.exact || strings.ContainsAny(w.value, "|>@") || strings.Contains(w.value, "system") || strings.Contains(w.value, "getline") {
+		if !w.exact || strings.ContainsAny(w.value, "|>@") || containsAny(w.value, "system", "getline", "ARGV", "ARGC", "ENVIRON", "PROCINFO") {
 			out = append(out, execAt(i, "awk program", "may run commands (system(), pipes) or read and write files (getline, print >)"))
 		}
 	}

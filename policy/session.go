@@ -188,7 +188,11 @@ func (r Result) Message() string {
 	if r.Reason != "" {
 		fmt.Fprintf(&b, ": %s", r.Reason)
 	}
-	b.WriteString(".\nDo not retry variants of this command; use another approach or stop.")
+	b.WriteString(".")
+	if r.Remedy != "" {
+		fmt.Fprintf(&b, " %s%s.", strings.ToUpper(r.Remedy[:1]), r.Remedy[1:])
+	}
+	b.WriteString("\nDo not retry variants of this command; use another approach or stop.")
 	return b.String()
 }
 

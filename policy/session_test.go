@@ -11,6 +11,8 @@ func TestSessionApprovals(t *testing.T) {
 	p, err := Parse("s.toml", []byte(`
 [defaults]
 decision = "ask"
+[shell]
+plain_programs = false
 [[rule]]
 id = "no-rm"
 tool = "shell"
@@ -112,6 +114,8 @@ func TestSessionDenyAlways(t *testing.T) {
 	p, err := Parse("s.toml", []byte(`
 [defaults]
 decision = "ask"
+[shell]
+plain_programs = false
 [[rule]]
 id = "ok"
 tool = "shell"
@@ -197,6 +201,8 @@ func TestSessionFacts(t *testing.T) {
 	p, err := Parse("s.toml", []byte(`
 [defaults]
 decision = "ask"
+[shell]
+plain_programs = false
 [[rule]]
 id = "ok"
 tool = "shell"

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -77,24 +78,51 @@ type rawFact struct {
 	tree     bool         // FactRead, FactWrite: anything beneath the path
 	owner    int          // FactCommand, and FactRead, FactWrite from its options: the command's number
 	exact    bool         // the fact is exact enough for a session approval
+	filter   *nameFilter  // FactRead, tree: the files a search lets through
+	deletes  bool         // FactWrite, tree: a removal (rm -r), which touches only what exists
+	plain    bool         // FactCommand: a plain program, judged by its effects (see [ShellOptions])
+	listing  bool         // FactRead: names or metadata only, judged only for a plain program
+	operand  bool         // FactRead: a reader's file operand, placed after its command
+	glob     bool         // FactRead: path is a glob pattern; the read is of every file it matches
+	split    bool         // FactRead, tree: the names reach the reader through xargs's splitting
+	why      string       // FactCommand: how the analysis read it, for `policy check`
 }
 
 // analyzer collects the facts of one shell command.
 type analyzer struct {
-	src        string
-	dir        string
-	facts      []rawFact
-	commands   int
-	depth      int
-	moved      bool  // a cd, pushd or popd ran: relative targets are unknown
-	makers     []int // numbers of the commands that create links or files
-	candidates *int  // shared budget of unwrapped command lines
+	src            string
+	dirs           []string // the directories the next command may run in: more than one after a cd whose failure the line does not stop on
+	env            map[string]string
+	within         func(p string) (string, bool) // the workspace-relative form of a path inside the workspace
+	stdinFind      *findTree                     // the next command reads the names a find in the same pipeline prints
+	piped          *findTree                     // what the last command wrote to its standard output, when it is such names
+	stdinRedirect  bool                          // the statement of the next command redirects its standard input
+	stdoutRedirect bool                          // … or its standard output, or its errors into the output
+	facts          []rawFact
+	commands       int
+	depth          int
+	moved          bool  // a cd, pushd or popd ran: relative targets are unknown
+	makers         []int // numbers of the commands that create links or files
+	candidates     *int  // shared budget of unwrapped command lines
 }
 
 // analyzeCommand turns a shell command into facts, parsing it under both
 // dialects and keeping the facts of both, so that a construct the dialects
 // read differently is judged both ways.
 func analyzeCommand(src, dir string) []rawFact {
+	return analyzeIn(src, dir, nil, nil)
+}
+
+// analyzeIn is [analyzeCommand] with the values of the variables the
+// command will see (env) and the workspace's bounds (inside; nil: only
+// relative paths that stay inside are inside).
+func analyzeIn(src, dir string, env map[string]string, inside func(string) (string, bool)) []rawFact {
+	if inside == nil {
+		inside = func(p string) (string, bool) {
+			c := path.Clean(p)
+			return c, !path.IsAbs(c) && c != ".." && !strings.HasPrefix(c, "../")
+		}
+	}
 	if err := checkText(src); err != nil {
 		return []rawFact{{kind: FactOpaque, value: "command text: " + err.Error()}}
 	}
@@ -110,7 +138,7 @@ func analyzeCommand(src, dir string) []rawFact {
 		if err != nil {
 			got = []rawFact{{kind: FactOpaque, value: fmt.Sprintf("does not parse as %s: %v", l, err)}}
 		} else {
-			a := &analyzer{src: src, dir: dir, candidates: &budget}
+			a := &analyzer{src: src, dirs: []string{dir}, env: env, within: inside, candidates: &budget}
 			a.stmts(f.Stmts)
 			a.linkLine()
 			if a.commands > MaxCommands {
@@ -137,10 +165,18 @@ func analyzeCommand(src, dir string) []rawFact {
 
 func (rf rawFact) key() string {
 	v := rf.value
+	if rf.kind == FactCommand {
+		// one command text judged in two contexts (a plain reader fed by
+		// a find, and the same text fed by anything else) is two facts
+		v += fmt.Sprintf("\x00%v\x00%s", rf.plain, rf.why)
+	}
 	if rf.kind == FactRead || rf.kind == FactWrite {
 		v = rf.path
 		if rf.tree {
-			v += "/**"
+			v += "/**" + rf.filter.key()
+		}
+		if rf.glob || rf.listing || rf.deletes || rf.split {
+			v += fmt.Sprintf("\x00%v%v%v%v", rf.glob, rf.listing, rf.deletes, rf.split)
 		}
 	}
 	return rf.kind.String() + "\x00" + v
@@ -166,9 +202,14 @@ func (a *analyzer) opaque(what, src string) {
 	a.facts = append(a.facts, rawFact{kind: FactOpaque, value: v})
 }
 
+// stmts analyses a list. A statement's cd may fail and the next
+// statement still runs: after each, the line may be in the directories
+// before it or after it.
 func (a *analyzer) stmts(list []*syntax.Stmt) {
 	for _, s := range list {
+		before := a.dirs
 		a.stmt(s)
+		a.dirs = unionDirs(before, a.dirs)
 	}
 }
 
@@ -185,6 +226,7 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	for _, r := range s.Redirs {
 		a.redirect(r)
 	}
+	a.stdinRedirect, a.stdoutRedirect = redirectsStreams(s.Redirs)
 	if c, ok := s.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 0 {
 		// the command's own redirects are opened before it runs
 		for k := n; k < len(a.facts); k++ {
@@ -196,10 +238,36 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	case *syntax.CallExpr:
 		a.call(c)
 	case *syntax.BinaryCmd:
-		a.stmt(c.X)
-		a.stmt(c.Y)
+		before := a.dirs
+		switch c.Op {
+		case syntax.AndStmt:
+			a.stmt(c.X)
+			a.stmt(c.Y)
+		case syntax.OrStmt:
+			a.stmt(c.X)
+			a.dirs = unionDirs(before, a.dirs)
+			a.stmt(c.Y)
+			a.dirs = unionDirs(before, a.dirs)
+		default: // a pipeline: each side runs in a subshell
+			a.piped = nil
+			a.stmt(c.X)
+			a.dirs = before
+			switch x := c.X.Cmd.(type) {
+			case *syntax.CallExpr:
+				a.stdinFind = a.piped
+			case *syntax.BinaryCmd:
+				if x.Op == syntax.Pipe {
+					a.stdinFind = a.piped
+				}
+			}
+			a.stmt(c.Y)
+			a.stdinFind = nil
+			a.dirs = before
+		}
 	case *syntax.Subshell:
+		before := a.dirs
 		a.stmts(c.Stmts)
+		a.dirs = before
 	case *syntax.Block:
 		a.stmts(c.Stmts)
 	default:
@@ -264,7 +332,7 @@ func (a *analyzer) inside(n syntax.Node) {
 // word reads w, records an opaque fact when needed and analyses the
 // commands nested in it.
 func (a *analyzer) word(w *syntax.Word) word {
-	info := readWord(w)
+	info := readWordEnv(w, a.env)
 	wd := word{value: info.value, exact: info.exact, src: a.text(w)}
 	if info.opaque != "" {
 		a.opaque(info.opaque, a.text(w))
@@ -276,44 +344,98 @@ func (a *analyzer) word(w *syntax.Word) word {
 }
 
 func (a *analyzer) call(c *syntax.CallExpr) {
+	stdinFind := a.stdinFind
+	a.stdinFind, a.piped = nil, nil
+	if a.stdinRedirect {
+		stdinFind = nil
+	}
+	var why []string
 	if len(c.Assigns) > 0 {
-		a.opaque("variable assignment", a.text(c.Assigns[0]))
-		for _, as := range c.Assigns {
-			a.inside(as)
+		if len(c.Args) == 0 || !a.ordinaryAssigns(c.Assigns) {
+			a.opaque("variable assignment", a.text(c.Assigns[0]))
+			for _, as := range c.Assigns {
+				a.inside(as)
+			}
+		} else {
+			why = append(why, "its prefix assignments set ordinary variables")
 		}
 	}
 	if len(c.Args) == 0 {
 		return
 	}
 	a.commands++
-	argv := make([]word, len(c.Args))
+	full := make([]word, len(c.Args))
 	exact := true
 	for i, w := range c.Args {
-		argv[i] = a.word(w)
-		exact = exact && argv[i].exact
+		full[i] = a.word(w)
+		exact = exact && full[i].exact
 	}
-	if !argv[0].exact && readWord(c.Args[0]).opaque == "" {
-		a.opaque("glob, brace or tilde expansion in a command name", argv[0].src)
+	if !full[0].exact && readWordEnv(c.Args[0], a.env).opaque == "" {
+		a.opaque("glob, brace or tilde expansion in a command name", full[0].src)
 	}
-	if argv[0].exact && (argv[0].value == "alias" || argv[0].value == "unalias") {
+	if full[0].exact && (full[0].value == "alias" || full[0].value == "unalias") {
 		a.opaque("alias definition", a.text(c))
 	}
-	if !argv[0].exact || dirChangers[path.Base(argv[0].value)] {
+	argv, timed := stripTimeout(full)
+	if timed {
+		why = append(why, "judged as the command timeout runs")
+	}
+	from := slices.Clone(a.dirs)
+	cd := argv[0].exact && argv[0].value == "cd" && a.cd(argv)
+	if cd {
+		why = append(why, "a cd within the workspace: the paths after it are resolved from "+strings.Join(a.dirs, " or "))
+	} else if !argv[0].exact || dirChangers[path.Base(argv[0].value)] || wrapsDirChange(argv) {
 		a.moved = true
 	}
 	if makesLinks(argv) {
 		a.makers = append(a.makers, a.commands)
 	}
+	optStart := len(a.facts)
 	execs := a.options(argv)
+	plain := cd || plainCommand(argv, execs)
+	if argv[0].exact && path.Base(argv[0].value) == "xargs" && stdinFind != nil && a.xargsReads(argv, stdinFind) {
+		plain = true
+		why = append(why, "xargs runs a plain reader over the names a find in the pipeline prints")
+	}
+	if !a.stdoutRedirect && len(c.Assigns) == 0 && argv[0].exact {
+		switch {
+		case path.Base(argv[0].value) == "find" || path.Base(argv[0].value) == "gfind":
+			a.piped = printedNames(argv)
+		case passFilter(argv):
+			a.piped = stdinFind
+		}
+	}
+	inner := a.unwrap(full, a.depth+1)
+	if timed {
+		inner = append(inner, full)
+	}
+	if len(from) > 1 || from[0] != "." {
+		why = append(why, "run from "+strings.Join(from, " or "))
+	}
 	a.facts = append(a.facts, rawFact{
 		kind:  FactCommand,
 		value: renderArgv(argv),
 		argv:  argv,
-		inner: a.unwrap(argv, a.depth+1),
+		inner: inner,
 		execs: execs,
 		exact: exact,
 		owner: a.commands,
+		plain: plain,
+		why:   strings.Join(why, "; "),
 	})
+	// a reader's operands come after it, so that an allowed call is
+	// explained by the rule that allowed the command
+	tail := a.facts[optStart:]
+	slices.SortStableFunc(tail, func(x, y rawFact) int {
+		return boolRank(x.operand) - boolRank(y.operand)
+	})
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // isFD reports whether s names a file descriptor in a dup redirect: digits,
@@ -359,7 +481,7 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 		a.word(r.Word)
 		return
 	case syntax.DplIn, syntax.DplOut:
-		if info := readWord(r.Word); info.exact && isFD(info.value) {
+		if info := readWordEnv(r.Word, a.env); info.exact && isFD(info.value) {
 			return
 		}
 		read, write = r.Op == syntax.DplIn, r.Op == syntax.DplOut
@@ -372,12 +494,31 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 	}
 	w := a.word(r.Word)
 	if !w.exact {
-		if readWord(r.Word).opaque == "" {
+		if readWordEnv(r.Word, a.env).opaque == "" {
 			a.opaque("glob, brace or tilde expansion in a redirect target", w.src)
 		}
 		return
 	}
 	a.fileTarget(read, write, true, "", w, "redirect", a.text(r))
+}
+
+// globRead records a reader's read of every file a globbed operand
+// (`src/*.go`) may expand to, from each directory the line may be in.
+func (a *analyzer) globRead(w word) {
+	if a.moved && !strings.HasPrefix(w.glob, "/") {
+		a.opaque("relative glob after a change of directory", w.src)
+		return
+	}
+	for _, dir := range a.dirs {
+		p := w.glob
+		if !strings.HasPrefix(p, "/") {
+			p = dir + "/" + p
+			if dir == "." {
+				p = w.glob
+			}
+		}
+		a.facts = append(a.facts, rawFact{kind: FactRead, path: p, value: w.src, glob: true})
+	}
 }
 
 // fileTarget records a read or write of the file that a redirect or an
@@ -393,21 +534,24 @@ func (a *analyzer) fileTarget(read, write, redirect bool, base string, w word, w
 	if harmlessTargets[w.value] && !(read && write) {
 		return
 	}
-	p := w.value
-	if !strings.HasPrefix(p, "/") {
-		if a.moved {
-			a.opaque("relative "+what+" after a change of directory", src)
-			return
-		}
-		if !path.IsAbs(base) {
-			base = path.Join(a.dir, base)
-		}
-		p = path.Join(base, p)
+	if !strings.HasPrefix(w.value, "/") && a.moved {
+		a.opaque("relative "+what+" after a change of directory", src)
+		return
 	}
-	if read {
-		a.facts = append(a.facts, rawFact{kind: FactRead, path: p, value: w.value, redirect: redirect, exact: true})
-	}
-	if write {
-		a.facts = append(a.facts, rawFact{kind: FactWrite, path: p, value: w.value, redirect: redirect, exact: true})
+	for _, dir := range a.dirs {
+		p := w.value
+		if !strings.HasPrefix(p, "/") {
+			b := base
+			if !path.IsAbs(b) {
+				b = path.Join(dir, b)
+			}
+			p = path.Join(b, p)
+		}
+		if read {
+			a.facts = append(a.facts, rawFact{kind: FactRead, path: p, value: w.value, redirect: redirect, exact: true})
+		}
+		if write {
+			a.facts = append(a.facts, rawFact{kind: FactWrite, path: p, value: w.value, redirect: redirect, exact: true})
+		}
 	}
 }

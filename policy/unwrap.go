@@ -169,7 +169,7 @@ func (a *analyzer) scriptParsed(src string, depth int) ([][]word, bool) {
 			continue
 		}
 		parsed = true
-		sub := &analyzer{src: src, dir: a.dir, depth: depth, candidates: a.candidates}
+		sub := &analyzer{src: src, dirs: a.dirs, env: a.env, within: a.within, depth: depth, candidates: a.candidates}
 		sub.stmts(f.Stmts)
 		for _, rf := range sub.facts {
 			if rf.kind == FactOpaque && strings.HasPrefix(rf.value, unparsedScript) {

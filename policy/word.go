@@ -29,7 +29,14 @@ type wordInfo struct {
 // arithmetic or process expansion, ANSI-C or locale quoting is opaque; an
 // unquoted glob, brace expansion or leading tilde makes it inexact (the
 // shell may pass something else) without being opaque.
-func readWord(w *syntax.Word) wordInfo {
+func readWord(w *syntax.Word) wordInfo { return readWordEnv(w, nil) }
+
+// readWordEnv is [readWord] where a plain expansion of a variable that
+// env holds ($HOME, "${TMPDIR}") reads as its value: the value the
+// command will see, which the caller gave. Unquoted, a value that field
+// splitting or globbing would change stays opaque. `$?` reads as a
+// number the analysis does not know: inexact, never opaque.
+func readWordEnv(w *syntax.Word, env map[string]string) wordInfo {
 	var b, pat strings.Builder
 	info := wordInfo{exact: true}
 	unquoted := ""
@@ -54,6 +61,16 @@ func readWord(w *syntax.Word) wordInfo {
 				info.opaque = "locale quoting"
 			}
 			for _, dp := range p.Parts {
+				if v, known, status := envValue(dp, env); known {
+					b.WriteString(v)
+					pat.WriteString(escapeGlob(v))
+					continue
+				} else if status {
+					info.exact = false
+					b.WriteString("0")
+					pat.WriteString("[0-9]*")
+					continue
+				}
 				lit, ok := dp.(*syntax.Lit)
 				if !ok {
 					info.opaque = partName(dp)
@@ -64,7 +81,19 @@ func readWord(w *syntax.Word) wordInfo {
 				pat.WriteString(escapeGlob(v))
 			}
 		default:
-			info.opaque = partName(part)
+			v, known, status := envValue(part, env)
+			switch {
+			case known && !strings.ContainsAny(v, " \t\n*?[]{}\\"):
+				b.WriteString(v)
+				pat.WriteString(escapeGlob(v))
+				unquoted += strings.Repeat("x", len(v)) // no brace or tilde from a value
+			case status:
+				info.exact = false
+				b.WriteString("0")
+				pat.WriteString("[0-9]*")
+			default:
+				info.opaque = partName(part)
+			}
 		}
 	}
 	if braceExpands(unquoted) || strings.Contains(unquoted, "=~") || strings.Contains(unquoted, ":~") {
@@ -76,6 +105,24 @@ func readWord(w *syntax.Word) wordInfo {
 	info.value = b.String()
 	info.glob = pat.String()
 	return info
+}
+
+// envValue returns the value of a plain expansion of a variable env
+// holds; status reports a plain `$?`.
+func envValue(p syntax.WordPart, env map[string]string) (value string, known, status bool) {
+	pe, ok := p.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Excl || pe.Length || pe.Width || pe.Index != nil || pe.Slice != nil ||
+		pe.Repl != nil || pe.Names != 0 || pe.Exp != nil {
+		return "", false, false
+	}
+	if pe.Param.Value == "?" {
+		return "", false, true
+	}
+	v, ok := env[pe.Param.Value]
+	if !ok || checkText(v) != nil {
+		return "", false, false
+	}
+	return v, true, false
 }
 
 // escapeGlob escapes the characters doublestar treats as special.

@@ -76,6 +76,8 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 			ref, err := a.ws.Resolve(p)
 			return ref.Resolved, err
 		}
+		act.Files = listFiles(a.ws.Root(), act.Resolve)
+		act.Env = shellEnv(a.ws.Root(), eff.Dir)
 	case toolkit.EffectMCP:
 		act.Class, act.Name, act.Links = policy.ClassMCP, eff.Tool, nil
 	default:

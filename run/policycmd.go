@@ -147,6 +147,10 @@ func checkAction(pol *policy.Policy, ws resolver, class policy.Class, arg string
 			ref, err := ws.Resolve(p)
 			return ref.Resolved, err
 		}
+		if r, ok := ws.(interface{ Root() string }); ok {
+			a.Files = listFiles(r.Root(), a.Resolve)
+			a.Env = shellEnv(r.Root(), "")
+		}
 		return pol.Decide(a)
 	}
 	ref, err := ws.Resolve(arg)
@@ -172,6 +176,9 @@ type checkJSON struct {
 	Facts    []checkFactJSON `json:"facts"`
 	// AllowWith are the narrowest --allow rules that would allow the call.
 	AllowWith []string `json:"allow_with,omitempty"`
+	// Remedy says why no --allow rule lifts a refusal, and the
+	// alternatives ("no rule can allow this: …").
+	Remedy string `json:"remedy,omitempty"`
 }
 
 type checkFactJSON struct {
@@ -183,7 +190,8 @@ type checkFactJSON struct {
 }
 
 func writeCheckJSON(w io.Writer, r policy.Result, allow []string) error {
-	out := checkJSON{Decision: r.Decision.String(), Rule: r.Rule, Fact: r.Fact, Reason: r.Reason, Facts: []checkFactJSON{}, AllowWith: allow}
+	out := checkJSON{Decision: r.Decision.String(), Rule: r.Rule, Fact: r.Fact, Reason: r.Reason, Facts: []checkFactJSON{}, AllowWith: allow,
+		Remedy: r.Remedy}
 	for _, f := range r.Facts {
 		out.Facts = append(out.Facts, checkFactJSON{Kind: f.Kind.String(), Value: f.Value,
 			Decision: f.Decision.String(), Rule: f.Rule, Reason: f.Reason})
@@ -218,6 +226,8 @@ func writeCheckText(w io.Writer, pol *policy.Policy, class policy.Class, arg str
 	fmt.Fprintf(&b, "reason:   %s\n", r.Reason)
 	if len(allow) > 0 {
 		fmt.Fprintf(&b, "allow with: %s\n", allowFlags(allow))
+	} else if r.Remedy != "" {
+		fmt.Fprintf(&b, "remedy:   %s\n", oneLine(r.Remedy))
 	}
 	// The call and the rules (a policy file's) may hold control
 	// characters: they are shown.
