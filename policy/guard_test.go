@@ -72,7 +72,7 @@ func TestWithGuarded(t *testing.T) {
 		{"mv stateful x", Allow},
 	}
 	for _, tc := range shell {
-		r := p.Decide(Action{Class: ClassShell, Command: tc.cmd, Dir: ws})
+		r := p.Decide(Action{Class: ClassShell, Command: tc.cmd, Dir: ws, Files: listTree})
 		if r.Decision != tc.want || (tc.want != Allow && r.Rule != RuleGuard) {
 			t.Errorf("%s: %s by %q (%s: %s), want %s", tc.cmd, r.Decision, r.Rule, r.Fact, r.Reason, tc.want)
 		}
@@ -81,6 +81,25 @@ func TestWithGuarded(t *testing.T) {
 	if r := base.InWorkspace(ws).Decide(Action{Class: ClassWrite, Paths: []Path{{Requested: "state/s.jsonl"}}}); r.Decision != Allow {
 		t.Errorf("the unguarded policy: %s by %q", r.Decision, r.Rule)
 	}
+}
+
+// listTree is the run's listing for Action.Files: every file and
+// directory beneath dir on disk (none when dir does not exist).
+func listTree(dir string) ([]string, bool) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) && p == dir {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if p != dir {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err == nil
 }
 
 // guardPolicy allows every read and write, and the shell commands the

@@ -204,6 +204,11 @@ func (p *Policy) removalFact(dir string, files func(string) ([]string, bool)) Fa
 	if f.Decision == Deny {
 		return f
 	}
+	// A guarded file is known by its path, listed or not (a cassette is
+	// written at the end): removing a directory above it asks, "." too.
+	if what := p.guardedBeneath(clean); what != "" {
+		return guardedDirFact(FactWrite, clean, what)
+	}
 	f.Value = strings.TrimSuffix(clean, "/") + "/**"
 	for _, name := range list {
 		g := p.pathFact(ClassWrite, FactWrite, name)
