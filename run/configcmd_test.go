@@ -2,11 +2,13 @@ package run
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
+	"unicode/utf8"
 
 	"github.com/rubichan/rubichan/run/config"
 )
@@ -92,7 +94,7 @@ func TestConfigShowJSON(t *testing.T) {
 	if strings.Contains(out, secretKey) {
 		t.Fatalf("JSON holds the key:\n%s", out)
 	}
-	var got configShow
+	var got config.Show
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
@@ -103,7 +105,7 @@ func TestConfigShowJSON(t *testing.T) {
 	if !strings.HasSuffix(p.BaseURLFrom, ".rubichan/config.toml:1") {
 		t.Errorf("base_url_from = %q", p.BaseURLFrom)
 	}
-	values := map[string]shownValue{}
+	values := map[string]config.ShownValue{}
 	for _, v := range got.Values {
 		values[v.Key] = v
 	}
@@ -154,33 +156,65 @@ func TestConfigShowErrors(t *testing.T) {
 	}
 }
 
-func TestRedactHeader(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ name, value, want string }{
-		{"Authorization", "v", config.Redacted}, {"X-Api-Key", "v", config.Redacted}, {"X-Auth-Token", "v", config.Redacted},
-		{"Cookie", "v", config.Redacted}, {"X-Team", "v", "v"}, {"X-Title", "v", "v"},
-		{"Ocp-Apim-Subscription-Key", "v", config.Redacted}, {"X-Access", "v", config.Redacted}, {"X-Session", "v", config.Redacted},
-		// A credential under a name that does not say so.
-		{"X-Gateway", "Bearer abc123", config.Redacted}, {"X-Gateway", "basic dTpw", config.Redacted},
-		{"X-Gateway", "sk-ant-api03-abc", config.Redacted}, {"X-Gateway", "sk-proj-abc", config.Redacted},
-		{"X-Gateway", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", config.Redacted},
-		{"X-Gateway", "skeleton", "skeleton"},
-	} {
-		if got := redactHeader(tc.name, tc.value); got != tc.want {
-			t.Errorf("redactHeader(%s, %s) = %q, want %q", tc.name, tc.value, got, tc.want)
+// TestConfigShowShowsControls: `config show` writes the control characters
+// of configuration text (values, file names) visibly, in text and in JSON, and a hook command
+// is clipped exactly as the runner's clip does (config.NewShow is given
+// the runner's escaping, see [shown]).
+func TestConfigShowShowsControls(t *testing.T) {
+	// A TOML file holds no invalid bytes, and a header value no line break.
+	h := strings.ToValidUTF8(hostile, "?")
+	cmds := []string{h, h + " " + strings.Repeat("x", 100), "\u202e" + strings.Repeat("é", 90) + "\x7f"}
+	header := strings.ReplaceAll(h, "\r", "")
+	var user strings.Builder
+	user.WriteString("[providers.gw]\ntype = \"openai\"\nbase_url = \"https://gw.example/v1\"\nheaders = { \"X-Team\" = " + jsonQuote(header) + " }\n")
+	for _, c := range cmds {
+		// JSON's escapes are TOML's, but for DEL, which JSON leaves raw.
+		user.WriteString("[[hooks.stop]]\nname = \"n\"\ncommand = " + strings.ReplaceAll(jsonQuote(c), "\x7f", `\u007f`) + "\n")
+	}
+	// The file's name is hostile too: it is shown in "# read" and in the
+	// origins, unquoted.
+	file := filepath.Join(t.TempDir(), hostile+".toml")
+	if err := os.WriteFile(file, []byte(user.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env, ws := configShowFixture(t, "", "", map[string]string{"ANTHROPIC_API_KEY": secretKey})
+	code, out, errOut := runCLI(t, env, "", "config", "show", "-C", ws, "--config", file)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	if problem := escapedOK(out); problem != "" {
+		t.Errorf("text %s:\n%s", problem, jsonQuote(out))
+	}
+	for i, c := range cmds {
+		if want := fmt.Sprintf("hooks.stop[%d] = %s", i, strconv.Quote("n: "+clip(c, 80)+" (timeout 30s)")); !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
 		}
 	}
-}
-
-func TestShortDuration(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{"30m0s": "30m", "1h0m0s": "1h", "1h30m0s": "1h30m", "45s": "45s", "0s": "0s", "1m30s": "1m30s"} {
-		d, err := time.ParseDuration(in)
-		if err != nil {
-			t.Fatal(err)
+	code, out, errOut = runCLI(t, env, "", "config", "show", "--json", "-C", ws, "--config", file)
+	if code != exitOK {
+		t.Fatalf("--json: exit %d, stderr %s", code, errOut)
+	}
+	for _, r := range out {
+		if r == utf8.RuneError || r != '\n' && r != '\t' && (r < 0x20 || actsOnTerminal(r)) {
+			t.Fatalf("JSON holds %U raw:\n%s", r, jsonQuote(out))
 		}
-		if got := shortDuration(d); got != want {
-			t.Errorf("shortDuration(%s) = %s, want %s", in, got, want)
+	}
+	var got config.Show
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	var hooks []any
+	for _, v := range got.Values {
+		if strings.HasPrefix(v.Key, "hooks.stop[") {
+			hooks = append(hooks, v.Value)
+		}
+		if v.Key == "providers.gw.headers.X-Team" && v.Value != header {
+			t.Errorf("header = %q, want %q decoded", v.Value, header)
+		}
+	}
+	for i, c := range cmds {
+		if want := "n: " + clip(c, 80) + " (timeout 30s)"; i >= len(hooks) || hooks[i] != want {
+			t.Errorf("hooks.stop[%d] = %v, want %q", i, hooks, want)
 		}
 	}
 }

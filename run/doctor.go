@@ -43,8 +43,8 @@ type doctorReport struct {
 
 // doctorConfig is what the configuration check found.
 type doctorConfig struct {
-	Files []string     `json:"files"`
-	Set   []shownValue `json:"set"`
+	Files []string            `json:"files"`
+	Set   []config.ShownValue `json:"set"`
 }
 
 // doctorState is what the checks share: the command line, the
@@ -130,7 +130,7 @@ func runDoctor(c *cli.Context, env environment) error {
 	if st.lcErr == nil {
 		st.resolve()
 	}
-	rep := doctorReport{OK: true, Checks: []doctorCheck{}, Config: doctorConfig{Files: []string{}, Set: []shownValue{}}}
+	rep := doctorReport{OK: true, Checks: []doctorCheck{}, Config: doctorConfig{Files: []string{}, Set: []config.ShownValue{}}}
 	for _, step := range doctorSteps() {
 		for _, ch := range step.run(c.Context, st) {
 			if ch.Name == "" {
@@ -186,8 +186,8 @@ func (st *doctorState) resolve() {
 
 // configSet lists the configuration values that are not defaults.
 func configSet(lc *config.Loaded, rp config.ResolvedProvider, rpErr error) doctorConfig {
-	show := newConfigShow(lc, rp, rpErr, false)
-	out := doctorConfig{Files: show.Files, Set: []shownValue{}}
+	show := config.NewShow(lc, rp, rpErr, false, shown)
+	out := doctorConfig{Files: show.Files, Set: []config.ShownValue{}}
 	for _, v := range show.Values {
 		if v.Origin != "default" {
 			out.Set = append(out.Set, v)

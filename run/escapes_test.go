@@ -14,6 +14,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
@@ -215,8 +216,8 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 		},
 		"config show": func(t *testing.T) string {
 			var b bytes.Buffer
-			s := configShow{Files: []string{h}, ProviderError: h, Values: []shownValue{{Key: h, Value: h, Origin: h}}}
-			if err := s.writeText(&b); err != nil {
+			s := config.Show{Files: []string{h}, ProviderError: h, Values: []config.ShownValue{{Key: h, Value: h, Origin: h}}}
+			if err := s.WriteText(&b, shown); err != nil {
 				t.Fatal(err)
 			}
 			return b.String()
@@ -284,7 +285,7 @@ func TestJSONOutputShowsControls(t *testing.T) {
 			return writeCheckJSON(w, policy.Result{Rule: h, Fact: h, Reason: h}, []string{h})
 		},
 		"config show": func(_ *testing.T, w io.Writer) error {
-			return configShow{Files: []string{h}, Values: []shownValue{{Key: h, Value: h, Origin: h}}}.writeJSON(w)
+			return config.Show{Files: []string{h}, Values: []config.ShownValue{{Key: h, Value: h, Origin: h}}}.WriteJSON(newJSONShown(w))
 		},
 	}
 	for name, write := range tests {

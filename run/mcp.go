@@ -283,3 +283,12 @@ func mcpInit(m *mcp.Manager, specs []llm.ToolSpec) *events.MCP {
 	}
 	return out
 }
+
+// within returns target relative to dir when it lies inside dir.
+func within(dir, target string) (string, bool) {
+	rel, err := filepath.Rel(dir, target)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
+}

@@ -21,7 +21,7 @@ func (cfg execConfig) secrets(env environment) []string {
 		}
 	}
 	for name, val := range cfg.Resolved.Headers {
-		if redactHeader(name, val) == config.Redacted {
+		if config.RedactHeader(name, val) == config.Redacted {
 			secrets = append(secrets, val)
 			if f := strings.Fields(val); len(f) > 1 {
 				secrets = append(secrets, f[len(f)-1])

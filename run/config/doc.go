@@ -3,7 +3,11 @@
 // built-in defaults, the user file, the --config file, the workspace file,
 // RUBICHAN_* variables and flags with the origin of every value ([Load]),
 // the workspace trust rule, the provider presets and their resolution
-// ([Loaded.ResolveProvider]), model prices and byte sizes.
+// ([Loaded.ResolveProvider]), model prices and byte sizes, and the
+// printable effective configuration ([Show], what `rubichan config show`
+// prints and the doctor lists, credential headers hidden by
+// [RedactHeader]). Show never escapes text itself: the caller gives it
+// the runner's escaping of control characters, so that one rule holds.
 //
 // Each source is its own koanf instance, loaded by that source's koanf
 // provider and checked against the schema as it is loaded; the instances

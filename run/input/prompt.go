@@ -1,9 +1,7 @@
-package run
+package input
 
 import (
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -41,8 +39,8 @@ var contextFileNames = []string{"AGENTS.md", "AGENT.md", "CLAUDE.md"}
 // contextFileMax caps the bytes of one context file put in the prompt.
 const contextFileMax = 32 << 10
 
-// promptOptions are the inputs of the system prompt.
-type promptOptions struct {
+// PromptOptions are the inputs of the system prompt.
+type PromptOptions struct {
 	Root           string    // absolute workspace root
 	Now            time.Time // the date shown
 	Replace        string    // --system-prompt: replaces the base prompt
@@ -66,21 +64,21 @@ const subqueryPrompt = "Sub-queries: in bash, `rubichan query PROMPT` asks a mod
 	"`--batch` reads JSON lines {\"prompt\",\"input\"} or {\"prompt\",\"file\",\"offset\",\"length\"}. " +
 	"Use them for questions about the whole of an input too large to read (count, classify, summarise every part), then read the parts the answers point to. They count against the run's budget."
 
-// systemPrompt builds the system prompt: the base prompt (or its
+// SystemPrompt builds the system prompt: the base prompt (or its
 // replacement) with the headless addendum, any appended text, and the
 // context files from the repository root down to the workspace, each in a
 // tagged block with its path. Tools describe themselves in their specs.
-func systemPrompt(opt promptOptions) (string, error) {
-	parts, err := systemPromptParts(opt)
+func SystemPrompt(opt PromptOptions) (string, error) {
+	parts, err := SystemPromptParts(opt)
 	if err != nil {
 		return "", err
 	}
-	return joinParts(parts), nil
+	return JoinParts(parts), nil
 }
 
-// systemPromptParts returns the system prompt in its named parts, which
+// SystemPromptParts returns the system prompt in its named parts, which
 // joined by a blank line are the prompt; the session records them.
-func systemPromptParts(opt promptOptions) ([]session.PromptPart, error) {
+func SystemPromptParts(opt PromptOptions) ([]session.PromptPart, error) {
 	var parts []session.PromptPart
 	if opt.Replace != "" {
 		parts = append(parts, session.PromptPart{Name: "replace", Text: strings.TrimSpace(opt.Replace)})
@@ -117,19 +115,13 @@ func systemPromptParts(opt promptOptions) ([]session.PromptPart, error) {
 	return parts, nil
 }
 
-// joinParts is the system prompt of its parts.
-func joinParts(parts []session.PromptPart) string {
+// JoinParts is the system prompt of its parts.
+func JoinParts(parts []session.PromptPart) string {
 	texts := make([]string, len(parts))
 	for i, p := range parts {
 		texts[i] = p.Text
 	}
 	return strings.Join(texts, "\n\n")
-}
-
-// promptHash is the hash a session records of a system prompt.
-func promptHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 type contextFile struct {
@@ -259,4 +251,12 @@ func readCapped(path string, max int64) (string, error) {
 		text = strings.ToValidUTF8(string(b[:max]), "") + fmt.Sprintf("\n[cut at %d bytes]\n", max)
 	}
 	return text, nil
+}
+
+// withNewline returns s ending in a newline.
+func withNewline(s string) string {
+	if strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
 }

@@ -1,4 +1,4 @@
-package run
+package input
 
 import (
 	"os"
@@ -38,7 +38,7 @@ func TestSystemPrompt(t *testing.T) {
 	ws := filepath.Join(repo, "svc", "api")
 	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 
-	got, err := systemPrompt(promptOptions{Root: ws, Now: now, Append: "Always run go vet."})
+	got, err := SystemPrompt(PromptOptions{Root: ws, Now: now, Append: "Always run go vet."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestSystemPrompt(t *testing.T) {
 		t.Errorf("a linked context file was included twice:\n%s", got)
 	}
 
-	replaced, err := systemPrompt(promptOptions{Root: ws, Now: now, Replace: "You review Go code.", NoContextFiles: true})
+	replaced, err := SystemPrompt(PromptOptions{Root: ws, Now: now, Replace: "You review Go code.", NoContextFiles: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestContextFileCap(t *testing.T) {
 
 func TestBasePromptIsSmall(t *testing.T) {
 	t.Parallel()
-	got, err := systemPrompt(promptOptions{Root: "/home/user/project", Now: time.Now(), NoContextFiles: true})
+	got, err := SystemPrompt(PromptOptions{Root: "/home/user/project", Now: time.Now(), NoContextFiles: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestContextFileLinks(t *testing.T) {
 func TestSubqueryPromptOnlyWhenAsked(t *testing.T) {
 	t.Parallel()
 	for _, on := range []bool{false, true} {
-		sys, err := systemPrompt(promptOptions{Root: "/w", NoContextFiles: true, Subqueries: on})
+		sys, err := SystemPrompt(PromptOptions{Root: "/w", NoContextFiles: true, Subqueries: on})
 		if err != nil {
 			t.Fatal(err)
 		}
