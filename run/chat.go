@@ -142,8 +142,10 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	stderr = in.writer(stderr)
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stop)
 	defer sinks.close()
-	st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start}, stdout, stderr, env, sinks)
+	ask := &chatAsker{stderr: stderr, colors: colorEnabled(cfg.Color, true, env.lookupEnv), person: person}
+	st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start, newAsker: ask.open}, stdout, stderr, env, sinks)
 	if err != nil {
+		ask.tty.close()
 		if js != nil {
 			js.finish(err, exitCode(err))
 		}
@@ -151,7 +153,7 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	}
 	defer st.close()
 	env.interrupts.awaitListening() // before the first run writes on stdout (see Interrupts)
-	c := newChat(cfg, env, st, in, stdout, stderr, person)
+	c := newChat(cfg, env, st, in, stdout, stderr, person, ask.tty)
 	err = c.run(ctx)
 	if cerr := c.close(); err == nil {
 		err = cerr // the cassette could not be written

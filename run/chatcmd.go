@@ -9,7 +9,6 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
-	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 )
 
@@ -78,8 +77,7 @@ func (c *chat) help() {
 // clear starts a new conversation: the next line is a first message. The
 // session gets a "clear" line, after which a resumed session starts.
 func (c *chat) clear() {
-	c.st.loop.messages = nil
-	c.st.loop.est.reset(nil)
+	c.st.loop.Reset()
 	c.st.sess.write(&session.Line{Type: session.TypeClear, Time: session.Stamp(time.Now())})
 	c.note("a new conversation begins")
 }
@@ -90,24 +88,22 @@ func (c *chat) setModel(name string) {
 	l := c.st.loop
 	switch {
 	case name == "":
-		c.note("model: %s (change it with /model NAME)", l.cfg.Model)
+		c.note("model: %s (change it with /model NAME)", l.Model())
 		return
 	case c.cfg.Settings != nil && c.cfg.Settings.Limits.MaxCost > 0:
-		c.note("/model: --max-cost is priced at %s; start a new chat to use another model", l.cfg.Model)
+		c.note("/model: --max-cost is priced at %s; start a new chat to use another model", l.Model())
 		return
 	}
 	cfg := c.cfg
 	cfg.Model = name
-	l.cfg.Model = name
-	l.cfg.Compact = compactSettings(cfg, c.st.sinks.emit)
-	c.st.budget.SetModel(name)
+	l.SetModel(name, compactSettings(cfg, c.st.sinks.emit))
 	c.note("model: %s", name)
 }
 
 // tools lists the tools offered to the model and the policy class each
 // is judged by.
 func (c *chat) tools() {
-	for _, name := range c.st.loop.toolSpecNames() {
+	for _, name := range c.st.loop.ToolNames() {
 		c.note("  %-6s %s", name, toolClass(name))
 	}
 }
@@ -211,21 +207,15 @@ func (c *chat) diff() {
 // nears the window: the summary request, the compaction event and the
 // session line.
 func (c *chat) compactNow(ctx context.Context) {
-	l := c.st.loop
-	if !l.compactOn() {
-		c.note("compaction is off (--no-compact)")
-		return
-	}
-	if len(l.messages) < 3 {
-		c.note("nothing to compact yet")
-		return
-	}
-	before := l.est.estimate(l.messages)
-	ok, err := l.compact(ctx, events.CompactManual, before, 0)
+	out, err := c.st.loop.CompactNow(ctx)
 	switch {
 	case err != nil:
 		c.st.sinks.emit(Event{Kind: EventError, Err: err})
-	case !ok:
+	case out == compactOff:
+		c.note("compaction is off (--no-compact)")
+	case out == compactTooShort:
+		c.note("nothing to compact yet")
+	case out == compactNothing:
 		c.note("nothing to compact")
 	}
 }

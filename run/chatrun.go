@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/session"
 )
@@ -48,20 +49,37 @@ func (c *chat) observe(ev Event) {
 	}
 }
 
-func newChat(cfg execConfig, env environment, st *runStack, in *lineInput, stdout, stderr io.Writer, person bool) *chat {
+func newChat(cfg execConfig, env environment, st *runStack, in *lineInput, stdout, stderr io.Writer, person bool, ask *ttyAsker) *chat {
 	c := &chat{cfg: cfg, env: env, st: st, stdout: stdout, stderr: stderr, person: person, in: in,
-		verifier: newVerifier(cfg, st.ws.Root(), env, st.rt), runNo: 1}
+		ask: ask, verifier: st.verifier, runNo: 1}
 	if st.plan.loaded != nil {
 		c.runNo = len(st.plan.loaded.Runs) + 1
 	}
 	st.sinks.observe = c.observe
-	if person {
-		if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
-			c.ask = newTTYAsker(tty, stderr, st.ap, colorEnabled(cfg.Color, true, env.lookupEnv))
-			st.loop.cfg.Ask = c.ask.ask
-		}
-	}
 	return c
+}
+
+// chatAsker opens, for a person at a terminal, the terminal a chat asks
+// its approvals on, when the stack has the run's approver: the loop is
+// built with it.
+type chatAsker struct {
+	stderr io.Writer
+	colors bool
+	person bool
+	tty    *ttyAsker // nil until open found a terminal
+}
+
+// open is [stackInput.newAsker]: nil when nobody can be asked.
+func (a *chatAsker) open(ap *approver) agent.Asker {
+	if !a.person {
+		return nil
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil
+	}
+	a.tty = newTTYAsker(tty, a.stderr, ap, a.colors)
+	return askSeam{a.tty}
 }
 
 // close ends the chat: the traffic's cassette, the terminal. It returns
@@ -105,9 +123,8 @@ func (c *chat) runLine(ctx context.Context, text string) {
 	if c.runs == 0 {
 		history, open = c.st.plan.conversation(c.cfg.Resolved.Type)
 	}
-	l.newRun()
-	verified, runErr := runVerified(runCtx, l, c.verifier, history, open, text, sinks.emit)
-	err := finishRun(runErr, l, sinks.text, start, sinks.emit, runEnd{verified: verified})
+	runErr := l.resume(runCtx, history, open, text)
+	err := finishRun(runErr, l, sinks.text, start, sinks.emit, runEnd{verifier: c.verifier})
 	c.endRun(err)
 }
 
@@ -156,25 +173,7 @@ func (c *chat) endChat(err error) {
 func (c *chat) header(start time.Time, prompt string) sessionHeader {
 	st := c.st
 	return sessionHeader{Start: start, Workspace: st.ws.Root(), Provider: c.cfg.Provider, API: c.cfg.Resolved.Type,
-		Model: st.loop.cfg.Model, Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: prompt}
-}
-
-// newRun starts the counters of a new run of a chat: turns, tool calls,
-// denials and usage are per run; the conversation, the budget and the
-// compaction state go on.
-func (l *loop) newRun() {
-	l.turns, l.toolCalls, l.denials = 0, 0, 0
-	l.usage, l.pending = llm.Usage{}, nil
-	l.before.cost, _ = l.cfg.Budget.Cost()
-	l.before.subs, l.before.subUsage = l.cfg.Budget.subTotals()
-}
-
-// runBase is what a chat had spent when a run began: the run's summary
-// and result count from there (the caps count the whole chat).
-type runBase struct {
-	cost     float64
-	subs     int
-	subUsage llm.Usage
+		Model: st.loop.Model(), Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: prompt}
 }
 
 // nextRun starts the lines of the next run of a chat in the same session:

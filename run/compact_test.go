@@ -98,7 +98,7 @@ func TestCompactionLongRun(t *testing.T) {
 			t.Errorf("compaction %+v", info)
 		}
 	}
-	sum := r.loop.summary(r.loop.now(), 0)
+	sum := r.loop.Summary(r.loop.now(), 0)
 	if sum.OutputTokens != int64(turns*20+5+40*len(comps)) {
 		t.Errorf("output tokens %d: the summaries' tokens are not counted", sum.OutputTokens)
 	}

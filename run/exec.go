@@ -100,9 +100,9 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer st.close()
 	l := st.loop
 	history, open := st.plan.conversation(cfg.Resolved.Type)
-	verified, runErr := runVerified(ctx, l, newVerifier(cfg, st.ws.Root(), env, st.rt), history, open, st.in.Text, sinks.emit)
-	err = finishRun(st.tr.finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verified: verified, patch: st.patch})
-	reportPending(stderr, sessionPendings(l.pending), st.sess.Path(), st.plan.store.Dir)
+	runErr := l.resume(ctx, history, open, st.in.Text)
+	err = finishRun(st.tr.finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verifier: st.verifier, patch: st.patch})
+	reportPending(stderr, sessionPendings(l.Pending()), st.sess.Path(), st.plan.store.Dir)
 	return err
 }
 
@@ -184,9 +184,10 @@ func unlessQuiet(w io.Writer, quiet bool) io.Writer {
 }
 
 // runEnd is what a run adds to its closing summary besides the loop's
-// tally: the --verify outcome and the --patch to write.
+// tally: the --verify outcome (which finishRun reads and resets for the
+// next run; nil without --verify) and the --patch to write.
 type runEnd struct {
-	verified *bool
+	verifier *verifier
 	patch    *patchMode
 }
 
@@ -212,17 +213,19 @@ func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolk
 	return ws, pol, nil
 }
 
-// newExecLoop builds the turn loop of a headless run: the spilled stdin,
-// if any, opened read-only for the file tools; the tools behind the
-// policy; the system prompt; the limits and the model client on the
-// run's traffic; and it starts serving the run's sub-queries until ctx
-// ends. It returns the system prompt's parts for the session.
-func newExecLoop(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), rt runTools) (*loop, *approver, []session.PromptPart, error) {
+// execLoopConfig makes what the turn loop of a headless run is built
+// from: the spilled stdin, if any, opened read-only for the file tools;
+// the tools behind the policy; the system prompt; the limits and the
+// model client on the run's traffic; and it starts serving the run's
+// sub-queries until ctx ends. It returns the system prompt's parts for
+// the session. The caller adds the seams that need the session log (the
+// answers, the hooks, the verifiers, the asker) and builds the loop.
+func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, pol *policy.Policy, sp *spill, budget *Budget, env environment, tr *traffic, emit func(Event), rt runTools) (loopConfig, streamer, *approver, []session.PromptPart, error) {
 	spillDir := ""
 	if sp != nil {
 		spillDir = sp.Dir
 		if err := ws.AddRoot(spillDir, false); err != nil {
-			return nil, nil, nil, fmt.Errorf("run: open spilled stdin: %w", err)
+			return loopConfig{}, nil, nil, nil, fmt.Errorf("run: open spilled stdin: %w", err)
 		}
 	}
 	ap := newApprover(pol, ws, spillDir)
@@ -234,10 +237,10 @@ func newExecLoop(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, pol
 		Readable: pol.ReadFilter(), Subqueries: (sp != nil || cfg.Subqueries) && !cfg.NoSubqueries, LineMode: cfg.chat,
 	})
 	if err != nil {
-		return nil, nil, nil, err
+		return loopConfig{}, nil, nil, nil, err
 	}
 	rt.queries.serve(ctx, newSubqueries(cfg, ws, ap.judge, budget, tr, emit))
-	return newLoop(loopConfig{
+	return loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
 		Tools:        buildTools(ws, ap, cfg, env, rt),
@@ -253,7 +256,7 @@ func newExecLoop(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, pol
 		Redact:       newRedactor(cfg.secrets(env)),
 		Compact:      compactSettings(cfg, emit),
 		Clock:        tr.clock,
-	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap.judge, emit), ap, parts, nil
+	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap, parts, nil
 }
 
 // deferOnAsk says what makes a call that needs approval pause a headless
@@ -300,8 +303,8 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	case runErr != nil && !errors.As(runErr, &rep) && !brokenPipe(runErr):
 		emit(Event{Kind: EventError, Err: runErr})
 	}
-	sum := l.summary(start, code)
-	sum.Verified = end.verified
+	sum := l.Summary(start, code)
+	sum.Verified = end.verifier.outcome()
 	// A run the model finished is whole, verified or not; anything else
 	// stopped it midway.
 	pi, perr := end.patch.write(code != exitOK && code != exitVerify)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -24,24 +25,24 @@ type callAnswer struct {
 func (l *loop) gate(ctx context.Context, call llm.Block, info *ToolCallInfo, tool toolkit.Tool, eff toolkit.Effects) (toolkit.Tool, json.RawMessage, toolkit.Effects, *callAnswer) {
 	input := call.Input
 	for from := 0; ; {
-		var view json.RawMessage // the canonical arguments, made only when hooks run
-		if l.hooks != nil {
-			view = hookToolInput(input, eff)
-		}
-		out := l.hooks.before(ctx, l.turns, call.Name, call.ID, view, from)
-		switch out.decision {
-		case hookAllow:
+		if l.cfg.Hooks == nil {
 			return tool, input, eff, nil
-		case hookDeny, hookFailed:
+		}
+		// The hooks see the canonical arguments.
+		out := l.cfg.Hooks.BeforeTool(ctx, l.turns, agent.ToolCall{ID: call.ID, Name: call.Name, Input: hookToolInput(input, eff)}, from)
+		switch out.Decision {
+		case agent.HookAllow:
+			return tool, input, eff, nil
+		case agent.HookDeny, agent.HookFailed:
 			res, _, err := l.hookDeny(call, info, out)
 			return nil, nil, eff, &callAnswer{res, err}
 		}
-		input, from = out.input, out.next
+		input, from = out.Input, out.Next
 		redo := call
 		redo.Input = input
 		p := l.prepare(redo, false)
 		if p.failed != "" {
-			return nil, nil, eff, &callAnswer{res: l.notRun(info, "Not run: hook "+out.hook+" rewrote the arguments, and they are invalid: "+p.failed)}
+			return nil, nil, eff, &callAnswer{res: l.notRun(info, "Not run: hook "+out.Hook+" rewrote the arguments, and they are invalid: "+p.failed)}
 		}
 		tool, eff = p.tool, p.eff
 		rewritten := *info
@@ -53,20 +54,20 @@ func (l *loop) gate(ctx context.Context, call llm.Block, info *ToolCallInfo, too
 			return nil, nil, eff, &callAnswer{res, err}
 		}
 		l.emit(Event{Kind: EventToolAllowed, Turn: l.turns, Tool: info, Allow: &AllowInfo{
-			Rule: v.Rule, Fact: v.Fact, Reason: v.Reason + " (arguments rewritten by hook " + out.hook + ")"}})
+			Rule: v.Rule, Fact: v.Fact, Reason: v.Reason + " (arguments rewritten by hook " + out.Hook + ")"}})
 	}
 }
 
 // hookDeny answers a call a before_tool hook denied or failed on. It counts
 // as a denial, like the policy's.
-func (l *loop) hookDeny(call llm.Block, info *ToolCallInfo, out beforeOutcome) (toolkit.Result, timeSpan, error) {
+func (l *loop) hookDeny(call llm.Block, info *ToolCallInfo, out agent.HookOutcome) (toolkit.Result, timeSpan, error) {
 	l.denials++
-	d := &DenialInfo{Rule: "hook " + out.hook, Fact: info.Summary, Reason: out.reason}
-	msg := fmt.Sprintf("Denied by hook %s: %s", out.hook, out.reason)
-	if out.decision == hookFailed {
-		d.Reason = "the hook failed: " + out.reason
+	d := &DenialInfo{Rule: "hook " + out.Hook, Fact: info.Summary, Reason: out.Reason}
+	msg := fmt.Sprintf("Denied by hook %s: %s", out.Hook, out.Reason)
+	if out.Decision == agent.HookFailed {
+		d.Reason = "the hook failed: " + out.Reason
 		msg = fmt.Sprintf("Not run: hook %s, which must approve this call, failed (%s), so the call was denied. "+
-			"This is a problem of the hook, not of your call.", out.hook, out.reason)
+			"This is a problem of the hook, not of your call.", out.Hook, out.Reason)
 	}
 	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: d})
 	res := l.notRun(info, msg)

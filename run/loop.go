@@ -42,7 +42,13 @@ type loopConfig struct {
 	// (line mode with a terminal) and returns the verdict to act on:
 	// allowed, or denied with the message the model gets. nil: such a
 	// call resolves as AbortOnAsk, DeferOnAsk or a denial say.
-	Ask func(ctx context.Context, call llm.Block, eff toolkit.Effects, v verdict) verdict
+	Ask agent.Asker
+	// Hooks are the [[hooks]] commands run around tool calls and at the
+	// end of a run; nil: none.
+	Hooks agent.Hooks
+	// Verifiers check the final answer after the stop hooks passed, in
+	// order (--verify); a failed check sends the model back to work.
+	Verifiers []agent.Verifier
 	// Answers are a person's answers to calls an earlier run deferred,
 	// by call id (--approve, --deny-pending).
 	Answers map[string]answer
@@ -67,12 +73,14 @@ type loopConfig struct {
 // owns the conversation and keeps it valid: every tool call gets exactly
 // one result, in order, before the next request.
 //
-// A loop is not safe for concurrent use and runs once.
+// A loop is not safe for concurrent use. Each call of run or resume is
+// a new run: its counters and its summary start from zero, while the
+// conversation (until [loop.Reset]), the budget and the compaction
+// state go on.
 type loop struct {
 	cfg    loopConfig
 	client streamer
 	judge  judge
-	hooks  *hookRunner // nil: no hooks
 	emit   func(Event)
 	now    func() time.Time
 
@@ -85,6 +93,7 @@ type loop struct {
 	denials   int
 	pending   []agent.Pending // the calls a deferred run leaves for a person
 	before    runBase         // what a chat's earlier runs spent, which this run's summary leaves out
+	attempts  []int           // per verifier, the checks made in this run
 
 	est         *tokenEstimator
 	compactions int
@@ -102,9 +111,9 @@ func newLoop(cfg loopConfig, client streamer, j judge, emit func(Event)) *loop {
 	return l
 }
 
-// toolSpecNames lists the names of the tools offered to the model, in the
+// ToolNames lists the names of the tools offered to the model, in the
 // order they are offered.
-func (l *loop) toolSpecNames() []string {
+func (l *loop) ToolNames() []string {
 	names := make([]string, len(l.specs))
 	for i, s := range l.specs {
 		names[i] = s.Name
@@ -134,6 +143,7 @@ func (l *loop) run(ctx context.Context, first string) error {
 // earlier run left open (deferred), adds the prompt if there is one, and
 // takes the run to its end as [loop.run] does.
 func (l *loop) resume(ctx context.Context, history []llm.Message, open []llm.Block, prompt string) error {
+	l.newRun()
 	l.messages = history
 	var blocks []llm.Block
 	var stop error
@@ -209,8 +219,12 @@ func (l *loop) turnLoop(ctx context.Context) error {
 				l.add(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(cutAnswerNote)}})
 				continue
 			}
-			if msg := l.hooks.stop(ctx, l.turns); msg != "" {
-				l.addUser([]llm.Block{llm.TextBlock(msg)})
+			back, err := l.finalAnswer(ctx, msg)
+			if err != nil {
+				return err
+			}
+			if back != "" {
+				l.addUser([]llm.Block{llm.TextBlock(back)})
 				continue
 			}
 			return nil
@@ -221,6 +235,38 @@ func (l *loop) turnLoop(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// finalAnswer is the step after an answer without tool calls: the stop
+// hooks, then the verifiers in order. It returns what sends the model
+// back to work, or "" when the run ends with this answer; an error ends
+// the run.
+func (l *loop) finalAnswer(ctx context.Context, msg llm.Message) (string, error) {
+	if l.cfg.Hooks != nil {
+		if back := l.cfg.Hooks.Stop(ctx, l.turns); back != "" {
+			return back, nil
+		}
+	}
+	final := agent.Final{Text: msg.Text(), Message: msg, Turn: l.turns}
+	for i, v := range l.cfg.Verifiers {
+		l.attempts[i]++
+		res, err := v.Verify(ctx, l.attempts[i], final)
+		if err != nil {
+			return "", err
+		}
+		if err := l.stopped(ctx); err != nil {
+			return "", err
+		}
+		switch {
+		case res.Passed:
+			continue
+		case res.Stop != nil:
+			l.emit(Event{Kind: EventLimit, Text: res.Stop.Error()})
+			return "", reportedError{Err: res.Stop}
+		}
+		return res.Feedback, nil
+	}
+	return "", nil
 }
 
 // requestCompacting is request with the token estimate kept up to date;
@@ -374,9 +420,9 @@ func (l *loop) requestError(ctx context.Context, err error) error {
 	return exit.CodeError{Code: exit.Provider, Err: fmt.Errorf("model request failed: %w", err)}
 }
 
-// summary is the closing tally of the run: in a chat, of this run only
-// (its cost and sub-queries less what the chat spent before it).
-func (l *loop) summary(start time.Time, code int) *Summary {
+// Summary is the closing tally of the last run: in a chat, of this run
+// only (its cost and sub-queries less what the chat spent before it).
+func (l *loop) Summary(start time.Time, code int) *Summary {
 	cost, known := l.cfg.Budget.Cost()
 	subs, subUsage := l.cfg.Budget.subTotals()
 	cost, subs, subUsage = cost-l.before.cost, subs-l.before.subs, subUsage.Minus(l.before.subUsage)

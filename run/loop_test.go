@@ -192,7 +192,7 @@ func TestLoopTextOnly(t *testing.T) {
 	if r.err != nil || r.stdout != "Hello, world\n" || len(r.requests) != 1 {
 		t.Fatalf("err %v, stdout %q, %d requests", r.err, r.stdout, len(r.requests))
 	}
-	sum := r.loop.summary(time.Now(), 0)
+	sum := r.loop.Summary(time.Now(), 0)
 	if sum.Turns != 1 || sum.InputTokens != 10 || sum.OutputTokens != 3 {
 		t.Errorf("summary %+v", sum)
 	}

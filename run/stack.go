@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
@@ -31,7 +32,10 @@ type runStack struct {
 	rt     runTools
 	loop   *loop
 	sess   *sessionLog
-	parts  []session.PromptPart
+	// verifier is the --verify check, one of the loop's verifiers; nil
+	// without --verify.
+	verifier *verifier
+	parts    []session.PromptPart
 
 	closers []func() // run in reverse order by close
 }
@@ -42,6 +46,9 @@ type stackInput struct {
 	stdin io.Reader
 	chat  bool
 	start time.Time // when the run began, for the session header
+	// newAsker, when set, returns the asker of calls that need approval
+	// (a chat's terminal), given the run's approver; nil: none.
+	newAsker func(ap *approver) agent.Asker
 }
 
 // close releases what openStack opened, last first.
@@ -97,7 +104,7 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 	if err := st.readInput(ctx, *cfg, src, notice); err != nil {
 		return st, err
 	}
-	return st, st.openLoop(ctx, *cfg, env, stderr, src.start)
+	return st, st.openLoop(ctx, *cfg, env, stderr, src)
 }
 
 // readInput reads the first prompt: exec's arguments, prompt file and
@@ -119,8 +126,10 @@ func (st *runStack) readInput(ctx context.Context, cfg execConfig, src stackInpu
 }
 
 // openLoop opens the traffic, the tools (with the MCP servers'), the
-// loop, the session log and the hooks.
-func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environment, stderr io.Writer, start time.Time) error {
+// session log, the hooks and the loop, in that order: the loop is built
+// whole, with the seams that need the session log. The sinks learn the
+// run started last.
+func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environment, stderr io.Writer, src stackInput) error {
 	emit := st.sinks.emit
 	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
 	var err error
@@ -133,20 +142,40 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	}
 	st.rt = rt
 	st.defer_(closeTools)
-	l, ap, parts, err := newExecLoop(ctx, cfg, st.ws, st.pol, st.in.Spill, st.budget, env, st.tr, emit, rt)
+	// The system prompt, the tools and the compaction settings (whose
+	// notice precedes a warning of the session log on stderr).
+	lc, client, ap, parts, err := execLoopConfig(ctx, cfg, st.ws, st.pol, st.in.Spill, st.budget, env, st.tr, emit, rt)
 	if err != nil {
 		st.tr.finish(err, notice)
 		return err
 	}
-	st.loop, st.ap, st.parts = l, ap, parts
-	l.cfg.Answers = st.plan.answers
+	st.ap, st.parts = ap, parts
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
 	st.sess = st.plan.open(cfg, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
-		Start: start, Workspace: st.ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
+		Start: src.start, Workspace: st.ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
 		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts,
 	})
 	st.defer_(func() { st.sess.Close() })
-	st.sinks.started(st.sess, withMCP(initEvent(cfg, st.ws.Root(), l.toolSpecNames(), st.pol, st.box), rt.mcp, l.specs))
-	l.hooks = cfg.newHooks(env, st.ws.Root(), st.sinks.sessionID(), st.sess, emit, rt)
+	lc.Answers = st.plan.answers
+	lc.Hooks = asHooks(cfg.newHooks(env, st.ws.Root(), st.sessionID(), st.sess, emit, rt))
+	st.verifier = newVerifier(cfg, st.ws.Root(), env, rt, emit)
+	lc.Verifiers = st.verifier.verifiers()
+	if src.newAsker != nil {
+		lc.Ask = src.newAsker(ap)
+	}
+	st.loop = newLoop(lc, client, ap.judge, emit)
+	st.sinks.started(st.sess, withMCP(initEvent(cfg, st.ws.Root(), st.loop.ToolNames(), st.pol, st.box), rt.mcp, st.loop.specs))
 	return nil
+}
+
+// sessionID is the run's session id as the sinks will know it once they
+// learn the session log (see [runSinks.started]): the JSON stream's, or
+// the log's own when it has a file; "" without the JSON stream (the
+// hooks then take the log's).
+func (st *runStack) sessionID() string {
+	id := st.sinks.sessionID()
+	if p := st.sess.Path(); p != "" && id != "" {
+		id = session.IDOf(p)
+	}
+	return id
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/toolkit"
@@ -149,7 +150,7 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 		v = a.apply(v)
 	}
 	if v.Kind == verdictAsk && l.cfg.Ask != nil {
-		v = l.cfg.Ask(ctx, call, prep.eff, v)
+		v = runVerdict(l.cfg.Ask.Ask(ctx, call, prep.eff, agentVerdict(v)))
 		if err := l.stopped(ctx); err != nil {
 			return l.notRun(info, fmt.Sprintf(notRunStopped, stopReason(err))), timeSpan{}, err
 		}
@@ -181,10 +182,11 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 	if ctx.Err() != nil {
 		return res, span, errRunEnded
 	}
-	if l.hooks != nil {
+	if l.cfg.Hooks != nil {
 		// The after_tool hooks get the model's copy: the run's secrets redacted.
 		res.Content = l.cfg.Redact.Redact(res.Content)
-		res = l.hooks.after(ctx, l.turns, call.Name, call.ID, json.RawMessage(l.cfg.Redact.Redact(string(hookToolInput(input, eff)))), res)
+		view := json.RawMessage(l.cfg.Redact.Redact(string(hookToolInput(input, eff))))
+		res = l.cfg.Hooks.AfterTool(ctx, l.turns, agent.ToolCall{ID: call.ID, Name: call.Name, Input: view}, res)
 	}
 	return res, span, nil
 }

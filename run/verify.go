@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/toolkit"
@@ -25,12 +25,14 @@ type verifier struct {
 	attempts int
 	bash     *toolkit.Bash
 	now      func() time.Time
+	emit     func(Event)
+	passed   bool // a check passed in the current run
 }
 
 // newVerifier returns the verifier of cfg in the workspace root dir, or nil
 // when no check was asked. The command runs with the run's temporary
 // directory, reaper and sandbox, as the bash tool's commands do.
-func newVerifier(cfg execConfig, dir string, env environment, rt runTools) *verifier {
+func newVerifier(cfg execConfig, dir string, env environment, rt runTools, emit func(Event)) *verifier {
 	v := cfg.verify()
 	if v.Command == "" {
 		return nil
@@ -44,7 +46,8 @@ func newVerifier(cfg execConfig, dir string, env environment, rt runTools) *veri
 			DefaultTimeout: v.Timeout, MaxTimeout: v.Timeout,
 			TempDir: rt.tempDir, Reaper: rt.reaper, Confine: rt.box,
 		}),
-		now: time.Now,
+		now:  time.Now,
+		emit: emit,
 	}
 }
 
@@ -72,44 +75,48 @@ func verifyMessage(info *VerifyInfo) string {
 		info.Command, info.Attempt, info.Max, left, info.Output)
 }
 
-// runVerified runs the loop on the first message and then the check after
-// each final answer, giving the model the failure and going on, until the
-// check passes, its attempts are used up (exit 6) or the loop ends
-// otherwise. verified is nil when no check was asked.
-func runVerified(ctx context.Context, l *loop, v *verifier, history []llm.Message, open []llm.Block, first string, emit func(Event)) (verified *bool, err error) {
-	err = l.resume(ctx, history, open, first)
-	if v == nil {
-		return nil, err
+// Verify runs the check after the model's final answer (it implements
+// [agent.Verifier]), reporting it as [EventVerifyStart] and [EventVerify].
+// A failed check gives the model its output while attempts are left;
+// the last failed one ends the run with exit 6.
+func (v *verifier) Verify(ctx context.Context, attempt int, _ agent.Final) (agent.Verification, error) {
+	v.emit(Event{Kind: EventVerifyStart, Verify: &VerifyInfo{Command: v.command, Attempt: attempt, Max: v.attempts}})
+	info, err := v.check(ctx, attempt)
+	if err != nil {
+		return agent.Verification{}, err
 	}
-	ok := false
-	for attempt := 1; err == nil; attempt++ {
-		emit(Event{Kind: EventVerifyStart, Verify: &VerifyInfo{Command: v.command, Attempt: attempt, Max: v.attempts}})
-		info, cerr := v.check(ctx, attempt)
-		if cerr != nil {
-			return &ok, cerr
-		}
-		emit(Event{Kind: EventVerify, Verify: info})
-		if ctx.Err() != nil {
-			return &ok, l.contextError(ctx)
-		}
-		if info.Passed {
-			ok = true
-			return &ok, nil
-		}
-		if attempt >= v.attempts {
-			detail := fmt.Sprintf("`%s` did not pass in %d attempts", v.command, v.attempts)
-			emit(Event{Kind: EventLimit, Text: errVerifyFailed.Error() + ": " + detail})
-			return &ok, reportedError{Err: exit.CodeError{Code: exit.Verify, Err: fmt.Errorf("%w: %s", errVerifyFailed, detail), Kind: events.ErrVerifyFailed}}
-		}
-		err = l.continueWith(ctx, verifyMessage(info))
+	v.emit(Event{Kind: EventVerify, Verify: info})
+	if ctx.Err() != nil {
+		// The loop ends the run with the context's cause.
+		return agent.Verification{}, nil
 	}
-	return &ok, err
+	if info.Passed {
+		v.passed = true
+		return agent.Verification{Passed: true}, nil
+	}
+	if attempt >= v.attempts {
+		detail := fmt.Sprintf("`%s` did not pass in %d attempts", v.command, v.attempts)
+		return agent.Verification{Stop: exit.CodeError{Code: exit.Verify, Err: fmt.Errorf("%w: %s", errVerifyFailed, detail), Kind: events.ErrVerifyFailed}}, nil
+	}
+	return agent.Verification{Feedback: verifyMessage(info)}, nil
 }
 
-// continueWith adds a user message to a finished conversation (recorded
-// by the session like every message) and takes it on to the end, as
-// [loop.run] does.
-func (l *loop) continueWith(ctx context.Context, text string) error {
-	l.addUser([]llm.Block{llm.TextBlock(text)})
-	return l.turnLoop(ctx)
+// outcome is the last run's --verify result for its summary, and starts
+// the next run's: nil without --verify; false when the run ended before
+// a check passed.
+func (v *verifier) outcome() *bool {
+	if v == nil {
+		return nil
+	}
+	ok := v.passed
+	v.passed = false
+	return &ok
+}
+
+// verifiers is v as the loop's final-answer checks: none without --verify.
+func (v *verifier) verifiers() []agent.Verifier {
+	if v == nil {
+		return nil
+	}
+	return []agent.Verifier{v}
 }
