@@ -119,7 +119,7 @@ func (c *chat) runLine(ctx context.Context, text string) {
 		case <-done:
 		}
 	}()
-	history, open := l.messages, []llm.Block(nil)
+	history, open := l.Messages(), []llm.Block(nil)
 	if c.runs == 0 {
 		history, open = c.st.plan.conversation(c.cfg.Resolved.Type)
 	}

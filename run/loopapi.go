@@ -49,6 +49,12 @@ func (l *loop) SetModel(model string, c compactConfig) {
 	l.cfg.Budget.SetModel(model)
 }
 
+// Messages is the conversation: the next run's history.
+func (l *loop) Messages() []llm.Message { return l.messages }
+
+// ToolSpecs are the tools as sent to the model (for the init event).
+func (l *loop) ToolSpecs() []llm.ToolSpec { return l.specs }
+
 // Pending are the calls the last run left for a person.
 func (l *loop) Pending() []agent.Pending { return l.pending }
 

@@ -202,7 +202,7 @@ func TestLoopRunsStartAfresh(t *testing.T) {
 		t.Fatalf("first run: %+v", first)
 	}
 	v.results = []agent.Verification{{Passed: true}}
-	if err := tl.l.resume(context.Background(), tl.l.messages, nil, "two"); err != nil {
+	if err := tl.l.resume(context.Background(), tl.l.Messages(), nil, "two"); err != nil {
 		t.Fatal(err)
 	}
 	second := tl.l.Summary(time.Now(), 0)
@@ -229,6 +229,9 @@ func TestLoopBetweenRuns(t *testing.T) {
 	if got := tl.l.ToolNames(); !slices.Equal(got, []string{"bash", "read"}) {
 		t.Errorf("ToolNames %v", got)
 	}
+	if specs := tl.l.ToolSpecs(); len(specs) != 2 || specs[1].Name != "read" || string(specs[1].Schema) != `{"type":"object"}` {
+		t.Errorf("ToolSpecs %+v", specs)
+	}
 	ctx := context.Background()
 	if out, err := tl.l.CompactNow(ctx); out != compactTooShort || err != nil {
 		t.Errorf("CompactNow on an empty conversation: %v, %v", out, err)
@@ -237,7 +240,7 @@ func TestLoopBetweenRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl.l.Reset()
-	if len(tl.l.messages) != 0 {
+	if len(tl.l.Messages()) != 0 {
 		t.Errorf("Reset left %d messages", len(tl.l.messages))
 	}
 	tl.l.SetModel("other-model", compactConfig{})

@@ -164,7 +164,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 		lc.Ask = src.newAsker(ap)
 	}
 	st.loop = newLoop(lc, client, ap.judge, emit)
-	st.sinks.started(st.sess, withMCP(initEvent(cfg, st.ws.Root(), st.loop.ToolNames(), st.pol, st.box), rt.mcp, st.loop.specs))
+	st.sinks.started(st.sess, withMCP(initEvent(cfg, st.ws.Root(), st.loop.ToolNames(), st.pol, st.box), rt.mcp, st.loop.ToolSpecs()))
 	return nil
 }
 
