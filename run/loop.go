@@ -22,7 +22,8 @@ type streamer interface {
 	Stream(ctx context.Context, req llm.Request) (*llm.Stream, error)
 }
 
-// loopConfig are the fixed inputs of one run of the turn loop.
+// loopConfig are the inputs the turn loop is built with (the shape of
+// agent.Options): fixed, but for the model a chat switches (SetModel).
 type loopConfig struct {
 	Model        string
 	System       string

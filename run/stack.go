@@ -15,8 +15,8 @@ import (
 // runStack is what a headless run and a line-mode chat open before their
 // first model request, in the same order and by the same code: the
 // budget, the sandbox, patch mode, the policy and workspace, the session
-// plan, the input, the model traffic, the tools, the loop, the session
-// log and the hooks. Only what drives the loop differs: one prompt taken
+// plan, the input, the model traffic, the tools, the session log, the
+// hooks and the loop. Only what drives the loop differs: one prompt taken
 // to its end (exec), or a line at a time (chat).
 type runStack struct {
 	sinks  *runSinks
