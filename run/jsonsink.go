@@ -220,10 +220,11 @@ func denialEvent(id string, d *DenialInfo, red *redactor) events.PolicyDecision 
 }
 
 // toolInput is a call's arguments as one line of JSON: compacted when
-// valid, else a JSON string of the bytes as sent.
+// valid, else a JSON string of the bytes as sent. A secret the arguments
+// spell with JSON escapes is redacted too ([redactor.redactJSON]).
 func (s *jsonSink) toolInput(raw json.RawMessage) json.RawMessage {
 	s.input.Reset()
-	if json.Valid(raw) && json.Compact(&s.input, []byte(s.red.redact(string(raw)))) == nil {
+	if json.Valid(raw) && json.Compact(&s.input, s.red.redactJSON(raw)) == nil {
 		return bytes.Clone(s.input.Bytes())
 	}
 	b, _ := json.Marshal(strings.ToValidUTF8(s.red.redact(string(raw)), "\uFFFD"))
