@@ -324,6 +324,15 @@ func clip(s string, max int) string {
 	return string(r[:max-1]) + "…"
 }
 
+// whole is s on one line, in full, for what a person approves (a
+// pending call's facts, line mode's question): a clip could cut off the
+// part that acts, and flattening a line break to a space would make a
+// second command read as words of the first, so a line break is written
+// \n; the control characters are shown (see [shown]).
+func whole(s string) string {
+	return shown(strings.ReplaceAll(s, "\n", `\n`))
+}
+
 // shown returns s with the characters that would act on a terminal
 // written out instead: C0 controls but tab and newline, DEL and invalid
 // bytes as \xNN, C1 controls and bidirectional overrides as \uNNNN. The

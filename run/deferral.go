@@ -209,10 +209,10 @@ func writePending(w io.Writer, p session.Pending) {
 	if facts := p.Asked(); len(facts) > 1 {
 		fmt.Fprintf(w, "  %s  %s  %d facts, approved together:\n", shown(p.ID), shown(p.Tool), len(facts))
 		for _, f := range facts {
-			fmt.Fprintf(w, "    %s  (rule %s)\n", clip(f.Fact, 200), shown(f.Rule))
+			fmt.Fprintf(w, "    %s  (rule %s)\n", whole(f.Fact), shown(f.Rule))
 		}
 	} else {
-		fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", shown(p.ID), shown(p.Tool), clip(p.Fact, 200), shown(p.Rule))
+		fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", shown(p.ID), shown(p.Tool), whole(p.Fact), shown(p.Rule))
 	}
 	if p.Diff != "" {
 		for _, line := range strings.Split(strings.TrimRight(p.Diff, "\n"), "\n") {
