@@ -202,6 +202,26 @@ func reportPending(w io.Writer, pending []session.Pending, path, storeDir string
 	fmt.Fprintf(w, "deny:    rubichan exec --resume %s --deny-pending\n", shown(ref))
 }
 
+// redactedPending returns copies of the pending calls with the run's
+// secrets redacted from what a person is shown (facts, rules, diffs): a
+// model server may echo the key into a call's arguments, and stderr is a
+// CI job's log.
+func redactedPending(pending []session.Pending, red *redactor) []session.Pending {
+	out := make([]session.Pending, len(pending))
+	for i, p := range pending {
+		p.Fact, p.Rule, p.Diff = red.redact(p.Fact), red.redact(p.Rule), red.redact(p.Diff)
+		if p.Facts != nil {
+			facts := make([]session.PendingFact, len(p.Facts))
+			for j, f := range p.Facts {
+				facts[j] = session.PendingFact{Fact: red.redact(f.Fact), Rule: red.redact(f.Rule)}
+			}
+			p.Facts = facts
+		}
+		out[i] = p
+	}
+	return out
+}
+
 // writePending writes one pending call: its id, tool and fact, or when
 // several facts need approval each of them on a line of its own (an
 // approval of the call covers all of them), then the diff, if any.
