@@ -150,7 +150,7 @@ func (s *jsonSink) handle(ev Event) {
 		s.emit(events.ToolCall{ID: ev.Tool.ID, Name: ev.Tool.Name, Input: s.toolInput(ev.Tool.Input)})
 	case EventToolAllowed:
 		a := ev.Allow
-		s.emit(events.PolicyDecision{ID: ev.Tool.ID, Decision: events.DecisionAllow, Rule: a.Rule, Fact: s.red.redact(a.Fact), Reason: a.Reason})
+		s.emit(events.PolicyDecision{ID: ev.Tool.ID, Decision: events.DecisionAllow, Rule: a.Rule, Fact: s.red.redact(a.Fact), Reason: s.red.redact(a.Reason)})
 	case EventToolDenied:
 		s.emit(denialEvent(ev.Tool.ID, ev.Denial, s.red))
 	case EventToolResult:
@@ -206,7 +206,7 @@ func hookEvent(h *HookInfo, red *redactor) events.Hook {
 }
 
 func denialEvent(id string, d *DenialInfo, red *redactor) events.PolicyDecision {
-	ev := events.PolicyDecision{ID: id, Decision: events.DecisionDeny, Rule: d.Rule, Fact: red.redact(d.Fact), Reason: d.Reason}
+	ev := events.PolicyDecision{ID: id, Decision: events.DecisionDeny, Rule: d.Rule, Fact: red.redact(d.Fact), Reason: red.redact(d.Reason)}
 	if d.Ask || d.Pending {
 		ev.Decision, ev.ResolvedAs = events.DecisionAsk, events.DecisionDeny
 		if d.Abort {
