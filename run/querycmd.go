@@ -69,9 +69,10 @@ func queryCommand(stdin io.Reader, env environment) *cli.Command {
 				return err
 			}
 			stdout := c.App.Writer
-			if githubEnv(env.lookupEnv) {
+			if sock, _ := env.lookupEnv(subquery.SocketEnv); sock == "" && githubEnv(env.lookupEnv) {
 				// Under GitHub Actions the answer on the job's stdout
-				// holds no workflow command, as exec's does.
+				// holds no workflow command, as exec's does. Inside a
+				// run it goes to the model, unchanged.
 				if q.Batch || q.Split != "" {
 					stdout = ghactions.NewJSONWriter(stdout)
 				} else {
