@@ -46,12 +46,9 @@ func githubOutput(args []string, lookupEnv func(string) (string, bool), stderr i
 	if len(args) < 2 || args[1] != "exec" {
 		return nil
 	}
+	on := githubEnv(lookupEnv)
 	if v, _ := lookupEnv("GITHUB_ACTIONS"); v != "true" {
 		return nil
-	}
-	on := true
-	if v, ok := lookupEnv(envName("github")); ok && v != "" {
-		on = v == "true" || v == "1"
 	}
 	for _, a := range args[2:] {
 		if a == "--" {
@@ -67,6 +64,19 @@ func githubOutput(args []string, lookupEnv func(string) (string, bool), stderr i
 	}
 	path, _ := lookupEnv("GITHUB_STEP_SUMMARY")
 	return &githubReporter{out: ghactions.NewWriter(stderr), summaryPath: path, calls: map[string]int{}}
+}
+
+// githubEnv reports whether the environment turns the GitHub Actions
+// output on: GITHUB_ACTIONS=true, and RUBICHAN_GITHUB (--github) not
+// false.
+func githubEnv(lookupEnv func(string) (string, bool)) bool {
+	if v, _ := lookupEnv("GITHUB_ACTIONS"); v != "true" {
+		return false
+	}
+	if v, ok := lookupEnv(envName("github")); ok && v != "" {
+		return v == "true" || v == "1"
+	}
+	return true
 }
 
 // githubSink returns the reporter [runMain] put in the app's metadata, or

@@ -150,7 +150,7 @@ func (s *jsonSink) handle(ev Event) {
 		s.emit(events.ToolCall{ID: ev.Tool.ID, Name: ev.Tool.Name, Input: s.toolInput(ev.Tool.Input)})
 	case EventToolAllowed:
 		a := ev.Allow
-		s.emit(events.PolicyDecision{ID: ev.Tool.ID, Decision: events.DecisionAllow, Rule: a.Rule, Fact: s.red.Redact(a.Fact), Reason: a.Reason})
+		s.emit(events.PolicyDecision{ID: ev.Tool.ID, Decision: events.DecisionAllow, Rule: a.Rule, Fact: s.red.Redact(a.Fact), Reason: s.red.Redact(a.Reason)})
 	case EventToolDenied:
 		s.emit(denialEvent(ev.Tool.ID, ev.Denial, s.red))
 	case EventToolResult:
@@ -206,7 +206,7 @@ func hookEvent(h *HookInfo, red *redactor) events.Hook {
 }
 
 func denialEvent(id string, d *DenialInfo, red *redactor) events.PolicyDecision {
-	ev := events.PolicyDecision{ID: id, Decision: events.DecisionDeny, Rule: d.Rule, Fact: red.Redact(d.Fact), Reason: d.Reason}
+	ev := events.PolicyDecision{ID: id, Decision: events.DecisionDeny, Rule: d.Rule, Fact: red.Redact(d.Fact), Reason: red.Redact(d.Reason)}
 	if d.Ask || d.Pending {
 		ev.Decision, ev.ResolvedAs = events.DecisionAsk, events.DecisionDeny
 		if d.Abort {
@@ -220,10 +220,11 @@ func denialEvent(id string, d *DenialInfo, red *redactor) events.PolicyDecision 
 }
 
 // toolInput is a call's arguments as one line of JSON: compacted when
-// valid, else a JSON string of the bytes as sent.
+// valid, else a JSON string of the bytes as sent. A secret the arguments
+// spell with JSON escapes is redacted too ([redactor.redactJSON]).
 func (s *jsonSink) toolInput(raw json.RawMessage) json.RawMessage {
 	s.input.Reset()
-	if json.Valid(raw) && json.Compact(&s.input, []byte(s.red.Redact(string(raw)))) == nil {
+	if json.Valid(raw) && json.Compact(&s.input, s.red.RedactJSON(raw)) == nil {
 		return bytes.Clone(s.input.Bytes())
 	}
 	b, _ := json.Marshal(strings.ToValidUTF8(s.red.Redact(string(raw)), "\uFFFD"))

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/urfave/cli/v2"
 )
@@ -133,10 +134,22 @@ func runSessionsShow(c *cli.Context, env environment) error {
 	} else {
 		data = nil
 	}
-	if c.Bool("json") {
-		return writeSessionJSON(c.App.Writer, data)
+	out := c.App.Writer
+	if githubEnv(env.lookupEnv) {
+		// Under GitHub Actions the transcript, the model's text, holds
+		// no workflow command on the job's log, as exec's output does.
+		if c.Bool("json") {
+			out = ghactions.NewJSONWriter(out)
+		} else {
+			gw := ghactions.NewWriter(out)
+			defer gw.Flush()
+			out = gw
+		}
 	}
-	return writeTranscript(c.App.Writer, filepath.Base(path), data)
+	if c.Bool("json") {
+		return writeSessionJSON(out, data)
+	}
+	return writeTranscript(out, filepath.Base(path), data)
 }
 
 func runSessionsRm(c *cli.Context, env environment) error {
