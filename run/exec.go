@@ -16,6 +16,7 @@ import (
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/hooks"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/rubichan/rubichan/toolkit"
@@ -408,8 +409,8 @@ func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *se
 	if cfg.Settings == nil {
 		return nil
 	}
-	opt := hookOptions{
-		Hooks: cfg.Settings.Hooks, Workspace: root,
+	opt := hooks.Options{
+		Hooks: cfg.Settings.Hooks, Workspace: root, Emit: emit,
 		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: cfg.childDropEnv(),
 		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: rt.reaper, TempDir: rt.tempDir, Sandbox: rt.box,
 	}
@@ -419,7 +420,7 @@ func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *se
 			opt.SessionID = strings.TrimSuffix(filepath.Base(p), ".jsonl")
 		}
 	}
-	return newHookRunner(opt, emit)
+	return newHookRunner(hooks.New(opt))
 }
 
 // pathAdd returns the directories the configuration adds to bash's PATH.
