@@ -143,7 +143,7 @@ func openRunTools(box sandbox.State, cfg execConfig, env environment, root strin
 		return runTools{}, nil, err
 	}
 	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper(), queries: q}
-	rt.box = toolkit.NewSandbox(sandboxConfig(box, cfg.shellSettings(), env), root, tmp, rt.reaper)
+	rt.box = toolkit.NewSandbox(sandboxConfig(box, shellSettings(cfg.Settings), env), root, tmp, rt.reaper)
 	closeAll := func() {
 		q.close()
 		rt.mcp.Close()
@@ -386,7 +386,7 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
 			Env: withQuerySocket(env.environ(), rt.queries), EnvAllow: allow, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
-			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env), Confine: rt.box,
+			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, shellSettings(cfg.Settings), env), Confine: rt.box,
 		},
 	}), rt.mcp.Tools()...)
 }

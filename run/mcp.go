@@ -195,7 +195,7 @@ func probeTools(cfg execConfig, env environment, root string, notice func(string
 		return runTools{}, nil, fmt.Errorf("temporary directory: %w", err)
 	}
 	rt = runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper()}
-	rt.box = toolkit.NewSandbox(sandboxConfig(box, cfg.shellSettings(), env), root, tmp, rt.reaper)
+	rt.box = toolkit.NewSandbox(sandboxConfig(box, shellSettings(cfg.Settings), env), root, tmp, rt.reaper)
 	return rt, func() {
 		rt.box.Close()
 		rt.reaper.Sweep()
