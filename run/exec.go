@@ -237,7 +237,7 @@ func newExecLoop(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, pol
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	rt.queries.serve(ctx, newSubqueries(cfg, ws, ap.judge, budget, tr, emit))
+	rt.queries.serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.judge, budget, tr, emit))
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
