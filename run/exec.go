@@ -101,7 +101,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer st.close()
 	l := st.loop
 	history, open := st.plan.conversation(cfg.Resolved.Type)
-	verified, runErr := runVerified(ctx, l, newVerifier(cfg, st.ws.Root(), env, st.rt), history, open, st.in.Text, sinks.emit)
+	verified, runErr := runVerified(ctx, l, newVerifier(cfg.verify(), cfg.childEnv(env), st.ws.Root(), st.rt), history, open, st.in.Text, sinks.emit)
 	err = finishRun(st.tr.finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verified: verified, patch: st.patch})
 	reportPending(stderr, sessionPendings(l.pending), st.sess.Path(), st.plan.store.Dir)
 	return err
