@@ -50,7 +50,7 @@ func (c *chat) observe(ev Event) {
 
 func newChat(cfg execConfig, env environment, st *runStack, in *lineInput, stdout, stderr io.Writer, person bool) *chat {
 	c := &chat{cfg: cfg, env: env, st: st, stdout: stdout, stderr: stderr, person: person, in: in,
-		verifier: newVerifier(cfg, st.ws.Root(), env, st.rt), runNo: 1}
+		verifier: newVerifier(cfg.verify(), cfg.childEnv(env), st.ws.Root(), st.rt), runNo: 1}
 	if st.plan.loaded != nil {
 		c.runNo = len(st.plan.loaded.Runs) + 1
 	}

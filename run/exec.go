@@ -16,6 +16,7 @@ import (
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/hooks"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/rubichan/rubichan/toolkit"
@@ -100,7 +101,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer st.close()
 	l := st.loop
 	history, open := st.plan.conversation(cfg.Resolved.Type)
-	verified, runErr := runVerified(ctx, l, newVerifier(cfg, st.ws.Root(), env, st.rt), history, open, st.in.Text, sinks.emit)
+	verified, runErr := runVerified(ctx, l, newVerifier(cfg.verify(), cfg.childEnv(env), st.ws.Root(), st.rt), history, open, st.in.Text, sinks.emit)
 	err = finishRun(st.tr.finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verified: verified, patch: st.patch})
 	reportPending(stderr, redactedPending(sessionPendings(l.pending), sinks.red), st.sess.Path(), st.plan.store.Dir)
 	return err
@@ -142,7 +143,7 @@ func openRunTools(box sandbox.State, cfg execConfig, env environment, root strin
 		return runTools{}, nil, err
 	}
 	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper(), queries: q}
-	rt.box = toolkit.NewSandbox(sandboxConfig(box, cfg.shellSettings(), env), root, tmp, rt.reaper)
+	rt.box = toolkit.NewSandbox(sandboxConfig(box, shellSettings(cfg.Settings), env), root, tmp, rt.reaper)
 	closeAll := func() {
 		q.close()
 		rt.mcp.Close()
@@ -236,7 +237,7 @@ func newExecLoop(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, pol
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	rt.queries.serve(ctx, newSubqueries(cfg, ws, ap.judge, budget, tr, emit))
+	rt.queries.serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.judge, budget, tr, emit))
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
@@ -385,7 +386,7 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
 			Env: withQuerySocket(env.environ(), rt.queries), EnvAllow: allow, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
-			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env), Confine: rt.box,
+			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, shellSettings(cfg.Settings), env), Confine: rt.box,
 		},
 	}), rt.mcp.Tools()...)
 }
@@ -408,8 +409,8 @@ func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *se
 	if cfg.Settings == nil {
 		return nil
 	}
-	opt := hookOptions{
-		Hooks: cfg.Settings.Hooks, Workspace: root,
+	opt := hooks.Options{
+		Hooks: cfg.Settings.Hooks, Workspace: root, Emit: emit,
 		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: cfg.childDropEnv(),
 		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: rt.reaper, TempDir: rt.tempDir, Sandbox: rt.box,
 	}
@@ -419,7 +420,7 @@ func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *se
 			opt.SessionID = strings.TrimSuffix(filepath.Base(p), ".jsonl")
 		}
 	}
-	return newHookRunner(opt, emit)
+	return newHookRunner(hooks.New(opt))
 }
 
 // pathAdd returns the directories the configuration adds to bash's PATH.

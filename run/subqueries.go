@@ -290,17 +290,33 @@ func (h *subqueryHost) close() {
 	}
 }
 
+// subquerySettings are what the sub-query service takes of a run's
+// settings.
+type subquerySettings struct {
+	Options  subqueryOptions
+	Provider config.ResolvedProvider // the run's provider, which answers them
+	Limits   llm.StreamLimits        // its stream's limits
+}
+
+// subquerySettings returns the run's sub-query settings.
+func (cfg execConfig) subquerySettings() subquerySettings {
+	q := cfg.Settings.Query
+	return subquerySettings{
+		Options: subqueryOptions{Model: cfg.Resolved.SubModel, Prices: cfg.Settings.Prices, MaxCost: cfg.Settings.Limits.MaxCost,
+			Concurrency: max(q.Concurrency, 1), MaxQueries: q.MaxQueries},
+		Provider: cfg.Resolved, Limits: cfg.streamLimits(),
+	}
+}
+
 // newSubqueries is the sub-query service of a headless run: the run's
 // provider and budget, its read policy for file ranges.
-func newSubqueries(cfg execConfig, ws *toolkit.Workspace, j judge, budget *Budget, tr *traffic, emit func(Event)) *subqueries {
-	q := cfg.Settings.Query
+func newSubqueries(qs subquerySettings, ws *toolkit.Workspace, j judge, budget *Budget, tr *traffic, emit func(Event)) *subqueries {
 	return &subqueries{
-		opt: subqueryOptions{Model: cfg.Resolved.SubModel, Prices: cfg.Settings.Prices, MaxCost: cfg.Settings.Limits.MaxCost,
-			Concurrency: max(q.Concurrency, 1), MaxQueries: q.MaxQueries},
-		client: newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc),
+		opt:    qs.Options,
+		client: newProviderClient(qs.Provider, qs.Limits, tr.hc),
 		budget: budget, emit: emit, retry: llm.DefaultRetryPolicy(), clock: tr.clock,
 		gate:  &fileGate{ws: ws, judge: j},
-		slots: make(chan struct{}, max(q.Concurrency, 1)),
+		slots: make(chan struct{}, max(qs.Options.Concurrency, 1)),
 	}
 }
 

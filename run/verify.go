@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/toolkit"
@@ -27,20 +28,19 @@ type verifier struct {
 	now      func() time.Time
 }
 
-// newVerifier returns the verifier of cfg in the workspace root dir, or nil
-// when no check was asked. The command runs with the run's temporary
-// directory, reaper and sandbox, as the bash tool's commands do.
-func newVerifier(cfg execConfig, dir string, env environment, rt runTools) *verifier {
-	v := cfg.verify()
+// newVerifier returns the verifier of v in the workspace root dir, or nil
+// when no check was asked. The command runs in the environment ce, with
+// the run's temporary directory, reaper and sandbox, as the bash tool's
+// commands do.
+func newVerifier(v config.Verify, ce childEnv, dir string, rt runTools) *verifier {
 	if v.Command == "" {
 		return nil
 	}
-	drop := cfg.childDropEnv()
 	return &verifier{
 		command:  v.Command,
 		attempts: max(v.Attempts, 1),
 		bash: toolkit.NewBash(toolkit.BashConfig{
-			Dir: dir, Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg),
+			Dir: dir, Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv, PathAdd: ce.PathAdd,
 			DefaultTimeout: v.Timeout, MaxTimeout: v.Timeout,
 			TempDir: rt.tempDir, Reaper: rt.reaper, Confine: rt.box,
 		}),
