@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
@@ -334,42 +333,6 @@ func interrupted(ctx context.Context, err error, emit func(Event)) error {
 	}
 	emit(Event{Kind: EventError, Err: cause})
 	return reportedError{Err: cause}
-}
-
-// readInputContext is readInput that gives up when ctx ends: a read from a
-// pipe cannot be interrupted, so it runs aside, and a spill directory it
-// created is removed when the run does not wait for it.
-func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*input, error) {
-	var mu sync.Mutex
-	var spillDir string
-	abandoned := false
-	opt.OnSpillDir = func(dir string) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		spillDir = dir
-		return !abandoned
-	}
-	type result struct {
-		in  *input
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		in, err := readInput(stdin, opt)
-		done <- result{in, err}
-	}()
-	select {
-	case r := <-done:
-		return r.in, r.err
-	case <-ctx.Done():
-		mu.Lock()
-		abandoned = true
-		if spillDir != "" {
-			os.RemoveAll(spillDir)
-		}
-		mu.Unlock()
-		return nil, context.Cause(ctx)
-	}
 }
 
 // buildTools returns the tools of a headless run: the file tools with the
