@@ -109,7 +109,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 func (cfg execConfig) inputOptions(notice func(string)) inputOptions {
 	return inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
+		InlineMax: inlineMax(cfg.Settings), StdinMax: stdinMax(cfg.Settings), Optional: cfg.answering(),
 	}
 }
 
@@ -252,7 +252,7 @@ func newExecLoop(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, pol
 		Redact:       newRedactor(cfg.secrets(env)),
 		Compact:      compactSettings(cfg, emit),
 		Clock:        tr.clock,
-	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap.judge, emit), ap, parts, nil
+	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.hc), ap.judge, emit), ap, parts, nil
 }
 
 // deferOnAsk says what makes a call that needs approval pause a headless

@@ -65,7 +65,7 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 	}()
 	emit, notes := sinks.emit, sinks.notes
 	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
-	if st.budget, err = cfg.startSettings(notice); err != nil {
+	if st.budget, err = startSettings(cfg.Settings, cfg.Model, notice); err != nil {
 		return st, err
 	}
 	if st.box, err = startSandbox(*cfg, env, notice); err != nil {

@@ -297,7 +297,7 @@ func newSubqueries(cfg execConfig, ws *toolkit.Workspace, j judge, budget *Budge
 	return &subqueries{
 		opt: subqueryOptions{Model: cfg.Resolved.SubModel, Prices: cfg.Settings.Prices, MaxCost: cfg.Settings.Limits.MaxCost,
 			Concurrency: max(q.Concurrency, 1), MaxQueries: q.MaxQueries},
-		client: newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc),
+		client: newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.hc),
 		budget: budget, emit: emit, retry: llm.DefaultRetryPolicy(), clock: tr.clock,
 		gate:  &fileGate{ws: ws, judge: j},
 		slots: make(chan struct{}, max(q.Concurrency, 1)),
