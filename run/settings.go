@@ -18,7 +18,7 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 	if err != nil {
 		return err
 	}
-	rp, err := cfg.resolveRunProvider(lc, env)
+	rp, err := resolveRunProvider(cfg.trafficSettings(), lc, env.lookupEnv)
 	if err != nil {
 		return err
 	}

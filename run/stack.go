@@ -124,7 +124,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	emit := st.sinks.emit
 	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
 	var err error
-	if st.tr, err = cfg.openTraffic(st.ws.Root(), env.today(), env); err != nil {
+	if st.tr, err = openTraffic(cfg.trafficSettings(), cfg.Resolved, st.ws.Root(), env.today(), cfg.secrets(env)); err != nil {
 		return err
 	}
 	rt, closeTools, err := openRunTools(st.box, cfg, env, st.ws.Root(), cfg.mcpStarter(ctx, env, st.ws.Root(), notice))
