@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
@@ -111,7 +110,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 func (cfg execConfig) inputOptions(notice func(string)) inputOptions {
 	return inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
+		InlineMax: inlineMax(cfg.Settings), StdinMax: stdinMax(cfg.Settings), Optional: cfg.answering(),
 	}
 }
 
@@ -254,7 +253,7 @@ func newExecLoop(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, pol
 		Redact:       newRedactor(cfg.secrets(env)),
 		Compact:      compactSettings(cfg, emit),
 		Clock:        tr.clock,
-	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap.judge, emit), ap, parts, nil
+	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.hc), ap.judge, emit), ap, parts, nil
 }
 
 // deferOnAsk says what makes a call that needs approval pause a headless
@@ -335,42 +334,6 @@ func interrupted(ctx context.Context, err error, emit func(Event)) error {
 	}
 	emit(Event{Kind: EventError, Err: cause})
 	return reportedError{Err: cause}
-}
-
-// readInputContext is readInput that gives up when ctx ends: a read from a
-// pipe cannot be interrupted, so it runs aside, and a spill directory it
-// created is removed when the run does not wait for it.
-func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*input, error) {
-	var mu sync.Mutex
-	var spillDir string
-	abandoned := false
-	opt.OnSpillDir = func(dir string) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		spillDir = dir
-		return !abandoned
-	}
-	type result struct {
-		in  *input
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		in, err := readInput(stdin, opt)
-		done <- result{in, err}
-	}()
-	select {
-	case r := <-done:
-		return r.in, r.err
-	case <-ctx.Done():
-		mu.Lock()
-		abandoned = true
-		if spillDir != "" {
-			os.RemoveAll(spillDir)
-		}
-		mu.Unlock()
-		return nil, context.Cause(ctx)
-	}
 }
 
 // buildTools returns the tools of a headless run: the file tools with the

@@ -52,8 +52,7 @@ func sessionsCommand(env environment) *cli.Command {
 }
 
 func sessionStore(c *cli.Context, env environment) session.Store {
-	cfg := execConfig{sessionFlags: sessionFlags{SessionDir: c.String("session-dir")}}
-	return session.Store{Dir: cfg.sessionDir(env)}
+	return session.Store{Dir: sessionFlags{SessionDir: c.String("session-dir")}.sessionDir(env)}
 }
 
 func runSessionsList(c *cli.Context, env environment) error {

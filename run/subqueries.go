@@ -304,7 +304,7 @@ func (cfg execConfig) subquerySettings() subquerySettings {
 	return subquerySettings{
 		Options: subqueryOptions{Model: cfg.Resolved.SubModel, Prices: cfg.Settings.Prices, MaxCost: cfg.Settings.Limits.MaxCost,
 			Concurrency: max(q.Concurrency, 1), MaxQueries: q.MaxQueries},
-		Provider: cfg.Resolved, Limits: cfg.streamLimits(),
+		Provider: cfg.Resolved, Limits: streamLimits(cfg.Settings),
 	}
 }
 
