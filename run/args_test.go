@@ -119,8 +119,14 @@ func TestEveryExecFlagReadsItsEnvVar(t *testing.T) {
 	}
 }
 
+// normalizeArgsSeeds are FuzzNormalizeArgs's seeds: words after exec,
+// joined by NUL.
+func normalizeArgsSeeds() []string {
+	return []string{"fix it\x00--model\x00x", "--\x00-x", "-C\x00dir\x00a", "--allow=shell:ls\x00-", "--max-turns"}
+}
+
 func FuzzNormalizeArgs(f *testing.F) {
-	for _, seed := range []string{"fix it\x00--model\x00x", "--\x00-x", "-C\x00dir\x00a", "--allow=shell:ls\x00-", "--max-turns"} {
+	for _, seed := range normalizeArgsSeeds() {
 		f.Add(seed)
 	}
 	app := newApp(nil, nil, nil, fakeEnv(nil))
