@@ -11,7 +11,7 @@ import (
 
 func TestNormalizeArgs(t *testing.T) {
 	t.Parallel()
-	app := newApp(nil, nil, nil, fakeEnv(nil))
+	app := newApp(nil, nil, nil, fakeEnv(nil), earlyOutput{})
 	tests := map[string]struct {
 		in      []string
 		want    []string
@@ -129,7 +129,7 @@ func FuzzNormalizeArgs(f *testing.F) {
 	for _, seed := range normalizeArgsSeeds() {
 		f.Add(seed)
 	}
-	app := newApp(nil, nil, nil, fakeEnv(nil))
+	app := newApp(nil, nil, nil, fakeEnv(nil), earlyOutput{})
 	f.Fuzz(func(t *testing.T, joined string) {
 		words := strings.Split(joined, "\x00")
 		in := append([]string{"rubichan", "exec"}, words...)
