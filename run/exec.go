@@ -47,7 +47,8 @@ Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 4 a limit was reached, 5 the model provider failed, 6 --verify never passed,
 130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
-func execCommand(stdin io.Reader, env environment) *cli.Command {
+// execCommand is the exec command; its runs write to early's sinks.
+func execCommand(stdin io.Reader, env environment, early earlyOutput) *cli.Command {
 	return &cli.Command{
 		Name:        "exec",
 		Usage:       "run the agent on a task until it is done",
@@ -59,8 +60,8 @@ func execCommand(stdin io.Reader, env environment) *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg.github = githubSink(c)
-			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, machineSink(c))
+			cfg.github = early.github
+			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, early.json)
 		},
 	}
 }
