@@ -198,7 +198,7 @@ func (l *loop) turnLoop(ctx context.Context) error {
 		}
 		calls := msg.ToolUses()
 		l.add(sanitize(msg))
-		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Stop: stop})
+		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Cost: l.requestCost(used), Stop: stop})
 		// Past a cap, a run that would go on stops; a finished answer stands.
 		if err := l.cfg.Budget.AfterRequest(used); err != nil && (len(calls) > 0 || stop == llm.StopMaxTokens) {
 			return l.budgetStop(err)
@@ -378,7 +378,7 @@ func (l *loop) requestError(ctx context.Context, err error) error {
 // (its cost and sub-queries less what the chat spent before it).
 func (l *loop) summary(start time.Time, code int) *Summary {
 	cost, known := l.cfg.Budget.Cost()
-	subs, subUsage := l.cfg.Budget.subTotals()
+	subs, subUsage := l.cfg.Budget.SubTotals()
 	cost, subs, subUsage = cost-l.before.cost, subs-l.before.subs, subUsage.Minus(l.before.subUsage)
 	usage := l.usage.Add(subUsage)
 	return &Summary{
@@ -402,4 +402,14 @@ func (l *loop) summary(start time.Time, code int) *Summary {
 func (l *loop) budgetStop(err error) error {
 	l.emit(Event{Kind: EventLimit, Text: err.Error()})
 	return reportedError{Err: err}
+}
+
+// requestCost is the cost of a request's usage at the price of the model
+// it was made to, for [EventMessageDone]; nil when the price is unknown.
+func (l *loop) requestCost(used llm.Usage) *float64 {
+	c, ok := l.cfg.Budget.RequestCost(used)
+	if !ok {
+		return nil
+	}
+	return &c
 }

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/exit"
 )
 
@@ -73,6 +74,12 @@ func TestCode(t *testing.T) {
 		{"usage beats broken pipe", exit.UsageError{Err: epipe}, 2},
 		{"broken pipe beats carried code", exit.CodeError{Code: exit.Limit, Err: epipe}, 141},
 		{"outermost carried code wins", exit.CodeError{Code: exit.Policy, Err: exit.CodeError{Code: exit.Limit, Err: errors.New("x")}}, 3},
+		// The engine's budget returns its errors without a code.
+		{"budget cap", &agent.BudgetError{Limit: "max_cost", Spent: 1, Max: 1}, 4},
+		{"token cap", &agent.BudgetError{Limit: "max_tokens_total", Spent: 9, Max: 8}, 4},
+		{"cost cap without a price", &agent.BudgetError{Limit: "max_cost", Max: 1, Model: "m"}, 2},
+		{"cost cap without a price, as usage", exit.UsageError{Err: &agent.BudgetError{Limit: "max_cost", Max: 1, Model: "m"}}, 2},
+		{"max queries", &agent.QueriesError{Max: 2}, 4},
 	}
 	for _, tc := range tests {
 		wrappings := []struct {
