@@ -11,7 +11,6 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
-	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -115,7 +114,7 @@ func (s *subqueries) answer(ctx context.Context, req subquery.Request, info *Sub
 	info.InputBytes = int64(len(material) + len(req.Prompt) + len(req.System))
 	est := agent.EstimateSub(int(info.InputBytes/4)+16, maxOut, agent.Price(price), priced)
 	if err := s.budget.Reserve(est, s.opt.MaxQueries); err != nil {
-		return fail(subquery.CodeLimit, "%v", limitMessage(err))
+		return fail(subquery.CodeLimit, "%v", err) // a *budgetError or *queriesError
 	}
 	text, used, err := s.ask(ctx, llm.Request{Model: info.Model, System: req.System, MaxTokens: maxOut,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: subqueryBlocks(material, req.Prompt)}}})
@@ -129,16 +128,6 @@ func (s *subqueries) answer(ctx context.Context, req subquery.Request, info *Sub
 		return r, used
 	}
 	return subquery.Response{Text: text}, used
-}
-
-// limitMessage is the words of a limit error, without the exit-code
-// wrapper.
-func limitMessage(err error) string {
-	var ee exit.CodeError
-	if errors.As(err, &ee) && ee.Err != nil {
-		return ee.Err.Error()
-	}
-	return err.Error()
 }
 
 // subqueryBlocks is the user message of a sub-query: the material, if

@@ -26,7 +26,8 @@ const (
 
 // Code maps an error returned by the app to a process exit code: [OK] for
 // nil, [Usage] for a [UsageError] anywhere in the chain, [BrokenPipe] for
-// a write on a stdout nobody reads, the code of a [CodeError], [Limit]
+// a write on a stdout nobody reads, the code of a [CodeError], the code of
+// the engine's typed error that ended the run (see [engineCode]), [Limit]
 // for a cap the engine's budget reached (an [*agent.BudgetError] or an
 // [*agent.QueriesError]; [Usage] for a cost cap on a model without a
 // price), and [Failure] for anything else. A [SignalError] is [Failure] here: the
@@ -46,6 +47,9 @@ func Code(err error) int {
 	var ce CodeError
 	if errors.As(err, &ce) {
 		return ce.Code
+	}
+	if c, ok := engineCode(err); ok {
+		return c
 	}
 	var be *agent.BudgetError
 	if errors.As(err, &be) {
