@@ -13,8 +13,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
-	"github.com/rubichan/rubichan/run/events"
-	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/hooks"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/subquery"
@@ -116,12 +115,12 @@ func (cfg execConfig) inputOptions(notice func(string)) inputOptions {
 }
 
 // withRunTimeout bounds ctx by the run's --timeout (none when d is 0); its
-// cause is then errTimeout.
+// cause is then [agent.ErrTimeout].
 func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	if d <= 0 {
 		return ctx, func() {}
 	}
-	return context.WithTimeoutCause(ctx, d, errTimeout)
+	return context.WithTimeoutCause(ctx, d, agent.ErrTimeout)
 }
 
 // openRunTools makes what the run's commands — the bash tool's, the
@@ -288,7 +287,8 @@ func abortOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
 }
 
 // finishRun reports how the loop ended — its error, unless already shown
-// or not worth a line (stdout's reader gone) — writes the patch under
+// (the engine announced it: [agent.Announced]) or not worth a line
+// (stdout's reader gone) — writes the patch under
 // --patch, shows the closing summary, and returns the run's error.
 func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func(Event), end runEnd) error {
 	code := exitCode(runErr)
@@ -298,7 +298,7 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	case errors.As(runErr, &sig):
 		code = sig.ExitCode()
 		emit(Event{Kind: EventError, Err: runErr})
-	case runErr != nil && !errors.As(runErr, &rep) && !brokenPipe(runErr):
+	case runErr != nil && !agent.Announced(runErr) && !errors.As(runErr, &rep) && !brokenPipe(runErr):
 		emit(Event{Kind: EventError, Err: runErr})
 	}
 	sum := l.summary(start, code)
@@ -329,9 +329,9 @@ func interrupted(ctx context.Context, err error, emit func(Event)) error {
 		return err
 	}
 	cause := context.Cause(ctx)
-	if errors.Is(cause, errTimeout) {
+	if errors.Is(cause, agent.ErrTimeout) {
 		emit(Event{Kind: EventLimit, Text: "reached --timeout while reading standard input"})
-		return reportedError{Err: exit.CodeError{Code: exit.Limit, Err: cause, Kind: events.ErrTimeout}}
+		return reportedError{Err: &agent.LimitError{Kind: agent.LimitTimeout, Err: agent.ErrTimeout}}
 	}
 	emit(Event{Kind: EventError, Err: cause})
 	return reportedError{Err: cause}

@@ -35,8 +35,6 @@ type jsonSink struct {
 	red       *redactor // secrets hidden; the deltas come redacted ([runSinks.redacted])
 	start     time.Time
 	now       func() time.Time
-	// price is the cost of one request's usage; false when unknown.
-	price func(llm.Usage) (float64, bool)
 	// onError learns the first write error as a [stdoutError], so the run
 	// can stop: nobody reads its output.
 	onError func(error)
@@ -174,10 +172,9 @@ func (s *jsonSink) message(ev Event) events.Message {
 	m := events.Message{Turn: ev.Turn, Text: s.red.Redact(ev.Text), StopReason: string(ev.Stop)}
 	if ev.Usage != nil {
 		m.Usage = usageEvent(*ev.Usage)
-		if s.price != nil {
-			if c, ok := s.price(*ev.Usage); ok {
-				m.CostUSD = &c
-			}
+		if ev.Cost != nil {
+			c := *ev.Cost
+			m.CostUSD = &c
 		}
 	}
 	return m

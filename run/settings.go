@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/urfave/cli/v2"
 )
@@ -166,3 +167,24 @@ func stdinMax(lc *config.Loaded) int64 {
 
 // GoString is String, so that %#v of an execConfig cannot print its key.
 func (cfg execConfig) GoString() string { return cfg.String() }
+
+// newBudget is the run's budget under the loaded limits, priced from the
+// loaded prices (see [config.LookupPrice]). A cost cap on a model without a
+// known price is a usage error (exit 2): a cap that cannot be enforced must
+// not look like one.
+func newBudget(limits config.Limits, model string, prices map[string]config.Price) (*Budget, error) {
+	b, err := agent.NewBudget(agent.BudgetLimits{MaxTokens: limits.MaxTokensTotal, MaxCost: limits.MaxCost}, model, priceFunc(prices))
+	if err != nil {
+		return nil, usageError{Err: err}
+	}
+	return b, nil
+}
+
+// priceFunc looks a model's price up in prices, as [config.LookupPrice]
+// does.
+func priceFunc(prices map[string]config.Price) agent.PriceFunc {
+	return func(model string) (agent.Price, bool) {
+		p, _, ok := config.LookupPrice(prices, model)
+		return agent.Price(p), ok
+	}
+}

@@ -71,9 +71,6 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 	if st.box, err = startSandbox(*cfg, env, notice); err != nil {
 		return st, err
 	}
-	if sinks.js != nil {
-		sinks.js.price = st.budget.RequestCost
-	}
 	pm, leavePatch, err := enterPatchMode(ctx, cfg, env, stdout, notice)
 	if err != nil {
 		return st, err

@@ -11,7 +11,6 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
-	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -63,7 +62,7 @@ func (s *subqueries) handle(ctx context.Context, _ int, req subquery.Request) su
 		resp.Usage = subquery.Usage{InputTokens: used.InputTokens, OutputTokens: used.OutputTokens,
 			CacheReadTokens: used.CacheReadTokens, CacheWriteTokens: used.CacheCreationTokens}
 		if p, _, ok := config.LookupPrice(s.opt.Prices, info.Model); ok {
-			info.CostUSD, info.CostKnown = priceCost(p, used), true
+			info.CostUSD, info.CostKnown = agent.Price(p).Cost(used), true
 			c := info.CostUSD
 			resp.CostUSD = &c
 		}
@@ -113,13 +112,13 @@ func (s *subqueries) answer(ctx context.Context, req subquery.Request, info *Sub
 		maxOut = subqueryMaxTokens
 	}
 	info.InputBytes = int64(len(material) + len(req.Prompt) + len(req.System))
-	est := estimateSub(int(info.InputBytes/4)+16, maxOut, price, priced)
-	if err := s.budget.reserveSub(est, s.opt.MaxQueries); err != nil {
-		return fail(subquery.CodeLimit, "%v", limitMessage(err))
+	est := agent.EstimateSub(int(info.InputBytes/4)+16, maxOut, agent.Price(price), priced)
+	if err := s.budget.Reserve(est, s.opt.MaxQueries); err != nil {
+		return fail(subquery.CodeLimit, "%v", err) // a *budgetError or *queriesError
 	}
 	text, used, err := s.ask(ctx, llm.Request{Model: info.Model, System: req.System, MaxTokens: maxOut,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: subqueryBlocks(material, req.Prompt)}}})
-	s.budget.settleSub(est, used, price, priced)
+	s.budget.Settle(est, used, agent.Price(price), priced)
 	if err != nil {
 		if ctx.Err() != nil {
 			r, _ := fail(subquery.CodeInterrupted, "the run is ending")
@@ -129,16 +128,6 @@ func (s *subqueries) answer(ctx context.Context, req subquery.Request, info *Sub
 		return r, used
 	}
 	return subquery.Response{Text: text}, used
-}
-
-// limitMessage is the words of a limit error, without the exit-code
-// wrapper.
-func limitMessage(err error) string {
-	var ee exit.CodeError
-	if errors.As(err, &ee) && ee.Err != nil {
-		return ee.Err.Error()
-	}
-	return err.Error()
 }
 
 // subqueryBlocks is the user message of a sub-query: the material, if

@@ -1,7 +1,6 @@
 package run
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -151,13 +150,4 @@ func plainURL(u string) string {
 	}
 	p.User, p.RawQuery, p.Fragment = nil, "", ""
 	return p.String()
-}
-
-// divergence returns the replay divergence in err's chain, or nil.
-func divergence(err error) *cassette.DivergenceError {
-	var d *cassette.DivergenceError
-	if errors.As(err, &d) {
-		return d
-	}
-	return nil
 }

@@ -3,19 +3,14 @@ package run
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
-	"github.com/rubichan/rubichan/run/events"
-	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/toolkit"
 )
-
-// errVerifyFailed is the cause of exit 6.
-var errVerifyFailed = errors.New("verification failed")
 
 // verifier runs the --verify command the way the bash tool runs the
 // model's commands (own process group, no stdin, the scrubbed environment,
@@ -98,8 +93,8 @@ func runVerified(ctx context.Context, l *loop, v *verifier, history []llm.Messag
 		}
 		if attempt >= v.attempts {
 			detail := fmt.Sprintf("`%s` did not pass in %d attempts", v.command, v.attempts)
-			emit(Event{Kind: EventLimit, Text: errVerifyFailed.Error() + ": " + detail})
-			return &ok, reportedError{Err: exit.CodeError{Code: exit.Verify, Err: fmt.Errorf("%w: %s", errVerifyFailed, detail), Kind: events.ErrVerifyFailed}}
+			emit(Event{Kind: EventLimit, Text: agent.ErrVerifyFailed.Error() + ": " + detail})
+			return &ok, &agent.CheckError{Check: "verify", Err: fmt.Errorf("%w: %s", agent.ErrVerifyFailed, detail)}
 		}
 		err = l.continueWith(ctx, verifyMessage(info))
 	}
