@@ -398,7 +398,7 @@ func (l *loop) summary(start time.Time, code int) *Summary {
 }
 
 // budgetStop reports a budget error from [Budget] (a *budgetError or a
-// *queriesError) as the limit that ends the run.
+// *agent.QueriesError) as the limit that ends the run.
 func (l *loop) budgetStop(err error) error {
 	l.emit(Event{Kind: EventLimit, Text: err.Error()})
 	return &agent.LimitError{Kind: agent.LimitBudget, Err: err}

@@ -67,7 +67,6 @@ type (
 	Budget       = agent.Budget
 	ModelSpend   = agent.ModelSpend
 	budgetError  = agent.BudgetError
-	queriesError = agent.QueriesError
 )
 
 // Text helpers.

@@ -114,7 +114,7 @@ func (s *subqueries) answer(ctx context.Context, req subquery.Request, info *Sub
 	info.InputBytes = int64(len(material) + len(req.Prompt) + len(req.System))
 	est := agent.EstimateSub(int(info.InputBytes/4)+16, maxOut, agent.Price(price), priced)
 	if err := s.budget.Reserve(est, s.opt.MaxQueries); err != nil {
-		return fail(subquery.CodeLimit, "%v", err) // a *budgetError or *queriesError
+		return fail(subquery.CodeLimit, "%v", err) // a *agent.BudgetError or *agent.QueriesError
 	}
 	text, used, err := s.ask(ctx, llm.Request{Model: info.Model, System: req.System, MaxTokens: maxOut,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: subqueryBlocks(material, req.Prompt)}}})
