@@ -64,9 +64,9 @@ func newRedactor(secrets []string) *redactor { return agent.NewRedactor(secrets)
 
 // The budget and its errors.
 type (
-	Budget       = agent.Budget
-	ModelSpend   = agent.ModelSpend
-	budgetError  = agent.BudgetError
+	Budget      = agent.Budget
+	ModelSpend  = agent.ModelSpend
+	budgetError = agent.BudgetError
 )
 
 // Text helpers.
