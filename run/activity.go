@@ -312,6 +312,15 @@ func formatDuration(d time.Duration) string {
 	}
 }
 
+// whole is s on one line, in full, for what a person approves (a
+// pending call's facts, line mode's question): a clip could cut off the
+// part that acts, and flattening a line break to a space would make a
+// second command read as words of the first, so a line break is written
+// \n; the control characters are shown (see [shown]).
+func whole(s string) string {
+	return shown(strings.ReplaceAll(s, "\n", `\n`))
+}
+
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

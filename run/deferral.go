@@ -13,7 +13,6 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/agent"
-	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -134,7 +133,7 @@ func (l *loop) deferRest(rest []llm.Block) error {
 	if n != 1 {
 		calls = fmt.Sprintf("%d calls need", n)
 	}
-	return l.policyStop(events.ErrPolicy, "paused: %s approval (%s)", calls, l.cfg.DeferOnAsk)
+	return l.policyStop(agent.StopDeferred, "paused: %s approval (%s)", calls, l.cfg.DeferOnAsk)
 }
 
 // previewDiff returns the diff a write or edit call would make to the
@@ -205,6 +204,26 @@ func reportPending(w io.Writer, pending []session.Pending, path, storeDir string
 	fmt.Fprintf(w, "deny:    rubichan exec --resume %s --deny-pending\n", shown(ref))
 }
 
+// redactedPending returns copies of the pending calls with the run's
+// secrets redacted from what a person is shown (facts, rules, diffs): a
+// model server may echo the key into a call's arguments, and stderr is a
+// CI job's log.
+func redactedPending(pending []session.Pending, red *redactor) []session.Pending {
+	out := make([]session.Pending, len(pending))
+	for i, p := range pending {
+		p.Fact, p.Rule, p.Diff = red.Redact(p.Fact), red.Redact(p.Rule), red.Redact(p.Diff)
+		if p.Facts != nil {
+			facts := make([]session.PendingFact, len(p.Facts))
+			for j, f := range p.Facts {
+				facts[j] = session.PendingFact{Fact: red.Redact(f.Fact), Rule: red.Redact(f.Rule)}
+			}
+			p.Facts = facts
+		}
+		out[i] = p
+	}
+	return out
+}
+
 // writePending writes one pending call: its id, tool and fact, or when
 // several facts need approval each of them on a line of its own (an
 // approval of the call covers all of them), then the diff, if any.
@@ -212,10 +231,10 @@ func writePending(w io.Writer, p session.Pending) {
 	if facts := p.Asked(); len(facts) > 1 {
 		fmt.Fprintf(w, "  %s  %s  %d facts, approved together:\n", shown(p.ID), shown(p.Tool), len(facts))
 		for _, f := range facts {
-			fmt.Fprintf(w, "    %s  (rule %s)\n", clip(f.Fact, 200), shown(f.Rule))
+			fmt.Fprintf(w, "    %s  (rule %s)\n", whole(f.Fact), shown(f.Rule))
 		}
 	} else {
-		fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", shown(p.ID), shown(p.Tool), clip(p.Fact, 200), shown(p.Rule))
+		fmt.Fprintf(w, "  %s  %s  %s  (rule %s)\n", shown(p.ID), shown(p.Tool), whole(p.Fact), shown(p.Rule))
 	}
 	if p.Diff != "" {
 		for _, line := range strings.Split(strings.TrimRight(p.Diff, "\n"), "\n") {

@@ -94,7 +94,7 @@ func (r githubRun) report(t *testing.T) (summary, stderr string) {
 	os.WriteFile(path, []byte("earlier step\n"), 0o644)
 	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": path}
 	var errb bytes.Buffer
-	gh := githubOutput([]string{"rubichan", "exec"}, mapEnv(env), &errb)
+	gh := openEarly(scanArgs([]string{"rubichan", "exec"}, mapEnv(env)), nil, &errb, mapEnv(env), nil).github
 	if gh == nil {
 		t.Fatal("no reporter under GITHUB_ACTIONS=true")
 	}
@@ -192,7 +192,7 @@ func TestGitHubOutputSwitch(t *testing.T) {
 		"after --":      {[]string{"rubichan", "exec", "--", "--github=false"}, map[string]string{"GITHUB_ACTIONS": "true"}, true},
 		"other command": {[]string{"rubichan", "config", "show"}, map[string]string{"GITHUB_ACTIONS": "true"}, false},
 	} {
-		if got := githubOutput(c.args, mapEnv(c.env), nil) != nil; got != c.on {
+		if got := openEarly(scanArgs(c.args, mapEnv(c.env)), nil, nil, mapEnv(c.env), nil).github != nil; got != c.on {
 			t.Errorf("%s: reporter %v, want %v", name, got, c.on)
 		}
 	}

@@ -35,8 +35,6 @@ type jsonSink struct {
 	red       *redactor // secrets hidden; the deltas come redacted ([runSinks.redacted])
 	start     time.Time
 	now       func() time.Time
-	// price is the cost of one request's usage; false when unknown.
-	price func(llm.Usage) (float64, bool)
 	// onError learns the first write error as a [stdoutError], so the run
 	// can stop: nobody reads its output.
 	onError func(error)
@@ -150,7 +148,7 @@ func (s *jsonSink) handle(ev Event) {
 		s.emit(events.ToolCall{ID: ev.Tool.ID, Name: ev.Tool.Name, Input: s.toolInput(ev.Tool.Input)})
 	case EventToolAllowed:
 		a := ev.Allow
-		s.emit(events.PolicyDecision{ID: ev.Tool.ID, Decision: events.DecisionAllow, Rule: a.Rule, Fact: s.red.Redact(a.Fact), Reason: a.Reason})
+		s.emit(events.PolicyDecision{ID: ev.Tool.ID, Decision: events.DecisionAllow, Rule: a.Rule, Fact: s.red.Redact(a.Fact), Reason: s.red.Redact(a.Reason)})
 	case EventToolDenied:
 		s.emit(denialEvent(ev.Tool.ID, ev.Denial, s.red))
 	case EventToolResult:
@@ -174,10 +172,9 @@ func (s *jsonSink) message(ev Event) events.Message {
 	m := events.Message{Turn: ev.Turn, Text: s.red.Redact(ev.Text), StopReason: string(ev.Stop)}
 	if ev.Usage != nil {
 		m.Usage = usageEvent(*ev.Usage)
-		if s.price != nil {
-			if c, ok := s.price(*ev.Usage); ok {
-				m.CostUSD = &c
-			}
+		if ev.Cost != nil {
+			c := *ev.Cost
+			m.CostUSD = &c
 		}
 	}
 	return m
@@ -206,7 +203,7 @@ func hookEvent(h *HookInfo, red *redactor) events.Hook {
 }
 
 func denialEvent(id string, d *DenialInfo, red *redactor) events.PolicyDecision {
-	ev := events.PolicyDecision{ID: id, Decision: events.DecisionDeny, Rule: d.Rule, Fact: red.Redact(d.Fact), Reason: d.Reason}
+	ev := events.PolicyDecision{ID: id, Decision: events.DecisionDeny, Rule: d.Rule, Fact: red.Redact(d.Fact), Reason: red.Redact(d.Reason)}
 	if d.Ask || d.Pending {
 		ev.Decision, ev.ResolvedAs = events.DecisionAsk, events.DecisionDeny
 		if d.Abort {
@@ -220,10 +217,11 @@ func denialEvent(id string, d *DenialInfo, red *redactor) events.PolicyDecision 
 }
 
 // toolInput is a call's arguments as one line of JSON: compacted when
-// valid, else a JSON string of the bytes as sent.
+// valid, else a JSON string of the bytes as sent. A secret the arguments
+// spell with JSON escapes is redacted too ([redactor.redactJSON]).
 func (s *jsonSink) toolInput(raw json.RawMessage) json.RawMessage {
 	s.input.Reset()
-	if json.Valid(raw) && json.Compact(&s.input, []byte(s.red.Redact(string(raw)))) == nil {
+	if json.Valid(raw) && json.Compact(&s.input, s.red.RedactJSON(raw)) == nil {
 		return bytes.Clone(s.input.Bytes())
 	}
 	b, _ := json.Marshal(strings.ToValidUTF8(s.red.Redact(string(raw)), "\uFFFD"))

@@ -27,7 +27,7 @@ func (l *loop) newRun() {
 	l.turns, l.toolCalls, l.denials = 0, 0, 0
 	l.usage, l.pending = llm.Usage{}, nil
 	l.before.cost, _ = l.cfg.Budget.Cost()
-	l.before.subs, l.before.subUsage = l.cfg.Budget.subTotals()
+	l.before.subs, l.before.subUsage = l.cfg.Budget.SubTotals()
 	l.attempts = make([]int, len(l.cfg.Verifiers))
 }
 

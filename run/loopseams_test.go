@@ -10,6 +10,7 @@ import (
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/hooks"
 )
 
 // TestVerdictThroughTheSeam: a verdict crosses agent.Asker and back
@@ -44,10 +45,10 @@ func TestHookSeam(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var evs []Event
-	r := newHookRunner(hookOptions{Hooks: config.Hooks{
+	r := hooks.New(hooks.Options{Hooks: config.Hooks{
 		BeforeTool: []config.Hook{{Name: "guard", Command: "echo no >&2; exit 2", Timeout: time.Minute}},
 		Stop:       []config.Hook{{Name: "more", Command: "echo again >&2; exit 2", Timeout: time.Minute}},
-	}, Workspace: dir, Env: []string{"PATH=/usr/bin:/bin"}}, func(ev Event) { evs = append(evs, ev) })
+	}, Workspace: dir, Env: []string{"PATH=/usr/bin:/bin"}, Emit: func(ev Event) { evs = append(evs, ev) }})
 	h := asHooks(r)
 	out := h.BeforeTool(context.Background(), 1, agent.ToolCall{ID: "c1", Name: "bash", Input: json.RawMessage(`{"command":"ls"}`)}, 0)
 	if out.Decision != agent.HookDeny || out.Hook != "guard" || out.Reason != "no" {

@@ -53,6 +53,9 @@ func errorKind(err error) (string, bool) {
 		return events.ErrInterrupted, true
 	case brokenPipe(err):
 		return events.ErrBrokenPipe, false
+	case engineKind(err):
+		typ, retryable, _ := exit.EngineKind(err)
+		return typ, retryable
 	case errors.As(err, &ee) && ee.Kind != "":
 		return ee.Kind, ee.Kind == events.ErrTimeout
 	case errors.As(err, &be):
@@ -127,3 +130,10 @@ func configError(err error) bool {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// engineKind reports whether err ended a run with a limit, stop or check
+// of the engine that [exit.EngineKind] classifies.
+func engineKind(err error) bool {
+	_, _, ok := exit.EngineKind(err)
+	return ok
+}

@@ -62,13 +62,17 @@ func TestVerifierChecks(t *testing.T) {
 			if tt.feedback && res.Feedback != verifyMessage((*evs)[1].Verify) {
 				t.Errorf("feedback %q", res.Feedback)
 			}
-			var ce exit.CodeError
+			var ce *agent.CheckError
 			switch {
 			case tt.stop == "" && res.Stop != nil:
 				t.Errorf("stop %v", res.Stop)
 			case tt.stop != "" && (res.Stop == nil || res.Stop.Error() != tt.stop || !errors.As(res.Stop, &ce) ||
-				ce.Code != exit.Verify || ce.Kind != events.ErrVerifyFailed || !errors.Is(res.Stop, errVerifyFailed)):
+				ce.Check != "verify" || !errors.Is(res.Stop, agent.ErrVerifyFailed) || exit.Code(res.Stop) != exit.Verify):
 				t.Errorf("stop %#v, want exit 6: %s", res.Stop, tt.stop)
+			case tt.stop != "":
+				if kind, _, _ := exit.EngineKind(res.Stop); kind != events.ErrVerifyFailed {
+					t.Errorf("stop kind %q, want %q", kind, events.ErrVerifyFailed)
+				}
 			}
 		})
 	}

@@ -3,18 +3,13 @@ package run
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/rubichan/rubichan/run/agent"
-	"github.com/rubichan/rubichan/run/events"
-	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/toolkit"
 )
-
-// errVerifyFailed is the cause of exit 6.
-var errVerifyFailed = errors.New("verification failed")
 
 // verifier runs the --verify command the way the bash tool runs the
 // model's commands (own process group, no stdin, the scrubbed environment,
@@ -29,20 +24,19 @@ type verifier struct {
 	passed   bool // a check passed in the current run
 }
 
-// newVerifier returns the verifier of cfg in the workspace root dir, or nil
-// when no check was asked. The command runs with the run's temporary
-// directory, reaper and sandbox, as the bash tool's commands do.
-func newVerifier(cfg execConfig, dir string, env environment, rt runTools, emit func(Event)) *verifier {
-	v := cfg.verify()
+// newVerifier returns the verifier of v in the workspace root dir, or nil
+// when no check was asked. The command runs in the environment ce, with
+// the run's temporary directory, reaper and sandbox, as the bash tool's
+// commands do; its events go to emit.
+func newVerifier(v config.Verify, ce childEnv, dir string, rt runTools, emit func(Event)) *verifier {
 	if v.Command == "" {
 		return nil
 	}
-	drop := cfg.childDropEnv()
 	return &verifier{
 		command:  v.Command,
 		attempts: max(v.Attempts, 1),
 		bash: toolkit.NewBash(toolkit.BashConfig{
-			Dir: dir, Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg),
+			Dir: dir, Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv, PathAdd: ce.PathAdd,
 			DefaultTimeout: v.Timeout, MaxTimeout: v.Timeout,
 			TempDir: rt.tempDir, Reaper: rt.reaper, Confine: rt.box,
 		}),
@@ -96,7 +90,7 @@ func (v *verifier) Verify(ctx context.Context, attempt int, _ agent.Final) (agen
 	}
 	if attempt >= v.attempts {
 		detail := fmt.Sprintf("`%s` did not pass in %d attempts", v.command, v.attempts)
-		return agent.Verification{Stop: exit.CodeError{Code: exit.Verify, Err: fmt.Errorf("%w: %s", errVerifyFailed, detail), Kind: events.ErrVerifyFailed}}, nil
+		return agent.Verification{Stop: &agent.CheckError{Check: "verify", Err: fmt.Errorf("%w: %s", agent.ErrVerifyFailed, detail)}}, nil
 	}
 	return agent.Verification{Feedback: verifyMessage(info)}, nil
 }
