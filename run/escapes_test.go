@@ -17,6 +17,7 @@ import (
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 )
@@ -58,9 +59,9 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 	activity := func(verbose bool, evs ...Event) func(*testing.T) string {
 		return func(*testing.T) string {
 			var b bytes.Buffer
-			s := newActivitySink(&b, false, verbose, false)
+			s := sink.NewActivity(&b, sink.ActivityOptions{Quiet: false, Verbose: verbose, Colors: false})
 			for _, ev := range evs {
-				s.handle(ev)
+				s.Handle(ev)
 			}
 			return b.String()
 		}

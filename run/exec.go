@@ -317,7 +317,7 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	}
 	emit(Event{Kind: EventTurnDone, Summary: sum})
 	if runErr == nil {
-		return text.err // --output final writes at the end
+		return text.Err() // --output final writes at the end
 	}
 	return reportedError{Err: runErr}
 }

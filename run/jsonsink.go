@@ -247,11 +247,6 @@ func (s *jsonSink) toolResult(ev Event) events.ToolResult {
 	return out
 }
 
-func usageEvent(u llm.Usage) events.Usage {
-	return events.Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
-		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheCreationTokens)}
-}
-
 // patchEvent is the result's patch; nil without --patch.
 func patchEvent(pi *PatchInfo) *events.Patch {
 	if pi == nil {

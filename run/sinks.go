@@ -7,6 +7,7 @@ import (
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink"
 )
 
 // runSinks are the sinks of one exec run, each fed every event: stdout's
@@ -64,24 +65,23 @@ func newRunSinks(cfg execConfig, js *jsonSink, stdout, stderr io.Writer, env env
 		s.gh = cfg.github
 	}
 	if js != nil {
-		s.text = newTextSink(io.Discard, true)
+		s.text = sink.NewText(io.Discard, sink.TextOptions{Final: true, Terminal: terminal, OnError: stop})
 	} else {
-		s.text = newTextSink(textOut, cfg.Output == outputFinal)
+		s.text = sink.NewText(textOut, sink.TextOptions{Final: cfg.Output == outputFinal, Terminal: terminal, OnError: stop})
 	}
-	s.text.terminal = terminal
-	s.text.onError = stop
-	s.act = newActivitySink(stderr, cfg.Quiet, cfg.Verbose, colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv))
 	s.red = newRedactor(cfg.secrets(env))
-	s.act.red = s.red
-	s.textRed.red, s.thinkRed.red = s.red, s.red
+	act := sink.ActivityOptions{Quiet: cfg.Quiet, Verbose: cfg.Verbose,
+		Colors: colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv), Redact: s.red}
 	if s.gh != nil && cfg.Verbose {
-		s.act.group = s.gh.group
+		act.Group = s.gh.group
 	}
+	s.act = sink.NewActivity(stderr, act)
+	s.textRed.Red, s.thinkRed.Red = s.red, s.red
 	if cfg.Quiet {
 		s.notes = io.Discard
 	}
 	if js != nil {
-		js.onError, js.thinking, js.red = stop, cfg.IncludeThinking, s.act.red
+		js.onError, js.thinking, js.red = stop, cfg.IncludeThinking, s.red
 		s.notes = &noticeWriter{w: s.notes, js: js}
 	}
 	return s
@@ -104,19 +104,19 @@ func (s *runSinks) emit(ev Event) {
 // whole text of a message is redacted too (--output final shows it).
 func (s *runSinks) redacted(ev Event, f func(Event)) {
 	flushThinking := func() {
-		if held := s.thinkRed.flush(); held != "" {
+		if held := s.thinkRed.Flush(); held != "" {
 			f(Event{Kind: EventThinkingDelta, Turn: ev.Turn, Text: held})
 		}
 	}
 	switch ev.Kind {
 	case EventTextDelta:
 		flushThinking()
-		if ev.Text = s.textRed.push(ev.Text); ev.Text != "" {
+		if ev.Text = s.textRed.Push(ev.Text); ev.Text != "" {
 			f(ev)
 		}
 		return
 	case EventThinkingDelta:
-		if ev.Text = s.thinkRed.push(ev.Text); ev.Text != "" {
+		if ev.Text = s.thinkRed.Push(ev.Text); ev.Text != "" {
 			f(ev)
 		}
 		return
@@ -126,11 +126,11 @@ func (s *runSinks) redacted(ev Event, f func(Event)) {
 	case EventStreamCut:
 		// The answer so far is void and comes again: what waits,
 		// the start of a key perhaps, is dropped.
-		s.textRed.drop()
-		s.thinkRed.drop()
+		s.textRed.Drop()
+		s.thinkRed.Drop()
 	}
 	flushThinking()
-	if held := s.textRed.flush(); held != "" {
+	if held := s.textRed.Flush(); held != "" {
 		f(Event{Kind: EventTextDelta, Turn: ev.Turn, Text: held})
 	}
 	if ev.Kind == EventMessageDone {
@@ -144,9 +144,9 @@ func (s *runSinks) dispatch(ev Event) {
 	if s.js != nil {
 		s.js.handle(ev)
 	} else {
-		s.text.handle(ev)
+		s.text.Handle(ev)
 	}
-	s.act.handle(ev)
+	s.act.Handle(ev)
 	if s.gh != nil {
 		s.gh.handle(ev)
 	}

@@ -1,0 +1,55 @@
+package run
+
+import (
+	"io"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink"
+)
+
+// Transitional names for the renderers of the engine's events, now in
+// run/sink, so the files of run that have not moved yet compile unchanged.
+// Phase 4 of the engine split deletes this file.
+
+// textSink is [sink.Text].
+type textSink = sink.Text
+
+// activitySink is [sink.Activity].
+type activitySink = sink.Activity
+
+// streamRedactor is [sink.StreamRedactor].
+type streamRedactor = sink.StreamRedactor
+
+// newJSONShown is [sink.NewJSONShown].
+func newJSONShown(w io.Writer) *sink.JSONShown { return sink.NewJSONShown(w) }
+
+// colorEnabled is [sink.ColorEnabled].
+func colorEnabled(mode string, stderrIsTerminal bool, lookupEnv func(string) (string, bool)) bool {
+	return sink.ColorEnabled(mode, stderrIsTerminal, lookupEnv)
+}
+
+// allowFlags is [sink.AllowFlags].
+func allowFlags(rules []string) string { return sink.AllowFlags(rules) }
+
+// formatTokens is [sink.FormatTokens].
+func formatTokens(n int64) string { return sink.FormatTokens(n) }
+
+// firstLine is [sink.FirstLine].
+func firstLine(s string) string { return sink.FirstLine(s) }
+
+// usageEvent is [sink.UsageEvent].
+func usageEvent(u llm.Usage) events.Usage { return sink.UsageEvent(u) }
+
+// compactionEvent is [sink.CompactionEvent].
+func compactionEvent(c *CompactionInfo) events.Compaction { return sink.CompactionEvent(c) }
+
+// subqueryEvent is [sink.SubqueryEvent].
+func subqueryEvent(q *SubqueryInfo) events.Subquery { return sink.SubqueryEvent(q) }
+
+// compactionLine is [sink.CompactionLine].
+func compactionLine(l *session.Line, c *CompactionInfo) { sink.CompactionLine(l, c) }
+
+// subqueryLine is [sink.SubqueryLine].
+func subqueryLine(l *session.Line, q *SubqueryInfo) { sink.SubqueryLine(l, q) }
