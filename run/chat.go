@@ -145,7 +145,7 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start}, stdout, stderr, env, sinks)
 	if err != nil {
 		if js != nil {
-			js.finish(err, exitCode(err))
+			js.Finish(err, exitCode(err))
 		}
 		return err
 	}

@@ -119,7 +119,7 @@ func (c *chat) endRun(err error) {
 	c.runNo++
 	code, err := chatOutcome(err)
 	if js := c.st.sinks.js; js != nil {
-		js.endRun(err, code)
+		js.EndRun(err, code)
 	}
 	c.st.sess.reopen()
 	c.lastErr = err
@@ -149,7 +149,7 @@ func (c *chat) endChat(err error) {
 	code, err := chatOutcome(err)
 	cost, known := c.st.budget.Cost()
 	sum := &Summary{ExitCode: code, Usage: c.st.budget.Spent(), CostUSD: cost, CostKnown: known}
-	js.finishWith(sum, err, code)
+	js.FinishWith(sum, err, code)
 }
 
 // header is the session's "run" line of a run after the first.
@@ -195,27 +195,4 @@ func (s *sessionLog) reopen() {
 	if s != nil {
 		s.ended = false
 	}
-}
-
-// finishWith is [jsonSink.finish] with sum as the tally, for a result
-// no run's closing event gave one to.
-func (s *jsonSink) finishWith(sum *Summary, err error, code int) {
-	s.mu.Lock()
-	if !s.finished {
-		s.sum = sum
-	}
-	s.mu.Unlock()
-	s.finish(err, code)
-}
-
-// endRun writes the result of one run of a chat and starts the next:
-// init was written once, and each run ends with its own result.
-func (s *jsonSink) endRun(err error, code int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.finished {
-		return
-	}
-	s.write(s.result(err, code))
-	s.lastText, s.changed, s.sum, s.start = "", nil, nil, s.now()
 }

@@ -86,7 +86,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if js == nil && (cfg.Output == outputJSON || cfg.Output == outputStreamJSON) {
 		// An app run without runMain: the result is written here.
 		js = newJSONSink(newJSONShown(stdout), cfg.Output == outputStreamJSON, newSessionID(start), nil)
-		defer func() { js.finish(err, exitCode(err)) }()
+		defer func() { js.Finish(err, exitCode(err)) }()
 	}
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stopRun)
 	defer sinks.close()

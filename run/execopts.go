@@ -143,7 +143,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		return cfg, err
 	}
 	if err := cfg.loadSettings(c, env); err != nil {
-		return cfg, settingsError{err}
+		return cfg, settingsError{Err: err}
 	}
 	return cfg, nil
 }

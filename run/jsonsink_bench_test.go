@@ -69,10 +69,10 @@ func BenchmarkJSONSinkDelta(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				js := newJSONSink(io.Discard, true, "id", time.Now)
-				js.init(events.Init{})
-				js.handle(Event{Kind: EventTurnStart, Turn: 1})
+				js.Init(events.Init{})
+				js.Handle(Event{Kind: EventTurnStart, Turn: 1})
 				for i := range n {
-					js.handle(Event{Kind: EventTextDelta, Turn: 1, Text: "word" + string(rune('a'+i%26)) + " "})
+					js.Handle(Event{Kind: EventTextDelta, Turn: 1, Text: "word" + string(rune('a'+i%26)) + " "})
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/delta")

@@ -124,7 +124,7 @@ func (n *noticeWriter) Write(p []byte) (int, error) {
 			break
 		}
 		line := strings.TrimPrefix(string(n.buf[:i]), "rubichan: ")
-		n.js.handle(Event{Kind: EventNotice, Text: line})
+		n.js.Handle(Event{Kind: EventNotice, Text: line})
 		n.buf = n.buf[i+1:]
 	}
 	return n.w.Write(p)

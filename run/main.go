@@ -91,7 +91,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if js != nil {
 		// The result is the last line, whatever happened; when nobody
 		// can read it any more, the exit code says so.
-		if werr := js.finish(err, code); werr != nil && code == exitOK {
+		if werr := js.Finish(err, code); werr != nil && code == exitOK {
 			code = exitCode(werr)
 		}
 	}

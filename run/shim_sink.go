@@ -2,6 +2,7 @@ package run
 
 import (
 	"io"
+	"time"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/events"
@@ -53,3 +54,11 @@ func compactionLine(l *session.Line, c *CompactionInfo) { sink.CompactionLine(l,
 
 // subqueryLine is [sink.SubqueryLine].
 func subqueryLine(l *session.Line, q *SubqueryInfo) { sink.SubqueryLine(l, q) }
+
+// jsonSink is [sink.JSON].
+type jsonSink = sink.JSON
+
+// newJSONSink is [sink.NewJSON].
+func newJSONSink(w io.Writer, stream bool, sessionID string, now func() time.Time) *jsonSink {
+	return sink.NewJSON(w, stream, sessionID, now)
+}

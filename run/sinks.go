@@ -81,7 +81,7 @@ func newRunSinks(cfg execConfig, js *jsonSink, stdout, stderr io.Writer, env env
 		s.notes = io.Discard
 	}
 	if js != nil {
-		js.onError, js.thinking, js.red = stop, cfg.IncludeThinking, s.red
+		js.Begin(sink.JSONRun{Thinking: cfg.IncludeThinking, Redact: s.red, OnError: stop})
 		s.notes = &noticeWriter{w: s.notes, js: js}
 	}
 	return s
@@ -142,7 +142,7 @@ func (s *runSinks) redacted(ev Event, f func(Event)) {
 // dispatch hands ev to every sink.
 func (s *runSinks) dispatch(ev Event) {
 	if s.js != nil {
-		s.js.handle(ev)
+		s.js.Handle(ev)
 	} else {
 		s.text.Handle(ev)
 	}
@@ -162,7 +162,7 @@ func (s *runSinks) sessionID() string {
 	if s.js == nil {
 		return ""
 	}
-	return s.js.sessionID
+	return s.js.SessionID()
 }
 
 // started records the session log, now open, and tells the JSON sink
@@ -177,9 +177,9 @@ func (s *runSinks) started(sess *sessionLog, init events.Init) {
 	if s.js != nil {
 		if p := sess.Path(); p != "" {
 			// A named, resumed or forked session has its own id.
-			s.js.setSessionID(session.IDOf(p))
+			s.js.SetSessionID(session.IDOf(p))
 		}
-		s.js.setSession(sess.Path())
-		s.js.init(init)
+		s.js.SetSession(sess.Path())
+		s.js.Init(init)
 	}
 }

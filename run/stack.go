@@ -72,7 +72,7 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 		return st, err
 	}
 	if sinks.js != nil {
-		sinks.js.price = st.budget.RequestCost
+		sinks.js.SetPrice(st.budget.RequestCost)
 	}
 	pm, leavePatch, err := enterPatchMode(ctx, cfg, env, stdout, notice)
 	if err != nil {
