@@ -41,7 +41,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if gh != nil {
 		// Under GitHub Actions nothing on stderr can be a workflow
 		// command but the reporter's own.
-		stderr = gh.out
+		stderr = gh.Out()
 	}
 	app := newApp(stdin, stdout, stderr, env)
 	keepFlagsOf(app, args)
@@ -96,7 +96,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 	}
 	if gh != nil {
-		gh.finish(err, code)
+		finishGitHub(gh, err, code)
 	}
 	return code
 }

@@ -62,3 +62,6 @@ type jsonSink = sink.JSON
 func newJSONSink(w io.Writer, stream bool, sessionID string, now func() time.Time) *jsonSink {
 	return sink.NewJSON(w, stream, sessionID, now)
 }
+
+// githubReporter is [sink.GitHub].
+type githubReporter = sink.GitHub

@@ -73,7 +73,7 @@ func newRunSinks(cfg execConfig, js *jsonSink, stdout, stderr io.Writer, env env
 	act := sink.ActivityOptions{Quiet: cfg.Quiet, Verbose: cfg.Verbose,
 		Colors: colorEnabled(cfg.Color, isTerminal(stderr), env.lookupEnv), Redact: s.red}
 	if s.gh != nil && cfg.Verbose {
-		act.Group = s.gh.group
+		act.Group = s.gh.Group
 	}
 	s.act = sink.NewActivity(stderr, act)
 	s.textRed.Red, s.thinkRed.Red = s.red, s.red
@@ -148,7 +148,7 @@ func (s *runSinks) dispatch(ev Event) {
 	}
 	s.act.Handle(ev)
 	if s.gh != nil {
-		s.gh.handle(ev)
+		s.gh.Handle(ev)
 	}
 	s.sess.handle(ev)
 	if s.observe != nil {
@@ -172,7 +172,7 @@ func (s *runSinks) started(sess *sessionLog, init events.Init) {
 	defer s.mu.Unlock()
 	s.sess = sess
 	if s.gh != nil {
-		s.gh.setSession(sess.Path())
+		s.gh.SetSession(sess.Path())
 	}
 	if s.js != nil {
 		if p := sess.Path(); p != "" {
