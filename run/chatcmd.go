@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
@@ -80,7 +79,7 @@ func (c *chat) help() {
 func (c *chat) clear() {
 	c.st.loop.messages = nil
 	c.st.loop.est.reset(nil)
-	c.st.sess.write(&session.Line{Type: session.TypeClear, Time: session.Stamp(time.Now())})
+	c.st.sess.Clear()
 	c.note("a new conversation begins")
 }
 
@@ -227,12 +226,5 @@ func (c *chat) compactNow(ctx context.Context) {
 		c.st.sinks.emit(Event{Kind: EventError, Err: err})
 	case !ok:
 		c.note("nothing to compact")
-	}
-}
-
-// write records one line; a nil log records nothing.
-func (s *sessionLog) write(l *session.Line) {
-	if s != nil {
-		s.w.Write(l)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/exit"
-	"github.com/rubichan/rubichan/run/session"
 )
 
 // chat is a line-mode session: the stack a headless run opens, kept for
@@ -86,7 +85,7 @@ func (c *chat) runLine(ctx context.Context, text string) {
 	l, sinks := c.st.loop, c.st.sinks
 	start := time.Now()
 	if c.runs > 0 {
-		c.st.sess.nextRun(c.header(start, text), c.runNo)
+		c.st.sess.NextRun(c.header(start, text), c.runNo)
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -121,7 +120,7 @@ func (c *chat) endRun(err error) {
 	if js := c.st.sinks.js; js != nil {
 		js.EndRun(err, code)
 	}
-	c.st.sess.reopen()
+	c.st.sess.Reopen()
 	c.lastErr = err
 }
 
@@ -175,24 +174,4 @@ type runBase struct {
 	cost     float64
 	subs     int
 	subUsage llm.Usage
-}
-
-// nextRun starts the lines of the next run of a chat in the same session:
-// a "run" line, as a resumed run writes.
-func (s *sessionLog) nextRun(h sessionHeader, run int) {
-	if s == nil {
-		return
-	}
-	s.ended = false
-	l := s.header(h, "")
-	l.Type, l.Run = session.TypeRun, run
-	s.w.Write(l)
-}
-
-// reopen lets the log record what happens between two runs of a chat
-// (a /clear, a /compact) after the run's closing line.
-func (s *sessionLog) reopen() {
-	if s != nil {
-		s.ended = false
-	}
 }

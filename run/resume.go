@@ -188,7 +188,7 @@ func (cfg execConfig) resumePath(st session.Store, root string) (string, error) 
 // take locks and loads the session at path (a copy of it with --fork) and
 // checks the run's answers against its pending calls.
 func (p *sessionPlan) take(cfg execConfig, path string, secrets []string, warn io.Writer) error {
-	opt := sessionOptions{Secrets: secrets, Warn: warn}.writerOptions()
+	opt := sessionOptions{Secrets: secrets, Warn: warn}.WriterOptions()
 	var err error
 	if cfg.Fork {
 		p.forkedFrom = session.IDOf(path)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/sink"
@@ -65,3 +66,41 @@ func newJSONSink(w io.Writer, stream bool, sessionID string, now func() time.Tim
 
 // githubReporter is [sink.GitHub].
 type githubReporter = sink.GitHub
+
+// sessionHeader is [sink.SessionHeader].
+type sessionHeader = sink.SessionHeader
+
+// sessionLog is [sink.SessionLog].
+type sessionLog = sink.SessionLog
+
+// sessionOptions is [sink.SessionOptions].
+type sessionOptions = sink.SessionOptions
+
+// openSession is [sink.OpenSession], with this binary's build.
+func openSession(opt sessionOptions, h sessionHeader) *sessionLog {
+	opt.Build = sinkBuild()
+	return sink.OpenSession(opt, h)
+}
+
+// resumeLog is [sink.ResumeLog], with this binary's build.
+func resumeLog(w *session.Writer, opt sessionOptions, h sessionHeader) *sessionLog {
+	opt.Build = sinkBuild()
+	return sink.ResumeLog(w, opt, h)
+}
+
+// newSessionID is [sink.NewSessionID].
+func newSessionID(start time.Time) string { return sink.NewSessionID(start) }
+
+// sessionPendings is [sink.SessionPendings].
+func sessionPendings(ps []agent.Pending) []session.Pending { return sink.SessionPendings(ps) }
+
+// reportPending is [sink.ReportPending].
+func reportPending(w io.Writer, pending []session.Pending, path, storeDir string) {
+	sink.ReportPending(w, pending, path, storeDir)
+}
+
+// writePending is [sink.WritePending].
+func writePending(w io.Writer, p session.Pending) { sink.WritePending(w, p) }
+
+// ptr is [session.Ptr].
+func ptr[T any](v T) *T { return session.Ptr(v) }

@@ -82,7 +82,7 @@ func newRunSinks(cfg execConfig, js *jsonSink, stdout, stderr io.Writer, env env
 	}
 	if js != nil {
 		js.Begin(sink.JSONRun{Thinking: cfg.IncludeThinking, Redact: s.red, OnError: stop})
-		s.notes = &noticeWriter{w: s.notes, js: js}
+		s.notes = &sink.NoticeWriter{W: s.notes, JS: js}
 	}
 	return s
 }
@@ -150,7 +150,7 @@ func (s *runSinks) dispatch(ev Event) {
 	if s.gh != nil {
 		s.gh.Handle(ev)
 	}
-	s.sess.handle(ev)
+	s.sess.Handle(ev)
 	if s.observe != nil {
 		s.observe(ev)
 	}
