@@ -22,7 +22,6 @@ import (
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 )
 
 const execUsageText = `rubichan exec [flags] [PROMPT...]
@@ -63,12 +62,6 @@ func execCommand(stdin io.Reader, env environment) *cli.Command {
 			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, machineSink(c))
 		},
 	}
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(interface{ Fd() uintptr })
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // runExec is one headless run: policy, workspace, input, tools, the loop,

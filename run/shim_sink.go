@@ -104,3 +104,45 @@ func writePending(w io.Writer, p session.Pending) { sink.WritePending(w, p) }
 
 // ptr is [session.Ptr].
 func ptr[T any](v T) *T { return session.Ptr(v) }
+
+// isTerminal is [sink.IsTerminal].
+func isTerminal(w io.Writer) bool { return sink.IsTerminal(w) }
+
+// runSinks is a [sink.Fan] under the names the files of run that have
+// not moved yet use: the fan's parts it hands out as fields, and observe,
+// which line mode sets after the fan is made.
+type runSinks struct {
+	*sink.Fan
+	text    *textSink
+	js      *jsonSink
+	red     *redactor
+	notes   io.Writer
+	observe func(Event)
+}
+
+// newRunSinks builds the sinks of a run from its flags (see
+// [execConfig.sinkOptions]); stop learns a failed write on stdout.
+func newRunSinks(cfg execConfig, js *jsonSink, stdout, stderr io.Writer, env environment, stop func(error)) *runSinks {
+	s := &runSinks{}
+	opt := cfg.sinkOptions(js, env, stop)
+	opt.Observe = func(ev Event) {
+		if s.observe != nil {
+			s.observe(ev)
+		}
+	}
+	s.Fan = sink.New(stdout, stderr, opt)
+	s.text, s.js, s.red, s.notes = s.Fan.Text(), s.Fan.JSON(), s.Fan.Redactor(), s.Fan.Notes()
+	return s
+}
+
+// emit is [sink.Fan.Emit].
+func (s *runSinks) emit(ev Event) { s.Fan.Emit(ev) }
+
+// started is [sink.Fan.Started].
+func (s *runSinks) started(sess *sessionLog, init events.Init) { s.Fan.Started(sess, init) }
+
+// sessionID is [sink.Fan.SessionID].
+func (s *runSinks) sessionID() string { return s.Fan.SessionID() }
+
+// close is [sink.Fan.Close].
+func (s *runSinks) close() { s.Fan.Close() }
