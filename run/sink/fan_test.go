@@ -1,10 +1,14 @@
 package sink
 
 import (
+	"bytes"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/events"
 )
 
 // TestFanRedacted: the sinks see the model's text redacted, a held
@@ -53,5 +57,32 @@ func TestFanRedacted(t *testing.T) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestFanGivesTheSinksTheSecrets: the sinks New builds hide the run's
+// secrets in what they write themselves (a notice, a tool's result, the
+// result's error), not only in the model's text the fan redacts.
+func TestFanGivesTheSinksTheSecrets(t *testing.T) {
+	t.Parallel()
+	const key = "sk-ant-test-KEY-fan-0123"
+	call := &agent.ToolCallInfo{ID: "c1", Name: "bash", Summary: "echo " + key}
+	evs := []agent.Event{
+		{Kind: agent.EventNotice, Text: "note " + key},
+		{Kind: agent.EventToolCall, Tool: call},
+		{Kind: agent.EventToolResult, Tool: call, Result: &agent.ToolResultInfo{Content: key}},
+	}
+	for _, stream := range []bool{false, true} {
+		var stdout, stderr bytes.Buffer
+		js := NewJSON(&stdout, stream, "id", nil)
+		f := New(&stdout, &stderr, Options{JSON: js, Verbose: true, Redact: agent.NewRedactor([]string{key})})
+		js.Init(events.Init{})
+		for _, ev := range evs {
+			f.Emit(ev)
+		}
+		js.Finish(errors.New("failed with "+key), 1)
+		if out := stdout.String() + stderr.String(); strings.Contains(out, key) || !strings.Contains(stdout.String(), "[REDACTED]") {
+			t.Errorf("stream %v: the key shows, or nothing was redacted:\n%s", stream, out)
+		}
 	}
 }
