@@ -435,6 +435,30 @@ func TestHeaderTimeout(t *testing.T) {
 			t.Errorf("retried after %v, before the header timeout", d)
 		}
 	})
+	t.Run("headers, then silence", func(t *testing.T) {
+		// A long header timeout does not lift the idle timeout from the
+		// body's first byte: the attempt ends after IdleTimeout.
+		t.Parallel()
+		srv, _ := stallServer(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("content-type", "text/event-stream")
+			w.WriteHeader(200)
+			w.(http.Flusher).Flush()
+			hang(r)
+		})
+		c := NewAnthropic(AnthropicConfig{BaseURL: srv.URL, Limits: StreamLimits{HeaderTimeout: 10 * time.Minute, IdleTimeout: header}})
+		start := time.Now()
+		s, err := c.Stream(context.Background(), Request{Model: "m", Messages: []Message{{Role: RoleUser, Content: []Block{TextBlock("hi")}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		for s.Next() {
+		}
+		var e *APIError
+		if !errors.As(s.Err(), &e) || e.Kind != KindStreamCut || time.Since(start) > 5*time.Second {
+			t.Fatalf("err %v after %v; want a stream cut after %v", s.Err(), time.Since(start), header)
+		}
+	})
 	t.Run("slow body after the headers", func(t *testing.T) {
 		t.Parallel()
 		srv, n := stallServer(t, func(w http.ResponseWriter, r *http.Request) {

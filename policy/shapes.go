@@ -464,7 +464,7 @@ func redirectsStreams(rs []*syntax.Redirect) (stdin, stdout bool) {
 			} else {
 				stdout = true // conservative
 			}
-		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut:
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob:
 			if fd == "" || fd == "1" {
 				stdout = true
 			}

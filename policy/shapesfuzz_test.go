@@ -248,10 +248,9 @@ func (l genLineT) violation() string {
 // genUnit is one step of a line as the shell runs it: a cd or a part's
 // command, and the operator before it.
 type genUnit struct {
-	op     string // "", "&&", "||", ";"
-	cd     string // the directory of a cd; "" for a command
-	part   int
-	status bool // for a command: the outcome being simulated
+	op   string // "", "&&", "||", ";"
+	cd   string // the directory of a cd; "" for a command
+	part int
 }
 
 // runDirs returns, for each part, every directory its command may run

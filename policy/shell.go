@@ -106,15 +106,10 @@ type analyzer struct {
 	candidates     *int  // shared budget of unwrapped command lines
 }
 
-// analyzeCommand turns a shell command into facts, parsing it under both
+// analyzeIn turns a shell command into facts, parsing it under both
 // dialects and keeping the facts of both, so that a construct the dialects
-// read differently is judged both ways.
-func analyzeCommand(src, dir string) []rawFact {
-	return analyzeIn(src, dir, nil, nil)
-}
-
-// analyzeIn is [analyzeCommand] with the values of the variables the
-// command will see (env) and the workspace's bounds (inside; nil: only
+// read differently is judged both ways; env holds the values of the
+// variables the command will see, inside the workspace's bounds (nil: only
 // relative paths that stay inside are inside).
 func analyzeIn(src, dir string, env map[string]string, inside func(string) (string, bool)) []rawFact {
 	if inside == nil {

@@ -69,10 +69,12 @@ func (env environment) today() time.Time {
 // flags given after the prompt in front first (see [normalizeArgs]), so
 // callers of newProcessApp that want the same behaviour should do likewise.
 func newProcessApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
-	return newApp(stdin, stdout, stderr, processEnvironment())
+	return newApp(stdin, stdout, stderr, processEnvironment(), earlyOutput{})
 }
 
-func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App {
+// newApp builds the application; early holds the sinks [runMain] made
+// before the parse ([openEarly]), which the exec action writes to.
+func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early earlyOutput) *cli.App {
 	if stdout == nil {
 		stdout = io.Discard
 	}
@@ -110,7 +112,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment) *cli.App
 		OnUsageError:              onUsage,
 		Action:                    rootAction,
 		Commands: []*cli.Command{
-			execCommand(stdin, env),
+			execCommand(stdin, env, early),
 			chatCommand(stdin, env),
 			queryCommand(stdin, env),
 			configCommand(env),

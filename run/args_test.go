@@ -11,7 +11,7 @@ import (
 
 func TestNormalizeArgs(t *testing.T) {
 	t.Parallel()
-	app := newApp(nil, nil, nil, fakeEnv(nil))
+	app := newApp(nil, nil, nil, fakeEnv(nil), earlyOutput{})
 	tests := map[string]struct {
 		in      []string
 		want    []string
@@ -119,11 +119,17 @@ func TestEveryExecFlagReadsItsEnvVar(t *testing.T) {
 	}
 }
 
+// normalizeArgsSeeds are FuzzNormalizeArgs's seeds: words after exec,
+// joined by NUL.
+func normalizeArgsSeeds() []string {
+	return []string{"fix it\x00--model\x00x", "--\x00-x", "-C\x00dir\x00a", "--allow=shell:ls\x00-", "--max-turns"}
+}
+
 func FuzzNormalizeArgs(f *testing.F) {
-	for _, seed := range []string{"fix it\x00--model\x00x", "--\x00-x", "-C\x00dir\x00a", "--allow=shell:ls\x00-", "--max-turns"} {
+	for _, seed := range normalizeArgsSeeds() {
 		f.Add(seed)
 	}
-	app := newApp(nil, nil, nil, fakeEnv(nil))
+	app := newApp(nil, nil, nil, fakeEnv(nil), earlyOutput{})
 	f.Fuzz(func(t *testing.T, joined string) {
 		words := strings.Split(joined, "\x00")
 		in := append([]string{"rubichan", "exec"}, words...)

@@ -395,3 +395,17 @@ func BenchmarkHostileAnswerRSS(b *testing.B) {
 		})
 	}
 }
+
+// zeroLines yields an endless stream of short lines.
+type zeroLines struct{}
+
+func (zeroLines) Read(p []byte) (int, error) {
+	for i := range p {
+		if i%64 == 63 {
+			p[i] = '\n'
+		} else {
+			p[i] = '0'
+		}
+	}
+	return len(p), nil
+}

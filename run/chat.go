@@ -83,16 +83,6 @@ func firstPrompt(c *cli.Context, stdin io.Reader, env environment, person bool) 
 	return in
 }
 
-// interactiveArgs turns `rubichan -i …` and `rubichan --interactive …`
-// into `rubichan chat …`.
-func interactiveArgs(args []string) []string {
-	if len(args) < 2 || (args[1] != "-i" && args[1] != "--interactive") {
-		return args
-	}
-	out := append([]string{args[0], "chat"}, args[2:]...)
-	return out
-}
-
 // personPresent reports whether a person is at a terminal: standard
 // input and standard error are both terminals.
 func personPresent(stdin io.Reader, stderr io.Writer) bool {

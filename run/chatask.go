@@ -61,8 +61,8 @@ func (a *ttyAsker) close() {
 // Enter alone is no; a Ctrl-C (the run's context ending) is no as well,
 // and the loop then stops the run.
 func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v verdict) verdict {
-	a.hdr.Fprintf(a.out, "? %s: %s\n", shown(call.Name), clip(eff.Summary, 300))
-	fmt.Fprintf(a.out, "  needs approval: %s (rule %s", clip(v.Fact, 300), shown(v.Rule))
+	a.hdr.Fprintf(a.out, "? %s: %s\n", shown(call.Name), whole(eff.Summary))
+	fmt.Fprintf(a.out, "  needs approval: %s (rule %s", whole(v.Fact), shown(v.Rule))
 	if v.Reason != "" {
 		fmt.Fprintf(a.out, ": %s", shown(v.Reason))
 	}
@@ -111,7 +111,7 @@ func (a *ttyAsker) printSessionFacts(r policy.Result) {
 	}
 	fmt.Fprintln(a.out, "  always allows each of these on its own (deny always denies each):")
 	for _, f := range facts {
-		fmt.Fprintf(a.out, "    %s\n", clip(f.String(), 300))
+		fmt.Fprintf(a.out, "    %s\n", whole(f.String()))
 	}
 }
 

@@ -165,7 +165,7 @@ func (c *chat) cost() {
 		c.note("  %s: %s in, %s out (%d requests); %s", m.Model, formatTokens(inTokens(m.Usage)),
 			formatTokens(int64(m.Usage.OutputTokens)), m.Requests, cost)
 	}
-	if n, su := b.subTotals(); n > 0 {
+	if n, su := b.SubTotals(); n > 0 {
 		c.note("  sub-queries: %s in, %s out (%d, each at its own model's price)", formatTokens(inTokens(su)),
 			formatTokens(int64(su.OutputTokens)), n)
 	}

@@ -173,7 +173,7 @@ func keyInside(line string) bool {
 				break
 			}
 			i += off
-			if (i == 0 || !isTokenByte(line[i-1])) && len(tokenAt(line, i)) >= len(p)+16 {
+			if (i == 0 || !isTokenByte(line[i-1]) || percentEscaped(line[:i])) && len(tokenAt(line, i)) >= len(p)+16 {
 				return true
 			}
 			off = i + len(p)
@@ -181,6 +181,15 @@ func keyInside(line string) bool {
 	}
 	return false
 }
+
+// percentEscaped reports whether s ends in a URL's %XX escape (a
+// "key%3Dsk-…" is "key=sk-…" encoded): the key after it starts a token.
+func percentEscaped(s string) bool {
+	n := len(s)
+	return n >= 3 && s[n-3] == '%' && isHex(s[n-2]) && isHex(s[n-1])
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
 // secretPair reports whether line gives a value to a name that looks
 // secret ([toolkit.LooksSecret], or an Authorization header) inside a
@@ -194,7 +203,13 @@ func secretPair(line string) bool {
 		if sep != '=' && sep != ':' {
 			continue
 		}
-		end := i
+		end, spaced := i, false
+		if sep == '=' {
+			// An INI or TOML assignment: `name = value`.
+			for end > 0 && line[end-1] == ' ' {
+				end, spaced = end-1, true
+			}
+		}
 		for end > 0 && (line[end-1] == '"' || line[end-1] == '\'') {
 			end--
 		}
@@ -208,10 +223,8 @@ func secretPair(line string) bool {
 			continue
 		}
 		j := i + 1
-		if sep == ':' {
-			for j < len(line) && line[j] == ' ' {
-				j++
-			}
+		for j < len(line) && line[j] == ' ' && (sep == ':' || spaced) {
+			j++
 		}
 		quoted := j < len(line) && (line[j] == '"' || line[j] == '\'')
 		if quoted {
@@ -225,11 +238,17 @@ func secretPair(line string) bool {
 			}
 			val = tokenAt(line, j)
 		}
+		// A spaced "=" reads like prose as ":" does ("the password =
+		// is missing"); its value runs to the next space ("wJal…/K7…").
+		word := val
+		if spaced {
+			word, _, _ = strings.Cut(line[j:], " ")
+		}
 		switch {
 		case val == "":
-		case sep == '=' || quoted:
+		case sep == '=' && !spaced || quoted:
 			return true
-		case len(val) >= 8 && strings.ContainsAny(val, "0123456789"):
+		case len(word) >= 8 && strings.ContainsAny(word, "0123456789"):
 			return true
 		}
 	}

@@ -31,6 +31,13 @@ func TestSecretLine(t *testing.T) {
 		`post {"password": "correcthorsebattery"} there`:                   true,
 		"log line:ghp_abcdefghijklmnopqrstuvwxyz0123 leaked":               true,
 		"(xoxb-123456789012-abcdefghijkl) in slack":                        true,
+		// A URL-encoded "=" before the key, and an INI or TOML assignment
+		// with spaces around "=" (~/.aws/credentials).
+		"GET /x?q=key%3Dsk-ant-api03-abcdefghijklmnop":                     true,
+		"aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY": true,
+		`api_token = "0123456789abcdef"`:                                   true,
+		"check that n = 5 holds":                                           false,
+		"the password = is missing":                                        false,
 		// Words that merely contain a prefix or a secret-sounding name.
 		"fix the key: it breaks on startup":                 false,
 		"explain the task-management-and-scheduling module": false,

@@ -49,7 +49,7 @@ func (c *chat) observe(ev Event) {
 
 func newChat(cfg execConfig, env environment, st *runStack, in *lineInput, stdout, stderr io.Writer, person bool) *chat {
 	c := &chat{cfg: cfg, env: env, st: st, stdout: stdout, stderr: stderr, person: person, in: in,
-		verifier: newVerifier(cfg, st.ws.Root(), env, st.rt), runNo: 1}
+		verifier: newVerifier(cfg.verify(), cfg.childEnv(env), st.ws.Root(), st.rt), runNo: 1}
 	if st.plan.loaded != nil {
 		c.runNo = len(st.plan.loaded.Runs) + 1
 	}
@@ -165,7 +165,7 @@ func (l *loop) newRun() {
 	l.turns, l.toolCalls, l.denials = 0, 0, 0
 	l.usage, l.pending = llm.Usage{}, nil
 	l.before.cost, _ = l.cfg.Budget.Cost()
-	l.before.subs, l.before.subUsage = l.cfg.Budget.subTotals()
+	l.before.subs, l.before.subUsage = l.cfg.Budget.SubTotals()
 }
 
 // runBase is what a chat had spent when a run began: the run's summary

@@ -82,7 +82,7 @@ func (l *loop) compact(ctx context.Context, reason string, before, keep int) (bo
 	info.CostUSD, info.CostKnown = l.cfg.Budget.RequestCost(used)
 	l.compactions++
 	l.emit(Event{Kind: EventCompaction, Turn: l.turns, Compaction: info})
-	if err := l.cfg.Budget.afterSideRequest(used); err != nil {
+	if err := l.cfg.Budget.AfterSideRequest(used); err != nil {
 		return true, l.budgetStop(err)
 	}
 	return true, nil
@@ -171,16 +171,3 @@ func clipMiddle(s string, max int) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
-// afterSideRequest adds the usage of a request that is no turn (a
-// compaction's summary) and returns an error (exit 4) when the run has
-// passed a cap. It leaves the estimate of the next turn's request alone.
-func (b *Budget) afterSideRequest(u llm.Usage) error {
-	if b == nil {
-		return nil
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.add(u, false)
-	return b.check(llm.Usage{})
-}

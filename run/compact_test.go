@@ -9,6 +9,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -178,7 +179,10 @@ func TestCompactionBudget(t *testing.T) {
 	t.Parallel()
 	s := longScript(40, 8000)
 	s.Summary.Usage = llmtest.Usage{InputTokens: 100, OutputTokens: 1_000_000}
-	b := &Budget{maxTokens: 900_000}
+	b, err := agent.NewBudget(agent.BudgetLimits{MaxTokens: 900_000}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := runLoop(t, context.Background(), s, loopConfig{MaxTurns: 41, Budget: b, Compact: compactConfig{Window: 8000, MaxOutput: 1000}}, nil, bigOutput())
 	if exitCode(r.err) != exitLimit || len(r.kinds(EventCompaction)) != 1 {
 		t.Fatalf("err %v, %d compactions", r.err, len(r.kinds(EventCompaction)))

@@ -11,7 +11,6 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/agent"
-	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -132,7 +131,7 @@ func (l *loop) deferRest(rest []llm.Block) error {
 	if n != 1 {
 		calls = fmt.Sprintf("%d calls need", n)
 	}
-	return l.policyStop(events.ErrPolicy, "paused: %s approval (%s)", calls, l.cfg.DeferOnAsk)
+	return l.policyStop(agent.StopDeferred, "paused: %s approval (%s)", calls, l.cfg.DeferOnAsk)
 }
 
 // previewDiff returns the diff a write or edit call would make to the

@@ -34,7 +34,7 @@ func checkMCP(ctx context.Context, st *doctorState) []doctorCheck {
 	}
 	defer closeTools()
 	var out []doctorCheck
-	for _, s := range mcp.Probe(ctx, servers, mcpOptions(cfg, st.env, dir, rt)) {
+	for _, s := range mcp.Probe(ctx, servers, mcpOptions(cfg.childEnv(st.env), dir, rt)) {
 		if s.State == mcp.StateReady {
 			out = append(out, doctorCheck{Status: checkOK, Detail: fmt.Sprintf("%s: ready (%s), %d tools", s.Name, s.Transport, len(s.Tools))})
 			continue

@@ -9,9 +9,6 @@ import (
 // The exit-code contract (codes, usage errors, Code) lives in run/exit;
 // run/shim_exit.go keeps its old names here until every file has moved.
 
-// errTimeout is the cancellation cause when --timeout expires.
-var errTimeout = errors.New("timeout")
-
 // errRunEnded tells runCalls that the run's context ended while a tool
 // ran; it reports why after the tool's own line.
 var errRunEnded = errors.New("run ended")

@@ -9,13 +9,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
-	"github.com/rubichan/rubichan/run/events"
-	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/hooks"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/rubichan/rubichan/toolkit"
@@ -46,7 +45,8 @@ Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 4 a limit was reached, 5 the model provider failed, 6 --verify never passed,
 130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
-func execCommand(stdin io.Reader, env environment) *cli.Command {
+// execCommand is the exec command; its runs write to early's sinks.
+func execCommand(stdin io.Reader, env environment, early earlyOutput) *cli.Command {
 	return &cli.Command{
 		Name:        "exec",
 		Usage:       "run the agent on a task until it is done",
@@ -58,8 +58,8 @@ func execCommand(stdin io.Reader, env environment) *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg.github = githubSink(c)
-			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, machineSink(c))
+			cfg.github = early.github
+			return runExec(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, early.json)
 		},
 	}
 }
@@ -93,9 +93,9 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer st.close()
 	l := st.loop
 	history, open := st.plan.conversation(cfg.Resolved.Type)
-	verified, runErr := runVerified(ctx, l, newVerifier(cfg, st.ws.Root(), env, st.rt), history, open, st.in.Text, sinks.emit)
+	verified, runErr := runVerified(ctx, l, newVerifier(cfg.verify(), cfg.childEnv(env), st.ws.Root(), st.rt), history, open, st.in.Text, sinks.emit)
 	err = finishRun(st.tr.finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verified: verified, patch: st.patch})
-	reportPending(stderr, sessionPendings(l.pending), st.sess.Path(), st.plan.store.Dir)
+	reportPending(stderr, redactedPending(sessionPendings(l.pending), sinks.red), st.sess.Path(), st.plan.store.Dir)
 	return err
 }
 
@@ -103,17 +103,17 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 func (cfg execConfig) inputOptions(notice func(string)) inputOptions {
 	return inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: cfg.inlineMax(), StdinMax: cfg.stdinMax(), Optional: cfg.answering(),
+		InlineMax: inlineMax(cfg.Settings), StdinMax: stdinMax(cfg.Settings), Optional: cfg.answering(),
 	}
 }
 
 // withRunTimeout bounds ctx by the run's --timeout (none when d is 0); its
-// cause is then errTimeout.
+// cause is then [agent.ErrTimeout].
 func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	if d <= 0 {
 		return ctx, func() {}
 	}
-	return context.WithTimeoutCause(ctx, d, errTimeout)
+	return context.WithTimeoutCause(ctx, d, agent.ErrTimeout)
 }
 
 // openRunTools makes what the run's commands — the bash tool's, the
@@ -135,7 +135,7 @@ func openRunTools(box sandbox.State, cfg execConfig, env environment, root strin
 		return runTools{}, nil, err
 	}
 	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper(), queries: q}
-	rt.box = toolkit.NewSandbox(sandboxConfig(box, cfg.shellSettings(), env), root, tmp, rt.reaper)
+	rt.box = toolkit.NewSandbox(sandboxConfig(box, shellSettings(cfg.Settings), env), root, tmp, rt.reaper)
 	closeAll := func() {
 		q.close()
 		rt.mcp.Close()
@@ -229,7 +229,7 @@ func newExecLoop(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, pol
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	rt.queries.serve(ctx, newSubqueries(cfg, ws, ap.judge, budget, tr, emit))
+	rt.queries.serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.judge, budget, tr, emit))
 	return newLoop(loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
@@ -246,7 +246,7 @@ func newExecLoop(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, pol
 		Redact:       newRedactor(cfg.secrets(env)),
 		Compact:      compactSettings(cfg, emit),
 		Clock:        tr.clock,
-	}, newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc), ap.judge, emit), ap, parts, nil
+	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.hc), ap.judge, emit), ap, parts, nil
 }
 
 // deferOnAsk says what makes a call that needs approval pause a headless
@@ -280,7 +280,8 @@ func abortOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
 }
 
 // finishRun reports how the loop ended — its error, unless already shown
-// or not worth a line (stdout's reader gone) — writes the patch under
+// (the engine announced it: [agent.Announced]) or not worth a line
+// (stdout's reader gone) — writes the patch under
 // --patch, shows the closing summary, and returns the run's error.
 func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func(Event), end runEnd) error {
 	code := exitCode(runErr)
@@ -290,7 +291,7 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	case errors.As(runErr, &sig):
 		code = sig.ExitCode()
 		emit(Event{Kind: EventError, Err: runErr})
-	case runErr != nil && !errors.As(runErr, &rep) && !brokenPipe(runErr):
+	case runErr != nil && !agent.Announced(runErr) && !errors.As(runErr, &rep) && !brokenPipe(runErr):
 		emit(Event{Kind: EventError, Err: runErr})
 	}
 	sum := l.summary(start, code)
@@ -321,48 +322,12 @@ func interrupted(ctx context.Context, err error, emit func(Event)) error {
 		return err
 	}
 	cause := context.Cause(ctx)
-	if errors.Is(cause, errTimeout) {
+	if errors.Is(cause, agent.ErrTimeout) {
 		emit(Event{Kind: EventLimit, Text: "reached --timeout while reading standard input"})
-		return reportedError{Err: exit.CodeError{Code: exit.Limit, Err: cause, Kind: events.ErrTimeout}}
+		return reportedError{Err: &agent.LimitError{Kind: agent.LimitTimeout, Err: agent.ErrTimeout}}
 	}
 	emit(Event{Kind: EventError, Err: cause})
 	return reportedError{Err: cause}
-}
-
-// readInputContext is readInput that gives up when ctx ends: a read from a
-// pipe cannot be interrupted, so it runs aside, and a spill directory it
-// created is removed when the run does not wait for it.
-func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*input, error) {
-	var mu sync.Mutex
-	var spillDir string
-	abandoned := false
-	opt.OnSpillDir = func(dir string) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		spillDir = dir
-		return !abandoned
-	}
-	type result struct {
-		in  *input
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		in, err := readInput(stdin, opt)
-		done <- result{in, err}
-	}()
-	select {
-	case r := <-done:
-		return r.in, r.err
-	case <-ctx.Done():
-		mu.Lock()
-		abandoned = true
-		if spillDir != "" {
-			os.RemoveAll(spillDir)
-		}
-		mu.Unlock()
-		return nil, context.Cause(ctx)
-	}
 }
 
 // buildTools returns the tools of a headless run: the file tools with the
@@ -378,7 +343,7 @@ func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environ
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
 			Env: withQuerySocket(env.environ(), rt.queries), EnvAllow: allow, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
-			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, cfg.shellSettings(), env), Confine: rt.box,
+			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, shellSettings(cfg.Settings), env), Confine: rt.box,
 		},
 	}), rt.mcp.Tools()...)
 }
@@ -401,8 +366,8 @@ func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *se
 	if cfg.Settings == nil {
 		return nil
 	}
-	opt := hookOptions{
-		Hooks: cfg.Settings.Hooks, Workspace: root,
+	opt := hooks.Options{
+		Hooks: cfg.Settings.Hooks, Workspace: root, Emit: emit,
 		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: cfg.childDropEnv(),
 		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: rt.reaper, TempDir: rt.tempDir, Sandbox: rt.box,
 	}
@@ -412,7 +377,7 @@ func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *se
 			opt.SessionID = strings.TrimSuffix(filepath.Base(p), ".jsonl")
 		}
 	}
-	return newHookRunner(opt, emit)
+	return newHookRunner(hooks.New(opt))
 }
 
 // pathAdd returns the directories the configuration adds to bash's PATH.

@@ -69,7 +69,7 @@ type execConfig struct {
 
 	chat bool // line mode: the approver keeps the person's session answers
 	// github is the GitHub Actions reporter [runMain] made (see
-	// [githubOutput]); nil when not under Actions or with --github=false.
+	// [scanArgs]); nil when not under Actions or with --github=false.
 	github *githubReporter
 }
 

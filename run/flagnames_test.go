@@ -11,7 +11,7 @@ import (
 // out, its own help line, and is one whose names are worked out once.
 func TestFlagNamesWorkedOutOnce(t *testing.T) {
 	t.Parallel()
-	app := newApp(nil, nil, nil, fakeEnv(nil))
+	app := newApp(nil, nil, nil, fakeEnv(nil), earlyOutput{})
 	var walk func(path string, cmds []*cli.Command)
 	checked := 0
 	walk = func(path string, cmds []*cli.Command) {
@@ -63,7 +63,7 @@ func TestKeepFlagsOf(t *testing.T) {
 		{[]string{"rubichan", "bogus"}, nil},
 		{[]string{"rubichan"}, nil},
 	} {
-		app := newApp(nil, nil, nil, fakeEnv(nil))
+		app := newApp(nil, nil, nil, fakeEnv(nil), earlyOutput{})
 		keepFlagsOf(app, tc.args)
 		for _, c := range app.Commands {
 			has := hasFlags(c)

@@ -21,7 +21,7 @@ func TestGitHubOutputSwitch(t *testing.T) {
 		"after --":      {[]string{"rubichan", "exec", "--", "--github=false"}, map[string]string{"GITHUB_ACTIONS": "true"}, true},
 		"other command": {[]string{"rubichan", "config", "show"}, map[string]string{"GITHUB_ACTIONS": "true"}, false},
 	} {
-		if got := githubOutput(c.args, mapEnv(c.env), nil) != nil; got != c.on {
+		if got := openEarly(scanArgs(c.args, mapEnv(c.env)), nil, nil, mapEnv(c.env), nil).github != nil; got != c.on {
 			t.Errorf("%s: reporter %v, want %v", name, got, c.on)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -71,7 +71,7 @@ func (l *loop) hookDeny(call llm.Block, info *ToolCallInfo, out beforeOutcome) (
 	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: d})
 	res := l.notRun(info, msg)
 	if l.cfg.MaxDenials > 0 && l.denials >= l.cfg.MaxDenials {
-		return res, timeSpan{}, l.policyStop(events.ErrMaxDenials, "%d calls were refused (max_denials %d)", l.denials, l.cfg.MaxDenials)
+		return res, timeSpan{}, l.policyStop(agent.StopMaxDenials, "%d calls were refused (max_denials %d)", l.denials, l.cfg.MaxDenials)
 	}
 	return res, timeSpan{}, nil
 }

@@ -9,14 +9,14 @@ import (
 
 // Interrupts hands SIGINT to line mode, which takes it for itself: Ctrl-C
 // during a run cancels that run, at the prompt it prints a hint, and the
-// process goes on. main creates one, passes it to [MainWith] and, for each
-// SIGINT, calls [Interrupts.Deliver]; when that returns false (no chat is
-// running) main cancels the run's context as before. It is safe for
-// concurrent use.
+// process goes on. [NotifySignals] creates one, which main passes to
+// [MainWith], and for each SIGINT calls [Interrupts.Deliver]; when that
+// returns false (no chat is running) it cancels the run's context as
+// before. It is safe for concurrent use.
 //
-// main may also take the signals in a goroutine (the first signal.Notify
-// waits for a thread the runtime starts for signals) and call
-// [Interrupts.Listening] once it does: a command waits for that before
+// [NotifySignals] takes the signals in a goroutine (the first
+// signal.Notify waits for a thread the runtime starts for signals) and
+// calls [Interrupts.Listening] once it does: a command waits for that before
 // it runs, so that a write on a broken stdout is EPIPE, not a fatal
 // SIGPIPE; line mode waits itself, before its terminal goes raw and
 // before its first run, so that its first prompt need not wait.

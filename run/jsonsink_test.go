@@ -11,6 +11,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/events/eventstest"
@@ -48,7 +49,7 @@ func TestOutcome(t *testing.T) {
 		{reportedError{Err: &budgetError{Limit: "max_tokens_total", Max: 1}}, 4, "limit", "max_tokens"},
 		{reportedError{Err: exit.CodeError{Code: exit.Limit, Err: &budgetError{Limit: "max_cost", Max: 1}}}, 4, "limit", "max_cost"},
 		{usageError{Err: &budgetError{Limit: "max_cost", Max: 1, Model: "m"}}, 2, "error", "config"},
-		{reportedError{Err: exit.CodeError{Code: exit.Limit, Err: errTimeout, Kind: events.ErrTimeout}}, 4, "limit", "timeout"},
+		{reportedError{Err: exit.CodeError{Code: exit.Limit, Err: agent.ErrTimeout, Kind: events.ErrTimeout}}, 4, "limit", "timeout"},
 		{reportedError{Err: exit.CodeError{Code: exit.Provider, Err: fmt.Errorf("model request failed: %w", &llm.APIError{Kind: llm.KindRateLimit, Retryable: true})}}, 5, "error", "rate_limit"},
 		{reportedError{Err: exit.CodeError{Code: exit.Policy, Err: errors.New("x"), Kind: events.ErrMaxDenials}}, 3, "denied", "max_denials"},
 		{reportedError{Err: SignalError{Signal: syscall.SIGTERM}}, 143, "interrupted", "interrupted"},

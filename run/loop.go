@@ -12,8 +12,6 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
-	"github.com/rubichan/rubichan/run/events"
-	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -182,7 +180,7 @@ func (l *loop) turnLoop(ctx context.Context) error {
 			return err
 		}
 		if l.turns >= l.cfg.MaxTurns {
-			return l.limit(events.ErrMaxTurns, "reached --max-turns %d before the model finished", l.cfg.MaxTurns)
+			return l.limit(agent.LimitMaxTurns, "reached --max-turns %d before the model finished", l.cfg.MaxTurns)
 		}
 		if err := l.cfg.Budget.BeforeRequest(); err != nil {
 			return l.budgetStop(err)
@@ -198,7 +196,7 @@ func (l *loop) turnLoop(ctx context.Context) error {
 		}
 		calls := msg.ToolUses()
 		l.add(sanitize(msg))
-		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Stop: stop})
+		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Cost: l.requestCost(used), Stop: stop})
 		// Past a cap, a run that would go on stops; a finished answer stands.
 		if err := l.cfg.Budget.AfterRequest(used); err != nil && (len(calls) > 0 || stop == llm.StopMaxTokens) {
 			return l.budgetStop(err)
@@ -260,26 +258,26 @@ func (l *loop) stopped(ctx context.Context) error {
 // limit (exit 4); a signal is returned as is for [Main] (exit 130/143).
 func (l *loop) contextError(ctx context.Context) error {
 	cause := context.Cause(ctx)
-	if errors.Is(cause, errTimeout) {
-		return l.limit(events.ErrTimeout, "reached --timeout %s", l.cfg.Timeout)
+	if errors.Is(cause, agent.ErrTimeout) {
+		return l.limit(agent.LimitTimeout, "reached --timeout %s", l.cfg.Timeout)
 	}
 	return cause
 }
 
-// limit reports a limit of the given kind (an events error type) that
-// ends the run and returns its exit-4 error.
-func (l *loop) limit(kind, format string, args ...any) error {
+// limit reports a limit of the given kind that ends the run and returns
+// its [*agent.LimitError].
+func (l *loop) limit(kind agent.LimitKind, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	l.emit(Event{Kind: EventLimit, Text: msg})
-	return reportedError{Err: exit.CodeError{Code: exit.Limit, Err: errors.New(msg), Kind: kind}}
+	return &agent.LimitError{Kind: kind, Err: errors.New(msg)}
 }
 
-// policyStop reports that the policy ended the run and returns its exit-3
-// error; kind is the events error type.
-func (l *loop) policyStop(kind, format string, args ...any) error {
+// policyStop reports that the policy ended the run and returns its
+// [*agent.StopError].
+func (l *loop) policyStop(kind agent.StopKind, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	l.emit(Event{Kind: EventLimit, Text: msg})
-	return reportedError{Err: exit.CodeError{Code: exit.Policy, Err: errors.New(msg), Kind: kind}}
+	return &agent.StopError{Kind: kind, Msg: msg}
 }
 
 // request streams one model answer, retrying transient failures. Text is
@@ -327,9 +325,10 @@ func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Us
 
 // retryableAfterPrint retries what llm.IsRetryable does and also a stream
 // cut after content arrived: the loop prints the answer again.
-// A replay that diverged from its cassette is never retried.
+// A [agent.Permanent] error (a replay that diverged from its cassette) is
+// never retried.
 func retryableAfterPrint(err error) bool {
-	if divergence(err) != nil {
+	if agent.PermanentCause(err) != nil {
 		return false
 	}
 	if llm.IsRetryable(err) {
@@ -364,21 +363,22 @@ func (l *loop) requestError(ctx context.Context, err error) error {
 	if errors.As(err, &be) {
 		return l.budgetStop(err)
 	}
-	if d := divergence(err); d != nil {
-		// The run is not the recorded one: the replay's model "failed".
-		return exit.CodeError{Code: exit.Provider, Err: d}
+	if p := agent.PermanentCause(err); p != nil {
+		// A replay's divergence: the run is not the recorded one, and the
+		// replay's model "failed".
+		return &agent.ProviderError{Err: p, Why: agent.ProviderPermanent}
 	}
 	if llm.IsContextLength(err) {
-		return exit.CodeError{Code: exit.Provider, Err: fmt.Errorf("the conversation no longer fits the model's context window: %w", err)}
+		return &agent.ProviderError{Err: err, Why: agent.ProviderContextLength}
 	}
-	return exit.CodeError{Code: exit.Provider, Err: fmt.Errorf("model request failed: %w", err)}
+	return &agent.ProviderError{Err: err, Why: agent.ProviderFailed}
 }
 
 // summary is the closing tally of the run: in a chat, of this run only
 // (its cost and sub-queries less what the chat spent before it).
 func (l *loop) summary(start time.Time, code int) *Summary {
 	cost, known := l.cfg.Budget.Cost()
-	subs, subUsage := l.cfg.Budget.subTotals()
+	subs, subUsage := l.cfg.Budget.SubTotals()
 	cost, subs, subUsage = cost-l.before.cost, subs-l.before.subs, subUsage.Minus(l.before.subUsage)
 	usage := l.usage.Add(subUsage)
 	return &Summary{
@@ -397,9 +397,19 @@ func (l *loop) summary(start time.Time, code int) *Summary {
 	}
 }
 
-// budgetStop reports a budget error from [Budget] as the limit that ends
-// the run (exit 4), keeping the *budgetError in the chain.
+// budgetStop reports a budget error from [Budget] (a *budgetError or a
+// *agent.QueriesError) as the limit that ends the run.
 func (l *loop) budgetStop(err error) error {
 	l.emit(Event{Kind: EventLimit, Text: err.Error()})
-	return reportedError{Err: err}
+	return &agent.LimitError{Kind: agent.LimitBudget, Err: err}
+}
+
+// requestCost is the cost of a request's usage at the price of the model
+// it was made to, for [EventMessageDone]; nil when the price is unknown.
+func (l *loop) requestCost(used llm.Usage) *float64 {
+	c, ok := l.cfg.Budget.RequestCost(used)
+	if !ok {
+		return nil
+	}
+	return &c
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -341,7 +342,7 @@ func TestLoopLimits(t *testing.T) {
 	})
 	t.Run("timeout", func(t *testing.T) {
 		t.Parallel()
-		ctx, cancel := context.WithTimeoutCause(context.Background(), 50*time.Millisecond, errTimeout)
+		ctx, cancel := context.WithTimeoutCause(context.Background(), 50*time.Millisecond, agent.ErrTimeout)
 		defer cancel()
 		slow := llmtest.Turn{Text: []string{"a", "b", "c", "d"}, Delay: llmtest.Duration(time.Second)}
 		r := runLoop(t, ctx, llmtest.Script{Turns: []llmtest.Turn{slow}}, loopConfig{Timeout: 50 * time.Millisecond}, nil)

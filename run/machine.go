@@ -5,13 +5,10 @@ import (
 	"encoding/hex"
 	"io"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
-	"github.com/urfave/cli/v2"
 )
 
 // The --output formats.
@@ -21,52 +18,6 @@ const (
 	outputJSON       = "json"
 	outputStreamJSON = "stream-json"
 )
-
-// machineKey is the cli.App Metadata key of the run's [jsonSink].
-const machineKey = "rubichan.machine"
-
-// machineOutput returns the sink of an `exec` run whose --output (or
-// RUBICHAN_OUTPUT) is json or stream-json, else nil. It reads the raw
-// arguments, before they are parsed: a usage error in them must still
-// end in a result object. With --help there is no run and no sink.
-func machineOutput(args []string, lookupEnv func(string) (string, bool), stdout io.Writer, now func() time.Time) *jsonSink {
-	if len(args) < 2 || args[1] != "exec" {
-		return nil
-	}
-	mode, _ := lookupEnv(envName("output"))
-	rest := args[2:]
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		if a == "--" {
-			break
-		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case !strings.HasPrefix(a, "-"):
-		case name == "help" || name == "h":
-			return nil
-		case name == "output" && hasValue:
-			mode = value
-		case name == "output" && i+1 < len(rest):
-			i++
-			mode = rest[i]
-		}
-	}
-	if mode != outputJSON && mode != outputStreamJSON {
-		return nil
-	}
-	if now == nil {
-		now = time.Now
-	}
-	return newJSONSink(stdout, mode == outputStreamJSON, newSessionID(now()), now)
-}
-
-// machineSink returns the sink [runMain] put in the app's metadata, or
-// nil (text output, or an app run without runMain).
-func machineSink(c *cli.Context) *jsonSink {
-	js, _ := c.App.Metadata[machineKey].(*jsonSink)
-	return js
-}
 
 // initEvent describes the run that is about to start.
 func initEvent(cfg execConfig, root string, tools []string, pol *policy.Policy, box sandbox.State) events.Init {

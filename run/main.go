@@ -11,7 +11,6 @@ import (
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/exit"
-	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 )
@@ -36,35 +35,23 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		// helper (or the self-test's probe): confine and serve or exec.
 		return sandbox.Dispatch(args, env.environ(), stderr)
 	}
-	args = interactiveArgs(args)
-	gh := githubOutput(args, env.lookupEnv, stderr)
+	early := scanArgs(args, env.lookupEnv)
+	args = early.args
+	out := openEarly(early, stdout, stderr, env.lookupEnv, nil)
+	js, gh := out.json, out.github
 	if gh != nil {
 		// Under GitHub Actions nothing on stderr can be a workflow
 		// command but the reporter's own.
 		stderr = gh.Out()
 	}
-	app := newApp(stdin, stdout, stderr, env)
+	app := newApp(stdin, stdout, stderr, env, out)
 	keepFlagsOf(app, args)
-	app.Metadata = map[string]any{}
-	// JSON may be read on a terminal: nothing in it acts on one.
-	var machineOut io.Writer = newJSONShown(stdout)
-	if gh != nil {
-		// Nor can a JSON line on stdout hold a workflow command.
-		machineOut = ghactions.NewJSONWriter(machineOut)
-	}
-	js := machineOutput(args, env.lookupEnv, machineOut, nil)
-	if js != nil {
-		app.Metadata[machineKey] = js
-	}
-	if gh != nil {
-		app.Metadata[githubKey] = gh
-	}
 	normalized, err := normalizeArgs(app, args)
 	if err == nil {
 		err = checkBoolEnv(app, normalized, env.lookupEnv)
 	}
 	if err == nil {
-		if len(normalized) < 2 || normalized[1] != "chat" {
+		if early.command != "chat" {
 			// Line mode waits itself: before its terminal goes
 			// raw and before its first run (see Interrupts).
 			env.interrupts.awaitListening()

@@ -162,14 +162,10 @@ func mergeMCPFile(all map[string]config.MCPServer, file string) error {
 // directory, the run's reaper, and the run's OS sandbox, which confines a
 // stdio server as it does shell commands (through the one-shot helper:
 // [toolkit.Sandbox.Wrap]).
-func mcpOptions(cfg execConfig, env environment, root string, rt runTools) mcp.Options {
-	var environ []string
-	if env.environ != nil {
-		environ = env.environ()
-	}
+func mcpOptions(ce childEnv, root string, rt runTools) mcp.Options {
 	opts := mcp.Options{
-		Environ: environ, EnvAllow: cfg.PassEnv, DropEnv: cfg.childDropEnv(),
-		PathAdd: pathAdd(cfg), Dir: root, Reaper: rt.reaper,
+		Environ: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv,
+		PathAdd: ce.PathAdd, Dir: root, Reaper: rt.reaper,
 	}
 	if rt.box != nil {
 		opts.Prepare = func(cmd *exec.Cmd) error {
@@ -195,7 +191,7 @@ func probeTools(cfg execConfig, env environment, root string, notice func(string
 		return runTools{}, nil, fmt.Errorf("temporary directory: %w", err)
 	}
 	rt = runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper()}
-	rt.box = toolkit.NewSandbox(sandboxConfig(box, cfg.shellSettings(), env), root, tmp, rt.reaper)
+	rt.box = toolkit.NewSandbox(sandboxConfig(box, shellSettings(cfg.Settings), env), root, tmp, rt.reaper)
 	return rt, func() {
 		rt.box.Close()
 		rt.reaper.Sweep()
@@ -255,7 +251,7 @@ func (cfg execConfig) mcpStarter(ctx context.Context, env environment, root stri
 		if err != nil {
 			return nil, err
 		}
-		return startMCP(ctx, servers, mcpOptions(cfg, env, root, rt), notice)
+		return startMCP(ctx, servers, mcpOptions(cfg.childEnv(env), root, rt), notice)
 	}
 }
 

@@ -89,7 +89,7 @@ func runMCPList(c *cli.Context, env environment) error {
 		return err
 	}
 	defer closeTools()
-	opts := mcpOptions(cfg, env, dir, rt)
+	opts := mcpOptions(cfg.childEnv(env), dir, rt)
 	out := mcpListJSON{Servers: []mcpServerJSON{}, OK: true}
 	for _, st := range mcp.Probe(c.Context, servers, opts) {
 		s := mcpServerJSON{Status: st, Tools: []mcpToolJSON{}}

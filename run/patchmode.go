@@ -44,7 +44,7 @@ func startPatchMode(ctx context.Context, cfg execConfig, env environment, stdout
 	if err != nil {
 		return nil, fmt.Errorf("run: --patch: %w", err)
 	}
-	if root := writableOver(c.GitDir(), c.Root, cfg.shellSettings().WritableRoots, sandboxCacheDir(env)); root != "" {
+	if root := writableOver(c.GitDir(), c.Root, shellSettings(cfg.Settings).WritableRoots, sandboxCacheDir(env)); root != "" {
 		c.Close()
 		return nil, usagef("--patch: the copy's private git directory %s is inside the writable root %s, where the commands "+
 			"the sandbox confines could make rubichan's git run a program; set TMPDIR to a directory outside the writable roots", c.GitDir(), root)

@@ -14,6 +14,7 @@ import (
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/urfave/cli/v2"
 )
@@ -69,7 +70,20 @@ func queryCommand(stdin io.Reader, env environment) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return runQuery(c.Context, q, ak, stdin, c.App.Writer, c.App.ErrWriter)
+			stdout := c.App.Writer
+			if sock, _ := env.lookupEnv(subquery.SocketEnv); sock == "" && githubEnv(env.lookupEnv) {
+				// Under GitHub Actions the answer on the job's stdout
+				// holds no workflow command, as exec's does. Inside a
+				// run it goes to the model, unchanged.
+				if q.Batch || q.Split != "" {
+					stdout = ghactions.NewJSONWriter(stdout)
+				} else {
+					gw := ghactions.NewWriter(stdout)
+					defer gw.Flush()
+					stdout = gw
+				}
+			}
+			return runQuery(c.Context, q, ak, stdin, stdout, c.App.ErrWriter)
 		},
 	}
 }

@@ -84,8 +84,8 @@ type sessionPlan struct {
 // --session-file, or the store's file of the new session's id (--session-id,
 // else id, the JSON events' id, else a fresh one). It is "" when the run
 // keeps no log or no directory is known.
-func (p *sessionPlan) logPath(cfg execConfig, id string, start time.Time) string {
-	p.id = cfg.SessionID
+func (p *sessionPlan) logPath(f sessionFlags, id string, start time.Time) string {
+	p.id = f.SessionID
 	if p.id == "" {
 		p.id = id
 	}
@@ -93,7 +93,7 @@ func (p *sessionPlan) logPath(cfg execConfig, id string, start time.Time) string
 		p.id = newSessionID(start)
 	}
 	switch {
-	case cfg.NoSession:
+	case f.NoSession:
 		return ""
 	case p.w != nil:
 		return p.w.Path()
@@ -113,17 +113,19 @@ func (p *sessionPlan) close() {
 	}
 }
 
-// planSession settles the run's session. Every problem — a session that
-// is missing, unreadable, in use, or an id that exists — is a usage error
-// (exit 2), before any request.
-func (cfg execConfig) planSession(env environment, root string, stderr io.Writer) (*sessionPlan, error) {
-	secrets := cfg.secrets(env)
-	p := &sessionPlan{store: session.Store{Dir: cfg.sessionDir(env)}}
-	if cfg.NoSession {
+// planSession settles the session f chooses for a run in the workspace
+// root, with dir the session directory (see [sessionFlags.sessionDir]);
+// secrets are kept out of a resumed session's new lines and warnings go
+// to stderr. Every problem — a session that is missing, unreadable, in
+// use, or an id that exists — is a usage error (exit 2), before any
+// request.
+func planSession(f sessionFlags, dir string, secrets []string, root string, stderr io.Writer) (*sessionPlan, error) {
+	p := &sessionPlan{store: session.Store{Dir: dir}}
+	if f.NoSession {
 		return p, nil
 	}
-	if cfg.SessionFile != "" {
-		abs, err := filepath.Abs(cfg.SessionFile)
+	if f.SessionFile != "" {
+		abs, err := filepath.Abs(f.SessionFile)
 		if err != nil {
 			return nil, usagef("--session-file: %v", err)
 		}
@@ -132,22 +134,22 @@ func (cfg execConfig) planSession(env environment, root string, stderr io.Writer
 			return nil, usagef("--session-file %s exists: to add a run to it use --resume %s", abs, abs)
 		}
 	}
-	if cfg.SessionID != "" {
+	if f.SessionID != "" {
 		if p.store.Dir == "" {
 			return nil, usagef("--session-id: no state directory is known (set $XDG_STATE_HOME or $HOME, or use --session-dir)")
 		}
-		if _, err := os.Stat(p.store.Path(cfg.SessionID)); err == nil {
-			return nil, usagef("session %q exists in %s: to add a run to it use --resume %s", cfg.SessionID, p.store.Dir, cfg.SessionID)
+		if _, err := os.Stat(p.store.Path(f.SessionID)); err == nil {
+			return nil, usagef("session %q exists in %s: to add a run to it use --resume %s", f.SessionID, p.store.Dir, f.SessionID)
 		}
 	}
-	if !cfg.resuming() {
+	if !f.resuming() {
 		return p, nil
 	}
-	path, err := cfg.resumePath(p.store, root)
+	path, err := f.resumePath(p.store, root)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.take(cfg, path, secrets, stderr); err != nil {
+	if err := p.take(f, path, secrets, stderr); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -155,20 +157,20 @@ func (cfg execConfig) planSession(env environment, root string, stderr io.Writer
 }
 
 // sessionDir is --session-dir made absolute, else the default directory.
-func (cfg execConfig) sessionDir(env environment) string {
-	if cfg.SessionDir == "" {
+func (f sessionFlags) sessionDir(env environment) string {
+	if f.SessionDir == "" {
 		home, _ := env.lookupEnv("HOME")
 		return session.DefaultDir(env.lookupEnv, home)
 	}
-	if abs, err := filepath.Abs(cfg.SessionDir); err == nil {
+	if abs, err := filepath.Abs(f.SessionDir); err == nil {
 		return abs
 	}
-	return cfg.SessionDir
+	return f.SessionDir
 }
 
 // resumePath finds the session --resume or --continue names.
-func (cfg execConfig) resumePath(st session.Store, root string) (string, error) {
-	if cfg.Continue {
+func (f sessionFlags) resumePath(st session.Store, root string) (string, error) {
+	if f.Continue {
 		path, err := st.Newest(root)
 		if err != nil {
 			return "", usagef("--continue: %v", err)
@@ -178,7 +180,7 @@ func (cfg execConfig) resumePath(st session.Store, root string) (string, error) 
 		}
 		return path, nil
 	}
-	path, err := st.Resolve(cfg.Resume)
+	path, err := st.Resolve(f.Resume)
 	if err != nil {
 		return "", usagef("--resume: %v", err)
 	}
@@ -187,12 +189,12 @@ func (cfg execConfig) resumePath(st session.Store, root string) (string, error) 
 
 // take locks and loads the session at path (a copy of it with --fork) and
 // checks the run's answers against its pending calls.
-func (p *sessionPlan) take(cfg execConfig, path string, secrets []string, warn io.Writer) error {
+func (p *sessionPlan) take(f sessionFlags, path string, secrets []string, warn io.Writer) error {
 	opt := sessionOptions{Secrets: secrets, Warn: warn}.WriterOptions()
 	var err error
-	if cfg.Fork {
+	if f.Fork {
 		p.forkedFrom = session.IDOf(path)
-		p.w, err = p.fork(cfg, path, opt)
+		p.w, err = p.fork(f, path, opt)
 	} else {
 		p.w, err = session.Append(path, opt)
 	}
@@ -205,16 +207,16 @@ func (p *sessionPlan) take(cfg execConfig, path string, secrets []string, warn i
 	}
 	p.loaded, err = session.Load(p.w.Path())
 	if err != nil {
-		if cfg.Fork {
+		if f.Fork {
 			os.Remove(p.w.Path())
 		}
 		return usagef("--resume: %v", err)
 	}
-	return p.checkAnswers(cfg)
+	return p.checkAnswers(f)
 }
 
 // fork copies the session at path into a new session and opens the copy.
-func (p *sessionPlan) fork(cfg execConfig, path string, opt session.Options) (*session.Writer, error) {
+func (p *sessionPlan) fork(f sessionFlags, path string, opt session.Options) (*session.Writer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -231,9 +233,9 @@ func (p *sessionPlan) fork(cfg execConfig, path string, opt session.Options) (*s
 	switch {
 	case p.file != "":
 		w, err = session.Create(p.file, opt)
-	case cfg.SessionID != "":
+	case f.SessionID != "":
 		if err = p.store.Make(); err == nil {
-			w, err = session.Create(p.store.Path(cfg.SessionID), opt)
+			w, err = session.Create(p.store.Path(f.SessionID), opt)
 		}
 	default:
 		w, err = p.store.CreateNew(time.Now(), opt)
@@ -255,7 +257,7 @@ func (p *sessionPlan) fork(cfg execConfig, path string, opt session.Options) (*s
 // pending calls. Nothing runs twice: a call that is not pending (already
 // answered, or never made) is refused, as is a session with pending calls
 // and no answer.
-func (p *sessionPlan) checkAnswers(cfg execConfig) error {
+func (p *sessionPlan) checkAnswers(f sessionFlags) error {
 	pending := p.loaded.Deferred()
 	p.keepOpen = len(pending) > 0
 	id := session.IDOf(p.w.Path())
@@ -265,8 +267,8 @@ func (p *sessionPlan) checkAnswers(cfg execConfig) error {
 	}
 	p.answers = map[string]answer{}
 	switch {
-	case len(cfg.Approve) > 0:
-		for _, a := range cfg.Approve {
+	case len(f.Approve) > 0:
+		for _, a := range f.Approve {
 			if a == "all" && len(pending) > 0 {
 				for _, c := range pending {
 					p.answers[c.ID] = answerOf(c)
@@ -279,7 +281,7 @@ func (p *sessionPlan) checkAnswers(cfg execConfig) error {
 			}
 			p.answers[a] = answerOf(pending[i])
 		}
-	case cfg.DenyPending:
+	case f.DenyPending:
 		if len(pending) == 0 {
 			return usagef("--deny-pending: session %s has no pending calls", id)
 		}
@@ -310,8 +312,8 @@ func (p *sessionPlan) conversation(api string) ([]llm.Message, []llm.Block) {
 
 // open starts the run's lines: a new session's header, or a resumed run's
 // "run" line. It returns nil with --no-session.
-func (p *sessionPlan) open(cfg execConfig, opt sessionOptions, h sessionHeader) *sessionLog {
-	if cfg.NoSession {
+func (p *sessionPlan) open(f sessionFlags, opt sessionOptions, h sessionHeader) *sessionLog {
+	if f.NoSession {
 		return nil
 	}
 	if p.w == nil {
@@ -321,7 +323,7 @@ func (p *sessionPlan) open(cfg execConfig, opt sessionOptions, h sessionHeader) 
 	h.Run = len(p.loaded.Runs) + 1
 	h.ForkedFrom = p.forkedFrom
 	h.Approve = slices.Sorted(mapKeys(p.answers, true))
-	h.DenyPending = cfg.DenyPending
+	h.DenyPending = f.DenyPending
 	w := p.w
 	p.w = nil // the log owns it now
 	return resumeLog(w, opt, h)

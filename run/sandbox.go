@@ -10,13 +10,13 @@ import (
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
 
-// shellSettings returns the [shell] settings of the run; the defaults
-// (sandbox auto, network off) when no configuration was loaded.
-func (cfg execConfig) shellSettings() config.Shell {
-	if cfg.Settings == nil {
+// shellSettings returns the [shell] settings of lc; the defaults
+// (sandbox auto, network off) when no configuration was loaded (nil).
+func shellSettings(lc *config.Loaded) config.Shell {
+	if lc == nil {
 		return config.Default().Shell
 	}
-	return cfg.Settings.Shell
+	return lc.Shell
 }
 
 // sandboxABI is the kernel's Landlock ABI, from the environment's probe
@@ -56,7 +56,7 @@ func achieveSandbox(sh config.Shell, env environment) sandbox.State {
 // short of confining writes, metadata outside the writable roots and the
 // network it was asked to.
 func startSandbox(cfg execConfig, env environment, notice func(string)) (sandbox.State, error) {
-	st := achieveSandbox(cfg.shellSettings(), env)
+	st := achieveSandbox(shellSettings(cfg.Settings), env)
 	if err := st.Unmet(); err != nil {
 		return st, exit.CodeError{Code: exit.Usage, Err: err}
 	}

@@ -12,13 +12,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -39,26 +37,10 @@ func TestMain(m *testing.M) {
 // RUBICHAN_TEST_LANDLOCK_ABI simulates another kernel's Landlock.
 func rubichanMain() {
 	_ = HardenProcess(os.Args)
-	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 2)
-	intr := NewInterrupts()
-	// As main.go: the signals are taken in a goroutine.
-	go func() {
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-		// Caught (and dropped) rather than fatal: a write on a stdout
-		// nobody reads fails with EPIPE, and the runner stops cleanly
-		// (exit 141).
-		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-		intr.Listening()
-		for sig := range sigs {
-			if sig == os.Interrupt && intr.Deliver() {
-				continue
-			}
-			cancel(SignalError{Signal: sig})
-		}
-	}()
+	// As main.go: the signals are main's own code.
+	sigs := NotifySignals(context.Background())
 	env := processEnvironment()
-	env.interrupts = intr
+	env.interrupts = sigs.Interrupts()
 	env.landlockABI = simulatedABI()
 	env.namespaces = simulatedNamespaces()
 	// A script sets the day the system prompt shows, to replay a
@@ -70,9 +52,8 @@ func rubichanMain() {
 		}
 		env.now = func() time.Time { return day }
 	}
-	code := runMain(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr, env)
-	signal.Stop(sigs)
-	cancel(nil)
+	code := runMain(sigs.Context(), os.Args, os.Stdin, os.Stdout, os.Stderr, env)
+	sigs.Stop()
 	os.Exit(code)
 }
 

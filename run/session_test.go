@@ -165,7 +165,7 @@ func deref(p *string) string {
 // testExecSession opens the session of an exec run as runExec does.
 func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, pol *policy.Policy, prompt string, stderr io.Writer) *sessionLog {
 	t.Helper()
-	plan, err := cfg.planSession(env, ws, stderr)
+	plan, err := planSession(cfg.sessionFlags, cfg.sessionDir(env), cfg.secrets(env), ws, stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, p
 	if cfg.Quiet {
 		notes = io.Discard
 	}
-	return plan.open(cfg, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
+	return plan.open(cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
 		Start: sessionStart, Workspace: ws, Provider: cfg.Provider, Model: cfg.Model, Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/urfave/cli/v2"
 )
@@ -51,8 +52,7 @@ func sessionsCommand(env environment) *cli.Command {
 }
 
 func sessionStore(c *cli.Context, env environment) session.Store {
-	cfg := execConfig{sessionFlags: sessionFlags{SessionDir: c.String("session-dir")}}
-	return session.Store{Dir: cfg.sessionDir(env)}
+	return session.Store{Dir: sessionFlags{SessionDir: c.String("session-dir")}.sessionDir(env)}
 }
 
 func runSessionsList(c *cli.Context, env environment) error {
@@ -133,10 +133,22 @@ func runSessionsShow(c *cli.Context, env environment) error {
 	} else {
 		data = nil
 	}
-	if c.Bool("json") {
-		return writeSessionJSON(c.App.Writer, data)
+	out := c.App.Writer
+	if githubEnv(env.lookupEnv) {
+		// Under GitHub Actions the transcript, the model's text, holds
+		// no workflow command on the job's log, as exec's output does.
+		if c.Bool("json") {
+			out = ghactions.NewJSONWriter(out)
+		} else {
+			gw := ghactions.NewWriter(out)
+			defer gw.Flush()
+			out = gw
+		}
 	}
-	return writeTranscript(c.App.Writer, filepath.Base(path), data)
+	if c.Bool("json") {
+		return writeSessionJSON(out, data)
+	}
+	return writeTranscript(out, filepath.Base(path), data)
 }
 
 func runSessionsRm(c *cli.Context, env environment) error {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/urfave/cli/v2"
 )
@@ -18,7 +19,7 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 	if err != nil {
 		return err
 	}
-	rp, err := cfg.resolveRunProvider(lc, env)
+	rp, err := resolveRunProvider(cfg.trafficSettings(), lc, env.lookupEnv)
 	if err != nil {
 		return err
 	}
@@ -111,36 +112,36 @@ func providerWire(rp config.ResolvedProvider) string {
 	return rp.Wire
 }
 
-// startSettings shows the configuration notes (workspace keys ignored under
-// the trust rule) and returns the run's budget. Without loaded settings
-// there is no budget.
-func (cfg execConfig) startSettings(notice func(string)) (*Budget, error) {
-	if cfg.Settings == nil {
+// startSettings shows the configuration notes of lc (workspace keys
+// ignored under the trust rule) and returns the run's budget for model.
+// Without loaded settings there is no budget.
+func startSettings(lc *config.Loaded, model string, notice func(string)) (*Budget, error) {
+	if lc == nil {
 		return nil, nil
 	}
-	for _, n := range cfg.Settings.Notes {
+	for _, n := range lc.Notes {
 		notice(n)
 	}
-	return newBudget(cfg.Settings.Limits, cfg.Model, cfg.Settings.Prices)
+	return newBudget(lc.Limits, model, lc.Prices)
 }
 
 // inlineMax is the stdin size above which stdin is spilled; 0 means the
 // input default.
-func (cfg execConfig) inlineMax() int64 {
-	if cfg.Settings == nil {
+func inlineMax(lc *config.Loaded) int64 {
+	if lc == nil {
 		return 0
 	}
-	return int64(cfg.Settings.Input.StdinInlineMax)
+	return int64(lc.Input.StdinInlineMax)
 }
 
 // streamLimits are the model client's limits: --max-response-size,
 // --stream-idle-timeout and --stream-header-timeout; without loaded
 // settings, llm's defaults.
-func (cfg execConfig) streamLimits() llm.StreamLimits {
-	if cfg.Settings == nil {
+func streamLimits(lc *config.Loaded) llm.StreamLimits {
+	if lc == nil {
 		return llm.StreamLimits{}
 	}
-	return streamLimitsOf(cfg.Settings.Limits)
+	return streamLimitsOf(lc.Limits)
 }
 
 // streamLimitsOf converts the configured limits, where a timeout of 0 is
@@ -157,12 +158,33 @@ func streamLimitsOf(l config.Limits) llm.StreamLimits {
 }
 
 // stdinMax is --stdin-max; 0 means the input default.
-func (cfg execConfig) stdinMax() int64 {
-	if cfg.Settings == nil {
+func stdinMax(lc *config.Loaded) int64 {
+	if lc == nil {
 		return 0
 	}
-	return int64(cfg.Settings.Input.StdinMax)
+	return int64(lc.Input.StdinMax)
 }
 
 // GoString is String, so that %#v of an execConfig cannot print its key.
 func (cfg execConfig) GoString() string { return cfg.String() }
+
+// newBudget is the run's budget under the loaded limits, priced from the
+// loaded prices (see [config.LookupPrice]). A cost cap on a model without a
+// known price is a usage error (exit 2): a cap that cannot be enforced must
+// not look like one.
+func newBudget(limits config.Limits, model string, prices map[string]config.Price) (*Budget, error) {
+	b, err := agent.NewBudget(agent.BudgetLimits{MaxTokens: limits.MaxTokensTotal, MaxCost: limits.MaxCost}, model, priceFunc(prices))
+	if err != nil {
+		return nil, usageError{Err: err}
+	}
+	return b, nil
+}
+
+// priceFunc looks a model's price up in prices, as [config.LookupPrice]
+// does.
+func priceFunc(prices map[string]config.Price) agent.PriceFunc {
+	return func(model string) (agent.Price, bool) {
+		p, _, ok := config.LookupPrice(prices, model)
+		return agent.Price(p), ok
+	}
+}

@@ -2,8 +2,8 @@ package run
 
 import "github.com/rubichan/rubichan/run/agent"
 
-// Transitional shims (issue 31, step 1b): the event types, the redactor,
-// the text helpers and the budget's error types moved to [agent]; these
+// Transitional shims (issue 31, steps 1b and 2a): the event types, the
+// redactor, the text helpers and the budget moved to [agent]; these
 // names keep the files that have not moved yet compiling unchanged. The
 // last step of the split deletes this file.
 
@@ -58,14 +58,13 @@ const (
 // The redactor.
 type redactor = agent.Redactor
 
-const secretMinLen = agent.SecretMinLen
-
 func newRedactor(secrets []string) *redactor { return agent.NewRedactor(secrets) }
 
-// The budget's errors.
+// The budget and its errors.
 type (
-	budgetError  = agent.BudgetError
-	queriesError = agent.QueriesError
+	Budget      = agent.Budget
+	ModelSpend  = agent.ModelSpend
+	budgetError = agent.BudgetError
 )
 
 // Text helpers.

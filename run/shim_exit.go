@@ -39,14 +39,8 @@ func brokenPipe(err error) bool { return exit.IsBrokenPipe(err) }
 // exitCode is [exit.Code].
 func exitCode(err error) int { return exit.Code(err) }
 
-// exitMeaning is [exit.Meaning].
-func exitMeaning(code int) string { return exit.Meaning(code) }
-
 // settingsError is [exit.ConfigError].
 type settingsError = exit.ConfigError
 
 // outcome is [exit.Outcome].
 func outcome(err error, code int) (string, *events.ResultError) { return exit.Outcome(err, code) }
-
-// errorKind is [exit.Kind].
-func errorKind(err error) (string, bool) { return exit.Kind(err) }

@@ -4,7 +4,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
@@ -17,12 +16,6 @@ import (
 
 // textSink is [sink.Text].
 type textSink = sink.Text
-
-// activitySink is [sink.Activity].
-type activitySink = sink.Activity
-
-// streamRedactor is [sink.StreamRedactor].
-type streamRedactor = sink.StreamRedactor
 
 // newJSONShown is [sink.NewJSONShown].
 func newJSONShown(w io.Writer) *sink.JSONShown { return sink.NewJSONShown(w) }
@@ -37,24 +30,6 @@ func allowFlags(rules []string) string { return sink.AllowFlags(rules) }
 
 // formatTokens is [sink.FormatTokens].
 func formatTokens(n int64) string { return sink.FormatTokens(n) }
-
-// firstLine is [sink.FirstLine].
-func firstLine(s string) string { return sink.FirstLine(s) }
-
-// usageEvent is [sink.UsageEvent].
-func usageEvent(u llm.Usage) events.Usage { return sink.UsageEvent(u) }
-
-// compactionEvent is [sink.CompactionEvent].
-func compactionEvent(c *CompactionInfo) events.Compaction { return sink.CompactionEvent(c) }
-
-// subqueryEvent is [sink.SubqueryEvent].
-func subqueryEvent(q *SubqueryInfo) events.Subquery { return sink.SubqueryEvent(q) }
-
-// compactionLine is [sink.CompactionLine].
-func compactionLine(l *session.Line, c *CompactionInfo) { sink.CompactionLine(l, c) }
-
-// subqueryLine is [sink.SubqueryLine].
-func subqueryLine(l *session.Line, q *SubqueryInfo) { sink.SubqueryLine(l, q) }
 
 // jsonSink is [sink.JSON].
 type jsonSink = sink.JSON
@@ -98,6 +73,14 @@ func sessionPendings(ps []agent.Pending) []session.Pending { return sink.Session
 func reportPending(w io.Writer, pending []session.Pending, path, storeDir string) {
 	sink.ReportPending(w, pending, path, storeDir)
 }
+
+// redactedPending is [sink.RedactedPending].
+func redactedPending(pending []session.Pending, red *redactor) []session.Pending {
+	return sink.RedactedPending(pending, red)
+}
+
+// whole is [sink.Whole].
+func whole(s string) string { return sink.Whole(s) }
 
 // writePending is [sink.WritePending].
 func writePending(w io.Writer, p session.Pending) { sink.WritePending(w, p) }

@@ -65,14 +65,11 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 	}()
 	emit, notes := sinks.emit, sinks.notes
 	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
-	if st.budget, err = cfg.startSettings(notice); err != nil {
+	if st.budget, err = startSettings(cfg.Settings, cfg.Model, notice); err != nil {
 		return st, err
 	}
 	if st.box, err = startSandbox(*cfg, env, notice); err != nil {
 		return st, err
-	}
-	if sinks.js != nil {
-		sinks.js.SetPrice(st.budget.RequestCost)
 	}
 	pm, leavePatch, err := enterPatchMode(ctx, cfg, env, stdout, notice)
 	if err != nil {
@@ -84,13 +81,13 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 		return st, err
 	}
 	st.defer_(func() { st.ws.Close() })
-	if st.plan, err = cfg.planSession(env, st.ws.Root(), stderr); err != nil {
+	if st.plan, err = planSession(cfg.sessionFlags, cfg.sessionDir(env), cfg.secrets(env), st.ws.Root(), stderr); err != nil {
 		return st, err
 	}
 	st.defer_(st.plan.close)
 	// The run's own records are guarded from the tools, as the policy file is.
 	st.pol = st.pol.WithGuarded(
-		policy.Guarded{Path: st.plan.logPath(*cfg, st.sinks.sessionID(), src.start), What: "the run's session log"},
+		policy.Guarded{Path: st.plan.logPath(cfg.sessionFlags, st.sinks.sessionID(), src.start), What: "the run's session log"},
 		policy.Guarded{Path: cfg.Record, What: "the run's cassette"},
 		policy.Guarded{Path: cfg.Replay, What: "the run's cassette"},
 	)
@@ -124,7 +121,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	emit := st.sinks.emit
 	notice := func(s string) { emit(Event{Kind: EventNotice, Text: s}) }
 	var err error
-	if st.tr, err = cfg.openTraffic(st.ws.Root(), env.today(), env); err != nil {
+	if st.tr, err = openTraffic(cfg.trafficSettings(), cfg.Resolved, st.ws.Root(), env.today(), cfg.secrets(env)); err != nil {
 		return err
 	}
 	rt, closeTools, err := openRunTools(st.box, cfg, env, st.ws.Root(), cfg.mcpStarter(ctx, env, st.ws.Root(), notice))
@@ -141,7 +138,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	st.loop, st.ap, st.parts = l, ap, parts
 	l.cfg.Answers = st.plan.answers
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
-	st.sess = st.plan.open(cfg, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
+	st.sess = st.plan.open(cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
 		Start: start, Workspace: st.ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
 		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts,
 	})

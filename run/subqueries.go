@@ -11,7 +11,6 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
-	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -63,7 +62,7 @@ func (s *subqueries) handle(ctx context.Context, _ int, req subquery.Request) su
 		resp.Usage = subquery.Usage{InputTokens: used.InputTokens, OutputTokens: used.OutputTokens,
 			CacheReadTokens: used.CacheReadTokens, CacheWriteTokens: used.CacheCreationTokens}
 		if p, _, ok := config.LookupPrice(s.opt.Prices, info.Model); ok {
-			info.CostUSD, info.CostKnown = priceCost(p, used), true
+			info.CostUSD, info.CostKnown = agent.Price(p).Cost(used), true
 			c := info.CostUSD
 			resp.CostUSD = &c
 		}
@@ -113,13 +112,13 @@ func (s *subqueries) answer(ctx context.Context, req subquery.Request, info *Sub
 		maxOut = subqueryMaxTokens
 	}
 	info.InputBytes = int64(len(material) + len(req.Prompt) + len(req.System))
-	est := estimateSub(int(info.InputBytes/4)+16, maxOut, price, priced)
-	if err := s.budget.reserveSub(est, s.opt.MaxQueries); err != nil {
-		return fail(subquery.CodeLimit, "%v", limitMessage(err))
+	est := agent.EstimateSub(int(info.InputBytes/4)+16, maxOut, agent.Price(price), priced)
+	if err := s.budget.Reserve(est, s.opt.MaxQueries); err != nil {
+		return fail(subquery.CodeLimit, "%v", err) // a *agent.BudgetError or *agent.QueriesError
 	}
 	text, used, err := s.ask(ctx, llm.Request{Model: info.Model, System: req.System, MaxTokens: maxOut,
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: subqueryBlocks(material, req.Prompt)}}})
-	s.budget.settleSub(est, used, price, priced)
+	s.budget.Settle(est, used, agent.Price(price), priced)
 	if err != nil {
 		if ctx.Err() != nil {
 			r, _ := fail(subquery.CodeInterrupted, "the run is ending")
@@ -129,16 +128,6 @@ func (s *subqueries) answer(ctx context.Context, req subquery.Request, info *Sub
 		return r, used
 	}
 	return subquery.Response{Text: text}, used
-}
-
-// limitMessage is the words of a limit error, without the exit-code
-// wrapper.
-func limitMessage(err error) string {
-	var ee exit.CodeError
-	if errors.As(err, &ee) && ee.Err != nil {
-		return ee.Err.Error()
-	}
-	return err.Error()
 }
 
 // subqueryBlocks is the user message of a sub-query: the material, if
@@ -290,17 +279,33 @@ func (h *subqueryHost) close() {
 	}
 }
 
+// subquerySettings are what the sub-query service takes of a run's
+// settings.
+type subquerySettings struct {
+	Options  subqueryOptions
+	Provider config.ResolvedProvider // the run's provider, which answers them
+	Limits   llm.StreamLimits        // its stream's limits
+}
+
+// subquerySettings returns the run's sub-query settings.
+func (cfg execConfig) subquerySettings() subquerySettings {
+	q := cfg.Settings.Query
+	return subquerySettings{
+		Options: subqueryOptions{Model: cfg.Resolved.SubModel, Prices: cfg.Settings.Prices, MaxCost: cfg.Settings.Limits.MaxCost,
+			Concurrency: max(q.Concurrency, 1), MaxQueries: q.MaxQueries},
+		Provider: cfg.Resolved, Limits: streamLimits(cfg.Settings),
+	}
+}
+
 // newSubqueries is the sub-query service of a headless run: the run's
 // provider and budget, its read policy for file ranges.
-func newSubqueries(cfg execConfig, ws *toolkit.Workspace, j judge, budget *Budget, tr *traffic, emit func(Event)) *subqueries {
-	q := cfg.Settings.Query
+func newSubqueries(qs subquerySettings, ws *toolkit.Workspace, j judge, budget *Budget, tr *traffic, emit func(Event)) *subqueries {
 	return &subqueries{
-		opt: subqueryOptions{Model: cfg.Resolved.SubModel, Prices: cfg.Settings.Prices, MaxCost: cfg.Settings.Limits.MaxCost,
-			Concurrency: max(q.Concurrency, 1), MaxQueries: q.MaxQueries},
-		client: newProviderClient(cfg.Resolved, cfg.streamLimits(), tr.hc),
+		opt:    qs.Options,
+		client: newProviderClient(qs.Provider, qs.Limits, tr.hc),
 		budget: budget, emit: emit, retry: llm.DefaultRetryPolicy(), clock: tr.clock,
 		gate:  &fileGate{ws: ws, judge: j},
-		slots: make(chan struct{}, max(q.Concurrency, 1)),
+		slots: make(chan struct{}, max(qs.Options.Concurrency, 1)),
 	}
 }
 

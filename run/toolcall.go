@@ -11,8 +11,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
-	"github.com/rubichan/rubichan/run/events"
-	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -62,7 +61,7 @@ func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm
 			stop = l.stopped(ctx)
 		}
 		if stop == nil && l.cfg.MaxToolCalls > 0 && l.toolCalls >= l.cfg.MaxToolCalls {
-			stop = l.limit(events.ErrMaxToolCalls, "reached --max-tool-calls %d", l.cfg.MaxToolCalls)
+			stop = l.limit(agent.LimitMaxToolCalls, "reached --max-tool-calls %d", l.cfg.MaxToolCalls)
 		}
 		if stop != nil {
 			results = append(results, llm.ToolResultBlock(call.ID, fmt.Sprintf(notRunStopped, stopReason(stop)), true))
@@ -176,7 +175,7 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 			return toolkit.Result{Content: "Interrupted: the run was stopped while this call ran.", IsError: true}, span, errRunEnded
 		}
 		return toolkit.Result{Content: "The tool failed: " + err.Error(), IsError: true}, span,
-			exit.CodeError{Code: exit.Failure, Err: fmt.Errorf("tool %s: %w", call.Name, err)}
+			&agent.ToolError{Tool: call.Name, Err: err}
 	}
 	if ctx.Err() != nil {
 		return res, span, errRunEnded
@@ -197,7 +196,7 @@ func (l *loop) refuse(call llm.Block, info *ToolCallInfo, v verdict) (toolkit.Re
 		l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact,
 			Reason: v.Reason + "; it needs approval, and nobody can give it in a headless run", Allow: v.Allow, Ask: true, Abort: true}})
 		res := l.notRun(info, fmt.Sprintf(notRunStopped, "approval needed"))
-		return res, timeSpan{}, l.policyStop(events.ErrPolicy, "%s needs approval (%s: %s) and %s", call.Name, v.Rule, clip(v.Fact, 200), l.cfg.AbortOnAsk)
+		return res, timeSpan{}, l.policyStop(agent.StopPolicy, "%s needs approval (%s: %s) and %s", call.Name, v.Rule, clip(v.Fact, 200), l.cfg.AbortOnAsk)
 	}
 	return l.deny(call, info, v)
 }
@@ -218,7 +217,7 @@ func (l *loop) deny(call llm.Block, info *ToolCallInfo, v verdict) (toolkit.Resu
 	}
 	res := l.notRun(info, msg)
 	if l.cfg.MaxDenials > 0 && l.denials >= l.cfg.MaxDenials {
-		return res, timeSpan{}, l.policyStop(events.ErrMaxDenials, "the policy refused %d calls (max_denials %d)", l.denials, l.cfg.MaxDenials)
+		return res, timeSpan{}, l.policyStop(agent.StopMaxDenials, "the policy refused %d calls (max_denials %d)", l.denials, l.cfg.MaxDenials)
 	}
 	return res, timeSpan{}, nil
 }

@@ -1,7 +1,6 @@
 package run
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -33,17 +32,31 @@ func (cfg *execConfig) loadCassette(mode string) error {
 	return nil
 }
 
+// trafficSettings are the flags that choose how a run reaches the model:
+// --record, --replay (and the cassette loaded from it) and --replay-mode.
+type trafficSettings struct {
+	Record     string             // --record: cassette file to write; "": none
+	ReplayFile string             // --replay: the cassette's file, for messages
+	Mode       cassette.Mode      // --replay-mode
+	Cassette   *cassette.Cassette // loaded from ReplayFile; nil: no replay
+}
+
+// trafficSettings returns the run's traffic flags.
+func (cfg execConfig) trafficSettings() trafficSettings {
+	return trafficSettings{Record: cfg.Record, ReplayFile: cfg.Replay, Mode: cfg.ReplayMode, Cassette: cfg.cassette}
+}
+
 // resolveRunProvider resolves the run's provider. A replay needs no key:
 // it talks to the cassette, whose provider and model it takes unless
 // --provider or --model name others; a provider named so is resolved as
 // usual, its key variable allowed to be unset.
-func (cfg *execConfig) resolveRunProvider(lc *config.Loaded, env environment) (config.ResolvedProvider, error) {
-	if cfg.cassette == nil {
-		return resolveProvider(lc, env.lookupEnv)
+func resolveRunProvider(ts trafficSettings, lc *config.Loaded, lookupEnv func(string) (string, bool)) (config.ResolvedProvider, error) {
+	if ts.Cassette == nil {
+		return resolveProvider(lc, lookupEnv)
 	}
-	h := cfg.cassette.Header
+	h := ts.Cassette.Header
 	if lc.Origin("provider").Source != "flag --provider" {
-		from := "the cassette " + cfg.Replay
+		from := "the cassette " + ts.ReplayFile
 		rp := config.ResolvedProvider{Name: h.Provider, Type: h.Type, Wire: h.Wire, ThoughtTags: h.ThoughtTags,
 			BaseURL: h.BaseURL, Model: h.Model, Headers: map[string]string{}, Chosen: from, ModelFrom: from, BaseURLFrom: from}
 		if lc.Origin("model").Source == "flag --model" {
@@ -53,7 +66,7 @@ func (cfg *execConfig) resolveRunProvider(lc *config.Loaded, env environment) (c
 	}
 	keyVars := providerKeyVars(lc)
 	return resolveProvider(lc, func(name string) (string, bool) {
-		if v, ok := env.lookupEnv(name); ok && v != "" {
+		if v, ok := lookupEnv(name); ok && v != "" {
 			return v, true
 		}
 		for _, k := range keyVars {
@@ -74,23 +87,24 @@ type traffic struct {
 	rep   *cassette.Replayer
 }
 
-// openTraffic sets up the run's model traffic. root and date are the
-// workspace root and the date the system prompt shows: the volatile parts
-// a replay sets aside. A cassette that cannot be created is a usage error.
-func (cfg execConfig) openTraffic(root string, date time.Time, env environment) (*traffic, error) {
+// openTraffic sets up the run's model traffic with the resolved provider
+// rp. root and date are the workspace root and the date the system prompt
+// shows: the volatile parts a replay sets aside. secrets are kept out of
+// a recording. A cassette that cannot be created is a usage error.
+func openTraffic(ts trafficSettings, rp config.ResolvedProvider, root string, date time.Time, secrets []string) (*traffic, error) {
 	vol := cassette.Volatile{Workspace: root, Date: date.Format(time.DateOnly), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	switch {
-	case cfg.cassette != nil:
-		rep := cfg.cassette.Replayer(cfg.ReplayMode, vol)
+	case ts.Cassette != nil:
+		rep := ts.Cassette.Replayer(ts.Mode, vol)
 		// Recorded waits (a 429's retry-after) are skipped, not slept.
 		return &traffic{hc: noRedirects(rep), clock: &cassette.Clock{}, rep: rep}, nil
-	case cfg.Record != "":
-		h := cassette.Header{Provider: cfg.Provider, Type: cfg.Resolved.Type, Model: cfg.Model,
-			ThoughtTags: cfg.Resolved.ThoughtTags, BaseURL: plainURL(cfg.BaseURL), Volatile: vol}
+	case ts.Record != "":
+		h := cassette.Header{Provider: rp.Name, Type: rp.Type, Model: rp.Model,
+			ThoughtTags: rp.ThoughtTags, BaseURL: plainURL(rp.BaseURL), Volatile: vol}
 		if h.Type == config.ProviderOpenAI {
-			h.Wire = providerWire(cfg.Resolved)
+			h.Wire = providerWire(rp)
 		}
-		rec, err := cassette.Create(cfg.Record, h, newRedactor(cfg.secrets(env)).Secrets(), nil)
+		rec, err := cassette.Create(ts.Record, h, newRedactor(secrets).Secrets(), nil)
 		if err != nil {
 			return nil, usagef("--record: %w", err)
 		}
@@ -136,13 +150,4 @@ func plainURL(u string) string {
 	}
 	p.User, p.RawQuery, p.Fragment = nil, "", ""
 	return p.String()
-}
-
-// divergence returns the replay divergence in err's chain, or nil.
-func divergence(err error) *cassette.DivergenceError {
-	var d *cassette.DivergenceError
-	if errors.As(err, &d) {
-		return d
-	}
-	return nil
 }

@@ -3,18 +3,14 @@ package run
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/run/events"
-	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/toolkit"
 )
-
-// errVerifyFailed is the cause of exit 6.
-var errVerifyFailed = errors.New("verification failed")
 
 // verifier runs the --verify command the way the bash tool runs the
 // model's commands (own process group, no stdin, the scrubbed environment,
@@ -27,20 +23,19 @@ type verifier struct {
 	now      func() time.Time
 }
 
-// newVerifier returns the verifier of cfg in the workspace root dir, or nil
-// when no check was asked. The command runs with the run's temporary
-// directory, reaper and sandbox, as the bash tool's commands do.
-func newVerifier(cfg execConfig, dir string, env environment, rt runTools) *verifier {
-	v := cfg.verify()
+// newVerifier returns the verifier of v in the workspace root dir, or nil
+// when no check was asked. The command runs in the environment ce, with
+// the run's temporary directory, reaper and sandbox, as the bash tool's
+// commands do.
+func newVerifier(v config.Verify, ce childEnv, dir string, rt runTools) *verifier {
 	if v.Command == "" {
 		return nil
 	}
-	drop := cfg.childDropEnv()
 	return &verifier{
 		command:  v.Command,
 		attempts: max(v.Attempts, 1),
 		bash: toolkit.NewBash(toolkit.BashConfig{
-			Dir: dir, Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: drop, PathAdd: pathAdd(cfg),
+			Dir: dir, Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv, PathAdd: ce.PathAdd,
 			DefaultTimeout: v.Timeout, MaxTimeout: v.Timeout,
 			TempDir: rt.tempDir, Reaper: rt.reaper, Confine: rt.box,
 		}),
@@ -98,8 +93,8 @@ func runVerified(ctx context.Context, l *loop, v *verifier, history []llm.Messag
 		}
 		if attempt >= v.attempts {
 			detail := fmt.Sprintf("`%s` did not pass in %d attempts", v.command, v.attempts)
-			emit(Event{Kind: EventLimit, Text: errVerifyFailed.Error() + ": " + detail})
-			return &ok, reportedError{Err: exit.CodeError{Code: exit.Verify, Err: fmt.Errorf("%w: %s", errVerifyFailed, detail), Kind: events.ErrVerifyFailed}}
+			emit(Event{Kind: EventLimit, Text: agent.ErrVerifyFailed.Error() + ": " + detail})
+			return &ok, &agent.CheckError{Check: "verify", Err: fmt.Errorf("%w: %s", agent.ErrVerifyFailed, detail)}
 		}
 		err = l.continueWith(ctx, verifyMessage(info))
 	}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -55,4 +57,58 @@ func (r *Redactor) Secrets() []string {
 		return nil
 	}
 	return r.secrets
+}
+
+// RedactJSON returns the valid JSON raw with every secret redacted, also
+// one its strings spell with escapes ("sk-ant-\u0074…"), which a reader
+// of the JSON decodes back into the secret. JSON without a backslash,
+// or whose escapes hide no secret, is redacted as text and keeps its
+// order and look; otherwise it is decoded, redacted and encoded again
+// (keys sorted, no HTML escapes).
+func (r *Redactor) RedactJSON(raw []byte) []byte {
+	text := []byte(r.Redact(string(raw)))
+	if r == nil || len(r.secrets) == 0 || !bytes.Contains(text, []byte(`\`)) {
+		return text
+	}
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return text
+	}
+	changed := false
+	v = r.redactValue(v, &changed)
+	if !changed {
+		return text
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return []byte(`{}`)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// redactValue redacts the strings of a decoded JSON value, keys included,
+// and sets *changed when one held a secret.
+func (r *Redactor) redactValue(v any, changed *bool) any {
+	switch v := v.(type) {
+	case string:
+		s := r.Redact(v)
+		*changed = *changed || s != v
+		return s
+	case []any:
+		for i, e := range v {
+			v[i] = r.redactValue(e, changed)
+		}
+		return v
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[r.redactValue(k, changed).(string)] = r.redactValue(e, changed)
+		}
+		return out
+	}
+	return v
 }

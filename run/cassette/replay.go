@@ -167,6 +167,11 @@ type DivergenceError struct {
 	Msg      string // set when the difference is not one value
 }
 
+// Permanent reports that a divergence is never cured by a retry: the run
+// is not the recorded one. (The engine's agent.Permanent, declared there;
+// this package does not import it.)
+func (e *DivergenceError) Permanent() bool { return true }
+
 func (e *DivergenceError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "replay: request %d differs from the cassette", e.Request)

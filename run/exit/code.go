@@ -3,6 +3,8 @@ package exit
 import (
 	"errors"
 	"syscall"
+
+	"github.com/rubichan/rubichan/run/agent"
 )
 
 // The exit codes of DESIGN.md's table.
@@ -24,8 +26,11 @@ const (
 
 // Code maps an error returned by the app to a process exit code: [OK] for
 // nil, [Usage] for a [UsageError] anywhere in the chain, [BrokenPipe] for
-// a write on a stdout nobody reads, the code of a [CodeError], and
-// [Failure] for anything else. A [SignalError] is [Failure] here: the
+// a write on a stdout nobody reads, the code of a [CodeError], the code of
+// the engine's typed error that ended the run (see [engineCode]), [Limit]
+// for a cap the engine's budget reached (an [*agent.BudgetError] or an
+// [*agent.QueriesError]; [Usage] for a cost cap on a model without a
+// price), and [Failure] for anything else. A [SignalError] is [Failure] here: the
 // caller that knows the process was interrupted takes
 // [SignalError.ExitCode] instead.
 func Code(err error) int {
@@ -42,6 +47,20 @@ func Code(err error) int {
 	var ce CodeError
 	if errors.As(err, &ce) {
 		return ce.Code
+	}
+	if c, ok := engineCode(err); ok {
+		return c
+	}
+	var be *agent.BudgetError
+	if errors.As(err, &be) {
+		if be.Model != "" { // a cost cap that cannot be enforced
+			return Usage
+		}
+		return Limit
+	}
+	var qe *agent.QueriesError
+	if errors.As(err, &qe) {
+		return Limit
 	}
 	return Failure
 }

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/exit"
 )
 
@@ -73,6 +74,28 @@ func TestCode(t *testing.T) {
 		{"usage beats broken pipe", exit.UsageError{Err: epipe}, 2},
 		{"broken pipe beats carried code", exit.CodeError{Code: exit.Limit, Err: epipe}, 141},
 		{"outermost carried code wins", exit.CodeError{Code: exit.Policy, Err: exit.CodeError{Code: exit.Limit, Err: errors.New("x")}}, 3},
+		// The engine's budget returns its errors without a code.
+		{"budget cap", &agent.BudgetError{Limit: "max_cost", Spent: 1, Max: 1}, 4},
+		{"token cap", &agent.BudgetError{Limit: "max_tokens_total", Spent: 9, Max: 8}, 4},
+		{"cost cap without a price", &agent.BudgetError{Limit: "max_cost", Max: 1, Model: "m"}, 2},
+		{"cost cap without a price, as usage", exit.UsageError{Err: &agent.BudgetError{Limit: "max_cost", Max: 1, Model: "m"}}, 2},
+		{"max queries", &agent.QueriesError{Max: 2}, 4},
+		// The engine's typed errors.
+		{"engine limit", &agent.LimitError{Kind: agent.LimitMaxTurns, Err: errors.New("reached --max-turns 2")}, 4},
+		{"engine timeout", &agent.LimitError{Kind: agent.LimitTimeout, Err: agent.ErrTimeout}, 4},
+		{"engine budget limit", &agent.LimitError{Kind: agent.LimitBudget, Err: &agent.BudgetError{Limit: "max_cost", Max: 1}}, 4},
+		{"engine queries limit", &agent.LimitError{Kind: agent.LimitBudget, Err: &agent.QueriesError{Max: 1}}, 4},
+		{"engine policy stop", &agent.StopError{Kind: agent.StopPolicy, Msg: "x needs approval"}, 3},
+		{"engine deferred", &agent.StopError{Kind: agent.StopDeferred, Msg: "paused"}, 3},
+		{"engine max denials", &agent.StopError{Kind: agent.StopMaxDenials, Msg: "refused"}, 3},
+		{"engine provider", &agent.ProviderError{Err: errors.New("500")}, 5},
+		{"engine context length", &agent.ProviderError{Err: errors.New("too long"), Why: agent.ProviderContextLength}, 5},
+		{"engine permanent", &agent.ProviderError{Err: errors.New("diverged"), Why: agent.ProviderPermanent}, 5},
+		{"engine tool", &agent.ToolError{Tool: "bash", Err: errors.New("boom")}, 1},
+		{"engine verify", &agent.CheckError{Check: "verify", Err: agent.ErrVerifyFailed}, 6},
+		{"engine json schema", &agent.CheckError{Check: "json-schema", Err: errors.New("no match")}, 7},
+		{"usage beats engine limit", exit.UsageError{Err: &agent.LimitError{Kind: agent.LimitMaxTurns, Err: errors.New("x")}}, 2},
+		{"broken pipe beats engine tool", &agent.ToolError{Tool: "t", Err: epipe}, 141},
 	}
 	for _, tc := range tests {
 		wrappings := []struct {
@@ -212,6 +235,37 @@ func TestMeaning(t *testing.T) {
 	for _, tc := range tests {
 		if got := exit.Meaning(tc.code); got != tc.want {
 			t.Errorf("Meaning(%d) = %q, want %q", tc.code, got, tc.want)
+		}
+	}
+}
+
+// TestEngineKind pins the machine output's error type of each limit, stop
+// and check of the engine (json_limits, json_tool_error and the session
+// scripts read them), and leaves the rest to the caller.
+func TestEngineKind(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		err       error
+		typ       string
+		retryable bool
+		ok        bool
+	}{
+		"max turns":      {&agent.LimitError{Kind: agent.LimitMaxTurns, Err: errors.New("x")}, "max_turns", false, true},
+		"max tool calls": {&agent.LimitError{Kind: agent.LimitMaxToolCalls, Err: errors.New("x")}, "max_tool_calls", false, true},
+		"timeout":        {fmt.Errorf("w: %w", &agent.LimitError{Kind: agent.LimitTimeout, Err: agent.ErrTimeout}), "timeout", true, true},
+		"abort on ask":   {&agent.StopError{Kind: agent.StopPolicy, Msg: "x"}, "policy", false, true},
+		"deferred":       {&agent.StopError{Kind: agent.StopDeferred, Msg: "x"}, "policy", false, true},
+		"max denials":    {&agent.StopError{Kind: agent.StopMaxDenials, Msg: "x"}, "max_denials", false, true},
+		"verify":         {&agent.CheckError{Check: "verify", Err: agent.ErrVerifyFailed}, "verify_failed", false, true},
+		"budget":         {&agent.LimitError{Kind: agent.LimitBudget, Err: &agent.BudgetError{Limit: "max_cost", Max: 1}}, "", false, false},
+		"provider":       {&agent.ProviderError{Err: errors.New("x")}, "", false, false},
+		"tool":           {&agent.ToolError{Tool: "t", Err: errors.New("x")}, "", false, false},
+		"plain":          {errors.New("x"), "", false, false},
+	}
+	for name, tc := range tests {
+		typ, retryable, ok := exit.EngineKind(tc.err)
+		if typ != tc.typ || retryable != tc.retryable || ok != tc.ok {
+			t.Errorf("%s: EngineKind = %q, %v, %v; want %q, %v, %v", name, typ, retryable, ok, tc.typ, tc.retryable, tc.ok)
 		}
 	}
 }

@@ -2,11 +2,11 @@ package exit
 
 import (
 	"errors"
-	"github.com/rubichan/rubichan/run/agent"
 	"strconv"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
 )
@@ -53,6 +53,9 @@ func Kind(err error) (string, bool) {
 		return events.ErrInterrupted, true
 	case IsBrokenPipe(err):
 		return events.ErrBrokenPipe, false
+	case engineKind(err):
+		typ, retryable, _ := EngineKind(err)
+		return typ, retryable
 	case errors.As(err, &ee) && ee.Kind != "":
 		return ee.Kind, ee.Kind == events.ErrTimeout
 	case errors.As(err, &be):
@@ -127,4 +130,11 @@ func isConfigError(err error) bool {
 		return ce.File != config.FromCommandLine
 	}
 	return errors.As(err, &se)
+}
+
+// engineKind reports whether err ended a run with a limit, stop or check
+// of the engine that [EngineKind] classifies.
+func engineKind(err error) bool {
+	_, _, ok := EngineKind(err)
+	return ok
 }

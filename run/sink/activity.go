@@ -327,6 +327,15 @@ func formatDuration(d time.Duration) string {
 	}
 }
 
+// Whole is s on one line, in full, for what a person approves (a
+// pending call's facts, line mode's question): a clip could cut off the
+// part that acts, and flattening a line break to a space would make a
+// second command read as words of the first, so a line break is written
+// \n; the control characters are shown (see [agent.Shown]).
+func Whole(s string) string {
+	return agent.Shown(strings.ReplaceAll(s, "\n", `\n`))
+}
+
 // FirstLine is the first line of s, trimmed.
 func FirstLine(s string) string {
 	s = strings.TrimSpace(s)

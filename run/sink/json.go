@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/exit"
@@ -37,8 +36,6 @@ type JSON struct {
 	red       *agent.Redactor // secrets hidden; the deltas come redacted ([Fan])
 	start     time.Time
 	now       func() time.Time
-	// price is the cost of one request's usage; false when unknown.
-	price func(llm.Usage) (float64, bool)
 	// onError learns the first write error as an [exit.StdoutError], so the run
 	// can stop: nobody reads its output.
 	onError func(error)
@@ -156,7 +153,7 @@ func (s *JSON) Handle(ev agent.Event) {
 		s.emit(events.ToolCall{ID: ev.Tool.ID, Name: ev.Tool.Name, Input: s.toolInput(ev.Tool.Input)})
 	case agent.EventToolAllowed:
 		a := ev.Allow
-		s.emit(events.PolicyDecision{ID: ev.Tool.ID, Decision: events.DecisionAllow, Rule: a.Rule, Fact: s.red.Redact(a.Fact), Reason: a.Reason})
+		s.emit(events.PolicyDecision{ID: ev.Tool.ID, Decision: events.DecisionAllow, Rule: a.Rule, Fact: s.red.Redact(a.Fact), Reason: s.red.Redact(a.Reason)})
 	case agent.EventToolDenied:
 		s.emit(denialEvent(ev.Tool.ID, ev.Denial, s.red))
 	case agent.EventToolResult:
@@ -180,10 +177,9 @@ func (s *JSON) message(ev agent.Event) events.Message {
 	m := events.Message{Turn: ev.Turn, Text: s.red.Redact(ev.Text), StopReason: string(ev.Stop)}
 	if ev.Usage != nil {
 		m.Usage = UsageEvent(*ev.Usage)
-		if s.price != nil {
-			if c, ok := s.price(*ev.Usage); ok {
-				m.CostUSD = &c
-			}
+		if ev.Cost != nil {
+			c := *ev.Cost
+			m.CostUSD = &c
 		}
 	}
 	return m
@@ -212,7 +208,7 @@ func hookEvent(h *agent.HookInfo, red *agent.Redactor) events.Hook {
 }
 
 func denialEvent(id string, d *agent.DenialInfo, red *agent.Redactor) events.PolicyDecision {
-	ev := events.PolicyDecision{ID: id, Decision: events.DecisionDeny, Rule: d.Rule, Fact: red.Redact(d.Fact), Reason: d.Reason}
+	ev := events.PolicyDecision{ID: id, Decision: events.DecisionDeny, Rule: d.Rule, Fact: red.Redact(d.Fact), Reason: red.Redact(d.Reason)}
 	if d.Ask || d.Pending {
 		ev.Decision, ev.ResolvedAs = events.DecisionAsk, events.DecisionDeny
 		if d.Abort {
@@ -226,10 +222,11 @@ func denialEvent(id string, d *agent.DenialInfo, red *agent.Redactor) events.Pol
 }
 
 // toolInput is a call's arguments as one line of JSON: compacted when
-// valid, else a JSON string of the bytes as sent.
+// valid, else a JSON string of the bytes as sent. A secret the arguments
+// spell with JSON escapes is redacted too ([agent.Redactor.RedactJSON]).
 func (s *JSON) toolInput(raw json.RawMessage) json.RawMessage {
 	s.input.Reset()
-	if json.Valid(raw) && json.Compact(&s.input, []byte(s.red.Redact(string(raw)))) == nil {
+	if json.Valid(raw) && json.Compact(&s.input, s.red.RedactJSON(raw)) == nil {
 		return bytes.Clone(s.input.Bytes())
 	}
 	b, _ := json.Marshal(strings.ToValidUTF8(s.red.Redact(string(raw)), "\uFFFD"))
@@ -352,17 +349,13 @@ func (s *JSON) Begin(r JSONRun) {
 	s.thinking, s.red, s.onError = r.Thinking, r.Redact, r.OnError
 }
 
-// SetPrice sets the cost of one request's usage (false: unknown), which
-// each message event reports.
-func (s *JSON) SetPrice(price func(llm.Usage) (float64, bool)) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.price = price
-}
-
 // SessionID is the id the events carry.
 func (s *JSON) SessionID() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sessionID
 }
+
+// Stream reports whether the sink writes stream-json (every event as it
+// happens) rather than json (the result object alone).
+func (s *JSON) Stream() bool { return s.stream }

@@ -1,20 +1,20 @@
-package run
+package agent_test
 
 import (
 	"math"
 	"testing"
 
 	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/agent"
 )
 
 // A budget whose model changes prices each request at the model that
 // made it, and names the models without a price when the cost is unknown.
 func TestBudgetPricesEachModel(t *testing.T) {
 	t.Parallel()
-	prices := map[string]config.Price{"a": {Input: 1, Output: 1}, "b": {Input: 100, Output: 100}}
+	prices := pricesOf(map[string]agent.Price{"a": {Input: 1, Output: 1}, "b": {Input: 100, Output: 100}})
 	req := llm.Usage{InputTokens: 1000, OutputTokens: 1000}
-	cost := func(b *Budget) float64 {
+	cost := func(b *agent.Budget) float64 {
 		t.Helper()
 		c, ok := b.Cost()
 		if !ok {
@@ -22,7 +22,7 @@ func TestBudgetPricesEachModel(t *testing.T) {
 		}
 		return c
 	}
-	b, err := newBudget(config.Limits{}, "a", prices)
+	b, err := agent.NewBudget(agent.BudgetLimits{}, "a", prices)
 	if err != nil {
 		t.Fatal(err)
 	}

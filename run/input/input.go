@@ -1,6 +1,7 @@
-package run
+package input
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 // Input defaults.
@@ -18,8 +21,8 @@ const (
 	maxPromptFileSize = 1 << 20         // a --prompt-file larger than this is refused
 )
 
-// inputOptions says where the task comes from.
-type inputOptions struct {
+// Options says where the task comes from.
+type Options struct {
 	Args       []string // prompt words; a single "-" means "the prompt is stdin"
 	PromptFile string   // read the prompt from this file
 	NoStdin    bool     // never read stdin
@@ -41,24 +44,24 @@ type inputOptions struct {
 	Optional bool
 }
 
-// input is the first user message of a run and the spilled stdin file, if any.
-type input struct {
+// Input is the first user message of a run and the spilled stdin file, if any.
+type Input struct {
 	Text  string
-	Spill *spill // nil unless stdin was too large to inline
+	Spill *Spill // nil unless stdin was too large to inline
 }
 
 // Close removes the spilled stdin file, if any.
-func (in *input) Close() error {
+func (in *Input) Close() error {
 	if in.Spill == nil {
 		return nil
 	}
 	return in.Spill.Remove()
 }
 
-// stdinUsable reports whether r is standard input worth reading: a pipe or
+// StdinUsable reports whether r is standard input worth reading: a pipe or
 // a regular file, never a terminal or /dev/null. A reader that is not a
 // file (a test buffer) counts as a pipe; nil does not.
-func stdinUsable(r io.Reader) bool {
+func StdinUsable(r io.Reader) bool {
 	if r == nil {
 		return false
 	}
@@ -74,12 +77,12 @@ func stdinUsable(r io.Reader) bool {
 	return m&fs.ModeNamedPipe != 0 || m.IsRegular()
 }
 
-// readInput assembles the first user message from the prompt (arguments,
+// Read assembles the first user message from the prompt (arguments,
 // --prompt-file or "-") and standard input. With both, stdin comes first as
 // a <stdin> block; with stdin alone it is the prompt; with neither, it is a
 // usage error. Stdin above the inline limit is streamed to a private file
 // and described instead of included; the caller must Close the result.
-func readInput(stdin io.Reader, opt inputOptions) (*input, error) {
+func Read(stdin io.Reader, opt Options) (*Input, error) {
 	if opt.InlineMax <= 0 {
 		opt.InlineMax = defaultInlineMax
 	}
@@ -93,15 +96,15 @@ func readInput(stdin io.Reader, opt inputOptions) (*input, error) {
 	if err != nil {
 		return nil, err
 	}
-	useStdin := !opt.NoStdin && stdinUsable(stdin)
+	useStdin := !opt.NoStdin && StdinUsable(stdin)
 	if fromStdin && !useStdin {
 		if opt.NoStdin {
-			return nil, usagef(`the prompt "-" means standard input, but --no-stdin was given`)
+			return nil, exit.Usagef(`the prompt "-" means standard input, but --no-stdin was given`)
 		}
-		return nil, usagef(`the prompt "-" means standard input, but stdin is not a pipe or a file`)
+		return nil, exit.Usagef(`the prompt "-" means standard input, but stdin is not a pipe or a file`)
 	}
 
-	in := &input{}
+	in := &Input{}
 	var data string
 	if useStdin {
 		r := stdin
@@ -134,35 +137,71 @@ func readInput(stdin io.Reader, opt inputOptions) (*input, error) {
 	case prompt != "":
 		in.Text = prompt
 	case fromStdin:
-		return nil, usagef(`the prompt "-" means standard input, but stdin was empty or blank`)
+		return nil, exit.Usagef(`the prompt "-" means standard input, but stdin was empty or blank`)
 	case opt.Optional:
 		return in, nil
 	default:
-		return nil, usagef(`no prompt: give it as arguments, with --prompt-file, or on standard input`)
+		return nil, exit.Usagef(`no prompt: give it as arguments, with --prompt-file, or on standard input`)
 	}
 	return in, nil
 }
 
+// ReadContext is [Read] that gives up when ctx ends, with ctx's cause: a
+// read from a pipe cannot be interrupted, so it runs aside, and a spill
+// directory it created is removed when the run does not wait for it.
+func ReadContext(ctx context.Context, stdin io.Reader, opt Options) (*Input, error) {
+	var mu sync.Mutex
+	var spillDir string
+	abandoned := false
+	opt.OnSpillDir = func(dir string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		spillDir = dir
+		return !abandoned
+	}
+	type result struct {
+		in  *Input
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		in, err := Read(stdin, opt)
+		done <- result{in, err}
+	}()
+	select {
+	case r := <-done:
+		return r.in, r.err
+	case <-ctx.Done():
+		mu.Lock()
+		abandoned = true
+		if spillDir != "" {
+			os.RemoveAll(spillDir)
+		}
+		mu.Unlock()
+		return nil, context.Cause(ctx)
+	}
+}
+
 // promptText returns the prompt from the arguments or --prompt-file, and
 // whether the prompt is stdin itself ("-").
-func promptText(opt inputOptions) (prompt string, fromStdin bool, err error) {
+func promptText(opt Options) (prompt string, fromStdin bool, err error) {
 	args := strings.TrimSpace(strings.Join(opt.Args, " "))
 	if len(opt.Args) == 1 && opt.Args[0] == "-" {
 		if opt.PromptFile != "" {
-			return "", false, usagef(`give the prompt either as "-" or with --prompt-file, not both`)
+			return "", false, exit.Usagef(`give the prompt either as "-" or with --prompt-file, not both`)
 		}
 		return "", true, nil
 	}
 	for _, a := range opt.Args {
 		if a == "-" {
-			return "", false, usagef(`"-" (the prompt is stdin) must be the only prompt word`)
+			return "", false, exit.Usagef(`"-" (the prompt is stdin) must be the only prompt word`)
 		}
 	}
 	if opt.PromptFile == "" {
 		return args, false, nil
 	}
 	if args != "" {
-		return "", false, usagef("give the prompt either as arguments or with --prompt-file, not both")
+		return "", false, exit.Usagef("give the prompt either as arguments or with --prompt-file, not both")
 	}
 	b, err := readPromptFile(opt.PromptFile)
 	if err != nil {
@@ -172,7 +211,7 @@ func promptText(opt inputOptions) (prompt string, fromStdin bool, err error) {
 	if prompt == "" {
 		// Most likely a step before failed to write it; stdin alone is
 		// not meant to become the task.
-		return "", false, usagef("--prompt-file %s is empty", opt.PromptFile)
+		return "", false, exit.Usagef("--prompt-file %s is empty", opt.PromptFile)
 	}
 	return prompt, false, nil
 }
@@ -180,22 +219,22 @@ func promptText(opt inputOptions) (prompt string, fromStdin bool, err error) {
 func readPromptFile(name string) (string, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return "", usagef("--prompt-file: %v", err)
+		return "", exit.Usagef("--prompt-file: %v", err)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxPromptFileSize+1))
 	if err != nil {
-		return "", usagef("--prompt-file: %v", err)
+		return "", exit.Usagef("--prompt-file: %v", err)
 	}
 	if len(b) > maxPromptFileSize {
-		return "", usagef("--prompt-file %s is larger than %d bytes; pipe it on stdin instead", name, maxPromptFileSize)
+		return "", exit.Usagef("--prompt-file %s is larger than %d bytes; pipe it on stdin instead", name, maxPromptFileSize)
 	}
 	return string(b), nil
 }
 
 // readStdin reads r whole when it fits in inlineMax bytes; otherwise it
 // streams all of it to a spill file and returns that instead.
-func readStdin(r io.Reader, opt inputOptions) (string, *spill, error) {
+func readStdin(r io.Reader, opt Options) (string, *Spill, error) {
 	head, err := io.ReadAll(io.LimitReader(r, opt.InlineMax+1))
 	if err != nil {
 		return "", nil, fmt.Errorf("run: read stdin: %w", err)
@@ -211,13 +250,6 @@ func readStdin(r io.Reader, opt inputOptions) (string, *spill, error) {
 		return "", nil, err
 	}
 	return "", s, nil
-}
-
-func withNewline(s string) string {
-	if strings.HasSuffix(s, "\n") {
-		return s
-	}
-	return s + "\n"
 }
 
 // waitNotifier wraps stdin and calls notice once if the first Read has not

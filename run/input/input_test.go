@@ -1,4 +1,4 @@
-package run
+package input
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 func TestReadInput(t *testing.T) {
@@ -24,47 +26,47 @@ func TestReadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := map[string]struct {
-		opt     inputOptions
+		opt     Options
 		stdin   io.Reader
 		want    string
 		wantErr bool   // a usage error
 		errHas  string // a part of its message, when set
 	}{
-		"args only":           {opt: inputOptions{Args: []string{"fix", "it"}}, want: "fix it"},
-		"stdin and args":      {opt: inputOptions{Args: []string{"why?"}}, stdin: strings.NewReader("log line\n"), want: "<stdin>\nlog line\n</stdin>\n\nwhy?"},
-		"stdin no newline":    {opt: inputOptions{Args: []string{"why?"}}, stdin: strings.NewReader("x"), want: "<stdin>\nx\n</stdin>\n\nwhy?"},
+		"args only":           {opt: Options{Args: []string{"fix", "it"}}, want: "fix it"},
+		"stdin and args":      {opt: Options{Args: []string{"why?"}}, stdin: strings.NewReader("log line\n"), want: "<stdin>\nlog line\n</stdin>\n\nwhy?"},
+		"stdin no newline":    {opt: Options{Args: []string{"why?"}}, stdin: strings.NewReader("x"), want: "<stdin>\nx\n</stdin>\n\nwhy?"},
 		"stdin alone":         {stdin: strings.NewReader("do this\n"), want: "do this\n"},
-		"dash":                {opt: inputOptions{Args: []string{"-"}}, stdin: strings.NewReader("the task"), want: "the task"},
-		"empty stdin":         {opt: inputOptions{Args: []string{"go"}}, stdin: strings.NewReader(""), want: "go"},
-		"no-stdin":            {opt: inputOptions{Args: []string{"go"}, NoStdin: true}, stdin: strings.NewReader("ignored"), want: "go"},
-		"prompt file":         {opt: inputOptions{PromptFile: promptFile}, want: "from the file"},
-		"prompt file + stdin": {opt: inputOptions{PromptFile: promptFile}, stdin: strings.NewReader("data"), want: "<stdin>\ndata\n</stdin>\n\nfrom the file"},
+		"dash":                {opt: Options{Args: []string{"-"}}, stdin: strings.NewReader("the task"), want: "the task"},
+		"empty stdin":         {opt: Options{Args: []string{"go"}}, stdin: strings.NewReader(""), want: "go"},
+		"no-stdin":            {opt: Options{Args: []string{"go"}, NoStdin: true}, stdin: strings.NewReader("ignored"), want: "go"},
+		"prompt file":         {opt: Options{PromptFile: promptFile}, want: "from the file"},
+		"prompt file + stdin": {opt: Options{PromptFile: promptFile}, stdin: strings.NewReader("data"), want: "<stdin>\ndata\n</stdin>\n\nfrom the file"},
 		"neither":             {stdin: strings.NewReader(""), wantErr: true},
 		"nil stdin, no args":  {wantErr: true},
-		"blank args":          {opt: inputOptions{Args: []string{" ", ""}}, wantErr: true},
-		"dash without stdin":  {opt: inputOptions{Args: []string{"-"}}, wantErr: true},
-		"dash with no-stdin":  {opt: inputOptions{Args: []string{"-"}, NoStdin: true}, stdin: strings.NewReader("x"), wantErr: true},
-		"dash empty stdin":    {opt: inputOptions{Args: []string{"-"}}, stdin: strings.NewReader(""), wantErr: true},
+		"blank args":          {opt: Options{Args: []string{" ", ""}}, wantErr: true},
+		"dash without stdin":  {opt: Options{Args: []string{"-"}}, wantErr: true},
+		"dash with no-stdin":  {opt: Options{Args: []string{"-"}, NoStdin: true}, stdin: strings.NewReader("x"), wantErr: true},
+		"dash empty stdin":    {opt: Options{Args: []string{"-"}}, stdin: strings.NewReader(""), wantErr: true},
 		// Blank stdin is no input: as the prompt it would be a request
 		// every provider rejects (exit 5); beside a prompt, an empty block.
 		"blank stdin alone":      {stdin: strings.NewReader(" \r\n\n\t"), wantErr: true, errHas: "no prompt"},
-		"dash blank stdin":       {opt: inputOptions{Args: []string{"-"}}, stdin: strings.NewReader("\n\n"), wantErr: true, errHas: "stdin was empty"},
-		"blank stdin and prompt": {opt: inputOptions{Args: []string{"go"}}, stdin: strings.NewReader("\n \n"), want: "go"},
-		"dash and words":         {opt: inputOptions{Args: []string{"-", "more"}}, stdin: strings.NewReader("x"), wantErr: true},
-		"file and args":          {opt: inputOptions{Args: []string{"x"}, PromptFile: promptFile}, wantErr: true},
-		"missing prompt file":    {opt: inputOptions{PromptFile: filepath.Join(dir, "nope")}, wantErr: true},
-		"blank prompt file":      {opt: inputOptions{PromptFile: blankFile}, wantErr: true, errHas: "blank.md is empty"},
+		"dash blank stdin":       {opt: Options{Args: []string{"-"}}, stdin: strings.NewReader("\n\n"), wantErr: true, errHas: "stdin was empty"},
+		"blank stdin and prompt": {opt: Options{Args: []string{"go"}}, stdin: strings.NewReader("\n \n"), want: "go"},
+		"dash and words":         {opt: Options{Args: []string{"-", "more"}}, stdin: strings.NewReader("x"), wantErr: true},
+		"file and args":          {opt: Options{Args: []string{"x"}, PromptFile: promptFile}, wantErr: true},
+		"missing prompt file":    {opt: Options{PromptFile: filepath.Join(dir, "nope")}, wantErr: true},
+		"blank prompt file":      {opt: Options{PromptFile: blankFile}, wantErr: true, errHas: "blank.md is empty"},
 		// An empty task file is a mistake upstream, not "stdin is the task".
-		"blank prompt file + stdin": {opt: inputOptions{PromptFile: blankFile}, stdin: strings.NewReader("data"), wantErr: true, errHas: "blank.md is empty"},
+		"blank prompt file + stdin": {opt: Options{PromptFile: blankFile}, stdin: strings.NewReader("data"), wantErr: true, errHas: "blank.md is empty"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			in, err := readInput(tc.stdin, tc.opt)
+			in, err := Read(tc.stdin, tc.opt)
 			if tc.wantErr {
-				var ue usageError
+				var ue exit.UsageError
 				if !errors.As(err, &ue) {
-					t.Fatalf("readInput = %+v, %v; want a usage error", in, err)
+					t.Fatalf("Read = %+v, %v; want a usage error", in, err)
 				}
 				if !strings.Contains(err.Error(), tc.errHas) {
 					t.Errorf("error %q does not say %q", err, tc.errHas)
@@ -113,8 +115,8 @@ func TestStdinUsable(t *testing.T) {
 		"nil *os.File": {nilFile, false},
 	}
 	for name, tc := range tests {
-		if got := stdinUsable(tc.r); got != tc.want {
-			t.Errorf("%s: stdinUsable = %v, want %v", name, got, tc.want)
+		if got := StdinUsable(tc.r); got != tc.want {
+			t.Errorf("%s: StdinUsable = %v, want %v", name, got, tc.want)
 		}
 	}
 }
@@ -123,9 +125,9 @@ func TestWaitingForStdinNotice(t *testing.T) {
 	t.Parallel()
 	pr, pw := io.Pipe()
 	notices := make(chan string, 2)
-	done := make(chan *input, 1)
+	done := make(chan *Input, 1)
 	go func() {
-		in, err := readInput(pr, inputOptions{
+		in, err := Read(pr, Options{
 			Args:   []string{"summarize"},
 			Wait:   time.Millisecond,
 			Notice: func(s string) { notices <- s },
@@ -151,7 +153,7 @@ func TestWaitingForStdinNotice(t *testing.T) {
 			t.Fatalf("input = %+v", in)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("readInput did not return after stdin closed")
+		t.Fatal("Read did not return after stdin closed")
 	}
 	if len(notices) != 0 {
 		t.Errorf("notice given more than once")
@@ -161,7 +163,7 @@ func TestWaitingForStdinNotice(t *testing.T) {
 func TestNoNoticeWhenStdinIsQuick(t *testing.T) {
 	t.Parallel()
 	var notices []string
-	in, err := readInput(strings.NewReader("data"), inputOptions{
+	in, err := Read(strings.NewReader("data"), Options{
 		Args:   []string{"x"},
 		Wait:   time.Hour,
 		Notice: func(s string) { notices = append(notices, s) },
@@ -178,18 +180,18 @@ func TestReadInputContextGivesUp(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := readInputContext(ctx, pr, inputOptions{Args: []string{"x"}})
+		_, err := ReadContext(ctx, pr, Options{Args: []string{"x"}})
 		done <- err
 	}()
-	cancel(SignalError{Signal: syscall.SIGINT})
+	cancel(exit.SignalError{Signal: syscall.SIGINT})
 	select {
 	case err := <-done:
-		var sig SignalError
+		var sig exit.SignalError
 		if !errors.As(err, &sig) {
 			t.Fatalf("err = %v, want the signal", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("readInputContext kept waiting for stdin after the context ended")
+		t.Fatal("ReadContext kept waiting for stdin after the context ended")
 	}
 }
 
@@ -206,7 +208,7 @@ func TestReadInputContextRemovesAbandonedSpill(t *testing.T) {
 	}()
 	done := make(chan error, 1)
 	go func() {
-		_, err := readInputContext(ctx, pr, inputOptions{Args: []string{"x"}, InlineMax: 10, TempDir: tmp})
+		_, err := ReadContext(ctx, pr, Options{Args: []string{"x"}, InlineMax: 10, TempDir: tmp})
 		done <- err
 	}()
 	<-spilling

@@ -1,10 +1,9 @@
-package run
+package agent
 
 import (
 	"strings"
 
 	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/run/config"
 )
 
 // modelSpend is what the requests to one model spent, priced at that
@@ -12,7 +11,7 @@ import (
 // costs what its own model charges.
 type modelSpend struct {
 	name     string
-	price    config.Price
+	price    Price
 	priced   bool
 	usage    llm.Usage
 	requests int
@@ -33,8 +32,8 @@ type ModelSpend struct {
 	CostKnown bool
 }
 
-// SetModel prices the requests from now on at model's price (see
-// [config.LookupPrice]); what was spent before stays priced at the model
+// SetModel prices the requests from now on at model's price (from the
+// budget's [PriceFunc]); what was spent before stays priced at the model
 // that spent it. The caps stay as they were: a cost cap is the caller's
 // to keep to one priced model.
 func (b *Budget) SetModel(model string) {
@@ -44,7 +43,7 @@ func (b *Budget) SetModel(model string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.model = model
-	b.price, _, b.priced = config.LookupPrice(b.prices, model)
+	b.price, b.priced = b.lookup(model)
 	b.current()
 }
 
@@ -82,7 +81,7 @@ func (b *Budget) spentCost() (float64, []string) {
 	for _, m := range b.models {
 		switch {
 		case m.priced:
-			cost += priceCost(m.price, m.usage)
+			cost += m.price.Cost(m.usage)
 		case m.used():
 			unpriced = append(unpriced, m.name)
 		}
@@ -118,7 +117,7 @@ func (b *Budget) ByModel() []ModelSpend {
 		}
 		s := ModelSpend{Model: m.name, Usage: m.usage, Requests: m.requests, CostKnown: m.priced}
 		if m.priced {
-			s.CostUSD = priceCost(m.price, m.usage)
+			s.CostUSD = m.price.Cost(m.usage)
 		}
 		out = append(out, s)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package run
+package hooks
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 )
 
@@ -22,12 +23,12 @@ import (
 func BenchmarkHookTrue(b *testing.B) {
 	dir := b.TempDir()
 	hooks := config.Hooks{BeforeTool: []config.Hook{{Command: "true", Timeout: 30 * time.Second}}}
-	r := newHookRunner(hookOptions{Hooks: hooks, Workspace: dir, SessionID: "bench", Env: os.Environ()}, func(Event) {})
+	r := New(Options{Hooks: hooks, Workspace: dir, SessionID: "bench", Env: os.Environ(), Emit: func(agent.Event) {}})
 	input := json.RawMessage(`{"command":"go test ./..."}`)
 	sh, env := r.sh.Shell(), r.sh.Environ()
 	hook := func() time.Duration {
 		start := time.Now()
-		if out := r.before(b.Context(), 1, "bash", "call_1", input, 0); out.decision != hookAllow {
+		if out := r.BeforeTool(b.Context(), 1, agent.ToolCall{ID: "call_1", Name: "bash", Input: input}, 0); out.Decision != agent.HookAllow {
 			b.Fatalf("hook: %+v", out)
 		}
 		return time.Since(start)

@@ -1,4 +1,4 @@
-package run
+package hooks
 
 import (
 	"bytes"
@@ -10,32 +10,30 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
-// Hook events, as the configuration names them and Claude Code's hook
-// input calls them.
+// Hook events, as the configuration names them.
 const (
-	hookBeforeTool = "before_tool" // PreToolUse
-	hookAfterTool  = "after_tool"  // PostToolUse
-	hookStop       = "stop"        // Stop
+	eventBeforeTool = "before_tool"
+	eventAfterTool  = "after_tool"
+	eventStop       = "stop"
 )
 
-// hookEventName maps a hook event to Claude Code's hook_event_name.
-var hookEventName = map[string]string{hookBeforeTool: "PreToolUse", hookAfterTool: "PostToolUse", hookStop: "Stop"}
-
-// Hook decisions, as the hook event reports them.
-const (
-	hookAllow    = "allow"    // before_tool: go on
-	hookDeny     = "deny"     // before_tool: the hook refused the call
-	hookRewrite  = "rewrite"  // before_tool: the hook replaced the arguments
-	hookAppend   = "append"   // after_tool: the hook's stderr was added to the result
-	hookNone     = "none"     // after_tool: nothing to add
-	hookFinish   = "finish"   // stop: the run may end
-	hookContinue = "continue" // stop: the model was sent back to work
-	hookFailed   = "fail"     // the hook failed (before_tool: the call is denied)
-)
+// claudeEventName returns Claude Code's hook_event_name of a hook event.
+func claudeEventName(event string) string {
+	switch event {
+	case eventBeforeTool:
+		return "PreToolUse"
+	case eventAfterTool:
+		return "PostToolUse"
+	case eventStop:
+		return "Stop"
+	}
+	return ""
+}
 
 // hookInput is the JSON object on a hook's stdin, in the shape of Claude
 // Code's hook input so that existing hook scripts work.
@@ -71,21 +69,21 @@ type hookOutput struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// hookRunner runs the configured hooks for one run. A nil *hookRunner
-// runs none. It is not safe for concurrent use; the loop calls it from
-// one goroutine.
-type hookRunner struct {
+// Runner runs the configured hooks for one run; it implements
+// [agent.Hooks]. A nil *Runner runs none. It is not safe for concurrent
+// use; the engine calls it from one goroutine.
+type Runner struct {
 	cfg        config.Hooks
 	sh         *toolkit.ScriptRunner
 	sessionID  string
 	transcript string
 	cwd        string
-	emit       func(Event)
+	emit       func(agent.Event)
 	stopActive bool // a stop hook has sent the model back in this run
 }
 
-// hookOptions build a [hookRunner].
-type hookOptions struct {
+// Options build a [Runner].
+type Options struct {
 	Hooks      config.Hooks
 	Workspace  string
 	SessionID  string // "": a random one
@@ -98,11 +96,15 @@ type hookOptions struct {
 	Reaper     *toolkit.Reaper  // ends what a hook leaves behind outside its group
 	TempDir    string           // the hooks' TMPDIR: the run's, as for the bash tool
 	Sandbox    *toolkit.Sandbox // confines the hooks as the bash tool's commands; nil: none
+	// Emit receives the hook events (one per hook run) and the warnings
+	// of failed hooks; nil drops them.
+	Emit func(agent.Event)
 }
 
-// newHookRunner returns the runner of opt.Hooks, or nil when there are
-// none.
-func newHookRunner(opt hookOptions, emit func(Event)) *hookRunner {
+// New returns the runner of opt.Hooks, or nil when there are none. A
+// caller that keeps it in an [agent.Hooks] must store an untyped nil
+// then: a nil *Runner in the interface is not a nil interface.
+func New(opt Options) *Runner {
 	if opt.Hooks.Empty() {
 		return nil
 	}
@@ -123,7 +125,11 @@ func newHookRunner(opt hookOptions, emit func(Event)) *hookRunner {
 		TempDir:     opt.TempDir,
 		Sandbox:     opt.Sandbox,
 	})
-	return &hookRunner{cfg: opt.Hooks, sh: sh, sessionID: id, transcript: opt.Transcript, cwd: opt.Workspace, emit: emit}
+	emit := opt.Emit
+	if emit == nil {
+		emit = func(agent.Event) {}
+	}
+	return &Runner{cfg: opt.Hooks, sh: sh, sessionID: id, transcript: opt.Transcript, cwd: opt.Workspace, emit: emit}
 }
 
 // hookRun is one finished hook command.
@@ -133,7 +139,7 @@ type hookRun struct {
 }
 
 // exec runs hook h with input on its stdin.
-func (r *hookRunner) exec(ctx context.Context, h config.Hook, in hookInput) hookRun {
+func (r *Runner) exec(ctx context.Context, h config.Hook, in hookInput) hookRun {
 	in.SessionID, in.TranscriptPath, in.Cwd = r.sessionID, r.transcript, r.cwd
 	// No HTML escapes (\u003c for <): a hook reads "<" as the tool does.
 	var data bytes.Buffer
@@ -153,83 +159,76 @@ func (r *hookRunner) exec(ctx context.Context, h config.Hook, in hookInput) hook
 	case res.ExitCode == 0 || res.ExitCode == 2:
 		return hookRun{res: res}
 	case res.ExitCode == 127 || res.ExitCode == 126:
-		return hookRun{res: res, failed: fmt.Sprintf("it could not be started (exit %d): %s", res.ExitCode, clip(res.Stderr, 200))}
+		return hookRun{res: res, failed: fmt.Sprintf("it could not be started (exit %d): %s", res.ExitCode, agent.Clip(res.Stderr, 200))}
 	case res.ExitCode < 0:
 		return hookRun{res: res, failed: "a signal ended it"}
 	}
 	msg := fmt.Sprintf("it exited %d", res.ExitCode)
 	if s := strings.TrimSpace(res.Stderr); s != "" {
-		msg += ": " + clip(s, 200)
+		msg += ": " + agent.Clip(s, 200)
 	}
 	return hookRun{res: res, failed: msg}
 }
 
 // report emits the hook event of one run, and a warning when it failed.
-func (r *hookRunner) report(turn int, h config.Hook, event, tool, id string, run hookRun, decision, reason string) {
-	info := &HookInfo{Name: h.Label(), Event: event, Tool: tool, ID: id, Duration: run.res.Duration, Decision: decision, Reason: reason}
+func (r *Runner) report(turn int, h config.Hook, event, tool, id string, run hookRun, decision agent.HookDecision, reason string) {
+	info := &agent.HookInfo{Name: h.Label(), Event: event, Tool: tool, ID: id, Duration: run.res.Duration, Decision: string(decision), Reason: reason}
 	if run.res.ExitCode >= 0 {
 		info.ExitCode = ptr(run.res.ExitCode)
 	}
 	if run.failed != "" {
 		info.Reason = run.failed
 	}
-	r.emit(Event{Kind: EventHook, Turn: turn, Hook: info})
+	r.emit(agent.Event{Kind: agent.EventHook, Turn: turn, Hook: info})
 	if run.failed != "" {
-		r.emit(Event{Kind: EventNotice, Turn: turn, Text: fmt.Sprintf("warning: %s hook %s failed: %s", event, h.Label(), run.failed)})
+		r.emit(agent.Event{Kind: agent.EventNotice, Turn: turn, Text: fmt.Sprintf("warning: %s hook %s failed: %s", event, h.Label(), run.failed)})
 	}
 }
 
-// beforeOutcome is what the before_tool hooks decided about one call.
-type beforeOutcome struct {
-	decision string          // hookAllow, hookDeny, hookRewrite or hookFailed
-	hook     string          // the hook that denied or rewrote
-	reason   string          // hookDeny, hookFailed: what the model is told
-	input    json.RawMessage // hookRewrite: the new arguments
-	next     int             // hookRewrite: the index of the hook to run next
-}
-
-// before runs the before_tool hooks that match tool, from index from on,
-// until one denies, fails or rewrites the arguments.
-func (r *hookRunner) before(ctx context.Context, turn int, tool, id string, input json.RawMessage, from int) beforeOutcome {
+// BeforeTool runs the before_tool hooks that match call, from index from
+// on, until one denies, fails or rewrites the arguments. call.Input is
+// the tool_input the hooks get: the caller makes it with [ToolInput].
+func (r *Runner) BeforeTool(ctx context.Context, turn int, call agent.ToolCall, from int) agent.HookOutcome {
 	if r == nil {
-		return beforeOutcome{decision: hookAllow}
+		return agent.HookOutcome{Decision: agent.HookAllow}
 	}
+	tool, id := call.Name, call.ID
 	for i := from; i < len(r.cfg.BeforeTool); i++ {
 		h := r.cfg.BeforeTool[i]
 		if !h.Matches(tool) {
 			continue
 		}
-		run := r.exec(ctx, h, hookInput{HookEventName: hookEventName[hookBeforeTool], ToolName: tool, ToolInput: input, ToolUseID: id})
+		run := r.exec(ctx, h, hookInput{HookEventName: claudeEventName(eventBeforeTool), ToolName: tool, ToolInput: call.Input, ToolUseID: id})
 		if run.failed != "" {
-			r.report(turn, h, hookBeforeTool, tool, id, run, hookFailed, "")
-			return beforeOutcome{decision: hookFailed, hook: h.Label(), reason: run.failed}
+			r.report(turn, h, eventBeforeTool, tool, id, run, agent.HookFailed, "")
+			return agent.HookOutcome{Decision: agent.HookFailed, Hook: h.Label(), Reason: run.failed}
 		}
 		if run.res.ExitCode == 2 {
 			reason := strings.TrimSpace(run.res.Stderr)
 			if reason == "" {
 				reason = "(the hook gave no reason)"
 			}
-			r.report(turn, h, hookBeforeTool, tool, id, run, hookDeny, reason)
-			return beforeOutcome{decision: hookDeny, hook: h.Label(), reason: reason}
+			r.report(turn, h, eventBeforeTool, tool, id, run, agent.HookDeny, reason)
+			return agent.HookOutcome{Decision: agent.HookDeny, Hook: h.Label(), Reason: reason}
 		}
 		out, err := parseHookOutput(run.res.Stdout)
 		if err != nil {
 			run.failed = err.Error()
-			r.report(turn, h, hookBeforeTool, tool, id, run, hookFailed, "")
-			return beforeOutcome{decision: hookFailed, hook: h.Label(), reason: run.failed}
+			r.report(turn, h, eventBeforeTool, tool, id, run, agent.HookFailed, "")
+			return agent.HookOutcome{Decision: agent.HookFailed, Hook: h.Label(), Reason: run.failed}
 		}
 		switch {
 		case out.denies():
 			reason := out.reason()
-			r.report(turn, h, hookBeforeTool, tool, id, run, hookDeny, reason)
-			return beforeOutcome{decision: hookDeny, hook: h.Label(), reason: reason}
+			r.report(turn, h, eventBeforeTool, tool, id, run, agent.HookDeny, reason)
+			return agent.HookOutcome{Decision: agent.HookDeny, Hook: h.Label(), Reason: reason}
 		case out.updated() != nil:
-			r.report(turn, h, hookBeforeTool, tool, id, run, hookRewrite, string(compactJSON(out.updated())))
-			return beforeOutcome{decision: hookRewrite, hook: h.Label(), input: out.updated(), next: i + 1}
+			r.report(turn, h, eventBeforeTool, tool, id, run, agent.HookRewrite, string(compactJSON(out.updated())))
+			return agent.HookOutcome{Decision: agent.HookRewrite, Hook: h.Label(), Input: out.updated(), Next: i + 1}
 		}
-		r.report(turn, h, hookBeforeTool, tool, id, run, hookAllow, "")
+		r.report(turn, h, eventBeforeTool, tool, id, run, agent.HookAllow, "")
 	}
-	return beforeOutcome{decision: hookAllow}
+	return agent.HookOutcome{Decision: agent.HookAllow}
 }
 
 // parseHookOutput reads a before_tool hook's stdout: empty, or one JSON
@@ -243,7 +242,7 @@ func parseHookOutput(stdout string) (hookOutput, error) {
 	if err := json.Unmarshal([]byte(s), &out); err != nil {
 		return out, fmt.Errorf("its stdout is not a valid JSON object: %v", err)
 	}
-	if u := out.updated(); u != nil && checkArgs(u) != nil {
+	if u := out.updated(); u != nil && !isObject(u) {
 		return out, fmt.Errorf("its updated_input is not a JSON object")
 	}
 	return out, nil
@@ -276,49 +275,51 @@ func (o hookOutput) updated() json.RawMessage {
 	return u
 }
 
-// after runs the after_tool hooks that match tool and returns the result
-// with what hooks exiting 2 wrote on stderr appended.
-func (r *hookRunner) after(ctx context.Context, turn int, tool, id string, input json.RawMessage, res toolkit.Result) toolkit.Result {
+// AfterTool runs the after_tool hooks that match call and returns the
+// result with what hooks exiting 2 wrote on stderr appended. call.Input
+// is the tool_input the hooks get, as for [Runner.BeforeTool].
+func (r *Runner) AfterTool(ctx context.Context, turn int, call agent.ToolCall, res toolkit.Result) toolkit.Result {
 	if r == nil {
 		return res
 	}
+	tool, id := call.Name, call.ID
 	for _, h := range r.cfg.AfterTool {
 		if !h.Matches(tool) {
 			continue
 		}
 		run := r.exec(ctx, h, hookInput{
-			HookEventName: hookEventName[hookAfterTool], ToolName: tool, ToolInput: input, ToolUseID: id,
+			HookEventName: claudeEventName(eventAfterTool), ToolName: tool, ToolInput: call.Input, ToolUseID: id,
 			ToolResponse: &hookResponse{Content: res.Content, IsError: res.IsError, ExitCode: res.Meta.ExitCode},
 		})
 		switch {
 		case run.failed != "":
-			r.report(turn, h, hookAfterTool, tool, id, run, hookFailed, "")
+			r.report(turn, h, eventAfterTool, tool, id, run, agent.HookFailed, "")
 		case run.res.ExitCode == 2 && strings.TrimSpace(run.res.Stderr) != "":
 			note := strings.TrimSpace(run.res.Stderr)
-			r.report(turn, h, hookAfterTool, tool, id, run, hookAppend, note)
+			r.report(turn, h, eventAfterTool, tool, id, run, agent.HookAppend, note)
 			if res.Content != "" && !strings.HasSuffix(res.Content, "\n") {
 				res.Content += "\n"
 			}
 			res.Content += "[hook " + h.Label() + "] " + note
 		default:
-			r.report(turn, h, hookAfterTool, tool, id, run, hookNone, "")
+			r.report(turn, h, eventAfterTool, tool, id, run, agent.HookNone, "")
 		}
 	}
 	return res
 }
 
-// stop runs the stop hooks when the model has given its final answer. It
+// Stop runs the stop hooks when the model has given its final answer. It
 // returns the message that sends the model back to work, or "" when the
 // run may end. A failing stop hook is a warning: the run ends.
-func (r *hookRunner) stop(ctx context.Context, turn int) string {
+func (r *Runner) Stop(ctx context.Context, turn int) string {
 	if r == nil {
 		return ""
 	}
 	for _, h := range r.cfg.Stop {
 		active := r.stopActive
-		run := r.exec(ctx, h, hookInput{HookEventName: hookEventName[hookStop], StopHookActive: &active})
+		run := r.exec(ctx, h, hookInput{HookEventName: claudeEventName(eventStop), StopHookActive: &active})
 		if run.failed != "" {
-			r.report(turn, h, hookStop, "", "", run, hookFailed, "")
+			r.report(turn, h, eventStop, "", "", run, agent.HookFailed, "")
 			continue
 		}
 		msg := ""
@@ -331,12 +332,31 @@ func (r *hookRunner) stop(ctx context.Context, turn int) string {
 			msg = out.reason()
 		}
 		if msg == "" {
-			r.report(turn, h, hookStop, "", "", run, hookFinish, "")
+			r.report(turn, h, eventStop, "", "", run, agent.HookFinish, "")
 			continue
 		}
-		r.report(turn, h, hookStop, "", "", run, hookContinue, msg)
+		r.report(turn, h, eventStop, "", "", run, agent.HookContinue, msg)
 		r.stopActive = true
 		return "The stop hook " + h.Label() + " does not let the run end yet:\n" + msg
 	}
 	return ""
 }
+
+// isObject reports whether raw is one JSON object, as the engine requires
+// of a tool call's arguments.
+func isObject(raw json.RawMessage) bool {
+	var obj map[string]json.RawMessage
+	return json.Unmarshal(raw, &obj) == nil && obj != nil
+}
+
+// compactJSON drops the insignificant white space of raw; raw as it came
+// when it is not valid JSON.
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+func ptr[T any](v T) *T { return &v }

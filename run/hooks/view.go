@@ -1,4 +1,4 @@
-package run
+package hooks
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"github.com/rubichan/rubichan/toolkit"
 )
 
-// hookToolInput is the tool_input a hook gets for a call: the arguments
+// ToolInput returns the tool_input a hook gets for a call: the arguments
 // as the tool decodes them, encoded again canonically — keys sorted, no
 // escapes but those JSON requires, so `"\u0067en/x"` reads "gen/x" — and,
 // for a file tool, its path replaced by the path the call acts on:
@@ -16,7 +16,7 @@ import (
 // what the tool will do, whatever shape the model gave the path. An input
 // that does not decode (never the case for a call that reached the hooks)
 // is passed as it came.
-func hookToolInput(input json.RawMessage, eff toolkit.Effects) json.RawMessage {
+func ToolInput(input json.RawMessage, eff toolkit.Effects) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.UseNumber()
 	var args map[string]any

@@ -1,4 +1,4 @@
-package run
+package input
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 func TestSpillLargeStdin(t *testing.T) {
@@ -22,7 +24,7 @@ func TestSpillLargeStdin(t *testing.T) {
 	wantLines := int64(bytes.Count(want, []byte{'\n'})) + 1
 
 	tmp := t.TempDir()
-	in, err := readInput(bytes.NewReader(want), inputOptions{Args: []string{"find the needle"}, TempDir: tmp})
+	in, err := Read(bytes.NewReader(want), Options{Args: []string{"find the needle"}, TempDir: tmp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestSpillLargeStdin(t *testing.T) {
 func TestInlineLimitBoundary(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{10, 11} {
-		in, err := readInput(strings.NewReader(strings.Repeat("x", n)), inputOptions{InlineMax: 10, TempDir: t.TempDir()})
+		in, err := Read(strings.NewReader(strings.Repeat("x", n)), Options{InlineMax: 10, TempDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +96,7 @@ func (r *errReader) Read(p []byte) (int, error) {
 func TestSpillErrorLeavesNothing(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	_, err := readInput(&errReader{n: 100}, inputOptions{Args: []string{"x"}, InlineMax: 10, TempDir: tmp})
+	_, err := Read(&errReader{n: 100}, Options{Args: []string{"x"}, InlineMax: 10, TempDir: tmp})
 	if err == nil {
 		t.Fatal("a failing stdin read did not fail the input")
 	}
@@ -155,8 +157,8 @@ func TestPreviews(t *testing.T) {
 func TestFormatBytes(t *testing.T) {
 	t.Parallel()
 	for n, want := range map[int64]string{812: "812 B", 5 << 20: "5.0 MB", 1536: "1.5 KB", 1 << 30: "1.0 GB"} {
-		if got := formatBytes(n); got != want {
-			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
@@ -168,7 +170,7 @@ func BenchmarkSpill(b *testing.B) {
 	tmp := b.TempDir()
 	b.SetBytes(size)
 	for b.Loop() {
-		in, err := readInput(io.LimitReader(zeroLines{}, size), inputOptions{Args: []string{"x"}, TempDir: tmp})
+		in, err := Read(io.LimitReader(zeroLines{}, size), Options{Args: []string{"x"}, TempDir: tmp})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -225,7 +227,7 @@ func TestSpillDescribeCountsLines(t *testing.T) {
 		lines int64
 		want  string
 	}{{1, "(300.0 KB, 1 line)"}, {2, "(300.0 KB, 2 lines)"}, {0, "(300.0 KB, 0 lines)"}} {
-		s := &spill{Path: "/tmp/x/stdin", Size: 300 << 10, Lines: tc.lines}
+		s := &Spill{Path: "/tmp/x/stdin", Size: 300 << 10, Lines: tc.lines}
 		if got := s.describe(); !strings.Contains(got, tc.want) {
 			t.Errorf("%d lines: description lacks %q:\n%s", tc.lines, tc.want, got)
 		}
@@ -270,15 +272,15 @@ func TestStdinMax(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			tmp := t.TempDir()
-			in, err := readInput(tc.in, inputOptions{Args: []string{"hi"}, TempDir: tmp, StdinMax: tc.max, InlineMax: 1 << 10})
+			in, err := Read(tc.in, Options{Args: []string{"hi"}, TempDir: tmp, StdinMax: tc.max, InlineMax: 1 << 10})
 			if tc.wantErr == "" {
 				if err != nil || in.Spill == nil || in.Spill.Size != 1<<20 {
 					t.Fatalf("err %v, spill %+v", err, in)
 				}
 				in.Close()
 			} else {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || exitCode(err) != exitUsage {
-					t.Fatalf("err = %v (exit %d), want a usage error saying %q", err, exitCode(err), tc.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || exit.Code(err) != exit.Usage {
+					t.Fatalf("err = %v (exit %d), want a usage error saying %q", err, exit.Code(err), tc.wantErr)
 				}
 			}
 			if left, _ := os.ReadDir(tmp); len(left) != 0 {

@@ -1,15 +1,14 @@
-package run
+package agent
 
 import (
 	"sync"
 
 	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/run/config"
-	"github.com/rubichan/rubichan/run/exit"
 )
 
 // Budget tracks what one run has spent against its token and cost caps
-// (--max-tokens-total, --max-cost). The loop calls [Budget.BeforeRequest]
+// (--max-tokens-total, --max-cost). Every error it returns for a cap is a
+// [*BudgetError] (or, for the sub-queries' count, a [*QueriesError]). The loop calls [Budget.BeforeRequest]
 // before each model request and [Budget.AfterRequest] with the request's
 // final usage after it. Sub-queries, which the run's commands send while
 // a tool runs, reserve their estimate before they are sent and settle it
@@ -21,9 +20,9 @@ type Budget struct {
 	// model, price and priced are those of the model requests are made
 	// to now (see [Budget.SetModel]); models keeps each model's spend.
 	model  string
-	price  config.Price
+	price  Price
 	priced bool
-	prices map[string]config.Price
+	prices PriceFunc // nil: no model has a price
 	models []modelSpend
 
 	spent    llm.Usage
@@ -33,21 +32,36 @@ type Budget struct {
 	sub sideSpend // the sub-queries'
 }
 
-// newBudget returns the budget of a run of model under limits, priced from
-// prices (see [config.LookupPrice]). A cost cap on a model without a known price
-// is a usage error (exit 2): a cap that cannot be enforced must not look
-// like one.
-func newBudget(limits config.Limits, model string, prices map[string]config.Price) (*Budget, error) {
-	b := &Budget{maxTokens: limits.MaxTokensTotal, maxCost: limits.MaxCost, model: model, prices: prices}
-	b.price, _, b.priced = config.LookupPrice(prices, model)
+// BudgetLimits are the caps of a [Budget]; zero: none.
+type BudgetLimits struct {
+	MaxTokens int64   // all tokens counted: input, output and cache
+	MaxCost   float64 // USD
+}
+
+// NewBudget returns the budget of a run of model under limits, priced by
+// prices (nil: no model has a price). A cost cap on a model without a known
+// price is a [*BudgetError] with its Model set (the command layer makes it
+// a usage error, exit 2): a cap that cannot be enforced must not look like
+// one.
+func NewBudget(limits BudgetLimits, model string, prices PriceFunc) (*Budget, error) {
+	b := &Budget{maxTokens: limits.MaxTokens, maxCost: limits.MaxCost, model: model, prices: prices}
+	b.price, b.priced = b.lookup(model)
 	b.current()
 	if b.maxCost > 0 && !b.priced {
-		return nil, usageError{Err: &budgetError{Limit: "max_cost", Max: b.maxCost, Model: model}}
+		return nil, &BudgetError{Limit: "max_cost", Max: b.maxCost, Model: model}
 	}
 	return b, nil
 }
 
-// BeforeRequest returns an error (exit 4) when the next request would pass a
+// lookup returns model's price, and false when it is not known.
+func (b *Budget) lookup(model string) (Price, bool) {
+	if b.prices == nil {
+		return Price{}, false
+	}
+	return b.prices(model)
+}
+
+// BeforeRequest returns an error when the next request would pass a
 // cap. The next request is estimated to cost what the last one did: it
 // sends at least everything the last one sent and received, so this errs on
 // the side of stopping. The first request is always allowed. A nil Budget
@@ -68,7 +82,7 @@ func (b *Budget) BeforeRequest() error {
 }
 
 // AfterRequest adds the usage of a finished request and returns an error
-// (exit 4) when the run has passed a cap.
+// when the run has passed a cap.
 func (b *Budget) AfterRequest(u llm.Usage) error {
 	if b == nil {
 		return nil
@@ -82,7 +96,7 @@ func (b *Budget) AfterRequest(u llm.Usage) error {
 
 // AfterFailedAttempt adds the usage an attempt reported before it failed
 // (an Anthropic stream reports its input tokens when it starts, and a cut
-// or error later does not refund them) and returns an error (exit 4) when
+// or error later does not refund them) and returns an error when
 // retrying would pass a cap. The retry sends the same request again, so it
 // is estimated at the larger of the last finished request and this
 // attempt's usage, field by field. The failed attempt is not a finished
@@ -127,7 +141,7 @@ func (b *Budget) checkPlus(next llm.Usage, extraTokens int64, extraCost float64)
 	if b.maxCost > 0 && b.priced {
 		own, _ := b.spentCost()
 		spent := own + b.sub.cost + b.sub.reservedCost
-		total := spent + priceCost(b.price, next) + extraCost
+		total := spent + b.price.Cost(next) + extraCost
 		// A relative epsilon keeps float rounding from stopping a run that
 		// lands exactly on its cap.
 		if total > b.maxCost*(1+1e-9) {
@@ -137,12 +151,14 @@ func (b *Budget) checkPlus(next llm.Usage, extraTokens int64, extraCost float64)
 	return nil
 }
 
+// limitErr is the error of a cap reached: limit at max, spent so far, and
+// total with the next request (Projected, when it is more than spent).
 func (b *Budget) limitErr(limit string, spent, total, max float64) error {
-	e := &budgetError{Limit: limit, Spent: spent, Max: max}
+	e := &BudgetError{Limit: limit, Spent: spent, Max: max}
 	if total > spent {
 		e.Projected = total
 	}
-	return exit.CodeError{Code: exit.Limit, Err: e}
+	return e
 }
 
 // Spent returns the usage counted so far, the sub-queries' included.
@@ -195,17 +211,7 @@ func (b *Budget) CostSummary() string {
 	if unknown != "" {
 		return unknown
 	}
-	return formatUSD(c)
-}
-
-// priceCost returns the USD cost of u at price p. [llm.Usage] counts input
-// tokens billed at the full rate apart from cache reads and writes, for both
-// providers, so each count is multiplied by its own price.
-func priceCost(p config.Price, u llm.Usage) float64 {
-	return (float64(u.InputTokens)*p.Input +
-		float64(u.OutputTokens)*p.Output +
-		float64(u.CacheReadTokens)*p.CacheRead +
-		float64(u.CacheCreationTokens)*p.CacheWrite) / 1e6
+	return FormatUSD(c)
 }
 
 // RequestCost returns the USD cost of one request's usage at the price of
@@ -219,5 +225,18 @@ func (b *Budget) RequestCost(u llm.Usage) (float64, bool) {
 	if !b.priced {
 		return 0, false
 	}
-	return priceCost(b.price, u), true
+	return b.price.Cost(u), true
+}
+
+// AfterSideRequest adds the usage of a request that is no turn (a
+// compaction's summary) and returns an error when the run has passed a
+// cap. It leaves the estimate of the next turn's request alone.
+func (b *Budget) AfterSideRequest(u llm.Usage) error {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.add(u, false)
+	return b.check(llm.Usage{})
 }

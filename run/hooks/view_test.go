@@ -1,4 +1,4 @@
-package run
+package hooks
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/rubichan/rubichan/toolkit"
 )
 
-func TestHookToolInput(t *testing.T) {
+func TestToolInput(t *testing.T) {
 	t.Parallel()
 	write := func(requested, resolved string) toolkit.Effects {
 		return toolkit.Effects{Kind: toolkit.EffectWrite, Paths: []toolkit.PathRef{{Requested: requested, Resolved: resolved}}}
@@ -32,8 +32,8 @@ func TestHookToolInput(t *testing.T) {
 		"not an object":         {`[1]`, read, `[1]`},
 	}
 	for name, tc := range tests {
-		if got := string(hookToolInput([]byte(tc.in), tc.eff)); got != tc.want {
-			t.Errorf("%s: hookToolInput(%s) = %s, want %s", name, tc.in, got, tc.want)
+		if got := string(ToolInput([]byte(tc.in), tc.eff)); got != tc.want {
+			t.Errorf("%s: ToolInput(%s) = %s, want %s", name, tc.in, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package run
+package input
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 // Preview sizes of a spilled stdin.
@@ -16,10 +18,10 @@ const (
 	previewBytes = 2 << 10
 )
 
-// spill is standard input too large to give the model inline, streamed to a
+// Spill is standard input too large to give the model inline, streamed to a
 // file in a private temporary directory. The model gets its size, a head and
 // a tail preview and its path, which the file tools may read.
-type spill struct {
+type Spill struct {
 	Dir   string // the private directory, opened as a read-only extra root
 	Path  string // the file inside Dir
 	Size  int64  // bytes
@@ -36,7 +38,7 @@ type spill struct {
 // At most limit bytes are taken, fewer when the file system has less free
 // space (see spillCap); past that the spill fails with a usage error and is
 // removed.
-func spillStdin(head []byte, r io.Reader, tempDir string, limit int64, onDir func(string) bool) (s *spill, err error) {
+func spillStdin(head []byte, r io.Reader, tempDir string, limit int64, onDir func(string) bool) (s *Spill, err error) {
 	dir, err := os.MkdirTemp(tempDir, "rubichan-stdin-")
 	if err != nil {
 		return nil, fmt.Errorf("run: spill stdin: %w", err)
@@ -67,14 +69,14 @@ func spillStdin(head []byte, r io.Reader, tempDir string, limit int64, onDir fun
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	var ue usageError
+	var ue exit.UsageError
 	if err != nil && !errors.As(err, &ue) {
 		return nil, fmt.Errorf("run: spill stdin: %w", err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	s = &spill{Dir: dir, Path: path, Size: st.size, Lines: st.lines}
+	s = &Spill{Dir: dir, Path: path, Size: st.size, Lines: st.lines}
 	if st.size > 0 && st.last != '\n' {
 		s.Lines++
 	}
@@ -84,12 +86,12 @@ func spillStdin(head []byte, r io.Reader, tempDir string, limit int64, onDir fun
 }
 
 // Remove deletes the spill file and its directory.
-func (s *spill) Remove() error {
+func (s *Spill) Remove() error {
 	return os.RemoveAll(s.Dir)
 }
 
 // describe is what the model reads instead of the spilled input.
-func (s *spill) describe() string {
+func (s *Spill) describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<stdin path=%q bytes=\"%d\" lines=\"%d\">\n", s.Path, s.Size, s.Lines)
 	lines := "lines"
@@ -98,7 +100,7 @@ func (s *spill) describe() string {
 	}
 	fmt.Fprintf(&b, "Standard input is too large to include (%s, %d %s). It is saved at %s; "+
 		"use the read tool (with offset and limit), grep or glob on that path to explore it.\n",
-		formatBytes(s.Size), s.Lines, lines, s.Path)
+		FormatBytes(s.Size), s.Lines, lines, s.Path)
 	fmt.Fprintf(&b, "--- first lines ---\n%s", withNewline(s.head))
 	fmt.Fprintf(&b, "--- last lines ---\n%s", withNewline(s.tail))
 	b.WriteString("</stdin>")
@@ -176,8 +178,8 @@ func tailLines(b []byte) string {
 	return strings.ToValidUTF8(string(bytes.Join(lines, nil)), "\uFFFD")
 }
 
-// formatBytes renders a size as 812 B, 5.0 MB, 1.0 GB.
-func formatBytes(n int64) string {
+// FormatBytes renders a size as 812 B, 5.0 MB, 1.0 GB.
+func FormatBytes(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
@@ -212,7 +214,7 @@ func spillCap(dir string, limit int64) (int64, bool) {
 // stdinTooLarge is the usage error of stdin past its cap.
 func stdinTooLarge(limit int64, byDisk bool) error {
 	if byDisk {
-		return usagef("standard input is larger than the %s the spill directory's file system can take (its free space less a margin); nothing was sent to the model. Pass a smaller input, or set TMPDIR to a larger file system", formatBytes(limit))
+		return exit.Usagef("standard input is larger than the %s the spill directory's file system can take (its free space less a margin); nothing was sent to the model. Pass a smaller input, or set TMPDIR to a larger file system", FormatBytes(limit))
 	}
-	return usagef("standard input is larger than --stdin-max %s; nothing was sent to the model. Pass a smaller input or raise --stdin-max", formatBytes(limit))
+	return exit.Usagef("standard input is larger than --stdin-max %s; nothing was sent to the model. Pass a smaller input or raise --stdin-max", FormatBytes(limit))
 }

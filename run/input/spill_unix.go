@@ -1,6 +1,6 @@
 //go:build unix
 
-package run
+package input
 
 import "golang.org/x/sys/unix"
 

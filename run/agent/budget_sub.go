@@ -1,10 +1,6 @@
-package run
+package agent
 
-import (
-	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/run/config"
-	"github.com/rubichan/rubichan/run/exit"
-)
+import "github.com/rubichan/rubichan/llm"
 
 // sideSpend is what the sub-queries of a run have spent and hold
 // reserved: their tokens, and their cost at their own model's price.
@@ -20,29 +16,30 @@ type sideSpend struct {
 	tripped error
 }
 
-// subEstimate is what a sub-query is expected to cost before it is sent.
-type subEstimate struct {
-	tokens int64
-	cost   float64
+// SubEstimate is what a sub-query is expected to cost before it is sent.
+type SubEstimate struct {
+	Tokens int64
+	Cost   float64 // USD, at the sub-query's model's price; zero when unpriced
 }
 
-// estimateSub estimates a sub-query: its input as sent and maxOut output
+// EstimateSub estimates a sub-query: its input as sent and maxOut output
 // tokens, at price (zero cost when unpriced).
-func estimateSub(inputTokens, maxOut int, price config.Price, priced bool) subEstimate {
+func EstimateSub(inputTokens, maxOut int, price Price, priced bool) SubEstimate {
 	u := llm.Usage{InputTokens: inputTokens, OutputTokens: maxOut}
-	e := subEstimate{tokens: int64(u.Total())}
+	e := SubEstimate{Tokens: int64(u.Total())}
 	if priced {
-		e.cost = priceCost(price, u)
+		e.Cost = price.Cost(u)
 	}
 	return e
 }
 
-// reserveSub admits a sub-query when the run's caps leave room for its
+// Reserve admits a sub-query when the run's caps leave room for its
 // estimate on top of what was spent and what the sub-queries in flight
 // hold, and at most maxQueries sub-queries (0: none) were sent before.
 // The first refusal trips the budget: it is returned by every later
-// reserveSub and by [Budget.BeforeRequest], so the run ends (exit 4).
-func (b *Budget) reserveSub(e subEstimate, maxQueries int) error {
+// Reserve and by [Budget.BeforeRequest], so the run ends. The error is a
+// [*BudgetError] or a [*QueriesError].
+func (b *Budget) Reserve(e SubEstimate, maxQueries int) error {
 	if b == nil {
 		return nil
 	}
@@ -52,34 +49,34 @@ func (b *Budget) reserveSub(e subEstimate, maxQueries int) error {
 		return b.sub.tripped
 	}
 	if maxQueries > 0 && b.sub.count >= maxQueries {
-		b.sub.tripped = maxQueriesError(maxQueries)
+		b.sub.tripped = &QueriesError{Max: maxQueries}
 		return b.sub.tripped
 	}
-	if err := b.checkPlus(llm.Usage{}, e.tokens, e.cost); err != nil {
+	if err := b.checkPlus(llm.Usage{}, e.Tokens, e.Cost); err != nil {
 		b.sub.tripped = err
 		return err
 	}
 	b.sub.count++
-	b.sub.reservedTokens += e.tokens
-	b.sub.reservedCost += e.cost
+	b.sub.reservedTokens += e.Tokens
+	b.sub.reservedCost += e.Cost
 	return nil
 }
 
-// settleSub replaces a sub-query's reservation by what it used, at
+// Settle replaces a sub-query's reservation by what it used, at
 // price (priced false: its cost is unknown). When the run has now passed
 // a cap it trips the budget: later sub-queries and the run's next request
 // get the limit error.
-func (b *Budget) settleSub(e subEstimate, used llm.Usage, price config.Price, priced bool) {
+func (b *Budget) Settle(e SubEstimate, used llm.Usage, price Price, priced bool) {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.sub.reservedTokens -= e.tokens
-	b.sub.reservedCost -= e.cost
+	b.sub.reservedTokens -= e.Tokens
+	b.sub.reservedCost -= e.Cost
 	b.sub.usage = b.sub.usage.Add(used)
 	if priced {
-		b.sub.cost += priceCost(price, used)
+		b.sub.cost += price.Cost(used)
 	} else {
 		b.sub.unpriced = true
 	}
@@ -88,17 +85,12 @@ func (b *Budget) settleSub(e subEstimate, used llm.Usage, price config.Price, pr
 	}
 }
 
-// subTotals returns the sub-queries' count and tokens.
-func (b *Budget) subTotals() (int, llm.Usage) {
+// SubTotals returns the sub-queries' count and tokens.
+func (b *Budget) SubTotals() (int, llm.Usage) {
 	if b == nil {
 		return 0, llm.Usage{}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.sub.count, b.sub.usage
-}
-
-// maxQueriesError is the limit of --max-queries.
-func maxQueriesError(n int) error {
-	return exit.CodeError{Code: exit.Limit, Err: &queriesError{Max: n}}
 }

@@ -1,25 +1,33 @@
-package run
+package agent_test
 
 import (
 	"errors"
-	"math"
 	"strings"
 	"testing"
 
 	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 // testPrices prices "m" at $2 input and $10 output per million tokens, so a
 // request of 1000 input and 100 output tokens costs $0.003.
-func testPrices() map[string]config.Price {
-	return map[string]config.Price{"m": {Input: 2, Output: 10, CacheRead: 0.2, CacheWrite: 2.5}}
+func testPrices() agent.PriceFunc {
+	return pricesOf(map[string]agent.Price{"m": {Input: 2, Output: 10, CacheRead: 0.2, CacheWrite: 2.5}})
+}
+
+// pricesOf looks models up in prices by their exact names.
+func pricesOf(prices map[string]agent.Price) agent.PriceFunc {
+	return func(model string) (agent.Price, bool) {
+		p, ok := prices[model]
+		return p, ok
+	}
 }
 
 // runBudget plays requests of the given usage through a budget the way the
 // loop does and returns how many requests were made and the error that
 // stopped it (nil if all were made).
-func runBudget(t *testing.T, b *Budget, usages []llm.Usage) (int, error) {
+func runBudget(t *testing.T, b *agent.Budget, usages []llm.Usage) (int, error) {
 	t.Helper()
 	for i, u := range usages {
 		if err := b.BeforeRequest(); err != nil {
@@ -38,29 +46,29 @@ func TestBudgetStopsAtTheRightRequest(t *testing.T) {
 	five := []llm.Usage{req, req, req, req, req}
 	for _, tc := range []struct {
 		name      string
-		limits    config.Limits
+		limits    agent.BudgetLimits
 		usages    []llm.Usage
 		wantReqs  int
 		wantLimit string
 		projected bool
 	}{
-		{"no caps", config.Limits{}, five, 5, "", false},
+		{"no caps", agent.BudgetLimits{}, five, 5, "", false},
 		// After 2 requests $0.006 is spent; a third would bring it to $0.009.
-		{"cost stops before the third", config.Limits{MaxCost: 0.007}, five, 2, "max_cost", true},
-		{"cost exactly reachable", config.Limits{MaxCost: 0.009}, five, 3, "max_cost", true},
-		{"cost roomy", config.Limits{MaxCost: 1}, five, 5, "", false},
+		{"cost stops before the third", agent.BudgetLimits{MaxCost: 0.007}, five, 2, "max_cost", true},
+		{"cost exactly reachable", agent.BudgetLimits{MaxCost: 0.009}, five, 3, "max_cost", true},
+		{"cost roomy", agent.BudgetLimits{MaxCost: 1}, five, 5, "", false},
 		// After 3 requests 3300 tokens; a fourth would make 4400.
-		{"tokens stop before the fourth", config.Limits{MaxTokensTotal: 4000}, five, 3, "max_tokens_total", true},
-		{"tokens exactly", config.Limits{MaxTokensTotal: 5500}, five, 5, "", false},
+		{"tokens stop before the fourth", agent.BudgetLimits{MaxTokens: 4000}, five, 3, "max_tokens_total", true},
+		{"tokens exactly", agent.BudgetLimits{MaxTokens: 5500}, five, 5, "", false},
 		// One request larger than the cap: stopped after it, not before.
-		{"first request passes the cap", config.Limits{MaxTokensTotal: 500}, five, 1, "max_tokens_total", false},
+		{"first request passes the cap", agent.BudgetLimits{MaxTokens: 500}, five, 1, "max_tokens_total", false},
 		// A sudden big request passes the cap after it is made.
-		{"jump after", config.Limits{MaxCost: 0.05}, []llm.Usage{req, {InputTokens: 30000}, req}, 2, "max_cost", false},
-		{"both caps, tokens first", config.Limits{MaxCost: 1, MaxTokensTotal: 2000}, five, 1, "max_tokens_total", true},
+		{"jump after", agent.BudgetLimits{MaxCost: 0.05}, []llm.Usage{req, {InputTokens: 30000}, req}, 2, "max_cost", false},
+		{"both caps, tokens first", agent.BudgetLimits{MaxCost: 1, MaxTokens: 2000}, five, 1, "max_tokens_total", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := newBudget(tc.limits, "m", testPrices())
+			b, err := agent.NewBudget(tc.limits, "m", testPrices())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,10 +82,10 @@ func TestBudgetStopsAtTheRightRequest(t *testing.T) {
 				}
 				return
 			}
-			if exitCode(err) != exitLimit {
-				t.Errorf("exit code %d, want %d", exitCode(err), exitLimit)
+			if exit.Code(err) != exit.Limit {
+				t.Errorf("exit code %d, want %d", exit.Code(err), exit.Limit)
 			}
-			var be *budgetError
+			var be *agent.BudgetError
 			if !errors.As(err, &be) || be.Limit != tc.wantLimit || (be.Projected > 0) != tc.projected {
 				t.Fatalf("error = %#v, want limit %s projected %v", err, tc.wantLimit, tc.projected)
 			}
@@ -94,23 +102,23 @@ func TestBudgetCountsFailedAttempts(t *testing.T) {
 	cut := llm.Usage{InputTokens: 1500, OutputTokens: 1}   // reported before the stream broke
 	for _, tc := range []struct {
 		name      string
-		limits    config.Limits
+		limits    agent.BudgetLimits
 		first     bool // the cut is in the first request
 		wantStop  bool
 		projected float64
 	}{
 		// 1100 + 1501 spent; the retry is estimated at 1500 in + 100 out.
-		{"tokens: retry would pass", config.Limits{MaxTokensTotal: 4000}, false, true, 4201},
-		{"tokens: retry fits", config.Limits{MaxTokensTotal: 4201}, false, false, 0},
+		{"tokens: retry would pass", agent.BudgetLimits{MaxTokens: 4000}, false, true, 4201},
+		{"tokens: retry fits", agent.BudgetLimits{MaxTokens: 4201}, false, false, 0},
 		// No finished request yet: the retry is estimated at the cut's usage.
-		{"tokens: first request", config.Limits{MaxTokensTotal: 3000}, true, true, 3002},
+		{"tokens: first request", agent.BudgetLimits{MaxTokens: 3000}, true, true, 3002},
 		// $0.003 + $0.00301 spent; the retry at about $0.004.
-		{"cost: retry would pass", config.Limits{MaxCost: 0.009}, false, true, 0.01001},
-		{"no caps", config.Limits{}, false, false, 0},
+		{"cost: retry would pass", agent.BudgetLimits{MaxCost: 0.009}, false, true, 0.01001},
+		{"no caps", agent.BudgetLimits{}, false, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := newBudget(tc.limits, "m", testPrices())
+			b, err := agent.NewBudget(tc.limits, "m", testPrices())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,9 +145,9 @@ func TestBudgetCountsFailedAttempts(t *testing.T) {
 				}
 				return
 			}
-			var be *budgetError
-			if exitCode(err) != exitLimit || !errors.As(err, &be) {
-				t.Fatalf("error = %v (exit %d), want a budget stop", err, exitCode(err))
+			var be *agent.BudgetError
+			if exit.Code(err) != exit.Limit || !errors.As(err, &be) {
+				t.Fatalf("error = %v (exit %d), want a budget stop", err, exit.Code(err))
 			}
 			if d := be.Projected - tc.projected; d > 1e-9 || d < -1e-9 {
 				t.Errorf("projected %v, want %v", be.Projected, tc.projected)
@@ -150,7 +158,7 @@ func TestBudgetCountsFailedAttempts(t *testing.T) {
 
 func TestBudgetErrorText(t *testing.T) {
 	t.Parallel()
-	b, err := newBudget(config.Limits{MaxCost: 0.007}, "m", testPrices())
+	b, err := agent.NewBudget(agent.BudgetLimits{MaxCost: 0.007}, "m", testPrices())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,9 +178,9 @@ func TestBudgetErrorText(t *testing.T) {
 
 func TestBudgetUnknownPrice(t *testing.T) {
 	t.Parallel()
-	_, err := newBudget(config.Limits{MaxCost: 1}, "mystery-model", testPrices())
-	if exitCode(err) != exitUsage {
-		t.Fatalf("exit code %d (%v), want %d", exitCode(err), err, exitUsage)
+	_, err := agent.NewBudget(agent.BudgetLimits{MaxCost: 1}, "mystery-model", testPrices())
+	if exit.Code(err) != exit.Usage {
+		t.Fatalf("exit code %d (%v), want %d", exit.Code(err), err, exit.Usage)
 	}
 	for _, s := range []string{"--max-cost $1.00", `"mystery-model"`, `[prices."mystery-model"]`} {
 		if !strings.Contains(err.Error(), s) {
@@ -180,7 +188,7 @@ func TestBudgetUnknownPrice(t *testing.T) {
 		}
 	}
 	// Without a cost cap an unknown price is fine; the cost is just unknown.
-	b, err := newBudget(config.Limits{MaxTokensTotal: 10}, "mystery-model", testPrices())
+	b, err := agent.NewBudget(agent.BudgetLimits{MaxTokens: 10}, "mystery-model", testPrices())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +201,7 @@ func TestBudgetUnknownPrice(t *testing.T) {
 }
 
 func BenchmarkBudget(b *testing.B) {
-	bud, err := newBudget(config.Limits{MaxCost: 1e9, MaxTokensTotal: 1 << 62}, "claude-sonnet-5-5", config.DefaultPrices())
+	bud, err := agent.NewBudget(agent.BudgetLimits{MaxCost: 1e9, MaxTokens: 1 << 62}, "m", testPrices())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -208,22 +216,38 @@ func BenchmarkBudget(b *testing.B) {
 		}
 	}
 }
-func TestPriceCost(t *testing.T) {
+
+// TestNilBudget: a nil *Budget has no caps, and every method says so.
+func TestNilBudget(t *testing.T) {
 	t.Parallel()
-	p := config.Price{Input: 3, Output: 15, CacheRead: 0.30, CacheWrite: 3.75}
-	for _, tc := range []struct {
-		u    llm.Usage
-		want float64
-	}{
-		{llm.Usage{}, 0},
-		{llm.Usage{InputTokens: 1_000_000}, 3},
-		{llm.Usage{OutputTokens: 1_000_000}, 15},
-		{llm.Usage{CacheReadTokens: 1_000_000}, 0.30},
-		{llm.Usage{CacheCreationTokens: 1_000_000}, 3.75},
-		{llm.Usage{InputTokens: 2000, OutputTokens: 500, CacheReadTokens: 10000, CacheCreationTokens: 1000}, 0.006 + 0.0075 + 0.003 + 0.00375},
+	var b *agent.Budget
+	u := llm.Usage{InputTokens: 1, OutputTokens: 1}
+	for name, err := range map[string]error{
+		"BeforeRequest":      b.BeforeRequest(),
+		"AfterRequest":       b.AfterRequest(u),
+		"AfterFailedAttempt": b.AfterFailedAttempt(u),
+		"AfterSideRequest":   b.AfterSideRequest(u),
+		"Reserve":            b.Reserve(agent.SubEstimate{Tokens: 1}, 1),
 	} {
-		if got := priceCost(p, tc.u); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("Cost(%+v) = %v, want %v", tc.u, got, tc.want)
+		if err != nil {
+			t.Errorf("%s on a nil budget: %v", name, err)
 		}
+	}
+	b.SetModel("m")
+	b.Settle(agent.SubEstimate{}, u, agent.Price{}, false)
+	if b.Spent() != (llm.Usage{}) || b.Requests() != 0 || b.ByModel() != nil {
+		t.Error("a nil budget counted something")
+	}
+	if n, su := b.SubTotals(); n != 0 || su != (llm.Usage{}) {
+		t.Errorf("SubTotals() = %d, %+v", n, su)
+	}
+	if _, ok := b.Cost(); ok {
+		t.Error("Cost() of a nil budget is known")
+	}
+	if _, ok := b.RequestCost(u); ok {
+		t.Error("RequestCost() of a nil budget is known")
+	}
+	if got := b.CostSummary(); got != "cost unknown" {
+		t.Errorf("CostSummary() = %q", got)
 	}
 }
