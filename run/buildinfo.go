@@ -11,6 +11,7 @@ import (
 
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink"
 )
 
 // buildInfo is what the binary knows about its own build: printed by
@@ -112,4 +113,10 @@ func printVersionJSON(w io.Writer) error {
 		return stdoutError{Err: err}
 	}
 	return nil
+}
+
+// sinkBuild is the running binary's build as the session log records it.
+func sinkBuild() sink.Build {
+	b := readBuildInfo()
+	return sink.Build{Version: b.Version, Commit: b.Commit, Modified: b.Modified, Go: b.Go}
 }

@@ -137,7 +137,7 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if err != nil {
 		ask.tty.close()
 		if js != nil {
-			js.finish(err, exitCode(err))
+			js.Finish(err, exitCode(err))
 		}
 		return err
 	}

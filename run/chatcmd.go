@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
@@ -78,7 +77,7 @@ func (c *chat) help() {
 // session gets a "clear" line, after which a resumed session starts.
 func (c *chat) clear() {
 	c.st.loop.Reset()
-	c.st.sess.write(&session.Line{Type: session.TypeClear, Time: session.Stamp(time.Now())})
+	c.st.sess.Clear()
 	c.note("a new conversation begins")
 }
 
@@ -217,12 +216,5 @@ func (c *chat) compactNow(ctx context.Context) {
 		c.note("nothing to compact yet")
 	case out == compactNothing:
 		c.note("nothing to compact")
-	}
-}
-
-// write records one line; a nil log records nothing.
-func (s *sessionLog) write(l *session.Line) {
-	if s != nil {
-		s.w.Write(l)
 	}
 }

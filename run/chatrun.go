@@ -10,7 +10,6 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/exit"
-	"github.com/rubichan/rubichan/run/session"
 )
 
 // chat is a line-mode session: the stack a headless run opens, kept for
@@ -104,7 +103,7 @@ func (c *chat) runLine(ctx context.Context, text string) {
 	l, sinks := c.st.loop, c.st.sinks
 	start := time.Now()
 	if c.runs > 0 {
-		c.st.sess.nextRun(c.header(start, text), c.runNo)
+		c.st.sess.NextRun(c.header(start, text), c.runNo)
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -136,9 +135,9 @@ func (c *chat) endRun(err error) {
 	c.runNo++
 	code, err := chatOutcome(err)
 	if js := c.st.sinks.js; js != nil {
-		js.endRun(err, code)
+		js.EndRun(err, code)
 	}
-	c.st.sess.reopen()
+	c.st.sess.Reopen()
 	c.lastErr = err
 }
 
@@ -166,7 +165,7 @@ func (c *chat) endChat(err error) {
 	code, err := chatOutcome(err)
 	cost, known := c.st.budget.Cost()
 	sum := &Summary{ExitCode: code, Usage: c.st.budget.Spent(), CostUSD: cost, CostKnown: known}
-	js.finishWith(sum, err, code)
+	js.FinishWith(sum, err, code)
 }
 
 // header is the session's "run" line of a run after the first.
@@ -174,47 +173,4 @@ func (c *chat) header(start time.Time, prompt string) sessionHeader {
 	st := c.st
 	return sessionHeader{Start: start, Workspace: st.ws.Root(), Provider: c.cfg.Provider, API: c.cfg.Resolved.Type,
 		Model: st.loop.Model(), Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: prompt}
-}
-
-// nextRun starts the lines of the next run of a chat in the same session:
-// a "run" line, as a resumed run writes.
-func (s *sessionLog) nextRun(h sessionHeader, run int) {
-	if s == nil {
-		return
-	}
-	s.ended = false
-	l := s.header(h, "")
-	l.Type, l.Run = session.TypeRun, run
-	s.w.Write(l)
-}
-
-// reopen lets the log record what happens between two runs of a chat
-// (a /clear, a /compact) after the run's closing line.
-func (s *sessionLog) reopen() {
-	if s != nil {
-		s.ended = false
-	}
-}
-
-// finishWith is [jsonSink.finish] with sum as the tally, for a result
-// no run's closing event gave one to.
-func (s *jsonSink) finishWith(sum *Summary, err error, code int) {
-	s.mu.Lock()
-	if !s.finished {
-		s.sum = sum
-	}
-	s.mu.Unlock()
-	s.finish(err, code)
-}
-
-// endRun writes the result of one run of a chat and starts the next:
-// init was written once, and each run ends with its own result.
-func (s *jsonSink) endRun(err error, code int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.finished {
-		return
-	}
-	s.write(s.result(err, code))
-	s.lastText, s.changed, s.sum, s.start = "", nil, nil, s.now()
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/run/ghactions"
+	"github.com/rubichan/rubichan/run/sink"
 )
 
 // earlyArgs is what rubichan reads from its raw arguments before the
@@ -101,13 +102,13 @@ func openEarly(early earlyArgs, stdout, stderr io.Writer, lookupEnv func(string)
 	var out earlyOutput
 	if early.github {
 		path, _ := lookupEnv("GITHUB_STEP_SUMMARY")
-		out.github = &githubReporter{out: ghactions.NewWriter(stderr), summaryPath: path, calls: map[string]int{}}
+		out.github = sink.NewGitHub(stderr, path)
 	}
 	if early.output == "" {
 		return out
 	}
 	// JSON may be read on a terminal: nothing in it acts on one.
-	var machineOut io.Writer = newJSONShown(stdout)
+	var machineOut io.Writer = sink.NewJSONShown(stdout)
 	if out.github != nil {
 		// Nor can a JSON line on stdout hold a workflow command.
 		machineOut = ghactions.NewJSONWriter(machineOut)
@@ -115,6 +116,6 @@ func openEarly(early earlyArgs, stdout, stderr io.Writer, lookupEnv func(string)
 	if now == nil {
 		now = time.Now
 	}
-	out.json = newJSONSink(machineOut, early.output == outputStreamJSON, newSessionID(now()), now)
+	out.json = sink.NewJSON(machineOut, early.output == outputStreamJSON, sink.NewSessionID(now()), now)
 	return out
 }

@@ -127,8 +127,8 @@ func TestOpenEarly(t *testing.T) {
 		if (out.json != nil) != c.json || (out.github != nil) != c.github {
 			t.Errorf("%s: json sink %v, reporter %v; want %v, %v", name, out.json != nil, out.github != nil, c.json, c.github)
 		}
-		if out.json != nil && out.json.stream != c.stream {
-			t.Errorf("%s: stream %v, want %v", name, out.json.stream, c.stream)
+		if out.json != nil && out.json.Stream() != c.stream {
+			t.Errorf("%s: stream %v, want %v", name, out.json.Stream(), c.stream)
 		}
 	}
 }

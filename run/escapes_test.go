@@ -15,8 +15,8 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/config"
-	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 )
@@ -58,9 +58,9 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 	activity := func(verbose bool, evs ...Event) func(*testing.T) string {
 		return func(*testing.T) string {
 			var b bytes.Buffer
-			s := newActivitySink(&b, false, verbose, false)
+			s := sink.NewActivity(&b, sink.ActivityOptions{Quiet: false, Verbose: verbose, Colors: false})
 			for _, ev := range evs {
-				s.handle(ev)
+				s.Handle(ev)
 			}
 			return b.String()
 		}
@@ -224,14 +224,14 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 		},
 		"github failure annotation": func(*testing.T) string {
 			var b bytes.Buffer
-			g := &githubReporter{out: ghactions.NewWriter(&b), calls: map[string]int{}}
-			g.finish(errors.New(h), exitFailure)
+			g := sink.NewGitHub(&b, "")
+			g.Finish(errors.New(h), exitFailure)
 			return b.String()
 		},
 		"github annotation": func(*testing.T) string {
 			var b bytes.Buffer
-			g := &githubReporter{out: ghactions.NewWriter(&b), calls: map[string]int{}}
-			g.handle(Event{Kind: EventToolDenied, Tool: &ToolCallInfo{ID: "1", Name: h}, Denial: &DenialInfo{Rule: h, Fact: h, Reason: h, Allow: []string{h}}})
+			g := sink.NewGitHub(&b, "")
+			g.Handle(Event{Kind: EventToolDenied, Tool: &ToolCallInfo{ID: "1", Name: h}, Denial: &DenialInfo{Rule: h, Fact: h, Reason: h, Allow: []string{h}}})
 			return b.String()
 		},
 	}

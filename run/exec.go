@@ -21,7 +21,6 @@ import (
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 )
 
 const execUsageText = `rubichan exec [flags] [PROMPT...]
@@ -65,12 +64,6 @@ func execCommand(stdin io.Reader, env environment, early earlyOutput) *cli.Comma
 	}
 }
 
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(interface{ Fd() uintptr })
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
 // runExec is one headless run: policy, workspace, input, tools, the loop,
 // and the closing summary. Errors it has already shown on stderr come back
 // as [reportedError]s carrying their exit code.
@@ -86,7 +79,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if js == nil && (cfg.Output == outputJSON || cfg.Output == outputStreamJSON) {
 		// An app run without runMain: the result is written here.
 		js = newJSONSink(newJSONShown(stdout), cfg.Output == outputStreamJSON, newSessionID(start), nil)
-		defer func() { js.finish(err, exitCode(err)) }()
+		defer func() { js.Finish(err, exitCode(err)) }()
 	}
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stopRun)
 	defer sinks.close()
@@ -321,7 +314,7 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	}
 	emit(Event{Kind: EventTurnDone, Summary: sum})
 	if runErr == nil {
-		return text.err // --output final writes at the end
+		return text.Err() // --output final writes at the end
 	}
 	return reportedError{Err: runErr}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/urfave/cli/v2"
 )
 
@@ -143,7 +144,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		return cfg, err
 	}
 	if err := cfg.loadSettings(c, env); err != nil {
-		return cfg, settingsError{err}
+		return cfg, settingsError{Err: err}
 	}
 	return cfg, nil
 }
@@ -190,4 +191,13 @@ func (cfg *execConfig) resolveDir() error {
 // String describes the configuration without its key, for debugging.
 func (cfg execConfig) String() string {
 	return fmt.Sprintf("provider=%s model=%s base=%s dir=%s", cfg.Provider, cfg.Model, cfg.BaseURL, cfg.Dir)
+}
+
+// sinkOptions are how the run's events are rendered, from its flags: js
+// is the JSON sink made before the arguments were parsed (nil: text), stop
+// learns a failed write on stdout.
+func (cfg execConfig) sinkOptions(js *jsonSink, env environment, stop func(error)) sink.Options {
+	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Thinking: cfg.IncludeThinking,
+		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.lookupEnv,
+		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: newRedactor(cfg.secrets(env)), Stop: stop}
 }

@@ -2,36 +2,10 @@ package run
 
 import (
 	"errors"
-	"fmt"
-	"os"
-	"slices"
 	"strings"
-	"sync"
 
-	"github.com/rubichan/rubichan/run/ghactions"
+	"github.com/rubichan/rubichan/run/sink"
 )
-
-// maxDenialWarnings caps the ::warning:: annotations of denials; one more
-// says how many were left out.
-const maxDenialWarnings = 10
-
-// githubReporter is the sink of a run under GitHub Actions: it neutralises
-// workflow commands in everything rubichan prints on stderr (out wraps
-// it) and, through the text sink, stdout; it annotates denials
-// (::warning::) and the failure (::error::), groups --verbose tool output,
-// and at the end appends the job summary to $GITHUB_STEP_SUMMARY.
-//
-// It is safe for concurrent use.
-type githubReporter struct {
-	mu          sync.Mutex
-	out         *ghactions.Writer // stderr, neutralised
-	summaryPath string            // $GITHUB_STEP_SUMMARY; "" writes none
-	red         *redactor
-	sum         ghactions.Summary
-	calls       map[string]int // a call's id → its row in sum.Calls
-	warned      int            // denial warnings written, or left out
-	finished    bool
-}
 
 // githubEnv reports whether the environment turns the GitHub Actions
 // output on: GITHUB_ACTIONS=true, and RUBICHAN_GITHUB (--github) not
@@ -46,192 +20,22 @@ func githubEnv(lookupEnv func(string) (string, bool)) bool {
 	return true
 }
 
-// setRun records what the summary says of the run before it starts.
-func (g *githubReporter) setRun(cfg execConfig, prompt string, red *redactor) {
-	if g == nil {
-		return // not under GitHub Actions
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.red = red
-	g.sum.Provider, g.sum.Model = cfg.Provider, cfg.Model
+// githubRun is what the job summary says of a run before it starts: the
+// task is the prompt's arguments, or what the person wrote after stdin.
+func githubRun(cfg execConfig, prompt string, red *redactor) sink.GitHubRun {
 	if len(cfg.PromptArgs) > 0 && cfg.PromptArgs[0] != "-" {
 		prompt = strings.Join(cfg.PromptArgs, " ")
 	} else if _, after, ok := strings.Cut(prompt, "</stdin>\n"); ok {
 		prompt = after
 	}
-	g.sum.Task = red.Redact(prompt)
+	return sink.GitHubRun{Provider: cfg.Provider, Model: cfg.Model, Task: prompt, Redact: red}
 }
 
-// setSession records the session file.
-func (g *githubReporter) setSession(path string) {
-	g.mu.Lock()
-	g.sum.Session = path
-	g.mu.Unlock()
-}
-
-// handle takes one event of the run.
-func (g *githubReporter) handle(ev Event) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	switch ev.Kind {
-	case EventToolCall:
-		if len(g.sum.Calls) >= ghactions.MaxCalls {
-			g.sum.MoreCalls++
-			return
-		}
-		g.calls[ev.Tool.ID] = len(g.sum.Calls)
-		g.sum.Calls = append(g.sum.Calls, ghactions.Call{Tool: ev.Tool.Name, Target: g.red.Redact(ev.Tool.Summary)})
-	case EventToolAllowed:
-		g.update(ev.Tool, func(c *ghactions.Call) { c.Decision, c.Rule = "allow", ev.Allow.Rule })
-	case EventToolDenied:
-		g.denied(ev.Tool, ev.Denial)
-	case EventToolResult:
-		g.result(ev.Tool, ev.Result)
-	case EventVerify:
-		g.sum.VerifyRuns++
-	case EventError:
-		g.sum.Error = g.red.Redact(ev.Err.Error())
-	case EventTurnDone:
-		g.done(ev.Summary)
+// finishGitHub is [sink.GitHub.Finish], the error of a bare invocation
+// left out as the reporter always did.
+func finishGitHub(gh *githubReporter, err error, code int) {
+	if errors.Is(err, errBareInvocation) {
+		err = nil
 	}
-}
-
-// update changes the row of call t, if it has one.
-func (g *githubReporter) update(t *ToolCallInfo, f func(*ghactions.Call)) {
-	if t == nil {
-		return
-	}
-	if i, ok := g.calls[t.ID]; ok {
-		f(&g.sum.Calls[i])
-	}
-}
-
-// denied records a denial in the table and, up to maxDenialWarnings,
-// annotates it.
-func (g *githubReporter) denied(t *ToolCallInfo, d *DenialInfo) {
-	decision := "deny"
-	switch {
-	case d.Pending:
-		decision = "pending"
-	case d.Ask:
-		decision = "ask"
-	}
-	g.update(t, func(c *ghactions.Call) { c.Decision, c.Rule, c.Reason = decision, d.Rule, g.red.Redact(d.Reason) })
-	if d.Pending {
-		return
-	}
-	g.warned++
-	if g.warned > maxDenialWarnings {
-		return
-	}
-	name := ""
-	if t != nil {
-		name = clip(t.Name, 60) + ": "
-	}
-	msg := name + clip(d.Fact, 200)
-	if d.Reason != "" {
-		msg += " — " + clip(d.Reason, 200)
-	}
-	if len(d.Allow) > 0 {
-		msg += " (allow with " + clip(allowFlags(d.Allow), 200) + ")"
-	}
-	g.out.Command("warning", g.red.Redact(msg), "title", "rubichan: denied by "+clip(d.Rule, 80))
-}
-
-// result records a call's outcome and the files it changed.
-func (g *githubReporter) result(t *ToolCallInfo, r *ToolResultInfo) {
-	for _, f := range r.Changed {
-		if !slices.Contains(g.sum.Changed, f) {
-			g.sum.Changed = append(g.sum.Changed, f)
-		}
-	}
-	g.update(t, func(c *ghactions.Call) {
-		c.Failed = r.IsError && !r.NotRun
-		switch {
-		case r.NotRun:
-			c.Outcome = "not run"
-		case r.ExitCode != nil:
-			c.Outcome = fmt.Sprintf("exit %d", *r.ExitCode)
-		case r.IsError:
-			c.Outcome = g.red.Redact(firstLine(r.Content))
-		case len(r.Changed) > 0:
-			c.Outcome = "changed " + strings.Join(r.Changed, ", ")
-		default:
-			c.Outcome = "ok"
-		}
-	})
-}
-
-// done records the run's closing tally.
-func (g *githubReporter) done(s *Summary) {
-	g.sum.Turns, g.sum.ToolCalls, g.sum.Denials = s.Turns, s.ToolCalls, s.Denials
-	g.sum.InputTokens, g.sum.OutputTok = s.InputTokens, s.OutputTokens
-	g.sum.CostUSD, g.sum.CostKnown, g.sum.Elapsed = s.CostUSD, s.CostKnown, s.Elapsed
-	g.sum.ExitCode, g.sum.Verified = s.ExitCode, s.Verified
-	if p := s.Patch; p != nil {
-		g.sum.Patch = &ghactions.Patch{Path: p.Path, Files: p.Files, Base: p.BaseCommit, Dirty: p.DirtyBase, Partial: p.Partial, SHA256: p.SHA256}
-	}
-}
-
-// group opens a ::group:: titled title with workflow commands stopped
-// until the returned end closes it: the --verbose output of a tool.
-func (g *githubReporter) group(title string) (end func()) {
-	g.out.Command("group", title)
-	resume, err := g.out.StopCommands()
-	return func() {
-		if err == nil {
-			resume()
-		}
-		g.out.Command("endgroup", "")
-	}
-}
-
-// finish ends the run's report once it has ended with err and exit code
-// code: the ::error:: annotation of a failure, and the job summary
-// appended to $GITHUB_STEP_SUMMARY. A summary that cannot be written is a
-// warning: the run's own outcome stands.
-func (g *githubReporter) finish(err error, code int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.finished {
-		return
-	}
-	g.finished = true
-	g.sum.ExitCode, g.sum.ExitMeaning = code, exitMeaning(code)
-	if err != nil && !errors.Is(err, errBareInvocation) && g.sum.Error == "" {
-		g.sum.Error = g.red.Redact(err.Error())
-	}
-	if g.warned > maxDenialWarnings {
-		g.out.Command("warning", fmt.Sprintf("%d more denials; the job summary lists every call", g.warned-maxDenialWarnings), "title", "rubichan: denials")
-	}
-	if code != exitOK {
-		msg := g.sum.Error
-		if msg == "" {
-			msg = g.sum.ExitMeaning
-		}
-		// The error may quote a file, a server or the model: the log
-		// shows its control characters.
-		g.out.Command("error", shown(msg), "title", fmt.Sprintf("rubichan failed (exit %d: %s)", code, g.sum.ExitMeaning))
-	}
-	g.out.Flush()
-	if g.summaryPath == "" {
-		return
-	}
-	if werr := g.appendSummary(); werr != nil {
-		g.out.Command("warning", "job summary: "+werr.Error(), "title", "rubichan")
-	}
-}
-
-// appendSummary appends the Markdown summary to the summary file.
-func (g *githubReporter) appendSummary() error {
-	f, err := os.OpenFile(g.summaryPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if err := g.sum.WriteMarkdown(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	gh.Finish(err, code)
 }

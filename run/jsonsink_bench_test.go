@@ -9,6 +9,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm/llmtest"
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/sink"
 )
 
 // answerDeltas is the size of the answer the output benchmarks stream.
@@ -68,10 +69,10 @@ func BenchmarkJSONSinkDelta(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				js := newJSONSink(io.Discard, true, "id", time.Now)
-				js.init(events.Init{})
-				js.handle(Event{Kind: EventTurnStart, Turn: 1})
+				js.Init(events.Init{})
+				js.Handle(Event{Kind: EventTurnStart, Turn: 1})
 				for i := range n {
-					js.handle(Event{Kind: EventTextDelta, Turn: 1, Text: "word" + string(rune('a'+i%26)) + " "})
+					js.Handle(Event{Kind: EventTextDelta, Turn: 1, Text: "word" + string(rune('a'+i%26)) + " "})
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/delta")
@@ -84,9 +85,9 @@ func BenchmarkJSONSinkDelta(b *testing.B) {
 func BenchmarkTextSinkDelta(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		ts := newTextSink(io.Discard, false)
+		ts := sink.NewText(io.Discard, sink.TextOptions{Final: false})
 		for i := range answerDeltas {
-			ts.handle(Event{Kind: EventTextDelta, Turn: 1, Text: "word" + string(rune('a'+i%26)) + " "})
+			ts.Handle(Event{Kind: EventTextDelta, Turn: 1, Text: "word" + string(rune('a'+i%26)) + " "})
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*answerDeltas), "ns/delta")

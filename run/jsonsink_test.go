@@ -3,14 +3,11 @@ package run
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
@@ -34,80 +31,6 @@ func eventsOf(t testing.TB, out []byte) []eventstest.Event {
 	return evs
 }
 
-// TestJSONSink drives the sink with events and checks what it writes:
-// events before init wait for it, the result comes once and last, a
-// tool's content is capped, arguments that are not JSON become a string.
-func TestJSONSink(t *testing.T) {
-	t.Parallel()
-	var out bytes.Buffer
-	clock := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
-	js := newJSONSink(&out, true, "id-1", func() time.Time { clock = clock.Add(time.Millisecond); return clock })
-	js.red = newRedactor([]string{"sk-secret-value"})
-	js.handle(Event{Kind: EventNotice, Text: "early note with sk-secret-value"})
-	js.init(events.Init{Tools: []string{}, Policy: events.Policy{SHA256: strings.Repeat("0", 64)},
-		Sandbox: events.Sandbox{Mode: "off", Network: "allowed"}})
-	call := &ToolCallInfo{ID: "c1", Name: "bash", Input: json.RawMessage("{\"command\":\n \"ls\"}")}
-	bad := &ToolCallInfo{ID: "c2", Name: "bash", Input: json.RawMessage(`{"command": 1`)}
-	for _, ev := range []Event{
-		{Kind: EventTurnStart, Turn: 1},
-		{Kind: EventToolCall, Turn: 1, Tool: call},
-		{Kind: EventToolAllowed, Turn: 1, Tool: call, Allow: &AllowInfo{Rule: "r"}},
-		{Kind: EventToolResult, Turn: 1, Tool: call, Result: &ToolResultInfo{Content: strings.Repeat("é", events.ContentMax), Changed: []string{"b", "a"}}},
-		{Kind: EventToolCall, Turn: 1, Tool: bad},
-		{Kind: EventToolDenied, Turn: 1, Tool: bad, Denial: &DenialInfo{Rule: "d", Ask: true}},
-		{Kind: EventTurnDone, Summary: &Summary{Turns: 1, ToolCalls: 2, Denials: 1}},
-	} {
-		js.handle(ev)
-	}
-	if err := js.finish(nil, 0); err != nil {
-		t.Fatal(err)
-	}
-	js.finish(errors.New("again"), 1)
-	js.handle(Event{Kind: EventNotice, Text: "late"})
-	evs := eventsOf(t, out.Bytes())
-	var types []string
-	for _, ev := range evs {
-		types = append(types, ev.Type())
-	}
-	want := "init notice turn_start tool_call policy_decision tool_result tool_call policy_decision result"
-	if got := strings.Join(types, " "); got != want {
-		t.Fatalf("types %s\nwant %s", got, want)
-	}
-	if msg := evs[1]["message"]; msg != "early note with [REDACTED]" {
-		t.Errorf("notice %q", msg)
-	}
-	if in := evs[3]["input"].(map[string]any); in["command"] != "ls" {
-		t.Errorf("input %v", in)
-	}
-	if res := evs[5]; len(res["content"].(string)) > events.ContentMax || res["truncated"] != true {
-		t.Errorf("content of %d bytes, truncated %v", len(res["content"].(string)), res["truncated"])
-	}
-	if in := evs[6]["input"]; in != `{"command": 1` {
-		t.Errorf("malformed input %#v, want the raw string", in)
-	}
-	if d := evs[7]; d["decision"] != "ask" || d["resolved_as"] != "deny" {
-		t.Errorf("decision %v", d)
-	}
-	if r := evs[8]; fmt.Sprint(r["files_changed"]) != "[a b]" || r["status"] != "success" || r["denials"] != 1.0 {
-		t.Errorf("result %v", r)
-	}
-}
-
-// TestJSONSinkResultOnly: --output json writes the result object alone.
-func TestJSONSinkResultOnly(t *testing.T) {
-	t.Parallel()
-	var out bytes.Buffer
-	js := newJSONSink(&out, false, "id", nil)
-	js.init(events.Init{})
-	js.handle(Event{Kind: EventTextDelta, Turn: 1, Text: "Hi"})
-	js.handle(Event{Kind: EventMessageDone, Turn: 1, Text: "Hi"})
-	js.finish(reportedError{Err: exit.CodeError{Code: exit.Limit, Err: errors.New("reached --timeout 1s"), Kind: events.ErrTimeout}}, exitLimit)
-	evs := eventsOf(t, out.Bytes())
-	if len(evs) != 1 || evs[0]["status"] != "limit" || evs[0]["final_text"] != "Hi" {
-		t.Fatalf("got %v", evs)
-	}
-}
-
 // TestOutcome maps the errors that end a run to the result's status and
 // error type.
 func TestOutcome(t *testing.T) {
@@ -119,7 +42,7 @@ func TestOutcome(t *testing.T) {
 	}{
 		{nil, 0, "success", ""},
 		{usagef("bad flag"), 2, "error", "usage"},
-		{settingsError{usagef("no key")}, 2, "error", "config"},
+		{settingsError{Err: usagef("no key")}, 2, "error", "config"},
 		{usageError{Err: &config.Error{File: config.FromCommandLine, Err: errors.New("x")}}, 2, "error", "usage"},
 		{usageError{Err: &config.Error{File: "c.toml", Err: errors.New("x")}}, 2, "error", "config"},
 		{reportedError{Err: &budgetError{Limit: "max_cost", Max: 1}}, 4, "limit", "max_cost"},

@@ -14,6 +14,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
 	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -150,15 +151,15 @@ func runLoop(t *testing.T, ctx context.Context, script llmtest.Script, cfg loopC
 		j = judgeBy(nil, nil)
 	}
 	var stdout strings.Builder
-	text := newTextSink(&stdout, false)
+	text := sink.NewText(&stdout, sink.TextOptions{Final: false})
 	var r loopRun
 	client := llm.NewAnthropic(llm.AnthropicConfig{BaseURL: srv.URL(), APIKey: "sk-test"})
 	r.loop = newLoop(cfg, client, j, func(ev Event) {
 		r.events = append(r.events, ev)
-		text.handle(ev)
+		text.Handle(ev)
 	})
 	r.err = r.loop.run(ctx, "do the task")
-	text.handle(Event{Kind: EventTurnDone, Summary: &Summary{}})
+	text.Handle(Event{Kind: EventTurnDone, Summary: &Summary{}})
 	r.stdout = stdout.String()
 	r.raw = srv.Requests()
 	for _, req := range r.raw {

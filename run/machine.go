@@ -1,12 +1,10 @@
 package run
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/events"
@@ -58,26 +56,4 @@ func policyDigest(pol *policy.Policy, allow, deny []string) string {
 		io.WriteString(h, "\ndeny = "+r)
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// noticeWriter turns the lines written to it ("rubichan: note: …") into
-// notices of a jsonSink, and passes them on to w.
-type noticeWriter struct {
-	w   io.Writer
-	js  *jsonSink
-	buf []byte
-}
-
-func (n *noticeWriter) Write(p []byte) (int, error) {
-	n.buf = append(n.buf, p...)
-	for {
-		i := bytes.IndexByte(n.buf, '\n')
-		if i < 0 {
-			break
-		}
-		line := strings.TrimPrefix(string(n.buf[:i]), "rubichan: ")
-		n.js.handle(Event{Kind: EventNotice, Text: line})
-		n.buf = n.buf[i+1:]
-	}
-	return n.w.Write(p)
 }

@@ -42,7 +42,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if gh != nil {
 		// Under GitHub Actions nothing on stderr can be a workflow
 		// command but the reporter's own.
-		stderr = gh.out
+		stderr = gh.Out()
 	}
 	app := newApp(stdin, stdout, stderr, env, out)
 	keepFlagsOf(app, args)
@@ -78,12 +78,12 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if js != nil {
 		// The result is the last line, whatever happened; when nobody
 		// can read it any more, the exit code says so.
-		if werr := js.finish(err, code); werr != nil && code == exitOK {
+		if werr := js.Finish(err, code); werr != nil && code == exitOK {
 			code = exitCode(werr)
 		}
 	}
 	if gh != nil {
-		gh.finish(err, code)
+		finishGitHub(gh, err, code)
 	}
 	return code
 }

@@ -182,11 +182,11 @@ func newAsker(c *cli.Context, env environment) (asker, error) {
 	}
 	lc, err := loadConfig(configOptionsFromCLI(c, env, dir, false))
 	if err != nil {
-		return nil, settingsError{err}
+		return nil, settingsError{Err: err}
 	}
 	rp, err := resolveProvider(lc, env.lookupEnv)
 	if err != nil {
-		return nil, settingsError{err}
+		return nil, settingsError{Err: err}
 	}
 	// The answer and its errors go to a person or a pipe: a key the
 	// server echoes is redacted, as in a run's output.

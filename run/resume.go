@@ -190,7 +190,7 @@ func (f sessionFlags) resumePath(st session.Store, root string) (string, error) 
 // take locks and loads the session at path (a copy of it with --fork) and
 // checks the run's answers against its pending calls.
 func (p *sessionPlan) take(f sessionFlags, path string, secrets []string, warn io.Writer) error {
-	opt := sessionOptions{Secrets: secrets, Warn: warn}.writerOptions()
+	opt := sessionOptions{Secrets: secrets, Warn: warn}.WriterOptions()
 	var err error
 	if f.Fork {
 		p.forkedFrom = session.IDOf(path)

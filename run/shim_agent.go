@@ -58,8 +58,6 @@ const (
 // The redactor.
 type redactor = agent.Redactor
 
-const secretMinLen = agent.SecretMinLen
-
 func newRedactor(secrets []string) *redactor { return agent.NewRedactor(secrets) }
 
 // The budget and its errors.

@@ -1,6 +1,9 @@
 package run
 
-import "github.com/rubichan/rubichan/run/exit"
+import (
+	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/exit"
+)
 
 // Transitional names for the exit-code contract, now in run/exit, so the
 // files of run that have not moved yet compile unchanged. Phase 4 of the
@@ -36,5 +39,8 @@ func brokenPipe(err error) bool { return exit.IsBrokenPipe(err) }
 // exitCode is [exit.Code].
 func exitCode(err error) int { return exit.Code(err) }
 
-// exitMeaning is [exit.Meaning].
-func exitMeaning(code int) string { return exit.Meaning(code) }
+// settingsError is [exit.ConfigError].
+type settingsError = exit.ConfigError
+
+// outcome is [exit.Outcome].
+func outcome(err error, code int) (string, *events.ResultError) { return exit.Outcome(err, code) }

@@ -118,7 +118,7 @@ func (st *runStack) readInput(ctx context.Context, cfg execConfig, src stackInpu
 	}
 	st.in = in
 	st.defer_(func() { in.Close() })
-	cfg.github.setRun(cfg, in.Text, st.sinks.act.red) // a no-op off GitHub Actions
+	cfg.github.Begin(githubRun(cfg, in.Text, st.sinks.red)) // a no-op off GitHub Actions
 	return nil
 }
 

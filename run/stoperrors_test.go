@@ -11,6 +11,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/cassette"
+	"github.com/rubichan/rubichan/run/sink"
 )
 
 // TestRequestError: a failed model request ends the run with an
@@ -100,7 +101,7 @@ func TestFinishRunAnnounced(t *testing.T) {
 		var errs []error
 		var sum *Summary
 		l := newLoop(loopConfig{MaxTurns: 1}, nil, judgeBy(nil, nil), func(Event) {})
-		err := finishRun(tc.err, l, newTextSink(io.Discard, false), time.Now(), func(ev Event) {
+		err := finishRun(tc.err, l, sink.NewText(io.Discard, sink.TextOptions{Final: false}), time.Now(), func(ev Event) {
 			switch ev.Kind {
 			case EventError:
 				errs = append(errs, ev.Err)

@@ -158,7 +158,7 @@ func BenchmarkSubqueryOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	svc := &subqueries{opt: subqueryOptions{Model: "claude-haiku-5-5", Prices: config.DefaultPrices(), MaxCost: 1000, Concurrency: 4},
-		client: client, budget: budget, emit: js.handle, retry: llm.DefaultRetryPolicy(), slots: make(chan struct{}, 4),
+		client: client, budget: budget, emit: js.Handle, retry: llm.DefaultRetryPolicy(), slots: make(chan struct{}, 4),
 		gate: &fileGate{ws: ws, judge: func(string, toolkit.Effects) verdict { return verdict{Kind: verdictAllow} }}}
 	svc.gate.allowed = map[string]toolkit.PathRef{file: ref} // the policy's answer, cached as after the first range
 	s, err := subquery.Listen(dir, svc.handle)

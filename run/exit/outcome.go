@@ -1,4 +1,4 @@
-package run
+package exit
 
 import (
 	"errors"
@@ -6,18 +6,18 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
-	"github.com/rubichan/rubichan/run/exit"
 )
 
-// outcome is how a run that ended with err and exit code code reads in a
+// Outcome is how a run that ended with err and exit code code reads in a
 // result event: its status, and unless it succeeded, what went wrong.
-func outcome(err error, code int) (string, *events.ResultError) {
-	if err == nil && code == exitOK {
+func Outcome(err error, code int) (string, *events.ResultError) {
+	if err == nil && code == OK {
 		return events.StatusSuccess, nil
 	}
-	typ, retryable := errorKind(err)
+	typ, retryable := Kind(err)
 	if err == nil { // not reached: a failure without an error
 		typ = events.ErrInternal
 	}
@@ -25,36 +25,36 @@ func outcome(err error, code int) (string, *events.ResultError) {
 	switch {
 	case typ == events.ErrInterrupted:
 		status = events.StatusInterrupted
-	case code == exitLimit:
+	case code == Limit:
 		status = events.StatusLimit
-	case code == exitPolicy:
+	case code == Policy:
 		status = events.StatusDenied
 	}
-	msg := "exit code " + itoa(code)
+	msg := "exit code " + strconv.Itoa(code)
 	if err != nil {
 		msg = err.Error()
 	}
 	return status, &events.ResultError{Type: typ, Message: msg, Retryable: retryable}
 }
 
-// errorKind classifies an error that ended a run or a model request as an
+// Kind classifies an error that ended a run or a model request as an
 // events error type, and says whether the same thing may succeed later.
-func errorKind(err error) (string, bool) {
+func Kind(err error) (string, bool) {
 	var (
 		sig SignalError
-		ee  exit.CodeError
-		be  *budgetError
+		ee  CodeError
+		be  *agent.BudgetError
 		pe  *policy.LoadError
 		ae  *llm.APIError
-		ue  usageError
+		ue  UsageError
 	)
 	switch {
 	case errors.As(err, &sig):
 		return events.ErrInterrupted, true
-	case brokenPipe(err):
+	case IsBrokenPipe(err):
 		return events.ErrBrokenPipe, false
 	case engineKind(err):
-		typ, retryable, _ := exit.EngineKind(err)
+		typ, retryable, _ := EngineKind(err)
 		return typ, retryable
 	case errors.As(err, &ee) && ee.Kind != "":
 		return ee.Kind, ee.Kind == events.ErrTimeout
@@ -70,11 +70,11 @@ func errorKind(err error) (string, bool) {
 		return events.ErrPolicy, false
 	case errors.As(err, &ae):
 		return apiErrorKind(ae), ae.Retryable
-	case configError(err):
+	case isConfigError(err):
 		return events.ErrConfig, false
 	case errors.As(err, &ue):
 		return events.ErrUsage, false
-	case exitCode(err) == exitProvider:
+	case Code(err) == Provider:
 		return events.ErrServer, false
 	}
 	return events.ErrInternal, false
@@ -101,8 +101,8 @@ func apiErrorKind(ae *llm.APIError) string {
 	return events.ErrServer
 }
 
-// apiStatus is the HTTP status of a provider failure, 0 when none.
-func apiStatus(err error) int {
+// APIStatus is the HTTP status of a provider failure, 0 when none.
+func APIStatus(err error) int {
 	var ae *llm.APIError
 	if errors.As(err, &ae) {
 		return ae.StatusCode
@@ -110,18 +110,21 @@ func apiStatus(err error) int {
 	return 0
 }
 
-// settingsError marks a failure to load the configuration of a run —
+// ConfigError marks a failure to load the configuration of a run —
 // its files, RUBICHAN_* variables, provider and key — as a config error
 // in a result; its exit code is that of the error it wraps.
-type settingsError struct{ err error }
+type ConfigError struct{ Err error }
 
-func (e settingsError) Error() string { return e.err.Error() }
-func (e settingsError) Unwrap() error { return e.err }
+// Error is the wrapped error's message.
+func (e ConfigError) Error() string { return e.Err.Error() }
 
-// configError reports whether err is about the configuration rather than
+// Unwrap returns the wrapped error.
+func (e ConfigError) Unwrap() error { return e.Err }
+
+// isConfigError reports whether err is about the configuration rather than
 // the command line: a file, a variable, a missing key.
-func configError(err error) bool {
-	var se settingsError
+func isConfigError(err error) bool {
+	var se ConfigError
 	var ce *config.Error
 	if errors.As(err, &ce) {
 		return ce.File != config.FromCommandLine
@@ -129,11 +132,9 @@ func configError(err error) bool {
 	return errors.As(err, &se)
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
 // engineKind reports whether err ended a run with a limit, stop or check
-// of the engine that [exit.EngineKind] classifies.
+// of the engine that [EngineKind] classifies.
 func engineKind(err error) bool {
-	_, _, ok := exit.EngineKind(err)
+	_, _, ok := EngineKind(err)
 	return ok
 }

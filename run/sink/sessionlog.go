@@ -1,6 +1,8 @@
-package run
+package sink
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -11,12 +13,13 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/session"
 )
 
-// sessionHeader is what the first line of a session (or the "run" line of
+// SessionHeader is what the first line of a session (or the "run" line of
 // a resumed one) records about the run.
-type sessionHeader struct {
+type SessionHeader struct {
 	Start      time.Time
 	Workspace  string
 	Provider   string
@@ -35,23 +38,24 @@ type sessionHeader struct {
 	DenyPending bool
 }
 
-// sessionLog turns a run's events into session lines: the header or run
+// SessionLog turns a run's events into session lines: the header or run
 // line, then one line per event except text deltas, the conversation as
 // the model is sent it, then a closing line with the summary.
 //
-// A nil *sessionLog is valid and records nothing. It is not safe for
+// A nil *SessionLog is valid and records nothing. It is not safe for
 // concurrent use; the runner calls it from one goroutine.
-type sessionLog struct {
+type SessionLog struct {
 	w     *session.Writer
 	notes io.Writer // the path, in the closing summary area; io.Discard when quiet
 	now   func() time.Time
 	api   string
 	model string
+	build Build
 	ended bool
 }
 
-// sessionOptions say where a new session goes and what it must hide.
-type sessionOptions struct {
+// SessionOptions say where a new session goes and what it must hide.
+type SessionOptions struct {
 	Dir     string // the directory; "" when none is known
 	File    string // --session-file: this file instead of one in Dir
 	ID      string // the new session's id (--session-id, else the JSON sink's); "": a fresh one
@@ -59,16 +63,19 @@ type sessionOptions struct {
 	Warn    io.Writer
 	Notes   io.Writer
 	Now     func() time.Time // nil: time.Now
+	Build   Build            // the binary's build, in every header and run line
 }
 
-func (opt sessionOptions) writerOptions() session.Options {
-	return session.Options{Secrets: newRedactor(opt.Secrets).Secrets(), Warn: opt.Warn}
+// WriterOptions are the session writer's options: the secrets it hides
+// and where it warns.
+func (opt SessionOptions) WriterOptions() session.Options {
+	return session.Options{Secrets: agent.NewRedactor(opt.Secrets).Secrets(), Warn: opt.Warn}
 }
 
-// openSession creates the session file and writes its header. A failure is
+// OpenSession creates the session file and writes its header. A failure is
 // a warning on opt.Warn and a nil log: the run goes on without a session.
-// (A named session that exists is refused before the run, in [checkNewSession].)
-func openSession(opt sessionOptions, h sessionHeader) *sessionLog {
+// (A named session that exists is refused before the run, by the command layer.)
+func OpenSession(opt SessionOptions, h SessionHeader) *SessionLog {
 	warn := opt.Warn
 	if warn == nil {
 		warn = io.Discard
@@ -89,32 +96,32 @@ func openSession(opt sessionOptions, h sessionHeader) *sessionLog {
 	return s
 }
 
-// newSessionID returns a fresh session id (see [session.NewID]); the JSON
+// NewSessionID returns a fresh session id (see [session.NewID]); the JSON
 // sink's events carry it before the session file exists.
-func newSessionID(start time.Time) string {
+func NewSessionID(start time.Time) string {
 	id, _ := session.NewID(start) // crypto/rand does not fail
 	return id
 }
 
-func createSession(opt sessionOptions, start time.Time) (*session.Writer, error) {
+func createSession(opt SessionOptions, start time.Time) (*session.Writer, error) {
 	st := session.Store{Dir: opt.Dir}
 	switch {
 	case opt.File != "":
 		if err := os.MkdirAll(filepath.Dir(opt.File), 0o700); err != nil {
 			return nil, fmt.Errorf("session: %w", err)
 		}
-		return session.Create(opt.File, opt.writerOptions())
+		return session.Create(opt.File, opt.WriterOptions())
 	case opt.ID != "":
 		if err := st.Make(); err != nil {
 			return nil, err
 		}
-		return session.Create(st.Path(opt.ID), opt.writerOptions())
+		return session.Create(st.Path(opt.ID), opt.WriterOptions())
 	}
-	return st.CreateNew(start, opt.writerOptions())
+	return st.CreateNew(start, opt.WriterOptions())
 }
 
-func newSessionLog(w *session.Writer, opt sessionOptions, h sessionHeader) *sessionLog {
-	s := &sessionLog{w: w, notes: opt.Notes, now: opt.Now, api: h.API, model: h.Model}
+func newSessionLog(w *session.Writer, opt SessionOptions, h SessionHeader) *SessionLog {
+	s := &SessionLog{w: w, notes: opt.Notes, now: opt.Now, api: h.API, model: h.Model, build: opt.Build}
 	if s.notes == nil {
 		s.notes = io.Discard
 	}
@@ -124,8 +131,8 @@ func newSessionLog(w *session.Writer, opt sessionOptions, h sessionHeader) *sess
 	return s
 }
 
-// resumeLog starts a resumed run's lines in the session w holds.
-func resumeLog(w *session.Writer, opt sessionOptions, h sessionHeader) *sessionLog {
+// ResumeLog starts a resumed run's lines in the session w holds.
+func ResumeLog(w *session.Writer, opt SessionOptions, h SessionHeader) *SessionLog {
 	s := newSessionLog(w, opt, h)
 	l := s.header(h, "")
 	l.Type = session.TypeRun
@@ -135,16 +142,16 @@ func resumeLog(w *session.Writer, opt sessionOptions, h sessionHeader) *sessionL
 }
 
 // Path returns the session file's path, or "" for a nil log.
-func (s *sessionLog) Path() string {
+func (s *SessionLog) Path() string {
 	if s == nil {
 		return ""
 	}
 	return s.w.Path()
 }
 
-// handle records one event. The closing event writes the last line and
+// Handle records one event. The closing event writes the last line and
 // names the file on the notes writer.
-func (s *sessionLog) handle(ev Event) {
+func (s *SessionLog) Handle(ev agent.Event) {
 	if s == nil || s.ended {
 		return
 	}
@@ -153,7 +160,7 @@ func (s *sessionLog) handle(ev Event) {
 		return
 	}
 	s.w.Write(rec)
-	if ev.Kind == EventTurnDone {
+	if ev.Kind == agent.EventTurnDone {
 		s.ended = true
 		if s.w.Sync() == nil {
 			fmt.Fprintf(s.notes, "session saved to %s\n", s.w.Path())
@@ -163,7 +170,7 @@ func (s *sessionLog) handle(ev Event) {
 
 // Close ends the log: it syncs and closes the file and releases its lock.
 // A log that never got its closing line stays as it is, every line whole.
-func (s *sessionLog) Close() error {
+func (s *SessionLog) Close() error {
 	if s == nil {
 		return nil
 	}
@@ -172,8 +179,8 @@ func (s *sessionLog) Close() error {
 
 // header is the first line of a session, or a resumed run's line: the
 // run's identity, without its key.
-func (s *sessionLog) header(h sessionHeader, id string) *session.Line {
-	bi := readBuildInfo()
+func (s *SessionLog) header(h SessionHeader, id string) *session.Line {
+	bi := s.build
 	l := &session.Line{
 		Type: session.TypeHeader, Time: session.Stamp(h.Start), ID: id, Run: h.Run, PID: os.Getpid(),
 		Version: bi.Version, Commit: bi.Commit, Modified: bi.Modified, GoVersion: bi.Go, Workspace: h.Workspace, Provider: h.Provider, API: h.API, Model: h.Model,
@@ -188,7 +195,7 @@ func (s *sessionLog) header(h sessionHeader, id string) *session.Line {
 
 // writeSystem records the run's system prompt: its parts and the hash of
 // the whole, as sent.
-func (s *sessionLog) writeSystem(parts []session.PromptPart) {
+func (s *SessionLog) writeSystem(parts []session.PromptPart) {
 	if len(parts) == 0 {
 		return
 	}
@@ -202,22 +209,22 @@ func (s *sessionLog) writeSystem(parts []session.PromptPart) {
 
 // record is the line for one event, or nil for events the log skips: text
 // deltas (each finished message is recorded whole).
-func (s *sessionLog) record(ev Event) *session.Line {
+func (s *SessionLog) record(ev agent.Event) *session.Line {
 	l := &session.Line{Time: session.Stamp(s.now()), Turn: ev.Turn}
 	switch ev.Kind {
-	case EventTextDelta, EventThinkingDelta:
+	case agent.EventTextDelta, agent.EventThinkingDelta:
 		return nil
-	case EventNotice:
+	case agent.EventNotice:
 		l.Type, l.Text = session.TypeNotice, session.Ptr(ev.Text)
-	case EventTurnStart:
+	case agent.EventTurnStart:
 		l.Type = session.TypeTurn
-	case EventMessageDone:
+	case agent.EventMessageDone:
 		l.Type, l.Text = session.TypeMessage, session.Ptr(ev.Text)
 		if u := ev.Usage; u != nil {
 			l.Usage = &session.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 				CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheCreationTokens}
 		}
-	case EventHistory:
+	case agent.EventHistory:
 		if ev.Message == nil {
 			return nil
 		}
@@ -225,35 +232,35 @@ func (s *sessionLog) record(ev Event) *session.Line {
 		if ev.Message.Role == llm.RoleAssistant {
 			l.Type, l.API, l.Model = session.TypeAssistant, s.api, s.model
 		}
-	case EventStreamCut:
+	case agent.EventStreamCut:
 		l.Type = session.TypeStreamCut
-	case EventRetry:
+	case agent.EventRetry:
 		l.Type = session.TypeRetry
 		if r := ev.Retry; r != nil {
 			l.Attempt, l.WaitMS, l.Reason = r.Attempt, session.Ptr(r.Wait.Milliseconds()), r.Reason
 		}
-	case EventToolCall, EventToolAllowed, EventToolDenied, EventToolResult:
+	case agent.EventToolCall, agent.EventToolAllowed, agent.EventToolDenied, agent.EventToolResult:
 		if !toolLine(l, ev) {
 			return nil
 		}
-	case EventHook:
+	case agent.EventHook:
 		l.Type = "hook"
 		if h := ev.Hook; h != nil {
 			l.Name, l.Event, l.Tool, l.Decision, l.Reason = h.Name, h.Event, h.Tool, h.Decision, h.Reason
 			l.ExitCode, l.DurationMS = h.ExitCode, session.Ptr(h.Duration.Milliseconds())
 		}
-	case EventCompaction:
-		compactionLine(l, ev.Compaction)
-	case EventSubquery:
-		subqueryLine(l, ev.Subquery)
-	case EventLimit:
+	case agent.EventCompaction:
+		CompactionLine(l, ev.Compaction)
+	case agent.EventSubquery:
+		SubqueryLine(l, ev.Subquery)
+	case agent.EventLimit:
 		l.Type, l.Text = session.TypeLimit, session.Ptr(ev.Text)
-	case EventError:
+	case agent.EventError:
 		l.Type = session.TypeError
 		if ev.Err != nil {
 			l.Error = ev.Err.Error()
 		}
-	case EventTurnDone:
+	case agent.EventTurnDone:
 		l.Type, l.Turn = session.TypeEnd, 0
 		addSummary(l, ev.Summary)
 	default:
@@ -264,21 +271,21 @@ func (s *sessionLog) record(ev Event) *session.Line {
 
 // toolLine fills l from an event about a tool call: the call, the policy's
 // decision, the result. It returns false when the event makes no line.
-func toolLine(l *session.Line, ev Event) bool {
+func toolLine(l *session.Line, ev agent.Event) bool {
 	switch ev.Kind {
-	case EventToolCall:
+	case agent.EventToolCall:
 		l.Type = session.TypeToolCall
 		addTool(l, ev.Tool)
 		if ev.Tool != nil && len(ev.Tool.Input) > 0 {
 			l.Input = ev.Tool.Input
 		}
-	case EventToolAllowed:
+	case agent.EventToolAllowed:
 		l.Type, l.Decision = session.TypeDecision, "allow"
 		addTool(l, ev.Tool)
 		if a := ev.Allow; a != nil {
 			l.Rule, l.Fact, l.Reason = a.Rule, a.Fact, a.Reason
 		}
-	case EventToolDenied:
+	case agent.EventToolDenied:
 		l.Type, l.Decision = session.TypeDecision, "deny"
 		addTool(l, ev.Tool)
 		if d := ev.Denial; d != nil {
@@ -287,7 +294,7 @@ func toolLine(l *session.Line, ev Event) bool {
 				l.Decision = "pending"
 			}
 		}
-	case EventToolResult:
+	case agent.EventToolResult:
 		if ev.Result != nil && ev.Result.NotRun { // the decision line says it
 			return false
 		}
@@ -298,7 +305,7 @@ func toolLine(l *session.Line, ev Event) bool {
 	return true
 }
 
-func addTool(l *session.Line, t *ToolCallInfo) {
+func addTool(l *session.Line, t *agent.ToolCallInfo) {
 	if t != nil {
 		l.ID, l.Name = t.ID, t.Name
 	}
@@ -306,7 +313,7 @@ func addTool(l *session.Line, t *ToolCallInfo) {
 
 // addResult records a result for a reader: the conversation's "user" line
 // holds it whole; this one keeps the first [session.ContentMax] bytes.
-func addResult(l *session.Line, res *ToolResultInfo) {
+func addResult(l *session.Line, res *agent.ToolResultInfo) {
 	if res == nil {
 		return
 	}
@@ -321,7 +328,7 @@ func addResult(l *session.Line, res *ToolResultInfo) {
 	l.Changed = append([]string(nil), res.Changed...)
 }
 
-func addSummary(l *session.Line, sum *Summary) {
+func addSummary(l *session.Line, sum *agent.Summary) {
 	if sum == nil {
 		return
 	}
@@ -336,7 +343,7 @@ func addSummary(l *session.Line, sum *Summary) {
 	if sum.CostKnown && !math.IsNaN(sum.CostUSD) && !math.IsInf(sum.CostUSD, 0) {
 		l.CostUSD = session.Ptr(sum.CostUSD)
 	}
-	l.Pending = sessionPendings(sum.Pending)
+	l.Pending = SessionPendings(sum.Pending)
 }
 
 // sessionPending is p as the session file records it.
@@ -348,8 +355,8 @@ func sessionPending(p agent.Pending) session.Pending {
 	return s
 }
 
-// sessionPendings is [sessionPending] for each of ps.
-func sessionPendings(ps []agent.Pending) []session.Pending {
+// SessionPendings is [sessionPending] for each of ps.
+func SessionPendings(ps []agent.Pending) []session.Pending {
 	var out []session.Pending
 	for _, p := range ps {
 		out = append(out, sessionPending(p))
@@ -360,13 +367,13 @@ func sessionPendings(ps []agent.Pending) []session.Pending {
 // statusOf names how a run ended from its exit code.
 func statusOf(code int, pending bool) string {
 	switch {
-	case code == exitOK:
+	case code == exit.OK:
 		return session.StatusDone
-	case code == exitPolicy && pending:
+	case code == exit.Policy && pending:
 		return session.StatusDeferred
-	case code == exitPolicy:
+	case code == exit.Policy:
 		return session.StatusStopped
-	case code == exitLimit:
+	case code == exit.Limit:
 		return session.StatusLimit
 	case code == 130 || code == 143:
 		return session.StatusInterrupted
@@ -374,4 +381,36 @@ func statusOf(code int, pending bool) string {
 	return session.StatusFailed
 }
 
-func ptr[T any](v T) *T { return &v }
+// NextRun starts the lines of the next run of a chat in the same session:
+// a "run" line, as a resumed run writes.
+func (s *SessionLog) NextRun(h SessionHeader, run int) {
+	if s == nil {
+		return
+	}
+	s.ended = false
+	l := s.header(h, "")
+	l.Type, l.Run = session.TypeRun, run
+	s.w.Write(l)
+}
+
+// Reopen lets the log record what happens between two runs of a chat
+// (a /clear, a /compact) after the run's closing line.
+func (s *SessionLog) Reopen() {
+	if s != nil {
+		s.ended = false
+	}
+}
+
+// Clear records that the conversation was cleared (/clear in a chat);
+// a nil log records nothing.
+func (s *SessionLog) Clear() {
+	if s != nil {
+		s.w.Write(&session.Line{Type: session.TypeClear, Time: session.Stamp(time.Now())})
+	}
+}
+
+// promptHash is the hash a session records of a system prompt.
+func promptHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}

@@ -1,4 +1,4 @@
-package run
+package sink
 
 import (
 	"fmt"
@@ -8,24 +8,25 @@ import (
 	"time"
 
 	"github.com/fatih/color"
+	"github.com/rubichan/rubichan/run/agent"
 )
 
 // verboseMaxLines caps the tool output --verbose shows per call.
 const verboseMaxLines = 200
 
-// activitySink renders everything but the model's text on stderr: one line
+// Activity renders everything but the model's text on stderr: one line
 // per tool call and its outcome, denials, retries, limits, errors and the
 // closing summary. With quiet it shows errors and limits only; with verbose
 // it also shows each tool's output.
 //
 // It is safe for concurrent use: notices may come from another goroutine.
-type activitySink struct {
+type Activity struct {
 	mu      sync.Mutex
 	w       io.Writer
 	quiet   bool
 	verbose bool
 	pal     palette
-	red     *redactor // secrets hidden in every line; nil hides nothing
+	red     *agent.Redactor // secrets hidden in every line; nil hides nothing
 	// group, when set, wraps the --verbose output of a tool or a check
 	// (under GitHub Actions, a ::group:: with workflow commands stopped):
 	// it opens the frame titled title and returns what closes it.
@@ -58,10 +59,10 @@ func newPalette(enabled bool) palette {
 	return p
 }
 
-// colorEnabled decides whether stderr gets colors: --color always or never
+// ColorEnabled decides whether stderr gets colors: --color always or never
 // wins; auto means stderr is a terminal other than TERM=dumb and NO_COLOR
 // is unset or empty.
-func colorEnabled(mode string, stderrIsTerminal bool, lookupEnv func(string) (string, bool)) bool {
+func ColorEnabled(mode string, stderrIsTerminal bool, lookupEnv func(string) (string, bool)) bool {
 	switch mode {
 	case "always":
 		return true
@@ -77,27 +78,41 @@ func colorEnabled(mode string, stderrIsTerminal bool, lookupEnv func(string) (st
 	return stderrIsTerminal
 }
 
-func newActivitySink(w io.Writer, quiet, verbose, colors bool) *activitySink {
+// ActivityOptions are what the activity lines show and how.
+type ActivityOptions struct {
+	Quiet   bool            // errors and limits only
+	Verbose bool            // each tool's output, every hook run
+	Colors  bool            // ANSI colors
+	Redact  *agent.Redactor // secrets hidden in every line; nil hides nothing
+	// Group, when set, wraps the --verbose output of a tool or a check
+	// (under GitHub Actions, a ::group::): it opens the frame titled title
+	// and returns what closes it.
+	Group func(title string) (end func())
+}
+
+// NewActivity returns an Activity writing to w (nil: nowhere).
+func NewActivity(w io.Writer, o ActivityOptions) *Activity {
 	if w == nil {
 		w = io.Discard
 	}
-	return &activitySink{w: w, quiet: quiet, verbose: verbose, pal: newPalette(colors)}
+	return &Activity{w: w, quiet: o.Quiet, verbose: o.Verbose, pal: newPalette(o.Colors), red: o.Redact, group: o.Group}
 }
 
-func (s *activitySink) line(format string, args ...any) {
+func (s *Activity) line(format string, args ...any) {
 	io.WriteString(s.w, s.red.Redact(fmt.Sprintf(format+"\n", args...)))
 }
 
-func (s *activitySink) handle(ev Event) {
+// Handle renders ev.
+func (s *Activity) Handle(ev agent.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.pal
 	switch ev.Kind {
-	case EventError:
-		s.line("%s", p.fail.Sprint("rubichan: "+shown(ev.Err.Error())))
-	case EventLimit:
-		s.line("%s", p.fail.Sprint("rubichan: stopped: "+shown(ev.Text)))
-	case EventStreamCut:
+	case agent.EventError:
+		s.line("%s", p.fail.Sprint("rubichan: "+agent.Shown(ev.Err.Error())))
+	case agent.EventLimit:
+		s.line("%s", p.fail.Sprint("rubichan: stopped: "+agent.Shown(ev.Text)))
+	case agent.EventStreamCut:
 		// Shown even when quiet: it explains a repeated answer on stdout.
 		s.line("%s", p.warn.Sprint("⚠ the partial answer above was interrupted; asking again"))
 	}
@@ -105,46 +120,46 @@ func (s *activitySink) handle(ev Event) {
 		return
 	}
 	switch ev.Kind {
-	case EventNotice:
-		s.line("%s", p.dim.Sprint("rubichan: "+shown(ev.Text)))
-	case EventRetry:
+	case agent.EventNotice:
+		s.line("%s", p.dim.Sprint("rubichan: "+agent.Shown(ev.Text)))
+	case agent.EventRetry:
 		r := ev.Retry
-		s.line("%s", p.warn.Sprintf("↻ retrying in %s (%s), attempt %d failed", formatDuration(r.Wait), shown(r.Reason), r.Attempt))
-	case EventToolCall:
+		s.line("%s", p.warn.Sprintf("↻ retrying in %s (%s), attempt %d failed", formatDuration(r.Wait), agent.Shown(r.Reason), r.Attempt))
+	case agent.EventToolCall:
 		t := ev.Tool
 		if t.Summary == "" {
-			s.line("%s %s", p.tool.Sprint("▸"), p.tool.Sprint(clip(t.Name, 60)))
+			s.line("%s %s", p.tool.Sprint("▸"), p.tool.Sprint(agent.Clip(t.Name, 60)))
 		} else {
-			s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint(clip(t.Name, 60)), clip(t.Summary, 120))
+			s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint(agent.Clip(t.Name, 60)), agent.Clip(t.Summary, 120))
 		}
-	case EventToolDenied:
+	case agent.EventToolDenied:
 		d := ev.Denial
-		msg := fmt.Sprintf("⊘ denied by %s: %s", shown(d.Rule), clip(d.Fact, 100))
+		msg := fmt.Sprintf("⊘ denied by %s: %s", agent.Shown(d.Rule), agent.Clip(d.Fact, 100))
 		if d.Pending {
-			msg = fmt.Sprintf("⏸ pending approval (%s): %s", shown(d.Rule), clip(d.Fact, 100))
+			msg = fmt.Sprintf("⏸ pending approval (%s): %s", agent.Shown(d.Rule), agent.Clip(d.Fact, 100))
 		} else if d.Reason != "" {
-			msg += " (" + clip(d.Reason, 160) + ")"
+			msg += " (" + agent.Clip(d.Reason, 160) + ")"
 		}
 		if len(d.Allow) > 0 && !d.Pending {
-			msg += " (allow with " + clip(allowFlags(d.Allow), 200) + ")"
+			msg += " (allow with " + agent.Clip(AllowFlags(d.Allow), 200) + ")"
 		}
 		s.line("%s", p.deny.Sprint(msg))
-	case EventToolResult:
+	case agent.EventToolResult:
 		if !ev.Result.NotRun { // the denial line said it
 			s.toolResult(ev.Tool, ev.Result)
 		}
-	case EventHook:
+	case agent.EventHook:
 		s.hook(ev.Hook)
-	case EventCompaction:
+	case agent.EventCompaction:
 		c := ev.Compaction
 		s.line("%s", p.dim.Sprintf("⇣ compacted the conversation: about %d → %d tokens, %d turns summarised", c.TokensBefore, c.TokensAfter, c.TurnsSummarised))
-	case EventSubquery:
+	case agent.EventSubquery:
 		s.subquery(ev.Subquery)
-	case EventVerifyStart:
-		s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint("verify"), clip(ev.Verify.Command, 120))
-	case EventVerify:
+	case agent.EventVerifyStart:
+		s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint("verify"), agent.Clip(ev.Verify.Command, 120))
+	case agent.EventVerify:
 		s.verifyResult(ev.Verify)
-	case EventTurnDone:
+	case agent.EventTurnDone:
 		s.line("%s", p.dim.Sprint(formatSummary(ev.Summary)))
 	}
 }
@@ -152,30 +167,30 @@ func (s *activitySink) handle(ev Event) {
 // hook shows what a hook changed: a stop hook sending the model back, a
 // note added to a result; with verbose, every hook run. Denials show as
 // EventToolDenied and failures as warnings.
-func (s *activitySink) hook(h *HookInfo) {
+func (s *Activity) hook(h *agent.HookInfo) {
 	p := s.pal
 	switch {
-	case h.Decision == hookContinue:
-		s.line("%s", p.warn.Sprintf("↺ stop hook %s sends the model back: %s", clip(h.Name, 60), clip(h.Reason, 160)))
-	case h.Decision == hookRewrite:
-		s.line("%s", p.warn.Sprintf("  hook %s rewrote the arguments: %s", clip(h.Name, 60), clip(h.Reason, 160)))
-	case h.Decision == hookAppend:
-		s.line("%s", p.dim.Sprintf("  hook %s adds to the result: %s", clip(h.Name, 60), clip(h.Reason, 160)))
+	case h.Decision == string(agent.HookContinue):
+		s.line("%s", p.warn.Sprintf("↺ stop hook %s sends the model back: %s", agent.Clip(h.Name, 60), agent.Clip(h.Reason, 160)))
+	case h.Decision == string(agent.HookRewrite):
+		s.line("%s", p.warn.Sprintf("  hook %s rewrote the arguments: %s", agent.Clip(h.Name, 60), agent.Clip(h.Reason, 160)))
+	case h.Decision == string(agent.HookAppend):
+		s.line("%s", p.dim.Sprintf("  hook %s adds to the result: %s", agent.Clip(h.Name, 60), agent.Clip(h.Reason, 160)))
 	case s.verbose:
-		s.line("%s", p.dim.Sprintf("  hook %s (%s): %s · %s", clip(h.Name, 60), h.Event, h.Decision, formatDuration(h.Duration)))
+		s.line("%s", p.dim.Sprintf("  hook %s (%s): %s · %s", agent.Clip(h.Name, 60), h.Event, h.Decision, formatDuration(h.Duration)))
 	}
 }
 
-func (s *activitySink) toolResult(t *ToolCallInfo, r *ToolResultInfo) {
+func (s *Activity) toolResult(t *agent.ToolCallInfo, r *agent.ToolResultInfo) {
 	p := s.pal
 	var what string
 	switch {
 	case r.ExitCode != nil:
 		what = fmt.Sprintf("exit %d", *r.ExitCode)
 	case r.IsError:
-		what = clip(firstLine(r.Content), 100)
+		what = agent.Clip(FirstLine(r.Content), 100)
 	case len(r.Changed) > 0:
-		what = "changed " + shown(strings.Join(r.Changed, ", "))
+		what = "changed " + agent.Shown(strings.Join(r.Changed, ", "))
 	default:
 		what = "ok"
 	}
@@ -187,9 +202,9 @@ func (s *activitySink) toolResult(t *ToolCallInfo, r *ToolResultInfo) {
 	if s.verbose {
 		title := "output"
 		if t != nil {
-			title = "output of " + clip(t.Name, 60)
+			title = "output of " + agent.Clip(t.Name, 60)
 			if t.Summary != "" {
-				title += ": " + clip(t.Summary, 100)
+				title += ": " + agent.Clip(t.Summary, 100)
 			}
 		}
 		s.framed(title, r.Content)
@@ -197,7 +212,7 @@ func (s *activitySink) toolResult(t *ToolCallInfo, r *ToolResultInfo) {
 }
 
 // framed shows output under its line, inside the frame of s.group if any.
-func (s *activitySink) framed(title, content string) {
+func (s *Activity) framed(title, content string) {
 	if s.group != nil && content != "" {
 		defer s.group(s.red.Redact(title))()
 	}
@@ -205,7 +220,7 @@ func (s *activitySink) framed(title, content string) {
 }
 
 // output shows a command's output under its line, at most verboseMaxLines.
-func (s *activitySink) output(content string) {
+func (s *Activity) output(content string) {
 	p := s.pal
 	if content != "" {
 		lines := strings.Split(strings.TrimRight(content, "\n"), "\n")
@@ -215,7 +230,7 @@ func (s *activitySink) output(content string) {
 			lines = lines[:verboseMaxLines]
 		}
 		for _, l := range lines {
-			s.line("%s%s", p.dim.Sprint("  │ "), shown(l))
+			s.line("%s%s", p.dim.Sprint("  │ "), agent.Shown(l))
 		}
 		if extra > 0 {
 			s.line("%s", p.dim.Sprintf("  │ … %d more lines", extra))
@@ -225,7 +240,7 @@ func (s *activitySink) output(content string) {
 
 // verifyResult shows how a --verify command ended: "✓ passed · 4.2s" or
 // "✗ exit 1 · 4.2s", and its output with --verbose.
-func (s *activitySink) verifyResult(v *VerifyInfo) {
+func (s *Activity) verifyResult(v *agent.VerifyInfo) {
 	p := s.pal
 	switch {
 	case v.Passed:
@@ -233,10 +248,10 @@ func (s *activitySink) verifyResult(v *VerifyInfo) {
 	case v.ExitCode != nil:
 		s.line("%s", p.fail.Sprintf("✗ exit %d · %s", *v.ExitCode, formatDuration(v.Duration)))
 	default:
-		s.line("%s", p.fail.Sprintf("✗ %s · %s", clip(stopNote(v.Output), 100), formatDuration(v.Duration)))
+		s.line("%s", p.fail.Sprintf("✗ %s · %s", agent.Clip(stopNote(v.Output), 100), formatDuration(v.Duration)))
 	}
 	if s.verbose && !v.Passed {
-		s.framed("output of verify: "+clip(v.Command, 100), v.Output)
+		s.framed("output of verify: "+agent.Clip(v.Command, 100), v.Output)
 	}
 }
 
@@ -255,13 +270,13 @@ func stopNote(out string) string {
 
 // formatSummary renders "4 turns · 12.3k in / 1.1k out tokens · 18.2s",
 // followed by " · $0.0123" when the model's price is known.
-func formatSummary(sum *Summary) string {
+func formatSummary(sum *agent.Summary) string {
 	turns := "turns"
 	if sum.Turns == 1 {
 		turns = "turn"
 	}
 	line := fmt.Sprintf("%d %s · %s in / %s out tokens · %s",
-		sum.Turns, turns, formatTokens(sum.InputTokens), formatTokens(sum.OutputTokens), formatDuration(sum.Elapsed))
+		sum.Turns, turns, FormatTokens(sum.InputTokens), FormatTokens(sum.OutputTokens), formatDuration(sum.Elapsed))
 	if sum.Denials > 0 {
 		line += fmt.Sprintf(" · %d denied", sum.Denials)
 	}
@@ -272,14 +287,14 @@ func formatSummary(sum *Summary) string {
 		line += fmt.Sprintf(" · %d sub-queries", sum.Subqueries)
 	}
 	if sum.CostKnown {
-		line += " · " + formatUSD(sum.CostUSD)
+		line += " · " + agent.FormatUSD(sum.CostUSD)
 	}
 	return line
 }
 
-// allowFlags writes --allow rules as shell words a user can paste:
+// AllowFlags writes --allow rules as shell words a user can paste:
 // --allow 'write:notes.txt'.
-func allowFlags(rules []string) string {
+func AllowFlags(rules []string) string {
 	parts := make([]string, len(rules))
 	for i, r := range rules {
 		parts[i] = "--allow '" + strings.ReplaceAll(r, "'", `'\''`) + "'"
@@ -287,8 +302,8 @@ func allowFlags(rules []string) string {
 	return strings.Join(parts, " ")
 }
 
-// formatTokens renders 812, 12.3k or 1.2M.
-func formatTokens(n int64) string {
+// FormatTokens renders 812, 12.3k or 1.2M.
+func FormatTokens(n int64) string {
 	switch {
 	case n < 1000:
 		return fmt.Sprintf("%d", n)
@@ -312,16 +327,17 @@ func formatDuration(d time.Duration) string {
 	}
 }
 
-// whole is s on one line, in full, for what a person approves (a
+// Whole is s on one line, in full, for what a person approves (a
 // pending call's facts, line mode's question): a clip could cut off the
 // part that acts, and flattening a line break to a space would make a
 // second command read as words of the first, so a line break is written
-// \n; the control characters are shown (see [shown]).
-func whole(s string) string {
-	return shown(strings.ReplaceAll(s, "\n", `\n`))
+// \n; the control characters are shown (see [agent.Shown]).
+func Whole(s string) string {
+	return agent.Shown(strings.ReplaceAll(s, "\n", `\n`))
 }
 
-func firstLine(s string) string {
+// FirstLine is the first line of s, trimmed.
+func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]

@@ -1,4 +1,4 @@
-package run
+package sink
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ func TestJSONShownWriterSplits(t *testing.T) {
 	} {
 		for cut := 0; cut <= len(in); cut++ {
 			var b bytes.Buffer
-			w := newJSONShown(&b)
+			w := NewJSONShown(&b)
 			for _, p := range []string{in[:cut], in[cut:]} {
 				if n, err := w.Write([]byte(p)); n != len(p) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", p, n, err)

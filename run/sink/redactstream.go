@@ -1,35 +1,39 @@
-package run
+package sink
 
-import "strings"
+import (
+	"strings"
 
-// streamRedactor redacts text that arrives in pieces — the deltas of the
+	"github.com/rubichan/rubichan/run/agent"
+)
+
+// StreamRedactor redacts text that arrives in pieces — the deltas of the
 // model's answer — where a secret may be split across two or more of them
 // ("sk-ant-a" then "pi03-…"). It passes on each piece at once, redacted,
 // but for the tail that could still become a secret: the longest end of
 // the text so far that is the start of one of the redactor's secrets (or
 // that ends inside a whole secret). That tail waits for the next piece or
-// for [streamRedactor.flush]. Ordinary text is held back only when its
+// for [StreamRedactor.Flush]. Ordinary text is held back only when its
 // last bytes happen to begin a secret, and then only until the next piece.
 //
 // A nil redactor (or one without secrets) holds nothing back. It is not
 // safe for concurrent use.
-type streamRedactor struct {
-	red  *redactor
+type StreamRedactor struct {
+	Red  *agent.Redactor // the secrets; nil holds nothing back
 	held string
 }
 
-// push takes the next piece and returns what can be shown now.
-func (s *streamRedactor) push(text string) string {
-	if s.red == nil || len(s.red.Secrets()) == 0 {
+// Push takes the next piece and returns what can be shown now.
+func (s *StreamRedactor) Push(text string) string {
+	if s.Red == nil || len(s.Red.Secrets()) == 0 {
 		return text
 	}
 	all := s.held + text
-	k := len(all) - partialTail(all, s.red.Secrets())
+	k := len(all) - partialTail(all, s.Red.Secrets())
 	// A whole secret that the tail cuts into is held back with it: the
 	// part before k alone would not be redacted.
 	for moved := true; moved; {
 		moved = false
-		for _, sec := range s.red.Secrets() {
+		for _, sec := range s.Red.Secrets() {
 			for off := 0; off < k; {
 				i := strings.Index(all[off:], sec)
 				if i < 0 {
@@ -45,19 +49,19 @@ func (s *streamRedactor) push(text string) string {
 		}
 	}
 	s.held = all[k:]
-	return s.red.Redact(all[:k])
+	return s.Red.Redact(all[:k])
 }
 
-// flush returns what is held back, redacted, and holds nothing more: the
+// Flush returns what is held back, redacted, and holds nothing more: the
 // text it belongs to has ended.
-func (s *streamRedactor) flush() string {
-	out := s.red.Redact(s.held)
+func (s *StreamRedactor) Flush() string {
+	out := s.Red.Redact(s.held)
 	s.held = ""
 	return out
 }
 
-// drop forgets what is held back: the text it belongs to is void.
-func (s *streamRedactor) drop() { s.held = "" }
+// Drop forgets what is held back: the text it belongs to is void.
+func (s *StreamRedactor) Drop() { s.held = "" }
 
 // partialTail is the length of the longest end of text that is the start
 // of one of secrets without being all of it.

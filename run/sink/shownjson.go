@@ -1,12 +1,14 @@
-package run
+package sink
 
 import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/rubichan/rubichan/run/agent"
 )
 
-// jsonShownWriter passes JSON text on to another writer with every
+// JSONShown passes JSON text on to another writer with every
 // character that would act on a terminal written as a JSON escape:
 // encoding/json already escapes C0 controls, but leaves DEL, C1 controls
 // (U+009B is a CSI) and bidirectional overrides raw, and JSON meant for a
@@ -16,18 +18,18 @@ import (
 // and invalid bytes are escaped too ("\u001b", "\ufffd"); newline and tab
 // are kept. A rune cut across two writes is written whole with the
 // second. It is not safe for concurrent use.
-type jsonShownWriter struct {
+type JSONShown struct {
 	w    io.Writer
 	rest []byte // the start of a rune the last write ended in
 	buf  []byte // scratch for one write's output
 }
 
-// newJSONShown returns a jsonShownWriter on w.
-func newJSONShown(w io.Writer) *jsonShownWriter { return &jsonShownWriter{w: w} }
+// NewJSONShown returns a JSONShown on w.
+func NewJSONShown(w io.Writer) *JSONShown { return &JSONShown{w: w} }
 
 // Write passes p on, escaped. It reports len(p) written unless the
 // underlying writer fails.
-func (j *jsonShownWriter) Write(p []byte) (int, error) {
+func (j *JSONShown) Write(p []byte) (int, error) {
 	data := p
 	if len(j.rest) > 0 {
 		data = append(j.rest, p...)
@@ -53,7 +55,7 @@ func (j *jsonShownWriter) Write(p []byte) (int, error) {
 				out = append(out, `\ufffd`...)
 			case r == '\n' || r == '\t':
 				out = append(out, data[i])
-			case r < 0x20 || actsOnTerminal(r):
+			case r < 0x20 || agent.ActsOnTerminal(r):
 				out = fmt.Appendf(out, `\u%04x`, r)
 			default:
 				out = append(out, data[i:i+n]...)
@@ -70,7 +72,7 @@ func (j *jsonShownWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// jsonClean reports whether b holds nothing [jsonShownWriter] escapes.
+// jsonClean reports whether b holds nothing [JSONShown] escapes.
 func jsonClean(b []byte) bool {
 	for i := 0; i < len(b); {
 		if c := b[i]; c < utf8.RuneSelf {
@@ -81,7 +83,7 @@ func jsonClean(b []byte) bool {
 			continue
 		}
 		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 || actsOnTerminal(r) {
+		if r == utf8.RuneError && n <= 1 || agent.ActsOnTerminal(r) {
 			return false
 		}
 		i += n

@@ -1,4 +1,4 @@
-package run
+package sink
 
 import (
 	"bytes"
@@ -8,37 +8,40 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 func TestTextSink(t *testing.T) {
 	t.Parallel()
-	delta := func(s string) Event { return Event{Kind: EventTextDelta, Text: s} }
-	done := func(s string) Event { return Event{Kind: EventMessageDone, Text: s} }
-	tool := Event{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "bash", Summary: "ls"}}
-	end := Event{Kind: EventTurnDone, Summary: &Summary{}}
+	delta := func(s string) agent.Event { return agent.Event{Kind: agent.EventTextDelta, Text: s} }
+	done := func(s string) agent.Event { return agent.Event{Kind: agent.EventMessageDone, Text: s} }
+	tool := agent.Event{Kind: agent.EventToolCall, Tool: &agent.ToolCallInfo{Name: "bash", Summary: "ls"}}
+	end := agent.Event{Kind: agent.EventTurnDone, Summary: &agent.Summary{}}
 	tests := map[string]struct {
 		final  bool
-		events []Event
+		events []agent.Event
 		want   string
 	}{
-		"one message gets a final newline": {events: []Event{delta("Hel"), delta("lo"), done("Hello"), end}, want: "Hello\n"},
-		"newline kept":                     {events: []Event{delta("Hi\n"), done("Hi\n"), end}, want: "Hi\n"},
-		"newline between messages":         {events: []Event{delta("Looking."), done("Looking."), tool, delta("Done."), done("Done."), end}, want: "Looking.\nDone.\n"},
-		"message without text":             {events: []Event{done(""), tool, delta("ok"), done("ok"), end}, want: "ok\n"},
-		"stream cut then full answer":      {events: []Event{delta("The ans"), {Kind: EventStreamCut}, delta("The answer"), done("The answer"), end}, want: "The ans\nThe answer\n"},
-		"only text reaches stdout":         {events: []Event{{Kind: EventNotice, Text: "note"}, tool, {Kind: EventRetry, Retry: &RetryInfo{}}, delta("x"), done("x"), {Kind: EventLimit, Text: "max"}, end}, want: "x\n"},
-		"final: last message only":         {final: true, events: []Event{delta("Looking."), done("Looking."), tool, delta("Done"), done("Done"), end}, want: "Done\n"},
-		"final: cut stream":                {final: true, events: []Event{delta("par"), {Kind: EventStreamCut}, delta("full"), done("full"), end}, want: "full\n"},
-		"final: nothing said":              {final: true, events: []Event{done(""), end}, want: ""},
-		"nothing said":                     {events: []Event{done(""), end}, want: ""},
+		"one message gets a final newline": {events: []agent.Event{delta("Hel"), delta("lo"), done("Hello"), end}, want: "Hello\n"},
+		"newline kept":                     {events: []agent.Event{delta("Hi\n"), done("Hi\n"), end}, want: "Hi\n"},
+		"newline between messages":         {events: []agent.Event{delta("Looking."), done("Looking."), tool, delta("Done."), done("Done."), end}, want: "Looking.\nDone.\n"},
+		"message without text":             {events: []agent.Event{done(""), tool, delta("ok"), done("ok"), end}, want: "ok\n"},
+		"stream cut then full answer":      {events: []agent.Event{delta("The ans"), {Kind: agent.EventStreamCut}, delta("The answer"), done("The answer"), end}, want: "The ans\nThe answer\n"},
+		"only text reaches stdout":         {events: []agent.Event{{Kind: agent.EventNotice, Text: "note"}, tool, {Kind: agent.EventRetry, Retry: &agent.RetryInfo{}}, delta("x"), done("x"), {Kind: agent.EventLimit, Text: "max"}, end}, want: "x\n"},
+		"final: last message only":         {final: true, events: []agent.Event{delta("Looking."), done("Looking."), tool, delta("Done"), done("Done"), end}, want: "Done\n"},
+		"final: cut stream":                {final: true, events: []agent.Event{delta("par"), {Kind: agent.EventStreamCut}, delta("full"), done("full"), end}, want: "full\n"},
+		"final: nothing said":              {final: true, events: []agent.Event{done(""), end}, want: ""},
+		"nothing said":                     {events: []agent.Event{done(""), end}, want: ""},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var b bytes.Buffer
-			s := newTextSink(&b, tc.final)
+			s := NewText(&b, TextOptions{Final: tc.final})
 			for _, ev := range tc.events {
-				s.handle(ev)
+				s.Handle(ev)
 			}
 			if b.String() != tc.want {
 				t.Errorf("stdout = %q, want %q", b.String(), tc.want)
@@ -64,10 +67,10 @@ func TestTextSinkTerminal(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var b bytes.Buffer
-			s := newTextSink(&b, false)
+			s := NewText(&b, TextOptions{Final: false})
 			s.terminal = tc.terminal
-			for _, ev := range []Event{{Kind: EventTextDelta, Text: text}, {Kind: EventMessageDone, Text: text}, {Kind: EventTurnDone, Summary: &Summary{}}} {
-				s.handle(ev)
+			for _, ev := range []agent.Event{{Kind: agent.EventTextDelta, Text: text}, {Kind: agent.EventMessageDone, Text: text}, {Kind: agent.EventTurnDone, Summary: &agent.Summary{}}} {
+				s.Handle(ev)
 			}
 			if b.String() != tc.want {
 				t.Errorf("stdout = %q, want %q", b.String(), tc.want)
@@ -87,12 +90,12 @@ func (d *deltaRecorder) Write(p []byte) (int, error) {
 func TestTextSinkStreamsEachDelta(t *testing.T) {
 	t.Parallel()
 	var rec deltaRecorder
-	s := newTextSink(&rec, false)
-	s.handle(Event{Kind: EventTextDelta, Text: "a"})
+	s := NewText(&rec, TextOptions{Final: false})
+	s.Handle(agent.Event{Kind: agent.EventTextDelta, Text: "a"})
 	if len(rec.writes) != 1 || rec.writes[0] != "a" {
 		t.Fatalf("first delta not written at once: %q", rec.writes)
 	}
-	s.handle(Event{Kind: EventTextDelta, Text: "b"})
+	s.Handle(agent.Event{Kind: agent.EventTextDelta, Text: "b"})
 	if len(rec.writes) != 2 {
 		t.Fatalf("second delta not written at once: %q", rec.writes)
 	}
@@ -101,24 +104,24 @@ func TestTextSinkStreamsEachDelta(t *testing.T) {
 func TestActivitySink(t *testing.T) {
 	t.Parallel()
 	zero, one := 0, 1
-	events := []Event{
-		{Kind: EventNotice, Text: "waiting for standard input"},
-		{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "bash", Summary: "go test ./..."}},
-		{Kind: EventToolResult, Result: &ToolResultInfo{ExitCode: &zero, Duration: 1200 * time.Millisecond, Content: "ok pkg\n"}},
-		{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "bash", Summary: "go vet\n./..."}},
-		{Kind: EventToolResult, Result: &ToolResultInfo{ExitCode: &one, IsError: true, Duration: 400 * time.Millisecond, Content: "vet: bad"}},
-		{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "edit", Summary: "main.go"}},
-		{Kind: EventToolResult, Result: &ToolResultInfo{Changed: []string{"main.go"}, Duration: 3 * time.Millisecond}},
-		{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "read", Summary: "nope.go"}},
-		{Kind: EventToolResult, Result: &ToolResultInfo{IsError: true, Content: "file not found: nope.go\nhint", Duration: time.Millisecond}},
-		{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "bash", Summary: "curl x"}},
-		{Kind: EventToolDenied, Denial: &DenialInfo{Rule: "ci-checks", Fact: "curl x", Reason: "no network"}},
-		{Kind: EventRetry, Retry: &RetryInfo{Attempt: 1, Wait: 4 * time.Second, Reason: "429 rate limit"}},
-		{Kind: EventStreamCut},
-		{Kind: EventTextDelta, Text: "answer"},
-		{Kind: EventLimit, Text: "reached --max-turns 3"},
-		{Kind: EventError, Err: errors.New("anthropic: 401 authentication_error")},
-		{Kind: EventTurnDone, Summary: &Summary{Turns: 4, InputTokens: 12345, OutputTokens: 1100, Elapsed: 18200 * time.Millisecond}},
+	events := []agent.Event{
+		{Kind: agent.EventNotice, Text: "waiting for standard input"},
+		{Kind: agent.EventToolCall, Tool: &agent.ToolCallInfo{Name: "bash", Summary: "go test ./..."}},
+		{Kind: agent.EventToolResult, Result: &agent.ToolResultInfo{ExitCode: &zero, Duration: 1200 * time.Millisecond, Content: "ok pkg\n"}},
+		{Kind: agent.EventToolCall, Tool: &agent.ToolCallInfo{Name: "bash", Summary: "go vet\n./..."}},
+		{Kind: agent.EventToolResult, Result: &agent.ToolResultInfo{ExitCode: &one, IsError: true, Duration: 400 * time.Millisecond, Content: "vet: bad"}},
+		{Kind: agent.EventToolCall, Tool: &agent.ToolCallInfo{Name: "edit", Summary: "main.go"}},
+		{Kind: agent.EventToolResult, Result: &agent.ToolResultInfo{Changed: []string{"main.go"}, Duration: 3 * time.Millisecond}},
+		{Kind: agent.EventToolCall, Tool: &agent.ToolCallInfo{Name: "read", Summary: "nope.go"}},
+		{Kind: agent.EventToolResult, Result: &agent.ToolResultInfo{IsError: true, Content: "file not found: nope.go\nhint", Duration: time.Millisecond}},
+		{Kind: agent.EventToolCall, Tool: &agent.ToolCallInfo{Name: "bash", Summary: "curl x"}},
+		{Kind: agent.EventToolDenied, Denial: &agent.DenialInfo{Rule: "ci-checks", Fact: "curl x", Reason: "no network"}},
+		{Kind: agent.EventRetry, Retry: &agent.RetryInfo{Attempt: 1, Wait: 4 * time.Second, Reason: "429 rate limit"}},
+		{Kind: agent.EventStreamCut},
+		{Kind: agent.EventTextDelta, Text: "answer"},
+		{Kind: agent.EventLimit, Text: "reached --max-turns 3"},
+		{Kind: agent.EventError, Err: errors.New("anthropic: 401 authentication_error")},
+		{Kind: agent.EventTurnDone, Summary: &agent.Summary{Turns: 4, InputTokens: 12345, OutputTokens: 1100, Elapsed: 18200 * time.Millisecond}},
 	}
 	normal := strings.Join([]string{
 		"rubichan: waiting for standard input",
@@ -158,9 +161,9 @@ func TestActivitySink(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var b bytes.Buffer
-			s := newActivitySink(&b, tc.quiet, tc.verbose, false)
+			s := NewActivity(&b, ActivityOptions{Quiet: tc.quiet, Verbose: tc.verbose, Colors: false})
 			for _, ev := range events {
-				s.handle(ev)
+				s.Handle(ev)
 			}
 			if b.String() != tc.want {
 				t.Errorf("stderr:\n%s\nwant:\n%s", b.String(), tc.want)
@@ -176,20 +179,20 @@ func TestActivitySink(t *testing.T) {
 func TestActivityEscapesControls(t *testing.T) {
 	t.Parallel()
 	one := 1
-	events := []Event{
-		{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "bash", Summary: "echo \x1b]52;c;cm0gLXJmIH4=\x07 hi"}},
-		{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "ba\x1b[8msh"}},
-		{Kind: EventToolDenied, Denial: &DenialInfo{Rule: "opaque", Fact: "a\x1b[2Jb", Reason: "r\x9bc"}},
-		{Kind: EventNotice, Text: "c1 \u009b2J"},
-		{Kind: EventToolResult, Result: &ToolResultInfo{ExitCode: &one, IsError: true, Content: "out\x1b[31mred\rover\u202eevil\ttab\n\xffbad"}},
-		{Kind: EventToolResult, Result: &ToolResultInfo{IsError: true, Content: "no such file: \x1b[1mx"}},
-		{Kind: EventToolResult, Result: &ToolResultInfo{Changed: []string{"a\x1bb"}}},
-		{Kind: EventError, Err: errors.New("tool bash: \x1b]0;t\x07")},
+	events := []agent.Event{
+		{Kind: agent.EventToolCall, Tool: &agent.ToolCallInfo{Name: "bash", Summary: "echo \x1b]52;c;cm0gLXJmIH4=\x07 hi"}},
+		{Kind: agent.EventToolCall, Tool: &agent.ToolCallInfo{Name: "ba\x1b[8msh"}},
+		{Kind: agent.EventToolDenied, Denial: &agent.DenialInfo{Rule: "opaque", Fact: "a\x1b[2Jb", Reason: "r\x9bc"}},
+		{Kind: agent.EventNotice, Text: "c1 \u009b2J"},
+		{Kind: agent.EventToolResult, Result: &agent.ToolResultInfo{ExitCode: &one, IsError: true, Content: "out\x1b[31mred\rover\u202eevil\ttab\n\xffbad"}},
+		{Kind: agent.EventToolResult, Result: &agent.ToolResultInfo{IsError: true, Content: "no such file: \x1b[1mx"}},
+		{Kind: agent.EventToolResult, Result: &agent.ToolResultInfo{Changed: []string{"a\x1bb"}}},
+		{Kind: agent.EventError, Err: errors.New("tool bash: \x1b]0;t\x07")},
 	}
 	var b bytes.Buffer
-	s := newActivitySink(&b, false, true, false)
+	s := NewActivity(&b, ActivityOptions{Quiet: false, Verbose: true, Colors: false})
 	for _, ev := range events {
-		s.handle(ev)
+		s.Handle(ev)
 	}
 	want := strings.Join([]string{
 		`▸ bash  echo \x1b]52;c;cm0gLXJmIH4=\x07 hi`,
@@ -212,9 +215,9 @@ func TestActivityEscapesControls(t *testing.T) {
 func TestActivityColors(t *testing.T) {
 	t.Parallel()
 	var plain, colored bytes.Buffer
-	ev := Event{Kind: EventToolCall, Tool: &ToolCallInfo{Name: "bash", Summary: "ls"}}
-	newActivitySink(&plain, false, false, false).handle(ev)
-	newActivitySink(&colored, false, false, true).handle(ev)
+	ev := agent.Event{Kind: agent.EventToolCall, Tool: &agent.ToolCallInfo{Name: "bash", Summary: "ls"}}
+	NewActivity(&plain, ActivityOptions{Quiet: false, Verbose: false, Colors: false}).Handle(ev)
+	NewActivity(&colored, ActivityOptions{Quiet: false, Verbose: false, Colors: true}).Handle(ev)
 	if strings.Contains(plain.String(), "\x1b[") {
 		t.Errorf("colors disabled but got escapes: %q", plain.String())
 	}
@@ -245,8 +248,8 @@ func TestColorEnabled(t *testing.T) {
 		{"never", true, none, false},
 	}
 	for _, tc := range tests {
-		if got := colorEnabled(tc.mode, tc.tty, tc.env); got != tc.want {
-			t.Errorf("colorEnabled(%s, tty=%v) = %v, want %v", tc.mode, tc.tty, got, tc.want)
+		if got := ColorEnabled(tc.mode, tc.tty, tc.env); got != tc.want {
+			t.Errorf("ColorEnabled(%s, tty=%v) = %v, want %v", tc.mode, tc.tty, got, tc.want)
 		}
 	}
 }
@@ -261,17 +264,17 @@ func TestFormats(t *testing.T) {
 	}
 	tokens := map[int64]string{812: "812", 12345: "12.3k", 1_234_567: "1.2M"}
 	for n, want := range tokens {
-		if got := formatTokens(n); got != want {
-			t.Errorf("formatTokens(%d) = %q, want %q", n, got, want)
+		if got := FormatTokens(n); got != want {
+			t.Errorf("FormatTokens(%d) = %q, want %q", n, got, want)
 		}
 	}
-	if got := formatSummary(&Summary{Turns: 1, InputTokens: 5, OutputTokens: 7, Elapsed: time.Second}); got != "1 turn · 5 in / 7 out tokens · 1.0s" {
+	if got := formatSummary(&agent.Summary{Turns: 1, InputTokens: 5, OutputTokens: 7, Elapsed: time.Second}); got != "1 turn · 5 in / 7 out tokens · 1.0s" {
 		t.Errorf("summary = %q", got)
 	}
-	if got := clip("a\n  b\tc", 10); got != "a b c" {
+	if got := agent.Clip("a\n  b\tc", 10); got != "a b c" {
 		t.Errorf("clip = %q", got)
 	}
-	if got := clip("abcdefghijkl", 5); got != "abcd…" {
+	if got := agent.Clip("abcdefghijkl", 5); got != "abcd…" {
 		t.Errorf("clip cut = %q", got)
 	}
 }
@@ -294,17 +297,17 @@ func TestTextSinkReportsTheFirstWriteError(t *testing.T) {
 		wantPipe bool
 		wantCode int
 	}{
-		"reader gone": {err: syscall.EPIPE, wantPipe: true, wantCode: exitBrokenPipe},
-		"disk full":   {err: syscall.ENOSPC, wantCode: exitFailure},
+		"reader gone": {err: syscall.EPIPE, wantPipe: true, wantCode: exit.BrokenPipe},
+		"disk full":   {err: syscall.ENOSPC, wantCode: exit.Failure},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			w := &failingWriter{err: &os.PathError{Op: "write", Path: "/dev/stdout", Err: tc.err}}
-			s := newTextSink(w, false)
+			s := NewText(w, TextOptions{Final: false})
 			var reported []error
 			s.onError = func(err error) { reported = append(reported, err) }
-			for _, ev := range []Event{{Kind: EventTextDelta, Text: "a"}, {Kind: EventTextDelta, Text: "b"}, {Kind: EventMessageDone, Text: "ab"}} {
-				s.handle(ev)
+			for _, ev := range []agent.Event{{Kind: agent.EventTextDelta, Text: "a"}, {Kind: agent.EventTextDelta, Text: "b"}, {Kind: agent.EventMessageDone, Text: "ab"}} {
+				s.Handle(ev)
 			}
 			if w.writes != 1 {
 				t.Errorf("%d writes after the first failed one, want none", w.writes-1)
@@ -312,10 +315,10 @@ func TestTextSinkReportsTheFirstWriteError(t *testing.T) {
 			if len(reported) != 1 || !errors.Is(reported[0], tc.err) {
 				t.Fatalf("reported %v, want one error wrapping %v", reported, tc.err)
 			}
-			if got := brokenPipe(reported[0]); got != tc.wantPipe {
+			if got := exit.IsBrokenPipe(reported[0]); got != tc.wantPipe {
 				t.Errorf("brokenPipe = %v, want %v", got, tc.wantPipe)
 			}
-			if got := exitCode(reportedError{Err: reported[0]}); got != tc.wantCode {
+			if got := exit.Code(exit.Reported{Err: reported[0]}); got != tc.wantCode {
 				t.Errorf("exit code %d, want %d", got, tc.wantCode)
 			}
 		})

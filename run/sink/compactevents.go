@@ -1,14 +1,15 @@
-package run
+package sink
 
 import (
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 )
 
-// compactionEvent is the machine-output event of a compaction.
-func compactionEvent(c *CompactionInfo) events.Compaction {
+// CompactionEvent is the machine-output event of a compaction.
+func CompactionEvent(c *agent.CompactionInfo) events.Compaction {
 	ev := events.Compaction{Reason: c.Reason, TokensBefore: c.TokensBefore, TokensAfter: c.TokensAfter,
-		TurnsSummarised: c.TurnsSummarised, MessagesSummarised: c.MessagesSummarised, Usage: usageEvent(c.Usage)}
+		TurnsSummarised: c.TurnsSummarised, MessagesSummarised: c.MessagesSummarised, Usage: UsageEvent(c.Usage)}
 	if c.CostKnown {
 		cost := c.CostUSD
 		ev.CostUSD = &cost
@@ -16,10 +17,10 @@ func compactionEvent(c *CompactionInfo) events.Compaction {
 	return ev
 }
 
-// compactionLine fills the session line of a compaction: the summary
+// CompactionLine fills the session line of a compaction: the summary
 // that replaced the older part of the conversation, so that a resumed
 // session can restore the compacted conversation.
-func compactionLine(l *session.Line, c *CompactionInfo) {
+func CompactionLine(l *session.Line, c *agent.CompactionInfo) {
 	l.Type, l.Reason, l.Text = "compaction", c.Reason, session.Ptr(c.Summary)
 	l.TokensBefore, l.TokensAfter = session.Ptr(c.TokensBefore), session.Ptr(c.TokensAfter)
 	l.TurnsSummarised, l.MessagesSummarised = session.Ptr(c.TurnsSummarised), session.Ptr(c.MessagesSummarised)

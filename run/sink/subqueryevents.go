@@ -1,13 +1,14 @@
-package run
+package sink
 
 import (
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 )
 
-// subqueryEvent is the machine-output event of a sub-query.
-func subqueryEvent(q *SubqueryInfo) events.Subquery {
-	ev := events.Subquery{Model: q.Model, Status: q.Status, Usage: usageEvent(q.Usage),
+// SubqueryEvent is the machine-output event of a sub-query.
+func SubqueryEvent(q *agent.SubqueryInfo) events.Subquery {
+	ev := events.Subquery{Model: q.Model, Status: q.Status, Usage: UsageEvent(q.Usage),
 		DurationMS: q.Duration.Milliseconds(), InputBytes: q.InputBytes, Error: q.Error}
 	if q.CostKnown {
 		c := q.CostUSD
@@ -16,10 +17,10 @@ func subqueryEvent(q *SubqueryInfo) events.Subquery {
 	return ev
 }
 
-// subqueryLine fills the session line of a sub-query: its model, status,
+// SubqueryLine fills the session line of a sub-query: its model, status,
 // tokens, cost and duration (not its text: a fan-out of thousands would
 // double the log for answers the model already read).
-func subqueryLine(l *session.Line, q *SubqueryInfo) {
+func SubqueryLine(l *session.Line, q *agent.SubqueryInfo) {
 	l.Type, l.Model, l.Status = "subquery", q.Model, q.Status
 	l.DurationMS = session.Ptr(q.Duration.Milliseconds())
 	u := q.Usage
@@ -33,14 +34,14 @@ func subqueryLine(l *session.Line, q *SubqueryInfo) {
 
 // subquery shows a sub-query on stderr: a refusal or a failure always
 // (the command that sent it shows it too), every one with --verbose.
-func (s *activitySink) subquery(q *SubqueryInfo) {
+func (s *Activity) subquery(q *agent.SubqueryInfo) {
 	p := s.pal
 	switch {
-	case q.Status != subqueryOK:
-		s.line("%s", p.warn.Sprintf("  sub-query %s: %s", q.Status, clip(q.Error, 200)))
+	case q.Status != agent.SubqueryOK:
+		s.line("%s", p.warn.Sprintf("  sub-query %s: %s", q.Status, agent.Clip(q.Error, 200)))
 	case s.verbose:
-		s.line("%s", p.dim.Sprintf("  sub-query %s · %s in / %s out tokens · %s", clip(q.Model, 60),
-			formatTokens(int64(q.Usage.InputTokens+q.Usage.CacheReadTokens+q.Usage.CacheCreationTokens)),
-			formatTokens(int64(q.Usage.OutputTokens)), formatDuration(q.Duration)))
+		s.line("%s", p.dim.Sprintf("  sub-query %s · %s in / %s out tokens · %s", agent.Clip(q.Model, 60),
+			FormatTokens(int64(q.Usage.InputTokens+q.Usage.CacheReadTokens+q.Usage.CacheCreationTokens)),
+			FormatTokens(int64(q.Usage.OutputTokens)), formatDuration(q.Duration)))
 	}
 }

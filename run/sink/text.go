@@ -1,0 +1,111 @@
+package sink
+
+import (
+	"io"
+	"strings"
+
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
+)
+
+// Text renders the model's text on stdout. In streaming mode every delta
+// is written as it arrives, with no buffering of its own; a newline closes
+// each message that does not end with one. In final mode only the last
+// assistant message is written, at the end of the run. Nothing else ever
+// reaches its writer.
+//
+// A Text is not safe for concurrent use; the runner calls it from one
+// goroutine.
+type Text struct {
+	w     io.Writer
+	final bool
+	// terminal: w is a terminal, so control characters in the model's
+	// text are shown (see [agent.Shown]) rather than sent; a pipe or a file
+	// gets the text byte for byte.
+	terminal bool
+
+	open    bool // the current message has written text
+	lastNL  bool // the last byte written ended a line
+	lastMsg string
+	err     error // the first write error; later writes are skipped
+	// onError, when set, learns the first write error as a
+	// [exit.StdoutError], so the run can stop: nobody sees its answer.
+	onError func(error)
+}
+
+// TextOptions are how a [Text] renders.
+type TextOptions struct {
+	// Final writes the last assistant message alone, at the end of the
+	// run (--output final); otherwise every delta is written at once.
+	Final bool
+	// Terminal: the writer is a terminal, so control characters in the
+	// model's text are shown rather than sent.
+	Terminal bool
+	// OnError, when set, learns the first write error as an
+	// [exit.StdoutError], so the run can stop.
+	OnError func(error)
+}
+
+// NewText returns a Text writing to w (nil: nowhere).
+func NewText(w io.Writer, o TextOptions) *Text {
+	if w == nil {
+		w = io.Discard
+	}
+	return &Text{w: w, final: o.Final, terminal: o.Terminal, onError: o.OnError, lastNL: true}
+}
+
+// Err is the first error writing the text, nil when none.
+func (s *Text) Err() error { return s.err }
+
+func (s *Text) write(text string) {
+	if s.err != nil || text == "" {
+		return
+	}
+	out := text
+	if s.terminal {
+		out = agent.Shown(text)
+	}
+	if _, err := io.WriteString(s.w, out); err != nil {
+		s.err = exit.StdoutError{Err: err}
+		if s.onError != nil {
+			s.onError(s.err)
+		}
+		return
+	}
+	s.lastNL = strings.HasSuffix(text, "\n")
+}
+
+// closeLine ends the current message's text with a newline if it needs one.
+func (s *Text) closeLine() {
+	if s.open && !s.lastNL {
+		s.write("\n")
+	}
+	s.open = false
+}
+
+// Handle renders ev.
+func (s *Text) Handle(ev agent.Event) {
+	switch ev.Kind {
+	case agent.EventTextDelta:
+		if !s.final && ev.Text != "" {
+			s.write(ev.Text)
+			s.open = true
+		}
+	case agent.EventMessageDone:
+		if s.final {
+			s.lastMsg = ev.Text
+			return
+		}
+		s.closeLine()
+	case agent.EventStreamCut:
+		if !s.final {
+			s.closeLine()
+		}
+	case agent.EventTurnDone:
+		if s.final {
+			s.write(s.lastMsg)
+			s.open = s.lastMsg != ""
+		}
+		s.closeLine()
+	}
+}
