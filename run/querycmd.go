@@ -190,7 +190,7 @@ func newAsker(c *cli.Context, env environment) (asker, error) {
 	}
 	// The answer and its errors go to a person or a pipe: a key the
 	// server echoes is redacted, as in a run's output.
-	red := newRedactor(execConfig{Settings: lc, Resolved: rp, APIKey: rp.APIKey()}.secrets(env))
+	red := newRedactor(secrets(rp, lc, mcpPlace{}, env))
 	return &directAsker{model: rp.Model, client: newProviderClient(rp, streamLimitsOf(lc.Limits), nil), red: red}, nil
 }
 

@@ -9,18 +9,37 @@ import (
 	"github.com/rubichan/rubichan/toolkit/mcp"
 )
 
-// secrets are the values a run hides: its key, the value of every provider
-// key variable set in the environment, credential header values (and
-// the token alone of a "Bearer TOKEN" value), and the credentials of its
-// MCP servers ([mcp.Secrets]: header values, credential env values).
+// mcpPlace is where a run finds its MCP servers: the flags' choice, the
+// workspace directory (its .mcp.json) and whether that is trusted.
+type mcpPlace struct {
+	Choice  mcpChoice // --mcp-config, --no-mcp
+	Dir     string    // the workspace; "" for the current directory
+	Trusted bool      // --trust-workspace
+}
+
+// mcpPlace returns where the run finds its MCP servers.
+func (cfg execConfig) mcpPlace() mcpPlace {
+	return mcpPlace{Choice: cfg.MCP, Dir: cfg.Dir, Trusted: cfg.TrustWorkspace}
+}
+
+// secrets returns the run's secrets ([secrets]).
 func (cfg execConfig) secrets(env environment) []string {
-	secrets := []string{cfg.APIKey}
-	for _, v := range providerKeyVars(cfg.Settings) {
+	return secrets(cfg.Resolved, cfg.Settings, cfg.mcpPlace(), env)
+}
+
+// secrets are the values a run hides: its provider's key, the value of
+// every provider key variable set in the environment, credential header
+// values (and the token alone of a "Bearer TOKEN" value), and the
+// credentials of its MCP servers ([mcp.Secrets]: header values,
+// credential env values).
+func secrets(rp config.ResolvedProvider, lc *config.Loaded, mp mcpPlace, env environment) []string {
+	secrets := []string{rp.APIKey()}
+	for _, v := range providerKeyVars(lc) {
 		if val, ok := env.lookupEnv(v); ok {
 			secrets = append(secrets, val)
 		}
 	}
-	for name, val := range cfg.Resolved.Headers {
+	for name, val := range rp.Headers {
 		if config.RedactHeader(name, val) == config.Redacted {
 			secrets = append(secrets, val)
 			if f := strings.Fields(val); len(f) > 1 {
@@ -28,22 +47,23 @@ func (cfg execConfig) secrets(env environment) []string {
 			}
 		}
 	}
-	return append(secrets, cfg.mcpSecrets(env)...)
+	return append(secrets, mcpSecrets(mp, lc, runKeyVars(rp.KeyEnv, lc), env)...)
 }
 
 // mcpSecrets are the credentials of the MCP servers the run would start
 // (the configuration's, the trusted workspace's, --mcp-config's), with
-// $NAME expanded as the servers get them. Problems with the server files
-// are left to the start of the servers, which reports them.
-func (cfg execConfig) mcpSecrets(env environment) []string {
-	if cfg.MCP.Off {
+// $NAME expanded as the servers get them, without keyVars. Problems with
+// the server files are left to the start of the servers, which reports
+// them.
+func mcpSecrets(mp mcpPlace, lc *config.Loaded, keyVars []string, env environment) []string {
+	if mp.Choice.Off {
 		return nil
 	}
-	root, err := filepath.Abs(cmp.Or(cfg.Dir, "."))
+	root, err := filepath.Abs(cmp.Or(mp.Dir, "."))
 	if err != nil {
 		return nil
 	}
-	servers, _ := mcpServers(cfg.MCP, cfg.Settings, root, cfg.TrustWorkspace, func(string) {})
+	servers, _ := mcpServers(mp.Choice, lc, root, mp.Trusted, func(string) {})
 	if len(servers) == 0 {
 		return nil
 	}
@@ -51,5 +71,5 @@ func (cfg execConfig) mcpSecrets(env environment) []string {
 	if env.environ != nil {
 		environ = env.environ()
 	}
-	return mcp.Secrets(servers, mcp.Options{Environ: environ, DropEnv: cfg.childDropEnv()})
+	return mcp.Secrets(servers, mcp.Options{Environ: environ, DropEnv: childDropEnv(keyVars)})
 }

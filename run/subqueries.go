@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -312,7 +313,13 @@ func newSubqueries(qs subquerySettings, ws *toolkit.Workspace, j judge, budget *
 // keyVars are the provider key variables no command started by the run
 // sees.
 func (cfg execConfig) keyVars() []string {
-	return append([]string{cfg.KeyVar}, providerKeyVars(cfg.Settings)...)
+	return runKeyVars(cfg.KeyVar, cfg.Settings)
+}
+
+// runKeyVars are the key variables of a run whose provider's key is in
+// keyVar: that one and every provider's ([providerKeyVars]).
+func runKeyVars(keyVar string, lc *config.Loaded) []string {
+	return append([]string{keyVar}, providerKeyVars(lc)...)
 }
 
 // childDropEnv is what the run's other commands — hooks, --verify, MCP
@@ -320,7 +327,13 @@ func (cfg execConfig) keyVars() []string {
 // token, which only the bash tool's commands get (through
 // [withQuerySocket]).
 func (cfg execConfig) childDropEnv() []string {
-	return append(cfg.keyVars(), subquery.SocketEnv, subquery.TokenEnv)
+	return childDropEnv(cfg.keyVars())
+}
+
+// childDropEnv is what the run's other commands do not see, given its
+// key variables ([execConfig.childDropEnv]).
+func childDropEnv(keyVars []string) []string {
+	return append(slices.Clip(keyVars), subquery.SocketEnv, subquery.TokenEnv)
 }
 
 // withQuerySocket is env without an inherited sub-query socket and token,
