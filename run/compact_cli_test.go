@@ -97,11 +97,11 @@ func TestCompactAtFlag(t *testing.T) {
 
 func TestUnknownModelWindowNotice(t *testing.T) {
 	var notes []string
-	c := compactSettings(execConfig{Model: "no-such-model"}, func(ev Event) { notes = append(notes, ev.Text) })
+	c := compactSettings(nil, "no-such-model", false, func(ev Event) { notes = append(notes, ev.Text) })
 	if c.Window != 128_000 || len(notes) != 1 || !strings.Contains(notes[0], `[models."no-such-model"] context_window`) {
 		t.Errorf("%+v %q", c, notes)
 	}
-	if c := compactSettings(execConfig{Model: "x", NoCompact: true}, func(Event) { t.Error("notice with --no-compact") }); c.Window != 0 {
+	if c := compactSettings(nil, "x", true, func(Event) { t.Error("notice with --no-compact") }); c.Window != 0 {
 		t.Errorf("--no-compact: %+v", c)
 	}
 }

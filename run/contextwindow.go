@@ -161,24 +161,26 @@ func (e *tokenEstimator) tailSplit(msgs []llm.Message, keep int) int {
 }
 
 // compactSettings returns the compaction settings of a headless run: off
-// with --no-compact; else the model's window from the configuration, or
-// the conservative default with a notice when the model is not known.
-func compactSettings(cfg execConfig, emit func(Event)) compactConfig {
-	if cfg.NoCompact {
+// with noCompact (--no-compact); else the model's window from the
+// configuration lc, or the conservative default with a notice when the
+// model is not known.
+func compactSettings(lc *config.Loaded, model string, noCompact bool, emit func(Event)) compactConfig {
+	if noCompact {
 		return compactConfig{}
 	}
 	var models map[string]config.Window
-	if cfg.Settings != nil {
-		models = cfg.Settings.Models
+	var at float64
+	if lc != nil {
+		models, at = lc.Models, lc.CompactAt
 	}
-	w, ok := config.LookupWindow(models, cfg.Model)
+	w, ok := config.LookupWindow(models, model)
 	if !ok {
 		w = config.UnknownWindow()
 		emit(Event{Kind: EventNotice, Text: fmt.Sprintf("the context window of model %s is not known; assuming %d tokens (set [models.%q] context_window and max_output in a config file)",
-			cfg.Model, w.ContextWindow, cfg.Model)})
+			model, w.ContextWindow, model)})
 	}
 	if w.ContextWindow <= 0 {
 		return compactConfig{}
 	}
-	return compactConfig{Window: w.ContextWindow, MaxOutput: w.MaxOutput, At: cfg.CompactAt}
+	return compactConfig{Window: w.ContextWindow, MaxOutput: w.MaxOutput, At: at}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/hooks"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/subquery"
@@ -184,17 +185,24 @@ type runEnd struct {
 	patch    *patchMode
 }
 
-// openWorkspace loads the run's policy and opens the workspace with the
-// extra roots the policy grants; a root that cannot be opened is a notice.
-func openWorkspace(cfg execConfig, notes io.Writer, notice func(string)) (*toolkit.Workspace, *policy.Policy, error) {
-	pol, err := loadPolicy(policySource{
+// policySource returns where the run's policy comes from: a headless
+// run's, in its workspace.
+func (cfg execConfig) policySource() policySource {
+	return policySource{
 		Dir: cfg.Dir, File: cfg.PolicyFile, Allow: cfg.Allow, Deny: cfg.Deny,
 		TrustWorkspace: cfg.TrustWorkspace, Headless: true,
-	}, notes)
+	}
+}
+
+// openWorkspace loads the run's policy from src and opens the workspace,
+// src.Dir, with the extra roots the policy grants; a root that cannot be
+// opened is a notice.
+func openWorkspace(src policySource, notes io.Writer, notice func(string)) (*toolkit.Workspace, *policy.Policy, error) {
+	pol, err := loadPolicy(src, notes)
 	if err != nil {
 		return nil, nil, err
 	}
-	ws, err := toolkit.OpenWorkspace(cfg.Dir)
+	ws, err := toolkit.OpenWorkspace(src.Dir)
 	if err != nil {
 		return nil, nil, usagef("workspace: %v", err)
 	}
@@ -236,7 +244,7 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 	return loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
-		Tools:        buildTools(ws, ap, cfg, env, rt),
+		Tools:        buildTools(ws, ap, cfg.bashSettings(), env, rt),
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxDenials:   pol.MaxDenials(),
@@ -247,7 +255,7 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 		Budget:       budget,
 		Retry:        llm.DefaultRetryPolicy(),
 		Redact:       newRedactor(cfg.secrets(env)),
-		Compact:      compactSettings(cfg, emit),
+		Compact:      compactSettings(cfg.Settings, cfg.Model, cfg.NoCompact, emit),
 		Clock:        tr.clock,
 	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.hc), ap, parts, nil
 }
@@ -333,20 +341,32 @@ func interrupted(ctx context.Context, err error, emit func(Event)) error {
 	return reportedError{Err: cause}
 }
 
+// bashSettings is what the bash tool of a run takes from its settings.
+type bashSettings struct {
+	PassEnv []string     // --pass-env: variables let through the scrubbing
+	KeyVars []string     // the provider key variables, which no command sees
+	PathAdd []string     // directories added to PATH ([bash] path_add)
+	Shell   config.Shell // how the commands are confined
+}
+
+// bashSettings returns what the run's bash tool takes from its settings.
+func (cfg execConfig) bashSettings() bashSettings {
+	return bashSettings{PassEnv: cfg.PassEnv, KeyVars: cfg.keyVars(), PathAdd: pathAdd(cfg), Shell: shellSettings(cfg.Settings)}
+}
+
 // buildTools returns the tools of a headless run: the file tools with the
 // policy's read filter, bash in the workspace root with the process
 // environment minus secrets and the provider keys, and the MCP servers'
 // tools.
-func buildTools(ws *toolkit.Workspace, ap *approver, cfg execConfig, env environment, rt runTools) []toolkit.Tool {
-	drop := cfg.keyVars()
+func buildTools(ws *toolkit.Workspace, ap *approver, bs bashSettings, env environment, rt runTools) []toolkit.Tool {
 	// The sub-query token is secret-looking by name, and passed on purpose.
-	allow := append(slices.Clip(cfg.PassEnv), subquery.TokenEnv)
+	allow := append(slices.Clip(bs.PassEnv), subquery.TokenEnv)
 	return append(toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
-			Env: withQuerySocket(env.environ(), rt.queries), EnvAllow: allow, DropEnv: drop, PathAdd: pathAdd(cfg), Reaper: rt.reaper,
-			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, shellSettings(cfg.Settings), env), Confine: rt.box,
+			Env: withQuerySocket(env.environ(), rt.queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.reaper,
+			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, bs.Shell, env), Confine: rt.box,
 		},
 	}), rt.mcp.Tools()...)
 }
@@ -363,16 +383,17 @@ type runTools struct {
 	mcp     *mcp.Manager     // the MCP servers; nil: none
 }
 
-// newHooks returns the runner of the configured hooks, which run with
-// the bash tool's environment; nil when there are none.
-func (cfg execConfig) newHooks(env environment, root, sessionID string, sess *sessionLog, emit func(Event), rt runTools) *hooks.Runner {
-	if cfg.Settings == nil {
+// newHooks returns the runner of the hooks configured in lc, which run
+// with the environment of the run's other commands (ce); nil when there
+// are none.
+func newHooks(lc *config.Loaded, ce childEnv, root, sessionID string, sess *sessionLog, emit func(Event), rt runTools) *hooks.Runner {
+	if lc == nil {
 		return nil
 	}
 	opt := hooks.Options{
-		Hooks: cfg.Settings.Hooks, Workspace: root, Emit: emit,
-		Env: env.environ(), EnvAllow: cfg.PassEnv, DropEnv: cfg.childDropEnv(),
-		PathAdd: pathAdd(cfg), SessionID: sessionID, Reaper: rt.reaper, TempDir: rt.tempDir, Sandbox: rt.box,
+		Hooks: lc.Hooks, Workspace: root, Emit: emit,
+		Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv,
+		PathAdd: ce.PathAdd, SessionID: sessionID, Reaper: rt.reaper, TempDir: rt.tempDir, Sandbox: rt.box,
 	}
 	if p := sess.Path(); p != "" {
 		opt.Transcript = p

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
@@ -19,20 +20,35 @@ const (
 	outputStreamJSON = "stream-json"
 )
 
+// initSettings is what the init event tells of a run's settings.
+type initSettings struct {
+	Provider, Model string
+	Allow, Deny     []string      // the command-line policy rules
+	Limits          config.Limits // the resolved limits
+}
+
+// initSettings returns what the init event tells of the run's settings.
+func (cfg execConfig) initSettings() initSettings {
+	is := initSettings{Provider: cfg.Provider, Model: cfg.Model, Allow: cfg.Allow, Deny: cfg.Deny}
+	if cfg.Settings != nil {
+		is.Limits = cfg.Settings.Limits
+	}
+	return is
+}
+
 // initEvent describes the run that is about to start.
-func initEvent(cfg execConfig, root string, tools []string, pol *policy.Policy, box sandbox.State) events.Init {
+func initEvent(is initSettings, root string, tools []string, pol *policy.Policy, box sandbox.State) events.Init {
 	bi := readBuildInfo()
+	lim := is.Limits
 	ev := events.Init{
-		Version: bi.Version, Commit: bi.Commit, Modified: bi.Modified, Go: bi.Go, Provider: cfg.Provider, Model: cfg.Model, Workspace: root, Tools: tools,
-		Policy:  events.Policy{Source: pol.Name(), SHA256: policyDigest(pol, cfg.Allow, cfg.Deny)},
-		Limits:  events.Limits{MaxTurns: cfg.MaxTurns, TimeoutMS: cfg.Timeout.Milliseconds(), MaxToolCalls: cfg.MaxToolCalls},
+		Version: bi.Version, Commit: bi.Commit, Modified: bi.Modified, Go: bi.Go, Provider: is.Provider, Model: is.Model, Workspace: root, Tools: tools,
+		Policy: events.Policy{Source: pol.Name(), SHA256: policyDigest(pol, is.Allow, is.Deny)},
+		Limits: events.Limits{MaxTurns: lim.MaxTurns, TimeoutMS: lim.Timeout.Milliseconds(), MaxToolCalls: lim.MaxToolCalls,
+			MaxTokensTotal: lim.MaxTokensTotal, MaxCostUSD: lim.MaxCost},
 		Sandbox: events.Sandbox{Mode: string(box.Mode), LandlockABI: box.ABI, Filesystem: box.Filesystem, Network: box.Network},
 	}
 	if f := pol.File(); f != "" {
 		ev.Policy.Source = f
-	}
-	if cfg.Settings != nil {
-		ev.Limits.MaxTokensTotal, ev.Limits.MaxCostUSD = cfg.Settings.Limits.MaxTokensTotal, cfg.Settings.Limits.MaxCost
 	}
 	return ev
 }

@@ -36,7 +36,7 @@ func promptParts(t testing.TB) (string, []llm.ToolSpec) {
 	ap := newApprover(policy.Default().InWorkspace(ws.Root()), ws, "")
 	cfg := execConfig{KeyVar: "ANTHROPIC_API_KEY"}
 	env := environment{environ: func() []string { return []string{"PATH=/usr/bin:/bin"} }}
-	l := newLoop(loopConfig{Tools: buildTools(ws, ap, cfg, env, runTools{})}, nil, nil, nil)
+	l := newLoop(loopConfig{Tools: buildTools(ws, ap, cfg.bashSettings(), env, runTools{})}, nil, nil, nil)
 	sys, err := systemPrompt(promptOptions{Root: promptRoot, Now: time.Now(), NoContextFiles: true})
 	if err != nil {
 		t.Fatal(err)

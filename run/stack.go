@@ -84,7 +84,7 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 	}
 	st.patch = pm
 	st.defer_(leavePatch)
-	if st.ws, st.pol, err = openWorkspace(*cfg, notes, notice); err != nil {
+	if st.ws, st.pol, err = openWorkspace(cfg.policySource(), notes, notice); err != nil {
 		return st, err
 	}
 	st.defer_(func() { st.ws.Close() })
@@ -154,14 +154,14 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	})
 	st.defer_(func() { st.sess.Close() })
 	lc.Answers = st.plan.answers
-	lc.Hooks = asHooks(cfg.newHooks(env, st.ws.Root(), st.sessionID(), st.sess, emit, rt))
+	lc.Hooks = asHooks(newHooks(cfg.Settings, cfg.childEnv(env), st.ws.Root(), st.sessionID(), st.sess, emit, rt))
 	st.verifier = newVerifier(cfg.verify(), cfg.childEnv(env), st.ws.Root(), rt, emit)
 	lc.Verifiers = st.verifier.verifiers()
 	if src.newAsker != nil {
 		lc.Ask = src.newAsker(ap)
 	}
 	st.loop = newLoop(lc, client, ap.judge, emit)
-	st.sinks.started(st.sess, withMCP(initEvent(cfg, st.ws.Root(), st.loop.ToolNames(), st.pol, st.box), rt.mcp, st.loop.ToolSpecs()))
+	st.sinks.started(st.sess, withMCP(initEvent(cfg.initSettings(), st.ws.Root(), st.loop.ToolNames(), st.pol, st.box), rt.mcp, st.loop.ToolSpecs()))
 	return nil
 }
 
