@@ -33,33 +33,36 @@ type StreamLimits struct {
 	// answer. 0 means [DefaultMaxResponseBytes]; negative means no cap.
 	MaxResponseBytes int64
 	// IdleTimeout is how long an attempt may wait for the next event of
-	// the body (the first one included) and, when shorter than
-	// HeaderTimeout, for the response headers. Anthropic's ping events
+	// the body (the first one included), and for the response headers
+	// when HeaderTimeout is unset and the idle timeout is the shorter, or
+	// when HeaderTimeout is turned off. Anthropic's ping events
 	// keep the connection open but are not progress. A stall ends the
 	// attempt with a retryable [KindStreamCut] error. 0 means
 	// [DefaultIdleTimeout]; negative means none.
 	IdleTimeout time.Duration
 	// HeaderTimeout is how long an attempt may wait for the response
 	// headers; past it the attempt ends with a retryable [KindNetwork]
-	// error. 0 means [DefaultHeaderTimeout]; negative means none (the
-	// idle timeout alone bounds the wait).
+	// error. When set it alone bounds that wait; 0 means
+	// [DefaultHeaderTimeout] or the idle timeout, the shorter; negative
+	// means none (the idle timeout alone bounds the wait).
 	HeaderTimeout time.Duration
 }
 
-// headerWait is how long an attempt waits for the response headers: the
-// shorter of the header and idle timeouts that are set; 0 for no limit.
+// headerWait is how long an attempt waits for the response headers: a
+// header timeout that is set, alone; unset, the shorter of
+// [DefaultHeaderTimeout] and the idle timeout; turned off, the idle
+// timeout; 0 for no limit.
 func (l StreamLimits) headerWait() time.Duration {
-	h := l.HeaderTimeout
-	if h == 0 {
-		h = DefaultHeaderTimeout
-	}
-	switch i := l.idle(); {
+	switch h, i := l.HeaderTimeout, l.idle(); {
+	case h > 0:
+		return h
 	case h < 0:
 		return i
 	case i > 0:
-		return min(h, i)
+		return min(DefaultHeaderTimeout, i)
+	default:
+		return DefaultHeaderTimeout
 	}
-	return h
 }
 
 func (l StreamLimits) maxBytes() int64 {
