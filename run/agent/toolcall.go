@@ -216,7 +216,8 @@ func (l *Agent) toolNames() []string {
 	return names
 }
 
-// checkArgs accepts a JSON object and explains anything else.
+// CheckArgs accepts the arguments of a tool call when they are one JSON
+// object, and explains anything else.
 func CheckArgs(raw json.RawMessage) error {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
