@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -63,5 +64,51 @@ func TestVerdictThroughTheSeam(t *testing.T) {
 				t.Errorf("the tool ran %d times, want %d", got, tc.ran)
 			}
 		})
+	}
+}
+
+// TestAskedFactsSeam: a deferred call records the facts
+// Options.AskedFacts finds in the judge's record, and an approval covers
+// the call only when it approved each of them.
+func TestAskedFactsSeam(t *testing.T) {
+	t.Parallel()
+	facts := []agent.PendingFact{{Fact: "write: a.txt", Rule: "tools.write"}, {Fact: "command: rm b", Rule: "tools.shell"}}
+	judged := agent.Verdict{Kind: agent.VerdictAsk, Rule: "tools.write", Fact: "write: a.txt", Detail: judgeRecord{Rule: "tools.write"}}
+	asked := func(v agent.Verdict) []agent.PendingFact {
+		if _, ok := v.Detail.(judgeRecord); !ok {
+			return nil
+		}
+		return facts
+	}
+	script := func() llmtest.Script {
+		return llmtest.Script{Turns: []llmtest.Turn{
+			{ToolCalls: []llmtest.ToolCall{agenttest.Call("c1", "write", `{"path":"a.txt"}`)}},
+			{Text: []string{"done"}},
+		}}
+	}
+	judge := func(string, toolkit.Effects) agent.Verdict { return judged }
+	write := &agenttest.FakeTool{Name: "write", Kind: toolkit.EffectWrite}
+	r := agenttest.Run(t, context.Background(), script(), agent.Options{Judge: judge, AskedFacts: asked,
+		OnAsk: agent.OnAsk{Mode: agent.AskDefer, Why: "--on-ask is defer"}}, write)
+	var stop *agent.StopError
+	if !errors.As(r.Err, &stop) || stop.Kind != agent.StopDeferred {
+		t.Fatalf("err %v, want deferred", r.Err)
+	}
+	if p := r.Agent.Pending(); len(p) != 1 || !reflect.DeepEqual(p[0].Facts, facts) {
+		t.Errorf("pending %+v, want the facts %v", p, facts)
+	}
+	for name, tc := range map[string]struct {
+		approved []agent.PendingFact
+		ran      int
+	}{
+		"every fact approved": {facts, 1},
+		"one fact approved":   {facts[:1], 0},
+	} {
+		write := &agenttest.FakeTool{Name: "write", Kind: toolkit.EffectWrite}
+		r := agenttest.Run(t, context.Background(), script(), agent.Options{Judge: judge, AskedFacts: asked,
+			Answers: map[string]agent.Approval{"c1": {Approve: true, Facts: tc.approved}}}, write)
+		if got := len(write.RanWith()); got != tc.ran || r.Err != nil {
+			t.Errorf("%s: ran %d times (err %v), want %d", name, got, r.Err, tc.ran)
+		}
 	}
 }
