@@ -97,7 +97,7 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 	r := a.decide(act)
 	// The activity line shows a command as itself: "curl x", not "command: curl x".
 	v := verdict{Rule: r.Rule, Fact: strings.TrimPrefix(r.Fact, "command: "), Reason: r.Reason, Message: r.Message(),
-		Allow: a.pol.AllowRules(act, r), result: r}
+		Allow: a.pol.AllowRules(act, r), Detail: r}
 	switch r.Decision {
 	case policy.Allow:
 		v.Kind = verdictAllow

@@ -1,8 +1,6 @@
 package run
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
-	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/run/agent/agenttest"
 )
 
 // Targets from the exec issue; the benchmarks fail when a memory target is
@@ -171,69 +168,6 @@ func BenchmarkVersion(b *testing.B) {
 	b.ReportMetric(float64(ours)/float64(base), "x-floor")
 }
 
-// toolTurns is a script of n tool-call turns and a final answer.
-func toolTurns(n int, name, args string) llmtest.Script {
-	var s llmtest.Script
-	for range n {
-		s.Turns = append(s.Turns, llmtest.Turn{
-			ToolCalls: []llmtest.ToolCall{{Name: name, Args: []string{args}}},
-			Usage:     llmtest.Usage{InputTokens: 1000, OutputTokens: 20},
-		})
-	}
-	s.Turns = append(s.Turns, llmtest.Turn{Text: []string{"done"}})
-	return s
-}
-
-// rawRoundTrips is the floor of the loop's round trip: the same requests to
-// the same scripted server with net/http, each answer read to its end,
-// nothing parsed or judged.
-func rawRoundTrips(b *testing.B) time.Duration {
-	srv := llmtest.NewServer(toolTurns(roundTrips, "noop", `{"path":"a.go"}`))
-	defer srv.Close()
-	body := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"go"}]}`
-	start := time.Now()
-	for range roundTrips + 1 {
-		resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(body))
-		if err != nil {
-			b.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
-	return time.Since(start)
-}
-
-// BenchmarkLoopRoundTrip measures the loop's own cost per tool round trip
-// (request, SSE parsing, policy, result, next request) against the local
-// scripted server, with a tool that does nothing. Target: 1 ms. The floor
-// is [rawRoundTrips], in the same iteration; x-floor is the ratio.
-func BenchmarkLoopRoundTrip(b *testing.B) {
-	noop := &fakeTool{name: "noop", kind: toolkit.EffectRead, result: func(json.RawMessage) (toolkit.Result, error) {
-		return toolkit.Result{Content: "ok"}, nil
-	}}
-	var total, floor time.Duration
-	for b.Loop() {
-		b.StopTimer()
-		srv := llmtest.NewServer(toolTurns(roundTrips, "noop", `{"path":"a.go"}`))
-		client := llm.NewAnthropic(llm.AnthropicConfig{BaseURL: srv.URL(), APIKey: "k"})
-		l := newLoop(loopConfig{Model: "m", System: "s", Tools: []toolkit.Tool{noop}, MaxTurns: roundTrips + 1},
-			client, judgeBy(nil, nil), func(Event) {})
-		b.StartTimer()
-		start := time.Now()
-		if err := l.run(context.Background(), "go"); err != nil {
-			b.Fatal(err)
-		}
-		total += time.Since(start)
-		b.StopTimer()
-		srv.Close()
-		floor += rawRoundTrips(b)
-		b.StartTimer()
-	}
-	b.ReportMetric(float64(total.Microseconds())/float64(b.N*(roundTrips+1))/1000, "ms/roundtrip")
-	b.ReportMetric(float64(floor.Microseconds())/float64(b.N*(roundTrips+1))/1000, "floor-ms/roundtrip")
-	b.ReportMetric(float64(total)/float64(floor), "x-floor")
-}
-
 // BenchmarkRunRSS runs the binary through 50 round trips of the real ls
 // tool and reports its peak RSS (target 20 MB) and wall time per round
 // trip; x-floor is the RSS over an idle empty Go program's.
@@ -247,7 +181,7 @@ func BenchmarkRunRSS(b *testing.B) {
 	var peak int64
 	var total time.Duration
 	for b.Loop() {
-		srv := llmtest.NewServer(toolTurns(roundTrips, "ls", `{"path":"."}`))
+		srv := llmtest.NewServer(agenttest.ToolTurns(roundTrips, "ls", `{"path":"."}`))
 		cmd := exec.Command(bin, "exec", "-C", ws, "--quiet", "--max-turns", fmt.Sprint(roundTrips+1), "list the files")
 		cmd.Env = benchEnv(b, srv.URL())
 		var out, errOut strings.Builder

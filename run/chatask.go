@@ -57,7 +57,7 @@ func (a *ttyAsker) close() {
 	}
 }
 
-// ask is the loop's [loopConfig.Ask]: it returns the verdict to act on.
+// ask is the loop's [agent.Options.Ask]: it returns the verdict to act on.
 // Enter alone is no; a Ctrl-C (the run's context ending) is no as well,
 // and the loop then stops the run.
 func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v verdict) verdict {
@@ -70,11 +70,12 @@ func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects,
 	if d := previewDiff(call, eff); d != "" {
 		a.printDiff(d)
 	}
-	always := a.ap.sess != nil && policy.Approvable(v.result)
+	result, _ := v.Detail.(policy.Result) // the judge's policy result; zero for the runner's own verdicts
+	always := a.ap.sess != nil && policy.Approvable(result)
 	prompt, choices := "allow? [y]es / [n]o › ", "y or n"
 	if always {
 		prompt, choices = "allow? [y]es / [n]o / [a]lways this exact one / [d]eny always › ", "y, n, a or d"
-		a.printSessionFacts(v.result)
+		a.printSessionFacts(result)
 	}
 	for {
 		fmt.Fprint(a.out, prompt)
@@ -89,11 +90,11 @@ func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects,
 		case "", "n", "no":
 			return refusedVerdict(v, ruleTerminalDeny, "you said no")
 		case "a", "always":
-			if always && a.ap.sess.Approve(v.result) == nil {
+			if always && a.ap.sess.Approve(result) == nil {
 				return verdict{Kind: verdictAllow, Rule: policy.RuleSession, Fact: v.Fact, Reason: "you said always, for this session"}
 			}
 		case "d", "deny":
-			if always && a.ap.sess.DenyAlways(v.result) == nil {
+			if always && a.ap.sess.DenyAlways(result) == nil {
 				return refusedVerdict(v, policy.RuleSessionDeny, "you said deny always, for this session")
 			}
 		}

@@ -95,7 +95,7 @@ func (c *chat) setModel(name string) {
 	}
 	cfg := c.cfg
 	cfg.Model = name
-	l.SetModel(name, compactSettings(cfg.Settings, cfg.Model, cfg.NoCompact, c.st.sinks.emit))
+	l.SetModel(name, withPreface(compactSettings(cfg.Settings, cfg.Model, cfg.NoCompact, c.st.sinks.emit)))
 	c.note("model: %s", name)
 }
 

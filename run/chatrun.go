@@ -122,7 +122,7 @@ func (c *chat) runLine(ctx context.Context, text string) {
 	if c.runs == 0 {
 		history, open = c.st.plan.conversation(c.cfg.Resolved.Type)
 	}
-	runErr := l.resume(runCtx, history, open, text)
+	runErr := l.Resume(runCtx, history, open, text)
 	err := finishRun(runErr, l, sinks.text, start, sinks.emit, runEnd{verifier: c.verifier})
 	c.endRun(err)
 }

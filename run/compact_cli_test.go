@@ -10,13 +10,17 @@ import (
 	"testing"
 
 	"github.com/rubichan/rubichan/llm/llmtest"
+	"github.com/rubichan/rubichan/run/agent/agenttest"
 )
+
+// testSummary is the summary the scripted model writes.
+const testSummary = "Task: do the task. Decisions: none. Files: none. Commands: step 1 to step N. Left to do: the rest of the steps."
 
 // catScript is n turns that each cat big.txt, then a final answer.
 func catScript(n, window int) llmtest.Script {
 	s := llmtest.Script{ContextWindow: window, Summary: &llmtest.Turn{Text: []string{testSummary}, Usage: llmtest.Usage{OutputTokens: 40}}}
 	for i := 1; i <= n; i++ {
-		s.Turns = append(s.Turns, llmtest.Turn{ToolCalls: []llmtest.ToolCall{call(fmt.Sprintf("c%d", i), "bash", `{"command":"cat big.txt"}`)}})
+		s.Turns = append(s.Turns, llmtest.Turn{ToolCalls: []llmtest.ToolCall{agenttest.Call(fmt.Sprintf("c%d", i), "bash", `{"command":"cat big.txt"}`)}})
 	}
 	s.Turns = append(s.Turns, llmtest.Turn{Text: []string{"done"}})
 	return s

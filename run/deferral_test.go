@@ -8,6 +8,13 @@ import (
 	"github.com/rubichan/rubichan/run/session"
 )
 
+// The engine's rules and message for a person's answers (agent/deferral.go).
+const (
+	ruleApproved   = "--approve"
+	ruleDenied     = "--deny-pending"
+	deniedByPerson = "Denied by the person reviewing this run. Do not retry this call or variants of it; use another approach or stop."
+)
+
 func TestAnswerApply(t *testing.T) {
 	t.Parallel()
 	ask := verdict{Kind: verdictAsk, Rule: "tools.shell", Fact: "npm publish"}
@@ -17,7 +24,7 @@ func TestAnswerApply(t *testing.T) {
 	fact := func(k policy.FactKind, v, rule string) policy.Fact {
 		return policy.Fact{Kind: k, Value: v, Decision: policy.Ask, Rule: rule}
 	}
-	compound := verdict{Kind: verdictAsk, Rule: "tools.write", Fact: "write: notes.txt", result: policy.Result{Decision: policy.Ask, Facts: []policy.Fact{
+	compound := verdict{Kind: verdictAsk, Rule: "tools.write", Fact: "write: notes.txt", Detail: policy.Result{Decision: policy.Ask, Facts: []policy.Fact{
 		fact(policy.FactWrite, "notes.txt", "tools.write"), fact(policy.FactCommand, "touch notes.txt", "tools.shell"),
 		fact(policy.FactWrite, "victim.txt", "tools.write"), fact(policy.FactCommand, "rm -f victim.txt", "tools.shell"),
 	}}}
@@ -26,8 +33,10 @@ func TestAnswerApply(t *testing.T) {
 	firstTwo.Facts = shown.Facts[:2]
 	// The same call where this run allows the touch: only the rm asks.
 	rmOnly := compound
-	rmOnly.result.Facts = slices.Clone(compound.result.Facts)
-	rmOnly.result.Facts[0].Decision, rmOnly.result.Facts[1].Decision = policy.Allow, policy.Allow
+	rmResult := compound.Detail.(policy.Result)
+	rmResult.Facts = slices.Clone(rmResult.Facts)
+	rmResult.Facts[0].Decision, rmResult.Facts[1].Decision = policy.Allow, policy.Allow
+	rmOnly.Detail = rmResult
 	old := func(f string) answer { return answerOf(session.Pending{Fact: f, Rule: "r"}) }
 	tests := map[string]struct {
 		a        answer
@@ -54,7 +63,7 @@ func TestAnswerApply(t *testing.T) {
 		"compound, denied by the person":        {answer{}, compound, verdictDeny, ruleDenied},
 	}
 	for name, tc := range tests {
-		got := tc.a.apply(tc.v)
+		got := applyAnswer(tc.a, tc.v)
 		if got.Kind != tc.wantKind || got.Rule != tc.wantRule {
 			t.Errorf("%s: got %v by %q, want %v by %q", name, got.Kind, got.Rule, tc.wantKind, tc.wantRule)
 		}
@@ -68,7 +77,7 @@ func TestAnswerApply(t *testing.T) {
 // approval once, with its rule, and none that the policy allowed.
 func TestAskedFacts(t *testing.T) {
 	t.Parallel()
-	v := verdict{Kind: verdictAsk, Rule: "tools.shell", Fact: "make", result: policy.Result{Decision: policy.Ask, Facts: []policy.Fact{
+	v := verdict{Kind: verdictAsk, Rule: "tools.shell", Fact: "make", Detail: policy.Result{Decision: policy.Ask, Facts: []policy.Fact{
 		{Kind: policy.FactCommand, Value: "make", Decision: policy.Ask, Rule: "tools.shell"},
 		{Kind: policy.FactCommand, Value: "echo hi", Decision: policy.Allow, Rule: "r"},
 		{Kind: policy.FactCommand, Value: "make", Decision: policy.Ask, Rule: "tools.shell"},

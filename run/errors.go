@@ -9,10 +9,6 @@ import (
 // The exit-code contract (codes, usage errors, Code) lives in run/exit;
 // run/shim_exit.go keeps its old names here until every file has moved.
 
-// errRunEnded tells runCalls that the run's context ended while a tool
-// ran; it reports why after the tool's own line.
-var errRunEnded = errors.New("run ended")
-
 // errBareInvocation is returned when rubichan runs with no command at all;
 // help has already been printed, so [Main] prints nothing more.
 var errBareInvocation = errors.New("no command given")

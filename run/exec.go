@@ -94,7 +94,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer st.close()
 	l := st.loop
 	history, open := st.plan.conversation(cfg.Resolved.Type)
-	runErr := l.resume(ctx, history, open, st.in.Text)
+	runErr := l.Resume(ctx, history, open, st.in.Text)
 	err = finishRun(st.tr.finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verifier: st.verifier, patch: st.patch})
 	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.store.Dir)
 	return err
@@ -305,7 +305,8 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	case runErr != nil && !agent.Announced(runErr) && !errors.As(runErr, &rep) && !brokenPipe(runErr):
 		emit(Event{Kind: EventError, Err: runErr})
 	}
-	sum := l.Summary(start, code)
+	sum := l.Summary(start)
+	sum.ExitCode = code
 	sum.Verified = end.verifier.outcome()
 	// A run the model finished is whole, verified or not; anything else
 	// stopped it midway.

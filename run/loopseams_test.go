@@ -3,38 +3,13 @@ package run
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"testing"
 	"time"
 
-	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/hooks"
 )
-
-// TestVerdictThroughTheSeam: a verdict crosses agent.Asker and back
-// unchanged, the policy's result riding in Detail (a person's "always"
-// answer records it); an Asker's own verdict has no result.
-func TestVerdictThroughTheSeam(t *testing.T) {
-	t.Parallel()
-	res := policy.Result{Decision: policy.Ask, Rule: "tools.write", Fact: "write: a.txt", Reason: "writes"}
-	for name, v := range map[string]verdict{
-		"ask":   {Kind: verdictAsk, Rule: "tools.write", Fact: "write: a.txt", Reason: "writes", Message: "m", Allow: []string{"write:a.txt"}, result: res},
-		"allow": {Kind: verdictAllow, Rule: ruleTerminalAllow, Fact: "x", Reason: "you said yes"},
-		"deny":  {Kind: verdictDeny, Rule: "r", Message: "no"},
-	} {
-		if got := runVerdict(agentVerdict(v)); !reflect.DeepEqual(got, v) {
-			t.Errorf("%s: %+v, want %+v", name, got, v)
-		}
-	}
-	if got := agentVerdict(verdict{Kind: verdictAsk, result: res}); got.Kind != agent.VerdictAsk || !reflect.DeepEqual(got.Detail, res) {
-		t.Errorf("agent verdict %+v", got)
-	}
-	if got := runVerdict(agent.Verdict{Kind: agent.VerdictAllow, Detail: "not a policy result"}); !reflect.DeepEqual(got.result, policy.Result{}) {
-		t.Errorf("foreign detail became %+v", got.result)
-	}
-}
 
 // TestHookSeam: the [[hooks]] runner behind agent.Hooks: none is nil (the
 // loop then skips the hooks' work), and a runner's decisions come through.

@@ -41,7 +41,7 @@ func promptParts(t testing.TB) (string, []llm.ToolSpec) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sys, l.specs
+	return sys, l.ToolSpecs()
 }
 
 // promptWire returns how many bytes the system prompt and the tool specs

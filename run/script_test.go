@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/rubichan/rubichan/run/agent/agenttest"
 	"io"
 	"maps"
 	"net/http"
@@ -381,7 +382,7 @@ func renderRequest(w io.Writer, r llmtest.Request) error {
 			fmt.Fprintf(w, "%s text: %s\n", m.Role, text)
 			continue
 		}
-		var blocks []wireBlock
+		var blocks []agenttest.WireBlock
 		if err := json.Unmarshal(m.Content, &blocks); err != nil {
 			return err
 		}

@@ -1,11 +1,7 @@
 package run
 
 import (
-	"encoding/json"
-
 	"github.com/rubichan/rubichan/run/agent"
-	"github.com/rubichan/rubichan/run/hooks"
-	"github.com/rubichan/rubichan/toolkit"
 )
 
 // Transitional shims (issue 31, step 2f): the [[hooks]] runner moved to
@@ -22,8 +18,3 @@ const (
 	hookContinue = string(agent.HookContinue)
 	hookFailed   = string(agent.HookFailed)
 )
-
-// hookToolInput is [hooks.ToolInput].
-func hookToolInput(input json.RawMessage, eff toolkit.Effects) json.RawMessage {
-	return hooks.ToolInput(input, eff)
-}

@@ -85,9 +85,6 @@ func whole(s string) string { return sink.Whole(s) }
 // writePending is [sink.WritePending].
 func writePending(w io.Writer, p session.Pending) { sink.WritePending(w, p) }
 
-// ptr is [session.Ptr].
-func ptr[T any](v T) *T { return session.Ptr(v) }
-
 // isTerminal is [sink.IsTerminal].
 func isTerminal(w io.Writer) bool { return sink.IsTerminal(w) }
 

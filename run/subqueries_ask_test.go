@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"github.com/rubichan/rubichan/run/agent/agenttest"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func TestSubqueryAsk(t *testing.T) {
 					msg = resp.Error.Message
 				}
 			} else {
-				svc := &subqueries{client: client, clock: fakeClock{},
+				svc := &subqueries{client: client, clock: agenttest.FakeClock{},
 					retry: llm.RetryPolicy{MaxAttempts: 3, Jitter: func(time.Duration) time.Duration { return 0 }}}
 				var err error
 				text, used, err = svc.ask(context.Background(), llm.Request{Model: "claude-test", MaxTokens: 64,

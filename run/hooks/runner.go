@@ -223,7 +223,7 @@ func (r *Runner) BeforeTool(ctx context.Context, turn int, call agent.ToolCall, 
 			r.report(turn, h, eventBeforeTool, tool, id, run, agent.HookDeny, reason)
 			return agent.HookOutcome{Decision: agent.HookDeny, Hook: h.Label(), Reason: reason}
 		case out.updated() != nil:
-			r.report(turn, h, eventBeforeTool, tool, id, run, agent.HookRewrite, string(compactJSON(out.updated())))
+			r.report(turn, h, eventBeforeTool, tool, id, run, agent.HookRewrite, string(agent.CompactJSON(out.updated())))
 			return agent.HookOutcome{Decision: agent.HookRewrite, Hook: h.Label(), Input: out.updated(), Next: i + 1}
 		}
 		r.report(turn, h, eventBeforeTool, tool, id, run, agent.HookAllow, "")
@@ -242,7 +242,7 @@ func parseHookOutput(stdout string) (hookOutput, error) {
 	if err := json.Unmarshal([]byte(s), &out); err != nil {
 		return out, fmt.Errorf("its stdout is not a valid JSON object: %v", err)
 	}
-	if u := out.updated(); u != nil && !isObject(u) {
+	if u := out.updated(); u != nil && agent.CheckArgs(u) != nil {
 		return out, fmt.Errorf("its updated_input is not a JSON object")
 	}
 	return out, nil
@@ -340,23 +340,6 @@ func (r *Runner) Stop(ctx context.Context, turn int) string {
 		return "The stop hook " + h.Label() + " does not let the run end yet:\n" + msg
 	}
 	return ""
-}
-
-// isObject reports whether raw is one JSON object, as the engine requires
-// of a tool call's arguments.
-func isObject(raw json.RawMessage) bool {
-	var obj map[string]json.RawMessage
-	return json.Unmarshal(raw, &obj) == nil && obj != nil
-}
-
-// compactJSON drops the insignificant white space of raw; raw as it came
-// when it is not valid JSON.
-func compactJSON(raw json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return raw
-	}
-	return b.Bytes()
 }
 
 func ptr[T any](v T) *T { return &v }

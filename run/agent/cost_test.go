@@ -1,4 +1,4 @@
-package run
+package agent_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 )
 
 // TestMessageDoneCost: the loop puts each request's cost at its model's
-// price on EventMessageDone (the JSON sink's "cost_usd"), and nothing when
+// price on agent.EventMessageDone (the JSON sink's "cost_usd"), and nothing when
 // the price is unknown or there is no budget.
 func TestMessageDoneCost(t *testing.T) {
 	t.Parallel()
@@ -28,7 +28,7 @@ func TestMessageDoneCost(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var b *Budget
+			var b *agent.Budget
 			if !tc.noBud {
 				var err error
 				if b, err = agent.NewBudget(agent.BudgetLimits{}, "test-model", tc.prices); err != nil {
@@ -37,13 +37,13 @@ func TestMessageDoneCost(t *testing.T) {
 			}
 			r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{
 				{Text: []string{"done"}, Usage: llmtest.Usage{InputTokens: 10, OutputTokens: 3}},
-			}}, loopConfig{Budget: b}, nil)
-			if r.err != nil {
-				t.Fatal(r.err)
+			}}, agent.Options{Budget: b}, nil)
+			if r.Err != nil {
+				t.Fatal(r.Err)
 			}
-			done := r.kinds(EventMessageDone)
+			done := r.Kinds(agent.EventMessageDone)
 			if len(done) != 1 {
-				t.Fatalf("%d EventMessageDone, want 1", len(done))
+				t.Fatalf("%d agent.EventMessageDone, want 1", len(done))
 			}
 			got := done[0].Cost
 			switch {
@@ -57,3 +57,5 @@ func TestMessageDoneCost(t *testing.T) {
 		})
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

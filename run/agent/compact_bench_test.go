@@ -1,4 +1,4 @@
-package run
+package agent
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package run
+package agent
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/run/agent"
-	"github.com/rubichan/rubichan/run/session"
 )
 
 // compactSystem is the system prompt of the summary request.
@@ -31,13 +29,13 @@ const (
 	transcriptTaskMax  = 8 << 10
 )
 
-// compactOn reports whether the loop compacts.
-func (l *loop) compactOn() bool { return l.cfg.Compact.Window > 0 }
+// compactOn reports whether the Agent compacts.
+func (l *Agent) compactOn() bool { return l.cfg.Compact.Window > 0 }
 
 // compactIfNeeded compacts the conversation when the estimate of the next
 // request passes the threshold. The estimate is remembered for the
 // event.
-func (l *loop) compactIfNeeded(ctx context.Context) error {
+func (l *Agent) compactIfNeeded(ctx context.Context) error {
 	if !l.compactOn() {
 		return nil
 	}
@@ -53,7 +51,7 @@ func (l *loop) compactIfNeeded(ctx context.Context) error {
 // model writes, keeping the first user message and a tail of at least keep
 // tokens. It returns false when there was nothing to summarise. The
 // summary request is no turn, but its tokens count against the budget.
-func (l *loop) compact(ctx context.Context, reason string, before, keep int) (bool, error) {
+func (l *Agent) compact(ctx context.Context, reason string, before, keep int) (bool, error) {
 	split := l.est.tailSplit(l.messages, keep)
 	if split == 0 {
 		if !l.noRoomNoted {
@@ -68,7 +66,7 @@ func (l *loop) compact(ctx context.Context, reason string, before, keep int) (bo
 		return false, l.requestError(ctx, err)
 	}
 	kept := make([]llm.Message, 0, 2+len(l.messages)-split)
-	kept = append(kept, l.messages[0], llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(session.SummaryPreface + text)}})
+	kept = append(kept, l.messages[0], llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(l.cfg.Compact.Preface + text)}})
 	kept = append(kept, l.messages[split:]...)
 	l.messages = kept
 	l.est.reset(l.messages)
@@ -92,10 +90,10 @@ func (l *loop) compact(ctx context.Context, reason string, before, keep int) (bo
 // transient failures as a turn's request does. It returns the summary and
 // the usage of the attempt that succeeded; every attempt's usage is added
 // to the run's.
-func (l *loop) summarise(ctx context.Context, older []llm.Message) (string, llm.Usage, error) {
+func (l *Agent) summarise(ctx context.Context, older []llm.Message) (string, llm.Usage, error) {
 	req := llm.Request{Model: l.cfg.Model, System: compactSystem, MaxTokens: l.summaryMaxTokens(),
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(transcript(l.messages[0], older))}}}}
-	c, err := agent.Complete(ctx, l.client, req, agent.CompleteOptions{Retry: l.cfg.Retry, Clock: l.cfg.Clock,
+	c, err := Complete(ctx, l.client, req, CompleteOptions{Retry: l.cfg.Retry, Clock: l.cfg.Clock,
 		OnAttempt: func(u llm.Usage, _ error) error {
 			l.usage = l.usage.Add(u)
 			return nil
@@ -116,7 +114,7 @@ func (l *loop) summarise(ctx context.Context, older []llm.Message) (string, llm.
 
 // summaryMaxTokens bounds the summary: an eighth of the window, at most
 // 4096 tokens and no more than the model writes.
-func (l *loop) summaryMaxTokens() int {
+func (l *Agent) summaryMaxTokens() int {
 	c := l.cfg.Compact
 	n := min(c.Window/8, 4096)
 	if c.MaxOutput > 0 {

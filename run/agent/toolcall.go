@@ -1,4 +1,4 @@
-package run
+package agent
 
 import (
 	"context"
@@ -10,36 +10,8 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/policy"
-	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/toolkit"
 )
-
-// verdictKind is the policy's answer for one call, as the loop sees it.
-type verdictKind uint8
-
-const (
-	verdictAllow verdictKind = iota + 1
-	verdictDeny
-	verdictAsk // approval needed: denied or aborted in a headless run
-)
-
-// verdict is the policy's decision on one call.
-type verdict struct {
-	Kind    verdictKind
-	Rule    string // the rule that decided
-	Fact    string // what it matched
-	Reason  string
-	Message string   // what the model is told on a denial
-	Allow   []string // the --allow rules that would let it through
-	// result is the policy's decision the verdict came from, which a
-	// person's "always" answer records; zero for the runner's own.
-	result policy.Result
-}
-
-// judge decides one tool call from its effects. It never fails: a judge
-// that cannot decide denies (fail closed).
-type judge func(tool string, eff toolkit.Effects) verdict
 
 // Messages the model gets instead of a result.
 const (
@@ -53,15 +25,15 @@ const (
 // malformed arguments, denied) gets an error result the model can act on.
 // The returned error, if any, ends the run; the results are complete even
 // then, so the conversation stays valid.
-func (l *loop) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm.Block, error) {
+func (l *Agent) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]llm.Block, error) {
 	results := make([]llm.Block, 0, len(calls))
 	var stop error
 	for i, call := range calls {
 		if stop == nil {
 			stop = l.stopped(ctx)
 		}
-		if stop == nil && l.cfg.MaxToolCalls > 0 && l.toolCalls >= l.cfg.MaxToolCalls {
-			stop = l.limit(agent.LimitMaxToolCalls, "reached --max-tool-calls %d", l.cfg.MaxToolCalls)
+		if stop == nil && l.cfg.Limits.MaxToolCalls > 0 && l.toolCalls >= l.cfg.Limits.MaxToolCalls {
+			stop = l.limit(LimitMaxToolCalls, "reached --max-tool-calls %d", l.cfg.Limits.MaxToolCalls)
 		}
 		if stop != nil {
 			results = append(results, llm.ToolResultBlock(call.ID, fmt.Sprintf(notRunStopped, stopReason(stop)), true))
@@ -113,11 +85,11 @@ func (p prepared) summary(raw []byte) string {
 	if p.failed == "" {
 		return p.eff.Summary
 	}
-	return clip(strings.Join(strings.Fields(string(raw)), " "), 120)
+	return Clip(strings.Join(strings.Fields(string(raw)), " "), 120)
 }
 
 // prepare decodes one call: its tool, and the effects of its arguments.
-func (l *loop) prepare(call llm.Block, cut bool) prepared {
+func (l *Agent) prepare(call llm.Block, cut bool) prepared {
 	if cut {
 		return prepared{failed: notRunCut}
 	}
@@ -125,7 +97,7 @@ func (l *loop) prepare(call llm.Block, cut bool) prepared {
 	if tool == nil {
 		return prepared{failed: fmt.Sprintf("Unknown tool %q. The available tools are: %s.", call.Name, strings.Join(l.toolNames(), ", "))}
 	}
-	if err := checkArgs(call.Input); err != nil {
+	if err := CheckArgs(call.Input); err != nil {
 		return prepared{failed: fmt.Sprintf("Invalid arguments for %s: %v. Send the arguments as one JSON object that matches the tool's schema.", call.Name, err)}
 	}
 	eff, err := toolkit.SafeEffects(tool, call.Input)
@@ -137,7 +109,7 @@ func (l *loop) prepare(call llm.Block, cut bool) prepared {
 
 // runCall judges and runs one prepared call. The span says whether the
 // tool ran and for how long; a non-nil error ends the run after this call.
-func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, prep prepared) (toolkit.Result, timeSpan, error) {
+func (l *Agent) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, prep prepared) (toolkit.Result, timeSpan, error) {
 	if prep.failed != "" {
 		r := toolkit.Result{Content: prep.failed, IsError: true}
 		l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{IsError: true, Content: prep.failed}})
@@ -145,19 +117,19 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 	}
 	v := l.judge(call.Name, prep.eff)
 	if a, ok := l.cfg.Answers[call.ID]; ok {
-		v = a.apply(v)
+		v = a.Apply(v, l.askedFacts(v))
 	}
-	if v.Kind == verdictAsk && l.cfg.Ask != nil {
-		v = runVerdict(l.cfg.Ask.Ask(ctx, call, prep.eff, agentVerdict(v)))
+	if v.Kind == VerdictAsk && l.cfg.Ask != nil {
+		v = l.cfg.Ask.Ask(ctx, call, prep.eff, v)
 		if err := l.stopped(ctx); err != nil {
 			return l.notRun(info, fmt.Sprintf(notRunStopped, stopReason(err))), timeSpan{}, err
 		}
 	}
-	if v.Kind == verdictAsk && l.cfg.DeferOnAsk != "" {
+	if v.Kind == VerdictAsk && l.cfg.OnAsk.Mode == AskDefer {
 		l.addPending(call, info, prep.eff, v)
 		return toolkit.Result{}, timeSpan{}, errDeferred
 	}
-	if v.Kind != verdictAllow {
+	if v.Kind != VerdictAllow {
 		return l.refuse(call, info, v)
 	}
 	l.emit(Event{Kind: EventToolAllowed, Turn: l.turns, Tool: info, Allow: &AllowInfo{Rule: v.Rule, Fact: v.Fact, Reason: v.Reason}})
@@ -175,7 +147,7 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 			return toolkit.Result{Content: "Interrupted: the run was stopped while this call ran.", IsError: true}, span, errRunEnded
 		}
 		return toolkit.Result{Content: "The tool failed: " + err.Error(), IsError: true}, span,
-			&agent.ToolError{Tool: call.Name, Err: err}
+			&ToolError{Tool: call.Name, Err: err}
 	}
 	if ctx.Err() != nil {
 		return res, span, errRunEnded
@@ -183,49 +155,49 @@ func (l *loop) runCall(ctx context.Context, call llm.Block, info *ToolCallInfo, 
 	if l.cfg.Hooks != nil {
 		// The after_tool hooks get the model's copy: the run's secrets redacted.
 		res.Content = l.cfg.Redact.Redact(res.Content)
-		view := json.RawMessage(l.cfg.Redact.Redact(string(hookToolInput(input, eff))))
-		res = l.cfg.Hooks.AfterTool(ctx, l.turns, agent.ToolCall{ID: call.ID, Name: call.Name, Input: view}, res)
+		view := json.RawMessage(l.cfg.Redact.Redact(string(HookInput(input, eff))))
+		res = l.cfg.Hooks.AfterTool(ctx, l.turns, ToolCall{ID: call.ID, Name: call.Name, Input: view}, res)
 	}
 	return res, span, nil
 }
 
 // refuse answers a call the policy did not allow: a denial, or a call
 // that needs approval, which is denied or stops the run.
-func (l *loop) refuse(call llm.Block, info *ToolCallInfo, v verdict) (toolkit.Result, timeSpan, error) {
-	if v.Kind == verdictAsk && l.cfg.AbortOnAsk != "" {
+func (l *Agent) refuse(call llm.Block, info *ToolCallInfo, v Verdict) (toolkit.Result, timeSpan, error) {
+	if v.Kind == VerdictAsk && l.cfg.OnAsk.Mode == AskAbort {
 		l.denials++
 		l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact,
 			Reason: v.Reason + "; it needs approval, and nobody can give it in a headless run", Allow: v.Allow, Ask: true, Abort: true}})
 		res := l.notRun(info, fmt.Sprintf(notRunStopped, "approval needed"))
-		return res, timeSpan{}, l.policyStop(agent.StopPolicy, "%s needs approval (%s: %s) and %s", call.Name, v.Rule, clip(v.Fact, 200), l.cfg.AbortOnAsk)
+		return res, timeSpan{}, l.policyStop(StopPolicy, "%s needs approval (%s: %s) and %s", call.Name, v.Rule, Clip(v.Fact, 200), l.cfg.OnAsk.Why)
 	}
 	return l.deny(call, info, v)
 }
 
 // deny makes the denial result, counts it, and ends the run when the
 // policy's max_denials is reached.
-func (l *loop) deny(call llm.Block, info *ToolCallInfo, v verdict) (toolkit.Result, timeSpan, error) {
+func (l *Agent) deny(call llm.Block, info *ToolCallInfo, v Verdict) (toolkit.Result, timeSpan, error) {
 	l.denials++
 	reason := v.Reason
-	if v.Kind == verdictAsk {
+	if v.Kind == VerdictAsk {
 		reason += ", and nobody can answer in a headless run"
 	}
 	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: reason, Allow: v.Allow,
-		Ask: v.Kind == verdictAsk}})
+		Ask: v.Kind == VerdictAsk}})
 	msg := v.Message
 	if msg == "" {
 		msg = fmt.Sprintf("Denied by policy rule %s: %s (%s). Do not retry variants of this command; use another approach or stop.", v.Rule, v.Fact, v.Reason)
 	}
 	res := l.notRun(info, msg)
-	if l.cfg.MaxDenials > 0 && l.denials >= l.cfg.MaxDenials {
-		return res, timeSpan{}, l.policyStop(agent.StopMaxDenials, "the policy refused %d calls (max_denials %d)", l.denials, l.cfg.MaxDenials)
+	if l.cfg.Limits.MaxDenials > 0 && l.denials >= l.cfg.Limits.MaxDenials {
+		return res, timeSpan{}, l.policyStop(StopMaxDenials, "the policy refused %d calls (max_denials %d)", l.denials, l.cfg.Limits.MaxDenials)
 	}
 	return res, timeSpan{}, nil
 }
 
 // notRun is the error result of a call the policy refused, reported as
 // an [EventToolResult] marked NotRun.
-func (l *loop) notRun(info *ToolCallInfo, msg string) toolkit.Result {
+func (l *Agent) notRun(info *ToolCallInfo, msg string) toolkit.Result {
 	l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{IsError: true, Content: msg, NotRun: true}})
 	return toolkit.Result{Content: msg, IsError: true}
 }
@@ -235,7 +207,7 @@ type timeSpan struct {
 	d   time.Duration
 }
 
-func (l *loop) toolNames() []string {
+func (l *Agent) toolNames() []string {
 	names := make([]string, 0, len(l.tools))
 	for n := range l.tools {
 		names = append(names, n)
@@ -244,8 +216,9 @@ func (l *loop) toolNames() []string {
 	return names
 }
 
-// checkArgs accepts a JSON object and explains anything else.
-func checkArgs(raw json.RawMessage) error {
+// CheckArgs accepts the arguments of a tool call when they are one JSON
+// object, and explains anything else.
+func CheckArgs(raw json.RawMessage) error {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		var syn *json.SyntaxError
@@ -269,20 +242,16 @@ func sanitize(m llm.Message) llm.Message {
 	out := llm.Message{Role: m.Role, Content: make([]llm.Block, len(m.Content))}
 	copy(out.Content, m.Content)
 	for i, b := range out.Content {
-		if b.Kind == llm.BlockToolUse && checkArgs(b.Input) != nil {
+		if b.Kind == llm.BlockToolUse && CheckArgs(b.Input) != nil {
 			out.Content[i].Input = json.RawMessage(`{}`)
 		}
 	}
 	return out
 }
 
-// stopReason is a short phrase for why the run stopped, for "not run" results.
+// stopReason is a short phrase for why the run stopped, for "not run"
+// results: the error's own message (a signal's cause says "interrupted
+// by SIGINT").
 func stopReason(err error) string {
-	var sig SignalError
-	switch {
-	case errors.As(err, &sig):
-		return sig.Error()
-	default:
-		return err.Error()
-	}
+	return err.Error()
 }

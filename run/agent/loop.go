@@ -1,4 +1,4 @@
-package run
+package agent
 
 import (
 	"bytes"
@@ -11,75 +11,22 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
-// streamer is what the loop needs of a model client.
-type streamer interface {
-	Stream(ctx context.Context, req llm.Request) (*llm.Stream, error)
-}
-
-// loopConfig are the inputs the turn loop is built with (the shape of
-// agent.Options): fixed, but for the model a chat switches (SetModel).
-type loopConfig struct {
-	Model        string
-	System       string
-	Tools        []toolkit.Tool
-	MaxTurns     int // model requests; at least 1
-	MaxToolCalls int // 0: none
-	MaxDenials   int // 0: none
-	// AbortOnAsk, when set, says what makes a call that needs approval
-	// stop the run (exit 3), for the message: "--on-ask is abort".
-	// Empty: such a call is denied and the model told.
-	AbortOnAsk string
-	// DeferOnAsk, when set, says what makes a call that needs approval
-	// pause the run (exit 3) with the call pending, for a later run that
-	// resumes the session: "--on-ask is defer".
-	DeferOnAsk string
-	// Ask, when set, asks a person about a call the policy marks "ask"
-	// (line mode with a terminal) and returns the verdict to act on:
-	// allowed, or denied with the message the model gets. nil: such a
-	// call resolves as AbortOnAsk, DeferOnAsk or a denial say.
-	Ask agent.Asker
-	// Hooks are the [[hooks]] commands run around tool calls and at the
-	// end of a run; nil: none.
-	Hooks agent.Hooks
-	// Verifiers check the final answer after the stop hooks passed, in
-	// order (--verify); a failed check sends the model back to work.
-	Verifiers []agent.Verifier
-	// Answers are a person's answers to calls an earlier run deferred,
-	// by call id (--approve, --deny-pending).
-	Answers map[string]answer
-	// Preview returns the diff a write or edit call would make, for the
-	// pending calls of a deferred run; nil: none.
-	Preview func(call llm.Block, eff toolkit.Effects) string
-	Timeout time.Duration // for the limit message; the caller sets the deadline
-	Budget  *Budget       // token and cost caps; nil: none
-	Retry   llm.RetryPolicy
-	Clock   llm.Clock // nil: the system clock
-	// Redact hides the run's secrets in tool results before the model,
-	// the sinks or the session see them: a command may print the key
-	// (from a file, /proc, a misconfigured tool). nil: no change.
-	Redact *redactor
-	// Compact says when the conversation is compacted; a zero Window:
-	// never, and a context-length error ends the run (exit 5).
-	Compact compactConfig
-}
-
-// loop is one run of the turn loop: model request, tool calls, results,
-// until the model answers without tool calls or a limit ends the run. It
-// owns the conversation and keeps it valid: every tool call gets exactly
-// one result, in order, before the next request.
+// Agent is the turn loop: model request, tool calls, results, until the
+// model answers without tool calls or a limit ends the run. It owns the
+// conversation and keeps it valid: every tool call gets exactly one
+// result, in order, before the next request.
 //
-// A loop is not safe for concurrent use. Each call of run or resume is
-// a new run: its counters and its summary start from zero, while the
-// conversation (until [loop.Reset]), the budget and the compaction
-// state go on.
-type loop struct {
-	cfg    loopConfig
-	client streamer
-	judge  judge
+// An Agent is not safe for concurrent use. Each call of [Agent.Run] or
+// [Agent.Resume] is a new run: its counters and its summary start from
+// zero, while the conversation (until [Agent.Reset]), the budget and the
+// compaction state go on.
+type Agent struct {
+	cfg    Options
+	client Client
+	judge  Judge
 	emit   func(Event)
 	now    func() time.Time
 
@@ -90,29 +37,38 @@ type loop struct {
 	turns     int
 	toolCalls int
 	denials   int
-	pending   []agent.Pending // the calls a deferred run leaves for a person
-	before    runBase         // what a chat's earlier runs spent, which this run's summary leaves out
-	attempts  []int           // per verifier, the checks made in this run
+	pending   []Pending // the calls a deferred run leaves for a person
+	before    runBase   // what a chat's earlier runs spent, which this run's summary leaves out
+	attempts  []int     // per verifier, the checks made in this run
 
 	est         *tokenEstimator
 	compactions int
 	noRoomNoted bool // the notice that compaction could not help was shown
 }
 
-func newLoop(cfg loopConfig, client streamer, j judge, emit func(Event)) *loop {
-	l := &loop{cfg: cfg, client: client, judge: j, emit: emit, now: time.Now, tools: map[string]toolkit.Tool{}}
+// New returns an Agent that asks client with the options o. o.Judge and
+// o.Emit are required: a nil Judge denies every call (fail closed).
+func New(client Client, o Options) *Agent {
+	l := &Agent{cfg: o, client: client, judge: o.Judge, emit: o.Emit, now: o.Now, tools: map[string]toolkit.Tool{}}
+	if l.judge == nil {
+		l.judge = denyAll
+	}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	cfg := o
 	for _, t := range cfg.Tools {
 		s := t.Spec()
 		l.tools[s.Name] = t
-		l.specs = append(l.specs, llm.ToolSpec{Name: s.Name, Description: strings.TrimSpace(s.Description), Schema: compactJSON(s.Schema)})
+		l.specs = append(l.specs, llm.ToolSpec{Name: s.Name, Description: strings.TrimSpace(s.Description), Schema: CompactJSON(s.Schema)})
 	}
-	l.est = newTokenEstimator(cfg.System, l.specs)
+	l.est = newTokenEstimator(o.System, l.specs)
 	return l
 }
 
 // ToolNames lists the names of the tools offered to the model, in the
 // order they are offered.
-func (l *loop) ToolNames() []string {
+func (l *Agent) ToolNames() []string {
 	names := make([]string, len(l.specs))
 	for i, s := range l.specs {
 		names[i] = s.Name
@@ -120,9 +76,9 @@ func (l *loop) ToolNames() []string {
 	return names
 }
 
-// compactJSON drops the insignificant white space of a schema: it is sent
-// on every turn.
-func compactJSON(raw json.RawMessage) json.RawMessage {
+// CompactJSON drops the insignificant white space of a schema: it is
+// sent on every turn. Anything that is not valid JSON is returned as is.
+func CompactJSON(raw json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
 	if json.Compact(&b, raw) != nil {
 		return raw
@@ -130,18 +86,20 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 	return b.Bytes()
 }
 
-// run takes the first user message to the end of the run. It returns nil
-// when the model finished, or an error carrying the exit code: a limit (4),
-// the policy (3), the provider (5), a tool's infrastructure (1), or the
-// context's cause when the run was interrupted.
-func (l *loop) run(ctx context.Context, first string) error {
-	return l.resume(ctx, nil, nil, first)
+// Run adds the prompt to the conversation and takes the run to its end.
+// It returns nil when the model finished, or the error that ended the
+// run: a [*LimitError], a [*StopError], a [*CheckError], a
+// [*ProviderError], a [*ToolError], or the context's cause when the run
+// was interrupted.
+func (l *Agent) Run(ctx context.Context, prompt string) error {
+	return l.Resume(ctx, l.messages, nil, prompt)
 }
 
-// resume restores the conversation of a session, answers the calls an
-// earlier run left open (deferred), adds the prompt if there is one, and
-// takes the run to its end as [loop.run] does.
-func (l *loop) resume(ctx context.Context, history []llm.Message, open []llm.Block, prompt string) error {
+// Resume replaces the conversation with history, answers the calls an
+// earlier run left open (deferred) as [Options.Answers] say, adds the
+// prompt if there is one, and takes the run to its end as [Agent.Run]
+// does.
+func (l *Agent) Resume(ctx context.Context, history []llm.Message, open []llm.Block, prompt string) error {
 	l.newRun()
 	l.messages = history
 	var blocks []llm.Block
@@ -160,7 +118,7 @@ func (l *loop) resume(ctx context.Context, history []llm.Message, open []llm.Blo
 }
 
 // add appends a message to the conversation and reports it.
-func (l *loop) add(m llm.Message) {
+func (l *Agent) add(m llm.Message) {
 	l.messages = append(l.messages, m)
 	l.emit(Event{Kind: EventHistory, Turn: l.turns, Message: &m})
 }
@@ -169,7 +127,7 @@ func (l *loop) add(m llm.Message) {
 // last message when it is a user message (the results of calls answered
 // after a resume, then the new prompt); the session records the blocks
 // added, which its loader merges the same way.
-func (l *loop) addUser(blocks []llm.Block) {
+func (l *Agent) addUser(blocks []llm.Block) {
 	if len(blocks) == 0 {
 		return
 	}
@@ -185,13 +143,13 @@ func (l *loop) addUser(blocks []llm.Block) {
 
 // turnLoop requests answers and runs their calls until the model finishes
 // or the run stops.
-func (l *loop) turnLoop(ctx context.Context) error {
+func (l *Agent) turnLoop(ctx context.Context) error {
 	for {
 		if err := l.stopped(ctx); err != nil {
 			return err
 		}
-		if l.turns >= l.cfg.MaxTurns {
-			return l.limit(agent.LimitMaxTurns, "reached --max-turns %d before the model finished", l.cfg.MaxTurns)
+		if l.turns >= l.cfg.Limits.MaxTurns {
+			return l.limit(LimitMaxTurns, "reached --max-turns %d before the model finished", l.cfg.Limits.MaxTurns)
 		}
 		if err := l.cfg.Budget.BeforeRequest(); err != nil {
 			return l.budgetStop(err)
@@ -240,13 +198,13 @@ func (l *loop) turnLoop(ctx context.Context) error {
 // hooks, then the verifiers in order. It returns what sends the model
 // back to work, or "" when the run ends with this answer; an error ends
 // the run.
-func (l *loop) finalAnswer(ctx context.Context, msg llm.Message) (string, error) {
+func (l *Agent) finalAnswer(ctx context.Context, msg llm.Message) (string, error) {
 	if l.cfg.Hooks != nil {
 		if back := l.cfg.Hooks.Stop(ctx, l.turns); back != "" {
 			return back, nil
 		}
 	}
-	final := agent.Final{Text: msg.Text(), Message: msg, Turn: l.turns}
+	final := Final{Text: msg.Text(), Message: msg, Turn: l.turns}
 	for i, v := range l.cfg.Verifiers {
 		l.attempts[i]++
 		res, err := v.Verify(ctx, l.attempts[i], final)
@@ -271,7 +229,7 @@ func (l *loop) finalAnswer(ctx context.Context, msg llm.Message) (string, error)
 // requestCompacting is request with the token estimate kept up to date;
 // when the provider says the request is too long, it compacts once more,
 // keeping a smaller tail, and asks again.
-func (l *loop) requestCompacting(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
+func (l *Agent) requestCompacting(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
 	before := l.est.estimate(l.messages)
 	l.est.sent()
 	msg, stop, used, err := l.request(ctx)
@@ -294,7 +252,7 @@ func (l *loop) requestCompacting(ctx context.Context) (llm.Message, llm.StopReas
 const cutAnswerNote = "Your answer was cut off at the output token limit. Continue exactly where it stopped."
 
 // stopped returns the reason the run must end now: its context ended.
-func (l *loop) stopped(ctx context.Context) error {
+func (l *Agent) stopped(ctx context.Context) error {
 	if ctx.Err() == nil {
 		return nil
 	}
@@ -302,29 +260,29 @@ func (l *loop) stopped(ctx context.Context) error {
 }
 
 // contextError turns the end of ctx into the run's error: a timeout is a
-// limit (exit 4); a signal is returned as is for [Main] (exit 130/143).
-func (l *loop) contextError(ctx context.Context) error {
+// limit (exit 4); a signal is returned as is for the caller (exit 130/143).
+func (l *Agent) contextError(ctx context.Context) error {
 	cause := context.Cause(ctx)
-	if errors.Is(cause, agent.ErrTimeout) {
-		return l.limit(agent.LimitTimeout, "reached --timeout %s", l.cfg.Timeout)
+	if errors.Is(cause, ErrTimeout) {
+		return l.limit(LimitTimeout, "reached --timeout %s", l.cfg.Limits.Timeout)
 	}
 	return cause
 }
 
 // limit reports a limit of the given kind that ends the run and returns
-// its [*agent.LimitError].
-func (l *loop) limit(kind agent.LimitKind, format string, args ...any) error {
+// its [*LimitError].
+func (l *Agent) limit(kind LimitKind, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	l.emit(Event{Kind: EventLimit, Text: msg})
-	return &agent.LimitError{Kind: kind, Err: errors.New(msg)}
+	return &LimitError{Kind: kind, Err: errors.New(msg)}
 }
 
 // policyStop reports that the policy ended the run and returns its
-// [*agent.StopError].
-func (l *loop) policyStop(kind agent.StopKind, format string, args ...any) error {
+// [*StopError].
+func (l *Agent) policyStop(kind StopKind, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	l.emit(Event{Kind: EventLimit, Text: msg})
-	return &agent.StopError{Kind: kind, Msg: msg}
+	return &StopError{Kind: kind, Msg: msg}
 }
 
 // request streams one model answer, retrying transient failures. Text is
@@ -333,12 +291,12 @@ func (l *loop) policyStop(kind agent.StopKind, format string, args ...any) error
 // the usage of the attempt that succeeded; what failed attempts reported is
 // counted in the run's usage and budget as they fail, and a retry that
 // would pass the budget is not made.
-func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
+func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
 	req := llm.Request{Model: l.cfg.Model, System: l.cfg.System, Messages: l.messages, Tools: l.specs}
 	printed := false // text of the current attempt reached the sinks
 	policy := l.cfg.Retry
 	policy.Retryable = retryableAfterPrint
-	c, err := agent.Complete(ctx, l.client, req, agent.CompleteOptions{Retry: policy, Clock: l.cfg.Clock,
+	c, err := Complete(ctx, l.client, req, CompleteOptions{Retry: policy, Clock: l.cfg.Clock,
 		OnEvent: func(ev llm.Event) {
 			switch {
 			case ev.Kind == llm.EventText && ev.Text != "":
@@ -372,10 +330,10 @@ func (l *loop) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Us
 
 // retryableAfterPrint retries what llm.IsRetryable does and also a stream
 // cut after content arrived: the loop prints the answer again.
-// A [agent.Permanent] error (a replay that diverged from its cassette) is
+// A [Permanent] error (a replay that diverged from its cassette) is
 // never retried.
 func retryableAfterPrint(err error) bool {
-	if agent.PermanentCause(err) != nil {
+	if PermanentCause(err) != nil {
 		return false
 	}
 	if llm.IsRetryable(err) {
@@ -402,28 +360,29 @@ func retryReason(err error) string {
 }
 
 // requestError turns a failed model request into the run's error.
-func (l *loop) requestError(ctx context.Context, err error) error {
+func (l *Agent) requestError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return l.contextError(ctx)
 	}
-	var be *budgetError
+	var be *BudgetError
 	if errors.As(err, &be) {
 		return l.budgetStop(err)
 	}
-	if p := agent.PermanentCause(err); p != nil {
+	if p := PermanentCause(err); p != nil {
 		// A replay's divergence: the run is not the recorded one, and the
 		// replay's model "failed".
-		return &agent.ProviderError{Err: p, Why: agent.ProviderPermanent}
+		return &ProviderError{Err: p, Why: ProviderPermanent}
 	}
 	if llm.IsContextLength(err) {
-		return &agent.ProviderError{Err: err, Why: agent.ProviderContextLength}
+		return &ProviderError{Err: err, Why: ProviderContextLength}
 	}
-	return &agent.ProviderError{Err: err, Why: agent.ProviderFailed}
+	return &ProviderError{Err: err, Why: ProviderFailed}
 }
 
 // Summary is the closing tally of the last run: in a chat, of this run
 // only (its cost and sub-queries less what the chat spent before it).
-func (l *loop) Summary(start time.Time, code int) *Summary {
+// Its ExitCode and Verified are the caller's to fill.
+func (l *Agent) Summary(start time.Time) *Summary {
 	cost, known := l.cfg.Budget.Cost()
 	subs, subUsage := l.cfg.Budget.SubTotals()
 	cost, subs, subUsage = cost-l.before.cost, subs-l.before.subs, subUsage.Minus(l.before.subUsage)
@@ -436,7 +395,6 @@ func (l *loop) Summary(start time.Time, code int) *Summary {
 		InputTokens:  int64(usage.InputTokens + usage.CacheCreationTokens + usage.CacheReadTokens),
 		OutputTokens: int64(usage.OutputTokens),
 		Elapsed:      l.now().Sub(start),
-		ExitCode:     code,
 		CostUSD:      cost,
 		CostKnown:    known,
 		Usage:        usage,
@@ -444,16 +402,16 @@ func (l *loop) Summary(start time.Time, code int) *Summary {
 	}
 }
 
-// budgetStop reports a budget error from [Budget] (a *budgetError or a
-// *agent.QueriesError) as the limit that ends the run.
-func (l *loop) budgetStop(err error) error {
+// budgetStop reports a budget error from [Budget] (a *BudgetError or a
+// *QueriesError) as the limit that ends the run.
+func (l *Agent) budgetStop(err error) error {
 	l.emit(Event{Kind: EventLimit, Text: err.Error()})
-	return &agent.LimitError{Kind: agent.LimitBudget, Err: err}
+	return &LimitError{Kind: LimitBudget, Err: err}
 }
 
 // requestCost is the cost of a request's usage at the price of the model
 // it was made to, for [EventMessageDone]; nil when the price is unknown.
-func (l *loop) requestCost(used llm.Usage) *float64 {
+func (l *Agent) requestCost(used llm.Usage) *float64 {
 	c, ok := l.cfg.Budget.RequestCost(used)
 	if !ok {
 		return nil

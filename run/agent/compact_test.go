@@ -1,4 +1,4 @@
-package run
+package agent_test
 
 import (
 	"context"
@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
 	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/agent/agenttest"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -24,7 +27,7 @@ func longScript(n, window int) llmtest.Script {
 	for i := 1; i <= n; i++ {
 		s.Turns = append(s.Turns, llmtest.Turn{
 			Text:      []string{fmt.Sprintf("Running step %d.", i)},
-			ToolCalls: []llmtest.ToolCall{call(fmt.Sprintf("c%d", i), "bash", fmt.Sprintf(`{"command":"step %d"}`, i))},
+			ToolCalls: []llmtest.ToolCall{agenttest.Call(fmt.Sprintf("c%d", i), "bash", fmt.Sprintf(`{"command":"step %d"}`, i))},
 			Usage:     llmtest.Usage{OutputTokens: 20},
 		})
 	}
@@ -33,39 +36,39 @@ func longScript(n, window int) llmtest.Script {
 }
 
 // bigOutput is a bash tool whose every result is about 800 bytes.
-func bigOutput() *fakeTool {
-	return &fakeTool{name: "bash", kind: toolkit.EffectExecute, result: func(args json.RawMessage) (toolkit.Result, error) {
+func bigOutput() *agenttest.FakeTool {
+	return &agenttest.FakeTool{Name: "bash", Kind: toolkit.EffectExecute, Result: func(args json.RawMessage) (toolkit.Result, error) {
 		return toolkit.Result{Content: string(args) + "\n" + strings.Repeat("output line of the step\n", 33)}, nil
 	}}
 }
 
 // isSummaryRequest reports whether a recorded request is a compaction's
 // summary request: it offers no tools.
-func isSummaryRequest(w wireRequest) bool { return len(w.Tools) == 0 }
+func isSummaryRequest(w agenttest.WireRequest) bool { return len(w.Tools) == 0 }
 
 func TestCompactionLongRun(t *testing.T) {
 	t.Parallel()
 	const window, turns = 8000, 150
 	r := runLoop(t, context.Background(), longScript(turns, window),
-		loopConfig{MaxTurns: turns + 1, Compact: compactConfig{Window: window, MaxOutput: 1000}}, nil, bigOutput())
-	if r.err != nil {
-		t.Fatalf("run failed: %v", r.err)
+		agent.Options{Limits: agent.Limits{MaxTurns: turns + 1}, Compact: agent.Compact{Window: window, MaxOutput: 1000}}, nil, bigOutput())
+	if r.Err != nil {
+		t.Fatalf("run failed: %v", r.Err)
 	}
-	if n := len(r.kinds(EventTurnStart)); n != turns+1 {
+	if n := len(r.Kinds(agent.EventTurnStart)); n != turns+1 {
 		t.Errorf("%d turns, want %d: compaction requests are no turns", n, turns+1)
 	}
-	comps := r.kinds(EventCompaction)
+	comps := r.Kinds(agent.EventCompaction)
 	if len(comps) < 5 {
 		t.Fatalf("%d compactions, want several", len(comps))
 	}
 	maxTokens, summaries := 0, 0
-	for i, req := range r.raw {
+	for i, req := range r.Raw {
 		n := llmtest.RequestTokens(req.Body)
 		maxTokens = max(maxTokens, n)
 		if n > window {
 			t.Errorf("request %d: %d tokens, over the window of %d", i+1, n, window)
 		}
-		w := r.requests[i]
+		w := r.Requests[i]
 		if isSummaryRequest(w) {
 			summaries++
 			checkSummaryRequest(t, i+1, w)
@@ -79,9 +82,9 @@ func TestCompactionLongRun(t *testing.T) {
 		t.Errorf("%d summary requests for %d compactions", summaries, len(comps))
 	}
 	// The request after a compaction carries the summary, marked.
-	for i := range r.requests[:len(r.requests)-1] {
-		if isSummaryRequest(r.requests[i]) {
-			next := r.requests[i+1]
+	for i := range r.Requests[:len(r.Requests)-1] {
+		if isSummaryRequest(r.Requests[i]) {
+			next := r.Requests[i+1]
 			if got := next.Messages[1].Content[0].Text; got != session.SummaryPreface+testSummary {
 				t.Errorf("request %d: second message %q, want the marked summary", i+2, got)
 			}
@@ -99,25 +102,25 @@ func TestCompactionLongRun(t *testing.T) {
 			t.Errorf("compaction %+v", info)
 		}
 	}
-	sum := r.loop.Summary(r.loop.now(), 0)
+	sum := r.Agent.Summary(time.Now())
 	if sum.OutputTokens != int64(turns*20+5+40*len(comps)) {
 		t.Errorf("output tokens %d: the summaries' tokens are not counted", sum.OutputTokens)
 	}
 	t.Logf("%d requests (%d summary requests), largest %d tokens of %d; estimates before compaction %v, after %v",
-		len(r.raw), summaries, maxTokens, window, before, after)
+		len(r.Raw), summaries, maxTokens, window, before, after)
 }
 
 // checkSummaryRequest checks the content of a compaction's request.
-func checkSummaryRequest(t *testing.T, n int, w wireRequest) {
+func checkSummaryRequest(t *testing.T, n int, w agenttest.WireRequest) {
 	t.Helper()
 	var system string
 	if err := json.Unmarshal(w.System, &system); err != nil {
-		var blocks []wireBlock
+		var blocks []agenttest.WireBlock
 		if json.Unmarshal(w.System, &blocks) == nil && len(blocks) > 0 {
 			system = blocks[0].Text
 		}
 	}
-	if system != compactSystem {
+	if system != agent.CompactSystem {
 		t.Errorf("summary request %d: system %q", n, system)
 	}
 	if len(w.Messages) != 1 || w.Messages[0].Role != "user" {
@@ -137,11 +140,11 @@ func TestCompactionOnContextLengthError(t *testing.T) {
 	// requests over 8,000.
 	const turns = 60
 	r := runLoop(t, context.Background(), longScript(turns, 8000),
-		loopConfig{MaxTurns: turns + 1, Compact: compactConfig{Window: 20000, MaxOutput: 1000}}, nil, bigOutput())
-	if r.err != nil {
-		t.Fatalf("run failed: %v", r.err)
+		agent.Options{Limits: agent.Limits{MaxTurns: turns + 1}, Compact: agent.Compact{Window: 20000, MaxOutput: 1000}}, nil, bigOutput())
+	if r.Err != nil {
+		t.Fatalf("run failed: %v", r.Err)
 	}
-	comps := r.kinds(EventCompaction)
+	comps := r.Kinds(agent.EventCompaction)
 	if len(comps) == 0 {
 		t.Fatal("no compaction")
 	}
@@ -151,7 +154,7 @@ func TestCompactionOnContextLengthError(t *testing.T) {
 		}
 	}
 	rejected := 0
-	for _, req := range r.raw {
+	for _, req := range r.Raw {
 		if llmtest.RequestTokens(req.Body) > 8000 {
 			rejected++
 		}
@@ -163,12 +166,12 @@ func TestCompactionOnContextLengthError(t *testing.T) {
 
 func TestNoCompactExit5(t *testing.T) {
 	t.Parallel()
-	r := runLoop(t, context.Background(), longScript(60, 8000), loopConfig{MaxTurns: 61}, nil, bigOutput())
-	if exitCode(r.err) != exitProvider || !llm.IsContextLength(r.err) ||
-		!strings.Contains(r.err.Error(), "no longer fits the model's context window") {
-		t.Fatalf("err %v (exit %d), want exit 5 for the context window", r.err, exitCode(r.err))
+	r := runLoop(t, context.Background(), longScript(60, 8000), agent.Options{Limits: agent.Limits{MaxTurns: 61}}, nil, bigOutput())
+	if exit.Code(r.Err) != exit.Provider || !llm.IsContextLength(r.Err) ||
+		!strings.Contains(r.Err.Error(), "no longer fits the model's context window") {
+		t.Fatalf("err %v (exit %d), want exit 5 for the context window", r.Err, exit.Code(r.Err))
 	}
-	if n := len(r.kinds(EventCompaction)); n != 0 {
+	if n := len(r.Kinds(agent.EventCompaction)); n != 0 {
 		t.Errorf("%d compactions without compaction", n)
 	}
 }
@@ -183,48 +186,28 @@ func TestCompactionBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := runLoop(t, context.Background(), s, loopConfig{MaxTurns: 41, Budget: b, Compact: compactConfig{Window: 8000, MaxOutput: 1000}}, nil, bigOutput())
-	if exitCode(r.err) != exitLimit || len(r.kinds(EventCompaction)) != 1 {
-		t.Fatalf("err %v, %d compactions", r.err, len(r.kinds(EventCompaction)))
+	r := runLoop(t, context.Background(), s, agent.Options{Limits: agent.Limits{MaxTurns: 41}, Budget: b, Compact: agent.Compact{Window: 8000, MaxOutput: 1000}}, nil, bigOutput())
+	if exit.Code(r.Err) != exit.Limit || len(r.Kinds(agent.EventCompaction)) != 1 {
+		t.Fatalf("err %v, %d compactions", r.Err, len(r.Kinds(agent.EventCompaction)))
 	}
 }
 
-func TestCompactThreshold(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		c    compactConfig
-		want int
-	}{
-		{compactConfig{Window: 8000, MaxOutput: 1000}, 5600},
-		{compactConfig{Window: 8000, MaxOutput: 1000, At: 0.5}, 3500},
-		{compactConfig{Window: 200_000, MaxOutput: 64_000}, int(0.8 * float64(200_000-llm.DefaultAnthropicMaxTokens))},
-		{compactConfig{Window: 8000, MaxOutput: 64_000}, 3200}, // the reserve is at most half the window
-	} {
-		if got := tc.c.threshold(); got != tc.want {
-			t.Errorf("%+v: %d, want %d", tc.c, got, tc.want)
-		}
-	}
-}
-
-// TestCompactionEmptySummary: a summary request that comes back without
-// text ends the run (exit 5) with compaction's own words, and is not
-// retried.
 func TestCompactionEmptySummary(t *testing.T) {
 	t.Parallel()
 	s := longScript(40, 8000)
 	s.Summary = &llmtest.Turn{Usage: llmtest.Usage{InputTokens: 100, OutputTokens: 1}}
-	r := runLoop(t, context.Background(), s, loopConfig{MaxTurns: 41, Compact: compactConfig{Window: 8000, MaxOutput: 1000}}, nil, bigOutput())
+	r := runLoop(t, context.Background(), s, agent.Options{Limits: agent.Limits{MaxTurns: 41}, Compact: agent.Compact{Window: 8000, MaxOutput: 1000}}, nil, bigOutput())
 	const want = "model request failed: compaction: the summary request came back empty"
-	if exitCode(r.err) != exitProvider || r.err == nil || r.err.Error() != want {
-		t.Fatalf("err %v (exit %d), want exit 5 and %q", r.err, exitCode(r.err), want)
+	if exit.Code(r.Err) != exit.Provider || r.Err == nil || r.Err.Error() != want {
+		t.Fatalf("err %v (exit %d), want exit 5 and %q", r.Err, exit.Code(r.Err), want)
 	}
 	summaries := 0
-	for _, w := range r.requests {
+	for _, w := range r.Requests {
 		if isSummaryRequest(w) {
 			summaries++
 		}
 	}
-	if summaries != 1 || len(r.kinds(EventRetry)) != 0 || len(r.kinds(EventCompaction)) != 0 {
-		t.Errorf("%d summary requests, %d retries, %d compactions; want 1, 0, 0", summaries, len(r.kinds(EventRetry)), len(r.kinds(EventCompaction)))
+	if summaries != 1 || len(r.Kinds(agent.EventRetry)) != 0 || len(r.Kinds(agent.EventCompaction)) != 0 {
+		t.Errorf("%d summary requests, %d retries, %d compactions; want 1, 0, 0", summaries, len(r.Kinds(agent.EventRetry)), len(r.Kinds(agent.EventCompaction)))
 	}
 }

@@ -1,4 +1,4 @@
-package run
+package agent
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -21,18 +20,18 @@ type callAnswer struct {
 // returns the tool and the arguments to run — a hook may replace them,
 // and the new ones are judged by the policy again, as if the model had
 // sent them — or the answer of a call that must not run.
-func (l *loop) gate(ctx context.Context, call llm.Block, info *ToolCallInfo, tool toolkit.Tool, eff toolkit.Effects) (toolkit.Tool, json.RawMessage, toolkit.Effects, *callAnswer) {
+func (l *Agent) gate(ctx context.Context, call llm.Block, info *ToolCallInfo, tool toolkit.Tool, eff toolkit.Effects) (toolkit.Tool, json.RawMessage, toolkit.Effects, *callAnswer) {
 	input := call.Input
 	for from := 0; ; {
 		if l.cfg.Hooks == nil {
 			return tool, input, eff, nil
 		}
 		// The hooks see the canonical arguments.
-		out := l.cfg.Hooks.BeforeTool(ctx, l.turns, agent.ToolCall{ID: call.ID, Name: call.Name, Input: hookToolInput(input, eff)}, from)
+		out := l.cfg.Hooks.BeforeTool(ctx, l.turns, ToolCall{ID: call.ID, Name: call.Name, Input: HookInput(input, eff)}, from)
 		switch out.Decision {
-		case agent.HookAllow:
+		case HookAllow:
 			return tool, input, eff, nil
-		case agent.HookDeny, agent.HookFailed:
+		case HookDeny, HookFailed:
 			res, _, err := l.hookDeny(call, info, out)
 			return nil, nil, eff, &callAnswer{res, err}
 		}
@@ -48,7 +47,7 @@ func (l *loop) gate(ctx context.Context, call llm.Block, info *ToolCallInfo, too
 		rewritten.Summary, rewritten.Input = p.summary(input), input
 		info = &rewritten
 		v := l.judge(call.Name, p.eff)
-		if v.Kind != verdictAllow {
+		if v.Kind != VerdictAllow {
 			res, _, err := l.refuse(call, info, v)
 			return nil, nil, eff, &callAnswer{res, err}
 		}
@@ -59,19 +58,19 @@ func (l *loop) gate(ctx context.Context, call llm.Block, info *ToolCallInfo, too
 
 // hookDeny answers a call a before_tool hook denied or failed on. It counts
 // as a denial, like the policy's.
-func (l *loop) hookDeny(call llm.Block, info *ToolCallInfo, out agent.HookOutcome) (toolkit.Result, timeSpan, error) {
+func (l *Agent) hookDeny(call llm.Block, info *ToolCallInfo, out HookOutcome) (toolkit.Result, timeSpan, error) {
 	l.denials++
 	d := &DenialInfo{Rule: "hook " + out.Hook, Fact: info.Summary, Reason: out.Reason}
 	msg := fmt.Sprintf("Denied by hook %s: %s", out.Hook, out.Reason)
-	if out.Decision == agent.HookFailed {
+	if out.Decision == HookFailed {
 		d.Reason = "the hook failed: " + out.Reason
 		msg = fmt.Sprintf("Not run: hook %s, which must approve this call, failed (%s), so the call was denied. "+
 			"This is a problem of the hook, not of your call.", out.Hook, out.Reason)
 	}
 	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: d})
 	res := l.notRun(info, msg)
-	if l.cfg.MaxDenials > 0 && l.denials >= l.cfg.MaxDenials {
-		return res, timeSpan{}, l.policyStop(agent.StopMaxDenials, "%d calls were refused (max_denials %d)", l.denials, l.cfg.MaxDenials)
+	if l.cfg.Limits.MaxDenials > 0 && l.denials >= l.cfg.Limits.MaxDenials {
+		return res, timeSpan{}, l.policyStop(StopMaxDenials, "%d calls were refused (max_denials %d)", l.denials, l.cfg.Limits.MaxDenials)
 	}
 	return res, timeSpan{}, nil
 }

@@ -1,4 +1,4 @@
-package run
+package agent_test
 
 import (
 	"cmp"
@@ -13,43 +13,46 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
 	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/agent/agenttest"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
 // testLoop is a loop on a scripted server, for tests that run it more
 // than once or call its methods between runs.
 type testLoop struct {
-	l      *loop
+	l      *agent.Agent
 	srv    *llmtest.Server
-	events *[]Event
+	events *[]agent.Event
 }
 
-func newTestLoop(t *testing.T, script llmtest.Script, cfg loopConfig, tools ...toolkit.Tool) testLoop {
+func newTestLoop(t *testing.T, script llmtest.Script, cfg agent.Options, tools ...toolkit.Tool) testLoop {
 	t.Helper()
 	srv := llmtest.NewServer(script)
 	t.Cleanup(srv.Close)
-	cfg.MaxTurns = max(cfg.MaxTurns, 10)
+	cfg.Limits.MaxTurns = max(cfg.Limits.MaxTurns, 10)
 	cfg.Retry = llm.RetryPolicy{MaxAttempts: 1}
-	cfg.Clock = fakeClock{}
+	cfg.Clock = agenttest.FakeClock{}
 	cfg.Tools = tools
 	if cfg.Model == "" {
 		cfg.Model = "test-model"
 	}
 	cfg.System = "be brief"
-	evs := &[]Event{}
+	evs := &[]agent.Event{}
+	cfg.Judge = agenttest.JudgeBy(nil, nil)
+	cfg.Emit = func(ev agent.Event) { *evs = append(*evs, ev) }
 	client := llm.NewAnthropic(llm.AnthropicConfig{BaseURL: srv.URL(), APIKey: "sk-test"})
-	l := newLoop(cfg, client, judgeBy(nil, nil), func(ev Event) { *evs = append(*evs, ev) })
+	l := agent.New(client, cfg)
 	return testLoop{l: l, srv: srv, events: evs}
 }
 
 // request returns request i (from 0) as the wire shows it, with its model.
-func (tl testLoop) request(t *testing.T, i int) (wireRequest, string) {
+func (tl testLoop) request(t *testing.T, i int) (agenttest.WireRequest, string) {
 	t.Helper()
 	reqs := tl.srv.Requests()
 	if i >= len(reqs) {
 		t.Fatalf("%d requests, want more than %d", len(reqs), i)
 	}
-	var w wireRequest
+	var w agenttest.WireRequest
 	var m struct {
 		Model string `json:"model"`
 	}
@@ -60,12 +63,6 @@ func (tl testLoop) request(t *testing.T, i int) (wireRequest, string) {
 		t.Fatal(err)
 	}
 	return w, m.Model
-}
-
-// lastUserText is the text of the last block of the request's last message.
-func (w wireRequest) lastUserText() string {
-	last := w.Messages[len(w.Messages)-1].Content
-	return last[len(last)-1].Text
 }
 
 // fakeVerifier answers its checks from a script, one entry per attempt.
@@ -142,12 +139,12 @@ func TestLoopFinalAnswerStep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := loopConfig{Hooks: &stopHooks{back: tt.back}}
+			cfg := agent.Options{Hooks: &stopHooks{back: tt.back}}
 			for _, v := range tt.vs {
 				cfg.Verifiers = append(cfg.Verifiers, v)
 			}
 			tl := newTestLoop(t, llmtest.Script{Turns: []llmtest.Turn{{Text: []string{"done"}}, {Text: []string{"done again"}}}}, cfg)
-			err := tl.l.run(context.Background(), "do it")
+			err := tl.l.Run(context.Background(), "do it")
 			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
 				t.Fatalf("err %v, want %v", err, tt.wantErr)
 			}
@@ -164,13 +161,13 @@ func TestLoopFinalAnswerStep(t *testing.T) {
 			}
 			if tt.lastUser != "" {
 				w, _ := tl.request(t, tt.requests-1)
-				if got := w.lastUserText(); got != tt.lastUser {
+				if got := w.LastUserText(); got != tt.lastUser {
 					t.Errorf("last user message %q, want %q", got, tt.lastUser)
 				}
 			}
 			var limits []string
 			for _, ev := range *tl.events {
-				if ev.Kind == EventLimit {
+				if ev.Kind == agent.EventLimit {
 					limits = append(limits, ev.Text)
 				}
 			}
@@ -187,25 +184,25 @@ func TestLoopFinalAnswerStep(t *testing.T) {
 func TestLoopRunsStartAfresh(t *testing.T) {
 	t.Parallel()
 	v := &fakeVerifier{results: []agent.Verification{{Feedback: "again"}, {Passed: true}}}
-	bash := &fakeTool{name: "bash", kind: toolkit.EffectExecute}
+	bash := &agenttest.FakeTool{Name: "bash", Kind: toolkit.EffectExecute}
 	tl := newTestLoop(t, llmtest.Script{Turns: []llmtest.Turn{
-		{ToolCalls: []llmtest.ToolCall{call("c1", "bash", `{"command":"ls"}`)}},
+		{ToolCalls: []llmtest.ToolCall{agenttest.Call("c1", "bash", `{"command":"ls"}`)}},
 		{Text: []string{"first"}},
 		{Text: []string{"first, fixed"}},
 		{Text: []string{"second"}},
-	}}, loopConfig{Verifiers: []agent.Verifier{v}}, bash)
-	if err := tl.l.run(context.Background(), "one"); err != nil {
+	}}, agent.Options{Verifiers: []agent.Verifier{v}}, bash)
+	if err := tl.l.Run(context.Background(), "one"); err != nil {
 		t.Fatal(err)
 	}
-	first := tl.l.Summary(time.Now(), 0)
+	first := tl.l.Summary(time.Now())
 	if first.Turns != 3 || first.ToolCalls != 1 {
 		t.Fatalf("first run: %+v", first)
 	}
 	v.results = []agent.Verification{{Passed: true}}
-	if err := tl.l.resume(context.Background(), tl.l.Messages(), nil, "two"); err != nil {
+	if err := tl.l.Resume(context.Background(), tl.l.Messages(), nil, "two"); err != nil {
 		t.Fatal(err)
 	}
-	second := tl.l.Summary(time.Now(), 0)
+	second := tl.l.Summary(time.Now())
 	if second.Turns != 1 || second.ToolCalls != 0 || second.Denials != 0 || len(tl.l.Pending()) != 0 {
 		t.Errorf("second run: %+v", second)
 	}
@@ -213,8 +210,8 @@ func TestLoopRunsStartAfresh(t *testing.T) {
 		t.Errorf("attempts %v, want [1 2 1]: each run counts from 1", v.attempts)
 	}
 	w, _ := tl.request(t, 3)
-	if len(w.Messages) != 7 || w.lastUserText() != "two" {
-		t.Errorf("the second run's request has %d messages, last %q", len(w.Messages), w.lastUserText())
+	if len(w.Messages) != 7 || w.LastUserText() != "two" {
+		t.Errorf("the second run's request has %d messages, last %q", len(w.Messages), w.LastUserText())
 	}
 }
 
@@ -222,10 +219,10 @@ func TestLoopRunsStartAfresh(t *testing.T) {
 // methods — /clear, /model, /tools, /compact.
 func TestLoopBetweenRuns(t *testing.T) {
 	t.Parallel()
-	bash := &fakeTool{name: "bash", kind: toolkit.EffectExecute}
-	read := &fakeTool{name: "read", kind: toolkit.EffectRead}
+	bash := &agenttest.FakeTool{Name: "bash", Kind: toolkit.EffectExecute}
+	read := &agenttest.FakeTool{Name: "read", Kind: toolkit.EffectRead}
 	tl := newTestLoop(t, llmtest.Script{Turns: []llmtest.Turn{{Text: []string{"a"}}, {Text: []string{"b"}}}},
-		loopConfig{Compact: compactConfig{Window: 100000, MaxOutput: 1000}}, bash, read)
+		agent.Options{Compact: agent.Compact{Window: 100000, MaxOutput: 1000}}, bash, read)
 	if got := tl.l.ToolNames(); !slices.Equal(got, []string{"bash", "read"}) {
 		t.Errorf("ToolNames %v", got)
 	}
@@ -233,28 +230,28 @@ func TestLoopBetweenRuns(t *testing.T) {
 		t.Errorf("ToolSpecs %+v", specs)
 	}
 	ctx := context.Background()
-	if out, err := tl.l.CompactNow(ctx); out != compactTooShort || err != nil {
+	if out, err := tl.l.CompactNow(ctx); out != agent.CompactTooShort || err != nil {
 		t.Errorf("CompactNow on an empty conversation: %v, %v", out, err)
 	}
-	if err := tl.l.run(ctx, "one"); err != nil {
+	if err := tl.l.Run(ctx, "one"); err != nil {
 		t.Fatal(err)
 	}
 	tl.l.Reset()
 	if len(tl.l.Messages()) != 0 {
-		t.Errorf("Reset left %d messages", len(tl.l.messages))
+		t.Errorf("Reset left %d messages", len(tl.l.Messages()))
 	}
-	tl.l.SetModel("other-model", compactConfig{})
+	tl.l.SetModel("other-model", agent.Compact{})
 	if tl.l.Model() != "other-model" {
 		t.Errorf("Model %q", tl.l.Model())
 	}
-	if out, err := tl.l.CompactNow(ctx); out != compactOff || err != nil {
+	if out, err := tl.l.CompactNow(ctx); out != agent.CompactOff || err != nil {
 		t.Errorf("CompactNow with compaction off: %v, %v", out, err)
 	}
-	if err := tl.l.run(ctx, "two"); err != nil {
+	if err := tl.l.Run(ctx, "two"); err != nil {
 		t.Fatal(err)
 	}
 	w, model := tl.request(t, 1)
-	if model != "other-model" || len(w.Messages) != 1 || w.lastUserText() != "two" {
+	if model != "other-model" || len(w.Messages) != 1 || w.LastUserText() != "two" {
 		t.Errorf("after /clear and /model: model %q, %d messages", model, len(w.Messages))
 	}
 }
@@ -289,15 +286,15 @@ func (h *recordingHooks) Stop(context.Context, int) string { return "" }
 func TestLoopCallsHooksThroughTheSeam(t *testing.T) {
 	t.Parallel()
 	h := &recordingHooks{deny: "rm"}
-	bash := &fakeTool{name: "bash", kind: toolkit.EffectExecute}
+	bash := &agenttest.FakeTool{Name: "bash", Kind: toolkit.EffectExecute}
 	r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{
-		{ToolCalls: []llmtest.ToolCall{call("c1", "bash", `{"command":"ls"}`), call("c2", "bash", `{"command":"rm x"}`)}},
+		{ToolCalls: []llmtest.ToolCall{agenttest.Call("c1", "bash", `{"command":"ls"}`), agenttest.Call("c2", "bash", `{"command":"rm x"}`)}},
 		{Text: []string{"done"}},
-	}}, loopConfig{Hooks: h}, nil, bash)
-	if r.err != nil {
-		t.Fatal(r.err)
+	}}, agent.Options{Hooks: h}, nil, bash)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if got := bash.ranWith(); !slices.Equal(got, []string{`{"command":"ls"}`}) {
+	if got := bash.RanWith(); !slices.Equal(got, []string{`{"command":"ls"}`}) {
 		t.Errorf("ran %v", got)
 	}
 	if len(h.seen) != 2 || !slices.Equal(h.after, []string{"c1"}) {
@@ -307,7 +304,7 @@ func TestLoopCallsHooksThroughTheSeam(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.SplitN(h.seen[0], " ", 3)[2]), &in); err != nil || in["command"] != "ls" {
 		t.Errorf("the hook's input %q: %v", h.seen[0], err)
 	}
-	got := r.requests[1].results()
+	got := r.Requests[1].Results()
 	want := []string{"c1 ok: ran bash {\"command\":\"ls\"} [tagged]", "c2 error: Denied by hook guard: not that"}
 	if !slices.Equal(got, want) {
 		t.Errorf("results %q, want %q", got, want)

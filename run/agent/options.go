@@ -1,0 +1,84 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/toolkit"
+)
+
+// Options are what an [Agent] is built with: fixed for its life, but for
+// the model and the compaction window, which [Agent.SetModel] switches.
+type Options struct {
+	Model  string
+	System string
+	Tools  []toolkit.Tool
+	Limits Limits
+	Budget *Budget // token and cost caps; nil: none
+	Retry  llm.RetryPolicy
+	Clock  llm.Clock        // retry waits; nil: the system clock
+	Now    func() time.Time // event stamps and durations; nil: time.Now
+	// Compact says when the conversation is compacted; a zero Window:
+	// never, and a context-length error ends the run.
+	Compact Compact
+	// Judge decides every tool call; nil denies them all (fail closed).
+	Judge Judge
+	// Answers are a person's answers to calls an earlier run deferred,
+	// by call id (--approve, --deny-pending).
+	Answers map[string]Approval
+	// AskedFacts lists the facts of a [VerdictAsk] verdict that need
+	// approval, in the judge's order, from the judge's own record
+	// ([Verdict.Detail]); nil, or an empty list: the verdict's one Fact.
+	AskedFacts func(Verdict) []PendingFact
+	// Ask, when set, asks a person about a call the judge answered with
+	// [VerdictAsk] and returns the verdict to act on. nil: such a call
+	// resolves as OnAsk says.
+	Ask   Asker
+	OnAsk OnAsk
+	// Preview returns the diff a write or edit call would make, for the
+	// pending calls of a deferred run; nil: none.
+	Preview func(call llm.Block, eff toolkit.Effects) string
+	// Hooks are the commands run around tool calls and at the end of a
+	// run; nil: none.
+	Hooks Hooks
+	// Verifiers check the final answer after the stop hooks passed, in
+	// order; a failed check sends the model back to work.
+	Verifiers []Verifier
+	// Redact hides the run's secrets in tool results before the model,
+	// the sinks or the session see them. nil: no change.
+	Redact *Redactor
+	// Emit receives every event of the runs; required.
+	Emit func(Event)
+}
+
+// Limits end a run.
+type Limits struct {
+	MaxTurns     int           // model requests per run; at least 1
+	MaxToolCalls int           // 0: none
+	MaxDenials   int           // 0: none
+	Timeout      time.Duration // for the limit message only; the caller sets the deadline with cause ErrTimeout
+}
+
+// AskMode says what becomes of a call the judge answered with
+// [VerdictAsk] when no [Asker] answered it.
+type AskMode uint8
+
+// The modes of [OnAsk].
+const (
+	AskDeny  AskMode = iota // the call is denied and the model told
+	AskAbort                // the run stops with a [*StopError] of kind StopPolicy
+	AskDefer                // the call is left pending; the run stops with a [*StopError] of kind StopDeferred
+)
+
+// OnAsk says what becomes of a call that needs approval in a run nobody
+// can ask, and why, for the messages ("--on-ask is abort", "the policy's
+// headless_ask is defer").
+type OnAsk struct {
+	Mode AskMode
+	Why  string
+}
+
+// denyAll is the judge of an Agent built without one.
+func denyAll(tool string, _ toolkit.Effects) Verdict {
+	return Verdict{Kind: VerdictDeny, Rule: "no judge", Fact: tool, Reason: "no judge decides the calls of this run"}
+}
