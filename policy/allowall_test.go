@@ -85,6 +85,10 @@ paths = ["**"]
 		if r.Decision != Allow && strings.Contains(r.Remedy, "--allow-all allows") {
 			t.Errorf("%s: remedy %q offers --allow-all, which is on", tc.name, r.Remedy)
 		}
+		// --on-ask defer lets a person approve an ask, never a denial.
+		if r.Decision == Deny && strings.Contains(r.Remedy, "--on-ask defer") {
+			t.Errorf("%s: remedy %q offers --on-ask defer for a denial", tc.name, r.Remedy)
+		}
 	}
 	// The policy it came from is unchanged.
 	if r := p.Decide(sh("go test ./...")); r.Decision != Deny {

@@ -31,6 +31,7 @@ func initEvent(cfg execConfig, root string, tools []string, pol *policy.Policy, 
 	if f := pol.File(); f != "" {
 		ev.Policy.Source = f
 	}
+	ev.AllowAll = pol.AllowAll()
 	if cfg.Settings != nil {
 		ev.Limits.MaxTokensTotal, ev.Limits.MaxCostUSD = cfg.Settings.Limits.MaxTokensTotal, cfg.Settings.Limits.MaxCost
 	}
