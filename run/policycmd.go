@@ -153,7 +153,7 @@ func checkAction(pol *policy.Policy, ws resolver, class policy.Class, arg string
 		}
 		if r, ok := ws.(interface{ Root() string }); ok {
 			a.Files = listFiles(r.Root(), a.Resolve)
-			a.Env = shellEnv(r.Root(), "")
+			a.Env = shellEnv(r.Root(), "", nil) // no bash tool: $HOME and the like stay opaque
 		}
 		return pol.Decide(a)
 	}
