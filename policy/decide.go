@@ -56,6 +56,9 @@ const (
 	// RuleSessionDeny decides a fact a person denied for the rest of a
 	// line-mode session ([Session.DenyAlways]).
 	RuleSessionDeny = "session denial"
+	// RuleAllowAll allows what no kept rule or guard refuses under
+	// --allow-all ([Policy.WithAllowAll]).
+	RuleAllowAll = "allow-all"
 	// RulePlain allows a plain program, whose effects are judged on their
 	// own ([ShellOptions.PlainPrograms]).
 	RulePlain    = "shell.plain_programs"
@@ -276,11 +279,9 @@ func (p *Policy) shellFacts(a Action) []Fact {
 		case FactCommand:
 			facts = append(facts, commands[i])
 		case FactBackground:
-			facts = append(facts, Fact{Kind: FactBackground, Value: rf.value, Decision: p.shell.Background,
-				Rule: "shell.background", Reason: "a job started with & outlives the command", exact: true})
+			facts = append(facts, p.backgroundFact(rf.value))
 		case FactOpaque:
-			facts = append(facts, Fact{Kind: FactOpaque, Value: rf.value, Decision: Ask, Rule: RuleOpaque,
-				Reason: "the analysis cannot fully read this construct"})
+			facts = append(facts, p.opaqueFact(rf.value))
 		case FactRead, FactWrite:
 			if !rf.redirect && denied[rf.owner] || rf.listing && !plain[rf.owner] {
 				continue
@@ -449,6 +450,9 @@ func (r *rule) explain(matched string) string {
 // c that no rule matched, in plain words: "no rule allows writing
 // notes.txt; the default is to ask".
 func (p *Policy) fallback(c Class, kind FactKind, value string) (Decision, string, string) {
+	if p.allowAll {
+		return Allow, RuleAllowAll, allowAllReason
+	}
 	d, rule := p.defaults, RuleDefault
 	if p.tools[c] != 0 {
 		d, rule = p.tools[c], fmt.Sprintf(ruleToolsFmt, c)
@@ -511,7 +515,7 @@ func (p *Policy) pathFact(c Class, kind FactKind, name string) Fact {
 	if f.Decision != 0 {
 		return f
 	}
-	if outside {
+	if outside && !p.allowAll {
 		return guard(kind, clean, "the path is outside the workspace and no absolute allow rule names it")
 	}
 	if unnamed.Rule != "" {
@@ -521,6 +525,9 @@ func (p *Policy) pathFact(c Class, kind FactKind, name string) Fact {
 	f.Decision, f.Rule, f.Reason = p.fallback(c, kind, clean)
 	if gitDir && f.Decision == Allow {
 		f.Decision, f.Reason = Ask, f.Reason+gitDirReason
+		if p.allowAll { // a guard --allow-all keeps
+			f.Rule, f.Reason = RuleGuard, "--allow-all keeps writes in a .git directory, whose config and hooks name programs that git runs"
+		}
 	}
 	return f
 }

@@ -376,7 +376,7 @@ func (b *builder) shell(p *Policy, s *shellDoc) error {
 // rule made (a guard, the fallback, a command-line rule).
 func reservedID(id string) bool {
 	switch id {
-	case RuleDefault, RuleOpaque, RuleGuard, RuleSession, RuleSessionDeny, RuleSecrets:
+	case RuleDefault, RuleOpaque, RuleGuard, RuleSession, RuleSessionDeny, RuleSecrets, RuleAllowAll:
 		return true
 	}
 	for _, p := range []string{"tools.", "shell.", "defaults.", "--"} {

@@ -71,6 +71,10 @@ func (p *Policy) mcpFact(name string) Fact {
 	if f.Decision != 0 {
 		return f
 	}
+	if p.allowAll {
+		f.Decision, f.Rule, f.Reason = Allow, RuleAllowAll, allowAllReason
+		return f
+	}
 	f.Decision, f.Rule = Ask, ruleMCPDefault
 	if d := p.tools[ClassMCP]; d != 0 {
 		f.Decision = d

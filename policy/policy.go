@@ -175,6 +175,7 @@ type Policy struct {
 	warnings   []string
 	secretsOff bool          // [defaults] secret_denials = false
 	guarded    []guardedFile // files no write may reach besides the policy file (see [Policy.WithGuarded])
+	allowAll   bool          // --allow-all: see [Policy.WithAllowAll]
 }
 
 // Name names where the policy came from: a file path, or "built-in default

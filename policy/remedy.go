@@ -43,13 +43,15 @@ func remedy(facts []Fact, decided Fact) string {
 	case f.Rule == RuleGuard && strings.Contains(f.Reason, "no absolute allow rule names it"):
 		return "no rule for the workspace can allow this: " + shorten(f.Value, 120) + " lies outside it, and only " +
 			"an absolute allow rule naming it in the policy file does (which opens it to the agent)"
-	case f.Rule == RuleGuard:
+	case f.Rule == RuleGuard && f.Decision == Ask:
 		return "no rule can allow this: " + f.Reason + " (a guard no policy loosens); " + altDefer
+	case f.Rule == RuleGuard: // a denial: nobody can approve it either
+		return "no rule can allow this: " + f.Reason + " (a guard no policy loosens, and no person can approve)"
 	case f.Rule == RuleSessionDeny:
 		return "no rule can allow this: a person denied it for the rest of the session"
 	case f.Decision == Deny && !fallbackRule(f.Rule) && !strings.HasPrefix(f.Rule, "shell."):
 		return "no --allow rule can allow this: rule " + f.Rule + " denies it, and a deny rule wins over every " +
-			"allow; change the policy file, or " + altAllowAll
+			"allow, --allow-all included; change the policy file"
 	case f.Rule == "shell.redirects":
 		return "no rule can allow this: the policy's [shell] redirects = \"deny\" refuses every file redirect; " +
 			"write the command without it"

@@ -22,6 +22,10 @@ type approver struct {
 	sess      *policy.Session // line mode: the person's answers; nil in a headless run
 	ws        *toolkit.Workspace
 	spillDirs []string // slash-separated absolute directories; empty without a spill
+	// vars are the bash tool's HOME, PWD, TMPDIR and USER
+	// ([toolkit.Bash.Vars]), set before the first call is judged; nil
+	// without a bash tool (policy check): their expansions are opaque.
+	vars map[string]string
 }
 
 func newApprover(pol *policy.Policy, ws *toolkit.Workspace, spillDir string) *approver {
@@ -77,7 +81,7 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 			return ref.Resolved, err
 		}
 		act.Files = listFiles(a.ws.Root(), act.Resolve)
-		act.Env = shellEnv(a.ws.Root(), eff.Dir)
+		act.Env = shellEnv(a.ws.Root(), eff.Dir, a.vars)
 	case toolkit.EffectMCP:
 		act.Class, act.Name, act.Links = policy.ClassMCP, eff.Tool, nil
 	default:
@@ -97,7 +101,7 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 	r := a.decide(act)
 	// The activity line shows a command as itself: "curl x", not "command: curl x".
 	v := verdict{Rule: r.Rule, Fact: strings.TrimPrefix(r.Fact, "command: "), Reason: r.Reason, Message: r.Message(),
-		Allow: a.pol.AllowRules(act, r), Detail: r}
+		Allow: a.pol.AllowRules(act, r), Remedy: r.Remedy, Detail: r}
 	switch r.Decision {
 	case policy.Allow:
 		v.Kind = verdictAllow

@@ -36,6 +36,7 @@ func configFlags() []cli.Flag {
 		&cli.StringFlag{Name: "stdin-max", Usage: "stop (exit 2) when stdin passes `SIZE`; never more than the spill directory's free space less a margin (default: 10GB) [$RUBICHAN_STDIN_MAX]", Category: input},
 		&cli.StringFlag{Name: "sandbox", Usage: "OS sandbox of shell commands: `MODE` is auto (what the kernel supports), required (exit 2 when the kernel cannot) or off (default: auto) [$RUBICHAN_SANDBOX]", Category: shell},
 		&cli.BoolFlag{Name: "network", Usage: "let shell commands open network connections (the sandbox blocks TCP otherwise) [$RUBICHAN_NETWORK]", Category: shell},
+		&cli.BoolFlag{Name: "allow-all", Usage: "allow every tool call inside the OS sandbox: for disposable environments [$RUBICHAN_ALLOW_ALL]", Category: shell},
 		&cli.StringFlag{Name: "compact-at", Usage: "compact the conversation when a request would pass this `RATIO` of the context window minus the output reserve (default: 0.8) [$RUBICHAN_COMPACT_AT]", Category: "Context window"},
 		&cli.StringFlag{Name: "verify", Usage: "after the model's final answer run `CMD` in the workspace (outside the policy); until it exits 0 the model is shown its output and goes on [$RUBICHAN_VERIFY]", Category: verify},
 		&cli.StringFlag{Name: "verify-attempts", Usage: "end the run with exit 6 after `N` failed checks (default: 3) [$RUBICHAN_VERIFY_ATTEMPTS]", Category: verify},

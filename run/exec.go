@@ -240,11 +240,14 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 	if err != nil {
 		return loopConfig{}, nil, nil, nil, err
 	}
+	// The tools first: the approver learns the bash tool's variables
+	// before anything, a sub-query among them, is judged.
+	tools := buildTools(ws, ap, cfg.bashSettings(), env, rt)
 	rt.queries.serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.judge, budget, tr, emit))
 	return loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
-		Tools:        buildTools(ws, ap, cfg.bashSettings(), env, rt),
+		Tools:        tools,
 		MaxTurns:     cfg.MaxTurns,
 		MaxToolCalls: cfg.MaxToolCalls,
 		MaxDenials:   pol.MaxDenials(),
@@ -362,14 +365,20 @@ func (cfg execConfig) bashSettings() bashSettings {
 func buildTools(ws *toolkit.Workspace, ap *approver, bs bashSettings, env environment, rt runTools) []toolkit.Tool {
 	// The sub-query token is secret-looking by name, and passed on purpose.
 	allow := append(slices.Clip(bs.PassEnv), subquery.TokenEnv)
-	return append(toolkit.Tools(ws, toolkit.Options{
+	tools := toolkit.Tools(ws, toolkit.Options{
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
 			Env: withQuerySocket(env.environ(), rt.queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.reaper,
 			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, bs.Shell, env), Confine: rt.box,
 		},
-	}), rt.mcp.Tools()...)
+	})
+	for _, t := range tools {
+		if b, ok := t.(*toolkit.Bash); ok {
+			ap.vars = b.Vars() // the values the policy judges $HOME and the like with
+		}
+	}
+	return append(tools, rt.mcp.Tools()...)
 }
 
 // runTools is what a run decides for its tools before the loop: the

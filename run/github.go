@@ -28,7 +28,7 @@ func githubRun(cfg execConfig, prompt string, red *redactor) sink.GitHubRun {
 	} else if _, after, ok := strings.Cut(prompt, "</stdin>\n"); ok {
 		prompt = after
 	}
-	return sink.GitHubRun{Provider: cfg.Provider, Model: cfg.Model, Task: prompt, Redact: red}
+	return sink.GitHubRun{Provider: cfg.Provider, Model: cfg.Model, Task: prompt, Redact: red, AllowAll: allowAll(cfg.Settings)}
 }
 
 // finishGitHub is [sink.GitHub.Finish], the error of a bare invocation

@@ -50,6 +50,7 @@ func initEvent(is initSettings, root string, tools []string, pol *policy.Policy,
 	if f := pol.File(); f != "" {
 		ev.Policy.Source = f
 	}
+	ev.AllowAll = pol.AllowAll()
 	return ev
 }
 

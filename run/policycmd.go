@@ -31,7 +31,7 @@ func policyCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "show how the policy judges one tool call, without running it",
-		UsageText: "rubichan policy check [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [--json] [-C DIR] --tool shell|read|write|mcp -- ARG",
+		UsageText: "rubichan policy check [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [--allow-all] [--json] [-C DIR] --tool shell|read|write|mcp -- ARG",
 		Description: `Resolves the policy exactly as exec would in the same directory (--policy,
 else a trusted .rubichan/policy.toml, else the built-in default, plus --allow
 and --deny), then prints the facts of the call, the rule that decided each,
@@ -54,6 +54,7 @@ the arguments are invalid.`,
 			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 			&cli.StringFlag{Name: "tool", Usage: "`CLASS` of the call: shell, read, write or mcp (required)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
+			&cli.BoolFlag{Name: "allow-all", Usage: "judge as a run with --allow-all does (inside the OS sandbox)"},
 		),
 		Action: runPolicyCheck,
 	}
@@ -88,6 +89,9 @@ func runPolicyCheck(c *cli.Context) error {
 	}, stderr)
 	if err != nil {
 		return err
+	}
+	if c.Bool("allow-all") {
+		pol = pol.WithAllowAll()
 	}
 	dir := c.String("cwd")
 	if dir == "" {
@@ -149,7 +153,7 @@ func checkAction(pol *policy.Policy, ws resolver, class policy.Class, arg string
 		}
 		if r, ok := ws.(interface{ Root() string }); ok {
 			a.Files = listFiles(r.Root(), a.Resolve)
-			a.Env = shellEnv(r.Root(), "")
+			a.Env = shellEnv(r.Root(), "", nil) // no bash tool: $HOME and the like stay opaque
 		}
 		return pol.Decide(a)
 	}

@@ -82,9 +82,16 @@ func listFiles(root string, resolve func(string) (string, error)) func(string) (
 }
 
 // shellEnv is what the policy knows of the variables a command will see
-// ([policy.Action.Env]): PWD, the directory it runs in. The bash tool's
-// HOME, TMPDIR and USER are for the runner to add once it hands them over.
-func shellEnv(root, dir string) map[string]string {
+// ([policy.Action.Env]): the bash tool's HOME, TMPDIR and USER (vars, from
+// [toolkit.Bash.Vars]) and PWD, the directory it runs in. A value the
+// shell would split or glob is left out, so its expansion stays opaque.
+func shellEnv(root, dir string, vars map[string]string) map[string]string {
+	env := map[string]string{}
+	for _, name := range []string{"HOME", "TMPDIR", "USER"} {
+		if v, ok := vars[name]; ok && plainValue(v) {
+			env[name] = v
+		}
+	}
 	pwd := filepath.ToSlash(root)
 	if dir != "" && dir != "." {
 		if path.IsAbs(dir) {
@@ -93,8 +100,12 @@ func shellEnv(root, dir string) map[string]string {
 			pwd = path.Join(pwd, dir)
 		}
 	}
-	if strings.ContainsAny(pwd, " \t\n*?[") {
-		return nil // a value the shell would split or glob stays opaque
+	if plainValue(pwd) {
+		env["PWD"] = pwd
 	}
-	return map[string]string{"PWD": pwd}
+	return env
 }
+
+// plainValue reports whether an expansion of v is v itself: not empty,
+// and nothing the shell would split or glob.
+func plainValue(v string) bool { return v != "" && !strings.ContainsAny(v, " \t\n*?[") }

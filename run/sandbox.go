@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -65,6 +66,23 @@ func startSandbox(cfg execConfig, env environment, notice func(string)) (sandbox
 		notice(st.String())
 	}
 	return st, nil
+}
+
+// allowAll reports whether --allow-all is on (allow_all from a trusted
+// source: the flag, RUBICHAN_ALLOW_ALL, a trusted file).
+func allowAll(lc *config.Loaded) bool { return lc != nil && lc.AllowAll }
+
+// checkAllowAll refuses to start a run with --allow-all (exit 2) when
+// the OS sandbox is not active — it does not confine the commands'
+// writes — unless the sandbox was turned off explicitly: allowing every
+// call is meant for a disposable environment, inside the sandbox.
+func checkAllowAll(lc *config.Loaded, st sandbox.State) error {
+	if !allowAll(lc) || st.Filesystem || st.Mode == sandbox.ModeOff {
+		return nil
+	}
+	return exit.CodeError{Code: exit.Usage, Err: fmt.Errorf("--allow-all allows every tool call inside the OS sandbox, "+
+		"and the sandbox is not active here (%s); run where Landlock confines the commands, "+
+		"or pass --sandbox off as well to allow every call unconfined", st)}
 }
 
 // sandboxConfig is the bash tool's sandbox for state st.

@@ -78,6 +78,9 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 	if st.box, err = startSandbox(*cfg, env, notice); err != nil {
 		return st, err
 	}
+	if err := checkAllowAll(cfg.Settings, st.box); err != nil {
+		return st, err
+	}
 	pm, leavePatch, err := enterPatchMode(ctx, cfg, env, stdout, notice)
 	if err != nil {
 		return st, err
@@ -98,6 +101,9 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 		policy.Guarded{Path: cfg.Record, What: "the run's cassette"},
 		policy.Guarded{Path: cfg.Replay, What: "the run's cassette"},
 	)
+	if allowAll(cfg.Settings) {
+		st.pol = st.pol.WithAllowAll()
+	}
 	if err := st.readInput(ctx, *cfg, src, notice); err != nil {
 		return st, err
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,6 +103,7 @@ type Bash struct {
 	setup sync.Once
 	// reaper is shared with the caller, which sweeps at the end of a run.
 	reaper *Reaper
+	vars   map[string]string // see [Bash.Vars]
 }
 
 // NewBash returns the bash tool configured by cfg.
@@ -132,6 +134,13 @@ func NewBash(cfg BashConfig) *Bash {
 	if cfg.TempDir != "" {
 		b.env = setEnv(b.env, map[string]string{"TMPDIR": cfg.TempDir})
 	}
+	b.vars = map[string]string{}
+	for _, name := range []string{"HOME", "PWD", "TMPDIR", "USER"} {
+		// The sandbox changes the caches' variables only (see cacheEnv).
+		if v := lookupEnv(b.env, name); v != "" {
+			b.vars[name] = v
+		}
+	}
 	b.box = cfg.Confine
 	if b.box == nil {
 		b.box = NewSandbox(cfg.Sandbox, b.dir, cfg.TempDir, b.reaper)
@@ -150,6 +159,13 @@ func NewBash(cfg BashConfig) *Bash {
 
 // Spec describes the tool to the model.
 func (b *Bash) Spec() Spec { return b.spec }
+
+// Vars returns the values of HOME, PWD, TMPDIR and USER that every
+// command starts with, as the tool sets them (PWD the workspace root,
+// TMPDIR the run's temporary directory); a variable the environment
+// lacks is left out. The runner hands them to the policy, which judges an
+// expansion of one with its value. The map is the caller's.
+func (b *Bash) Vars() map[string]string { return maps.Clone(b.vars) }
 
 // Effects reports that the call executes its command in the workspace
 // root: Kind [EffectExecute], Command exactly as given, Dir the absolute

@@ -167,6 +167,9 @@ type DenialInfo struct {
 	// Pending says the call was not refused but left for a person to
 	// approve (--on-ask defer).
 	Pending bool
+	// Remedy, when no --allow rule can lift the refusal, says so, why,
+	// and the alternatives (policy.Result.Remedy); "" otherwise.
+	Remedy string
 }
 
 // AllowInfo is why the policy allowed a call.

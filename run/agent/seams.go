@@ -31,6 +31,7 @@ type Verdict struct {
 	Reason  string   // why
 	Message string   // what the model is told on a denial
 	Allow   []string // the narrowest --allow rules that would let it through
+	Remedy  string   // when no --allow rule can lift a refusal: why, and the alternatives
 	// Detail is the judge's own record of the decision (the harness's
 	// policy result), handed back to the [Asker] unchanged; nil for the
 	// engine's own verdicts.

@@ -183,7 +183,7 @@ func (l *Agent) deny(call llm.Block, info *ToolCallInfo, v Verdict) (toolkit.Res
 		reason += ", and nobody can answer in a headless run"
 	}
 	l.emit(Event{Kind: EventToolDenied, Turn: l.turns, Tool: info, Denial: &DenialInfo{Rule: v.Rule, Fact: v.Fact, Reason: reason, Allow: v.Allow,
-		Ask: v.Kind == VerdictAsk}})
+		Ask: v.Kind == VerdictAsk, Remedy: v.Remedy}})
 	msg := v.Message
 	if msg == "" {
 		msg = fmt.Sprintf("Denied by policy rule %s: %s (%s). Do not retry variants of this command; use another approach or stop.", v.Rule, v.Fact, v.Reason)

@@ -31,6 +31,11 @@ type Config struct {
 	Verify    Verify                    `koanf:"verify"`
 	Bash      Bash                      `koanf:"bash"`
 	Shell     Shell                     `koanf:"shell"`
+	// AllowAll (--allow-all) allows every tool call inside the OS sandbox
+	// but the secret denials and guarded files, for a disposable
+	// environment; see policy.Policy.WithAllowAll. An untrusted workspace
+	// file cannot set it.
+	AllowAll bool `koanf:"allow_all"`
 	// Query configures the sub-queries of a run (`rubichan query`).
 	Query Query `koanf:"query"`
 	// Hooks are the team's commands around tool calls and before a run

@@ -262,7 +262,7 @@ func (s *stack) origin(path []string) Origin {
 // untrusted returns the filter of an untrusted workspace layer: it removes
 // what could redirect keys and traffic (provider, base_url, [providers]),
 // put workspace programs on the bash tool's PATH ([bash]), loosen the
-// shell sandbox ([shell]), run the checkout's commands around every tool
+// shell sandbox ([shell]) or the policy (allow_all), run the checkout's commands around every tool
 // call ([hooks]), start the checkout's programs as MCP servers ([mcp]) or
 // defeat a
 // spending cap ([prices], and [limits] looser than those the
@@ -278,7 +278,7 @@ func (s *stack) untrusted(dropped *[]string) func(map[string]any) {
 				*dropped = append(*dropped, "verify.command")
 			}
 		}
-		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "shell", "hooks", "mcp"} {
+		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "shell", "allow_all", "hooks", "mcp"} {
 			if _, ok := values[k]; ok {
 				delete(values, k)
 				name := k

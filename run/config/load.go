@@ -110,6 +110,7 @@ func configSettings() []configSetting {
 		{[]string{"verify", "timeout"}, "verify-timeout"},
 		{[]string{"shell", "sandbox"}, "sandbox"},
 		{[]string{"shell", "network"}, "network"},
+		{[]string{"allow_all"}, "allow-all"},
 		{[]string{"query", "model"}, "sub-model"},
 		{[]string{"query", "concurrency"}, "query-concurrency"},
 		{[]string{"query", "max_queries"}, "max-queries"},

@@ -108,6 +108,7 @@ func configSchema() *field {
 			"network", leaf(kindBool),
 			"writable_roots", leaf(kindPathList),
 		),
+		"allow_all", leaf(kindBool),
 		"query", table(
 			"model", leaf(kindString),
 			"concurrency", leaf(kindTurns),

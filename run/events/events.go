@@ -29,6 +29,10 @@ type Init struct {
 	Sandbox   Sandbox  `json:"sandbox"`
 	// MCP is the run's MCP servers; absent when none is configured.
 	MCP *MCP `json:"mcp,omitempty"`
+	// AllowAll says --allow-all is on: every tool call allowed inside the
+	// OS sandbox but the secret denials and guarded paths; absent when
+	// off.
+	AllowAll bool `json:"allow_all,omitempty"`
 }
 
 // MCP is what the run's MCP servers offer, after start-up.

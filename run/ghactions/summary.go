@@ -37,6 +37,8 @@ type Summary struct {
 	Verified    *bool // nil: no --verify
 	VerifyRuns  int   // how many times the --verify command ran
 	Session     string
+	// AllowAll says --allow-all was on.
+	AllowAll bool
 }
 
 // Call is one row of the tool-call table.
@@ -46,6 +48,7 @@ type Call struct {
 	Decision string // allow, deny, ask, pending
 	Rule     string
 	Reason   string // why it was denied
+	Remedy   string // why no --allow rule can lift the denial, and the alternatives
 	Outcome  string // "exit 0", "ok", "changed a.go", "not run", the error
 	Failed   bool
 }
@@ -92,6 +95,9 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 	row("Cost", cost)
 	row("Time", s.Elapsed.Round(100*time.Millisecond).String())
 	row("Tool calls", fmt.Sprintf("%d (%d denied)", s.ToolCalls, s.Denials))
+	if s.AllowAll {
+		row("Policy", "**allow-all**: every tool call allowed inside the OS sandbox, except the secret denials and the guarded paths")
+	}
 	s.writeVerify(row)
 	if s.Session != "" {
 		row("Session", Code(s.Session))
@@ -131,6 +137,9 @@ func (s *Summary) writeCalls(b *strings.Builder) {
 		}
 		if c.Reason != "" {
 			decision += ": " + Text(c.Reason, 160)
+		}
+		if c.Remedy != "" {
+			decision += " — " + Text(c.Remedy, 300)
 		}
 		if c.Decision == "deny" || c.Decision == "ask" {
 			decision = "**" + decision + "**"

@@ -31,6 +31,8 @@ type Activity struct {
 	// (under GitHub Actions, a ::group:: with workflow commands stopped):
 	// it opens the frame titled title and returns what closes it.
 	group func(title string) (end func())
+	// allowAll: --allow-all is on, which the closing summary says.
+	allowAll bool
 }
 
 // palette holds the colors of the activity lines, each switched on or off
@@ -84,6 +86,8 @@ type ActivityOptions struct {
 	Verbose bool            // each tool's output, every hook run
 	Colors  bool            // ANSI colors
 	Redact  *agent.Redactor // secrets hidden in every line; nil hides nothing
+	// AllowAll says --allow-all is on: the closing summary says so.
+	AllowAll bool
 	// Group, when set, wraps the --verbose output of a tool or a check
 	// (under GitHub Actions, a ::group::): it opens the frame titled title
 	// and returns what closes it.
@@ -95,7 +99,7 @@ func NewActivity(w io.Writer, o ActivityOptions) *Activity {
 	if w == nil {
 		w = io.Discard
 	}
-	return &Activity{w: w, quiet: o.Quiet, verbose: o.Verbose, pal: newPalette(o.Colors), red: o.Redact, group: o.Group}
+	return &Activity{w: w, quiet: o.Quiet, verbose: o.Verbose, pal: newPalette(o.Colors), red: o.Redact, group: o.Group, allowAll: o.AllowAll}
 }
 
 func (s *Activity) line(format string, args ...any) {
@@ -142,6 +146,8 @@ func (s *Activity) Handle(ev agent.Event) {
 		}
 		if len(d.Allow) > 0 && !d.Pending {
 			msg += " (allow with " + agent.Clip(AllowFlags(d.Allow), 200) + ")"
+		} else if d.Remedy != "" && !d.Pending {
+			msg += " — " + agent.Clip(d.Remedy, 400)
 		}
 		s.line("%s", p.deny.Sprint(msg))
 	case agent.EventToolResult:
@@ -160,7 +166,11 @@ func (s *Activity) Handle(ev agent.Event) {
 	case agent.EventVerify:
 		s.verifyResult(ev.Verify)
 	case agent.EventTurnDone:
-		s.line("%s", p.dim.Sprint(formatSummary(ev.Summary)))
+		line := formatSummary(ev.Summary)
+		if s.allowAll {
+			line += " · allow-all"
+		}
+		s.line("%s", p.dim.Sprint(line))
 	}
 }
 

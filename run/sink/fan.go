@@ -37,6 +37,8 @@ type Options struct {
 	Observe func(agent.Event)
 	// Stop learns a failed write on stdout, which ends the run.
 	Stop func(error)
+	// AllowAll says --allow-all is on: the closing summary says so.
+	AllowAll bool
 }
 
 // Fan is the sinks of one run, each fed every event: stdout's (the text
@@ -98,7 +100,7 @@ func New(stdout, stderr io.Writer, o Options) *Fan {
 	if lookupEnv == nil {
 		lookupEnv = os.LookupEnv
 	}
-	act := ActivityOptions{Quiet: o.Quiet, Verbose: o.Verbose,
+	act := ActivityOptions{Quiet: o.Quiet, Verbose: o.Verbose, AllowAll: o.AllowAll,
 		Colors: ColorEnabled(o.Color, IsTerminal(stderr), lookupEnv), Redact: s.red}
 	if s.gh != nil && o.Verbose {
 		act.Group = s.gh.Group

@@ -40,6 +40,7 @@ type GitHubRun struct {
 	Provider, Model string
 	Task            string          // the prompt, shown redacted
 	Redact          *agent.Redactor // secrets hidden in the summary and annotations
+	AllowAll        bool            // --allow-all is on
 }
 
 // NewGitHub returns the reporter of a run under GitHub Actions: stderr is
@@ -63,6 +64,7 @@ func (g *GitHub) Begin(r GitHubRun) {
 	g.red = r.Redact
 	g.sum.Provider, g.sum.Model = r.Provider, r.Model
 	g.sum.Task = r.Redact.Redact(r.Task)
+	g.sum.AllowAll = r.AllowAll
 }
 
 // SetSession records the session file.
@@ -119,7 +121,9 @@ func (g *GitHub) denied(t *agent.ToolCallInfo, d *agent.DenialInfo) {
 	case d.Ask:
 		decision = "ask"
 	}
-	g.update(t, func(c *ghactions.Call) { c.Decision, c.Rule, c.Reason = decision, d.Rule, g.red.Redact(d.Reason) })
+	g.update(t, func(c *ghactions.Call) {
+		c.Decision, c.Rule, c.Reason, c.Remedy = decision, d.Rule, g.red.Redact(d.Reason), g.red.Redact(d.Remedy)
+	})
 	if d.Pending {
 		return
 	}

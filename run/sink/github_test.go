@@ -86,7 +86,23 @@ func githubRuns() map[string]githubRun {
 				Patch: &agent.PatchInfo{Path: "rubichan.patch", SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", BaseCommit: "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b", Files: 1}}),
 		},
 	}
-	return map[string]githubRun{"success": success, "denials": denials, "failure": failure, "patch": patch}
+	// --allow-all: the summary says it was on, and a refusal no rule can
+	// lift shows its remedy.
+	mk, env := ghCall("a1", "bash", "sh -c 'make'"), ghCall("a2", "read", ".env")
+	allowAll := githubRun{
+		run: GitHubRun{Provider: "anthropic", Model: "claude-sonnet-5-5", Task: "build it", AllowAll: true},
+		events: []agent.Event{
+			{Kind: agent.EventToolCall, Tool: mk},
+			{Kind: agent.EventToolAllowed, Tool: mk, Allow: &agent.AllowInfo{Rule: "allow-all"}},
+			{Kind: agent.EventToolResult, Tool: mk, Result: &agent.ToolResultInfo{ExitCode: intp(0)}},
+			{Kind: agent.EventToolCall, Tool: env},
+			{Kind: agent.EventToolDenied, Tool: env, Denial: &agent.DenialInfo{Rule: "default-secrets", Fact: "read: .env", Reason: "common secret files",
+				Remedy: "no rule can allow this: the built-in secret denials refuse .env whatever the rules say; read another file"}},
+			{Kind: agent.EventToolResult, Tool: env, Result: &agent.ToolResultInfo{IsError: true, NotRun: true, Content: "Policy denied this call"}},
+			done(agent.Summary{Turns: 3, ToolCalls: 2, Denials: 1, Elapsed: 2 * time.Second}),
+		},
+	}
+	return map[string]githubRun{"success": success, "denials": denials, "failure": failure, "patch": patch, "allowall": allowAll}
 }
 
 // EventSessionFileForTest is not an event: githubRuns marks with it where

@@ -172,6 +172,35 @@ func TestActivitySink(t *testing.T) {
 	}
 }
 
+// TestActivityRemedyAndAllowAll checks that a denial no --allow rule can
+// lift ends with its remedy (a denial with --allow rules names those
+// instead, and a pending call neither), and that the closing summary says
+// --allow-all was on.
+func TestActivityRemedyAndAllowAll(t *testing.T) {
+	t.Parallel()
+	const remedy = "no rule can allow this: the built-in secret denials refuse .env whatever the rules say; read another file"
+	events := []agent.Event{
+		{Kind: agent.EventToolDenied, Denial: &agent.DenialInfo{Rule: "default-secrets", Fact: "read: .env", Reason: "common secret files", Remedy: remedy}},
+		{Kind: agent.EventToolDenied, Denial: &agent.DenialInfo{Rule: "tools.shell", Fact: "go test", Reason: "the default is to ask", Allow: []string{"shell:go test"}}},
+		{Kind: agent.EventToolDenied, Denial: &agent.DenialInfo{Rule: "opaque", Fact: "echo $X", Pending: true, Remedy: remedy}},
+		{Kind: agent.EventTurnDone, Summary: &agent.Summary{Turns: 2, Denials: 2, Elapsed: time.Second}},
+	}
+	want := strings.Join([]string{
+		"⊘ denied by default-secrets: read: .env (common secret files) — " + remedy,
+		"⊘ denied by tools.shell: go test (the default is to ask) (allow with --allow 'shell:go test')",
+		"⏸ pending approval (opaque): echo $X",
+		"2 turns · 0 in / 0 out tokens · 1.0s · 2 denied · allow-all",
+	}, "\n") + "\n"
+	var b bytes.Buffer
+	s := NewActivity(&b, ActivityOptions{AllowAll: true})
+	for _, ev := range events {
+		s.Handle(ev)
+	}
+	if b.String() != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
 // TestActivityEscapesControls checks that text from the model, the tools
 // and the workspace reaches stderr with its control characters shown, not
 // sent: an escape sequence in a command or in a file the tool printed
