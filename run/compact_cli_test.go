@@ -42,7 +42,7 @@ func compactCLI(t *testing.T, extra ...string) (int, []byte, string, string) {
 		t.Fatal(err)
 	}
 	env := fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-test-key-123", "ANTHROPIC_BASE_URL": srv.URL(), "XDG_STATE_HOME": state})
-	env.environ = func() []string { return []string{"PATH=/usr/bin:/bin"} }
+	env.Environ = func() []string { return []string{"PATH=/usr/bin:/bin"} }
 	args := append([]string{"rubichan", "exec", "--output", "stream-json", "-C", ws, "--config", conf, "--model", "tiny",
 		"--max-turns", "41", "--allow", "shell:cat *"}, extra...)
 	var out, errOut bytes.Buffer

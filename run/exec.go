@@ -366,7 +366,7 @@ func buildTools(ws *toolkit.Workspace, ap *approver, bs bashSettings, env enviro
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
-			Env: withQuerySocket(env.environ(), rt.queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.reaper,
+			Env: withQuerySocket(env.Environ(), rt.queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.reaper,
 			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, bs.Shell, env), Confine: rt.box,
 		},
 	}), rt.mcp.Tools()...)

@@ -33,9 +33,9 @@ func startPatchMode(ctx context.Context, cfg execConfig, env environment, stdout
 	if cfg.Patch == "" {
 		return nil, nil
 	}
-	tmp, _ := env.lookupEnv("TMPDIR")
+	tmp, _ := env.LookupEnv("TMPDIR")
 	c, err := patch.Prepare(ctx, cfg.Dir, patch.Options{
-		MaxSize: cfg.PatchMaxSize, Env: env.environ(), DropEnv: cfg.childDropEnv(), TempDir: tmp,
+		MaxSize: cfg.PatchMaxSize, Env: env.Environ(), DropEnv: cfg.childDropEnv(), TempDir: tmp,
 	})
 	var se *patch.SizeError
 	if errors.As(err, &se) {

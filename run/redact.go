@@ -35,7 +35,7 @@ func (cfg execConfig) secrets(env environment) []string {
 func secrets(rp config.ResolvedProvider, lc *config.Loaded, mp mcpPlace, env environment) []string {
 	secrets := []string{rp.APIKey()}
 	for _, v := range providerKeyVars(lc) {
-		if val, ok := env.lookupEnv(v); ok {
+		if val, ok := env.LookupEnv(v); ok {
 			secrets = append(secrets, val)
 		}
 	}
@@ -68,8 +68,8 @@ func mcpSecrets(mp mcpPlace, lc *config.Loaded, keyVars []string, env environmen
 		return nil
 	}
 	var environ []string
-	if env.environ != nil {
-		environ = env.environ()
+	if env.Environ != nil {
+		environ = env.Environ()
 	}
 	return mcp.Secrets(servers, mcp.Options{Environ: environ, DropEnv: childDropEnv(keyVars)})
 }

@@ -159,8 +159,8 @@ func planSession(f sessionFlags, dir string, secrets []string, root string, stde
 // sessionDir is --session-dir made absolute, else the default directory.
 func (f sessionFlags) sessionDir(env environment) string {
 	if f.SessionDir == "" {
-		home, _ := env.lookupEnv("HOME")
-		return session.DefaultDir(env.lookupEnv, home)
+		home, _ := env.LookupEnv("HOME")
+		return session.DefaultDir(env.LookupEnv, home)
 	}
 	if abs, err := filepath.Abs(f.SessionDir); err == nil {
 		return abs

@@ -19,7 +19,7 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 	if err != nil {
 		return err
 	}
-	rp, err := resolveRunProvider(cfg.trafficSettings(), lc, env.lookupEnv)
+	rp, err := resolveRunProvider(cfg.trafficSettings(), lc, env.LookupEnv)
 	if err != nil {
 		return err
 	}

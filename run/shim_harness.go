@@ -4,7 +4,10 @@ import (
 	"io"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
 
 // Transitional shims (issue 31, step 3c): the composition root of a run
@@ -21,3 +24,27 @@ func loadPolicy(src policySource, notes io.Writer) (*policy.Policy, error) {
 
 // linkCount is [harness.LinkCount].
 func linkCount(abs string) int { return harness.LinkCount(abs) }
+
+// shellSettings is [harness.ShellSettings].
+func shellSettings(lc *config.Loaded) config.Shell { return harness.ShellSettings(lc) }
+
+// achieveSandbox is [harness.AchieveSandbox].
+func achieveSandbox(sh config.Shell, env environment) sandbox.State {
+	return harness.AchieveSandbox(sh, env.Env)
+}
+
+// startSandbox is [harness.StartSandbox].
+func startSandbox(cfg execConfig, env environment, notice func(string)) (sandbox.State, error) {
+	return harness.StartSandbox(cfg.settings(), env.Env, notice)
+}
+
+// sandboxConfig is [harness.SandboxConfig].
+func sandboxConfig(st sandbox.State, sh config.Shell, env environment) toolkit.BashSandbox {
+	return harness.SandboxConfig(st, sh, env.Env)
+}
+
+// sandboxCacheDir is [harness.SandboxCacheDir].
+func sandboxCacheDir(env environment) string { return harness.SandboxCacheDir(env.Env) }
+
+// runTempDir is [harness.RunTempDir].
+func runTempDir() (string, error) { return harness.RunTempDir() }
