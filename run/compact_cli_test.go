@@ -98,14 +98,3 @@ func TestCompactAtFlag(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 }
-
-func TestUnknownModelWindowNotice(t *testing.T) {
-	var notes []string
-	c := compactSettings(nil, "no-such-model", false, func(ev Event) { notes = append(notes, ev.Text) })
-	if c.Window != 128_000 || len(notes) != 1 || !strings.Contains(notes[0], `[models."no-such-model"] context_window`) {
-		t.Errorf("%+v %q", c, notes)
-	}
-	if c := compactSettings(nil, "x", true, func(Event) { t.Error("notice with --no-compact") }); c.Window != 0 {
-		t.Errorf("--no-compact: %+v", c)
-	}
-}

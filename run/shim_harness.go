@@ -5,6 +5,7 @@ import (
 
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
@@ -48,3 +49,16 @@ func sandboxCacheDir(env environment) string { return harness.SandboxCacheDir(en
 
 // runTempDir is [harness.RunTempDir].
 func runTempDir() (string, error) { return harness.RunTempDir() }
+
+// initSettings is [harness.InitSettings].
+type initSettings = harness.InitSettings
+
+// initEvent is [harness.InitEvent] for the running binary's build.
+func initEvent(is initSettings, root string, tools []string, pol *policy.Policy, box sandbox.State) events.Init {
+	return harness.InitEvent(is, sinkBuild(), root, tools, pol, box)
+}
+
+// compactSettings is [harness.CompactSettings].
+func compactSettings(lc *config.Loaded, model string, noCompact bool, emit func(Event)) compactConfig {
+	return harness.CompactSettings(lc, model, noCompact, emit)
+}
