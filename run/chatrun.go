@@ -86,7 +86,7 @@ func (a *chatAsker) open(ap *approver) agent.Asker {
 func (c *chat) close() error {
 	defer c.ask.close()
 	notice := func(s string) { c.st.sinks.emit(Event{Kind: EventNotice, Text: s}) }
-	if err := c.st.tr.finish(nil, notice); err != nil {
+	if err := c.st.tr.Finish(nil, notice); err != nil {
 		c.note("rubichan: %v", err)
 		return reportedError{Err: err}
 	}

@@ -95,7 +95,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	l := st.loop
 	history, open := st.plan.conversation(cfg.Resolved.Type)
 	runErr := l.Resume(ctx, history, open, st.in.Text)
-	err = finishRun(st.tr.finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verifier: st.verifier, patch: st.patch})
+	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verifier: st.verifier, patch: st.patch})
 	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.store.Dir)
 	return err
 }
@@ -256,8 +256,8 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 		Retry:        llm.DefaultRetryPolicy(),
 		Redact:       newRedactor(cfg.secrets(env)),
 		Compact:      compactSettings(cfg.Settings, cfg.Model, cfg.NoCompact, emit),
-		Clock:        tr.clock,
-	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.hc), ap, parts, nil
+		Clock:        tr.Clock,
+	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.HTTPClient), ap, parts, nil
 }
 
 // deferOnAsk says what makes a call that needs approval pause a headless

@@ -2,6 +2,10 @@ package run
 
 import (
 	"io"
+	"net/http"
+	"time"
+
+	"github.com/rubichan/rubichan/llm"
 
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/config"
@@ -61,4 +65,58 @@ func initEvent(is initSettings, root string, tools []string, pol *policy.Policy,
 // compactSettings is [harness.CompactSettings].
 func compactSettings(lc *config.Loaded, model string, noCompact bool, emit func(Event)) compactConfig {
 	return harness.CompactSettings(lc, model, noCompact, emit)
+}
+
+// loadConfig is [harness.LoadConfig].
+func loadConfig(opts config.Options) (*config.Loaded, error) { return harness.LoadConfig(opts) }
+
+// resolveProvider is [harness.ResolveProvider].
+func resolveProvider(lc *config.Loaded, lookupEnv func(string) (string, bool)) (config.ResolvedProvider, error) {
+	return harness.ResolveProvider(lc, lookupEnv)
+}
+
+// providerKeyVars is [harness.ProviderKeyVars].
+func providerKeyVars(lc *config.Loaded) []string { return harness.ProviderKeyVars(lc) }
+
+// newProviderClient is [harness.NewProviderClient].
+func newProviderClient(rp config.ResolvedProvider, limits llm.StreamLimits, hc *http.Client) streamer {
+	return harness.NewProviderClient(rp, limits, hc)
+}
+
+// startSettings is [harness.StartSettings].
+func startSettings(lc *config.Loaded, model string, notice func(string)) (*Budget, error) {
+	return harness.StartSettings(lc, model, notice)
+}
+
+// inlineMax is [harness.InlineMax].
+func inlineMax(lc *config.Loaded) int64 { return harness.InlineMax(lc) }
+
+// streamLimits is [harness.StreamLimits].
+func streamLimits(lc *config.Loaded) llm.StreamLimits { return harness.StreamLimits(lc) }
+
+// streamLimitsOf is [harness.StreamLimitsOf].
+func streamLimitsOf(l config.Limits) llm.StreamLimits { return harness.StreamLimitsOf(l) }
+
+// stdinMax is [harness.StdinMax].
+func stdinMax(lc *config.Loaded) int64 { return harness.StdinMax(lc) }
+
+// newBudget is [harness.NewBudget].
+func newBudget(limits config.Limits, model string, prices map[string]config.Price) (*Budget, error) {
+	return harness.NewBudget(limits, model, prices)
+}
+
+// trafficSettings is [harness.TrafficSettings].
+type trafficSettings = harness.TrafficSettings
+
+// traffic is [harness.Traffic].
+type traffic = harness.Traffic
+
+// resolveRunProvider is [harness.ResolveRunProvider].
+func resolveRunProvider(ts trafficSettings, lc *config.Loaded, lookupEnv func(string) (string, bool)) (config.ResolvedProvider, error) {
+	return harness.ResolveRunProvider(ts, lc, lookupEnv)
+}
+
+// openTraffic is [harness.OpenTraffic].
+func openTraffic(ts trafficSettings, rp config.ResolvedProvider, root string, date time.Time, secrets []string) (*traffic, error) {
+	return harness.OpenTraffic(ts, rp, root, date, secrets)
 }

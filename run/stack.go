@@ -143,7 +143,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	// notice precedes a warning of the session log on stderr).
 	lc, client, ap, parts, err := execLoopConfig(ctx, cfg, st.ws, st.pol, st.in.Spill, st.budget, env, st.tr, emit, rt)
 	if err != nil {
-		st.tr.finish(err, notice)
+		st.tr.Finish(err, notice)
 		return err
 	}
 	st.ap, st.parts = ap, parts

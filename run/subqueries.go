@@ -303,8 +303,8 @@ func (cfg execConfig) subquerySettings() subquerySettings {
 func newSubqueries(qs subquerySettings, ws *toolkit.Workspace, j judge, budget *Budget, tr *traffic, emit func(Event)) *subqueries {
 	return &subqueries{
 		opt:    qs.Options,
-		client: newProviderClient(qs.Provider, qs.Limits, tr.hc),
-		budget: budget, emit: emit, retry: llm.DefaultRetryPolicy(), clock: tr.clock,
+		client: newProviderClient(qs.Provider, qs.Limits, tr.HTTPClient),
+		budget: budget, emit: emit, retry: llm.DefaultRetryPolicy(), clock: tr.Clock,
 		gate:  &fileGate{ws: ws, judge: j},
 		slots: make(chan struct{}, max(qs.Options.Concurrency, 1)),
 	}
