@@ -21,16 +21,6 @@ import (
 // answer is a person's answer to one call an earlier run deferred.
 type answer = agent.Approval
 
-// answerOf is the answer that approves pending call p: the facts it
-// lists, or its one fact.
-func answerOf(p session.Pending) answer {
-	a := answer{Approve: true, Legacy: len(p.Facts) == 0}
-	for _, f := range p.Asked() {
-		a.Facts = append(a.Facts, agent.PendingFact(f))
-	}
-	return a
-}
-
 // askedFacts lists the facts of an "ask" verdict that need approval, as
 // "kind: value", once each, in the policy's order; a verdict without
 // them (none is known) is its own fact. The policy's result rides in the

@@ -93,10 +93,10 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	}
 	defer st.close()
 	l := st.loop
-	history, open := st.plan.conversation(cfg.Resolved.Type)
+	history, open := st.plan.Conversation(cfg.Resolved.Type)
 	runErr := l.Resume(ctx, history, open, st.in.Text)
 	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verifier: st.verifier, patch: st.patch})
-	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.store.Dir)
+	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir())
 	return err
 }
 

@@ -176,7 +176,7 @@ func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, p
 	if cfg.Quiet {
 		notes = io.Discard
 	}
-	return plan.open(cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
+	return openPlanned(plan, cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
 		Start: sessionStart, Workspace: ws, Provider: cfg.Provider, Model: cfg.Model, Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
 	})
 }

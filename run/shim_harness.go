@@ -11,6 +11,7 @@ import (
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
@@ -119,4 +120,21 @@ func resolveRunProvider(ts trafficSettings, lc *config.Loaded, lookupEnv func(st
 // openTraffic is [harness.OpenTraffic].
 func openTraffic(ts trafficSettings, rp config.ResolvedProvider, root string, date time.Time, secrets []string) (*traffic, error) {
 	return harness.OpenTraffic(ts, rp, root, date, secrets)
+}
+
+// answerOf is [harness.AnswerOf].
+func answerOf(p session.Pending) answer { return harness.AnswerOf(p) }
+
+// sessionPlan is [harness.SessionPlan].
+type sessionPlan = harness.SessionPlan
+
+// planSession is [harness.PlanSession] for the session flags f.
+func planSession(f sessionFlags, dir string, secrets []string, root string, stderr io.Writer) (*sessionPlan, error) {
+	return harness.PlanSession(f.settings(), dir, secrets, root, stderr)
+}
+
+// openPlanned is [harness.SessionPlan.Open] with this binary's build.
+func openPlanned(p *sessionPlan, f sessionFlags, opt sessionOptions, h sessionHeader) *sessionLog {
+	opt.Build = sinkBuild()
+	return p.Open(f.settings(), opt, h)
 }
