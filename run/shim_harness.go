@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
 
@@ -138,3 +140,35 @@ func openPlanned(p *sessionPlan, f sessionFlags, opt sessionOptions, h sessionHe
 	opt.Build = sinkBuild()
 	return p.Open(f.settings(), opt, h)
 }
+
+// mcpChoice is [harness.MCPChoice].
+type mcpChoice = harness.MCPChoice
+
+// mcpPlace is [harness.MCPPlace].
+type mcpPlace = harness.MCPPlace
+
+// mcpServers is [harness.MCPServers].
+func mcpServers(ch mcpChoice, settings *config.Loaded, root string, trusted bool, notice func(string)) ([]mcp.ServerConfig, error) {
+	return harness.MCPServers(ch, settings, root, trusted, notice)
+}
+
+// startMCP is [harness.StartMCP].
+func startMCP(ctx context.Context, servers []mcp.ServerConfig, opts mcp.Options, notice func(string)) (*mcp.Manager, error) {
+	return harness.StartMCP(ctx, servers, opts, notice)
+}
+
+// withMCP is [harness.WithMCP].
+func withMCP(ev events.Init, m *mcp.Manager, specs []llm.ToolSpec) events.Init {
+	return harness.WithMCP(ev, m, specs)
+}
+
+// secrets is [harness.Secrets].
+func secrets(rp config.ResolvedProvider, lc *config.Loaded, mp mcpPlace, env environment) []string {
+	return harness.Secrets(rp, lc, mp, env.Env)
+}
+
+// runKeyVars is [harness.RunKeyVars].
+func runKeyVars(keyVar string, lc *config.Loaded) []string { return harness.RunKeyVars(keyVar, lc) }
+
+// childDropEnv is [harness.ChildDropEnv].
+func childDropEnv(keyVars []string) []string { return harness.ChildDropEnv(keyVars) }

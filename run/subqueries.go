@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -316,24 +315,12 @@ func (cfg execConfig) keyVars() []string {
 	return runKeyVars(cfg.KeyVar, cfg.Settings)
 }
 
-// runKeyVars are the key variables of a run whose provider's key is in
-// keyVar: that one and every provider's ([providerKeyVars]).
-func runKeyVars(keyVar string, lc *config.Loaded) []string {
-	return append([]string{keyVar}, providerKeyVars(lc)...)
-}
-
 // childDropEnv is what the run's other commands — hooks, --verify, MCP
 // servers — do not see: the key variables and the sub-query socket and
 // token, which only the bash tool's commands get (through
 // [withQuerySocket]).
 func (cfg execConfig) childDropEnv() []string {
 	return childDropEnv(cfg.keyVars())
-}
-
-// childDropEnv is what the run's other commands do not see, given its
-// key variables ([execConfig.childDropEnv]).
-func childDropEnv(keyVars []string) []string {
-	return append(slices.Clip(keyVars), subquery.SocketEnv, subquery.TokenEnv)
 }
 
 // withQuerySocket is env without an inherited sub-query socket and token,
