@@ -160,9 +160,9 @@ func enterPatchMode(ctx context.Context, cfg *execConfig, env environment, stdou
 	if err != nil || pm == nil {
 		return pm, func() { pm.Close() }, err
 	}
-	cfg.Dir = pm.copy.Root
+	cfg.Dir = pm.Root()
 	return pm, func() {
-		if pi, err := pm.write(true); err == nil && pi != nil {
+		if pi, err := pm.Write(true); err == nil && pi != nil {
 			notice(patchLine(pi))
 		}
 		pm.Close()
@@ -310,7 +310,7 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	sum.Verified = end.verifier.outcome()
 	// A run the model finished is whole, verified or not; anything else
 	// stopped it midway.
-	pi, perr := end.patch.write(code != exitOK && code != exitVerify)
+	pi, perr := end.patch.Write(code != exitOK && code != exitVerify)
 	switch {
 	case perr != nil:
 		emit(Event{Kind: EventError, Err: perr})

@@ -172,3 +172,14 @@ func runKeyVars(keyVar string, lc *config.Loaded) []string { return harness.RunK
 
 // childDropEnv is [harness.ChildDropEnv].
 func childDropEnv(keyVars []string) []string { return harness.ChildDropEnv(keyVars) }
+
+// patchMode is [harness.PatchMode].
+type patchMode = harness.PatchMode
+
+// startPatchMode is [harness.StartPatchMode] with the run's child drop list.
+func startPatchMode(ctx context.Context, cfg execConfig, env environment, stdout io.Writer) (*patchMode, error) {
+	return harness.StartPatchMode(ctx, cfg.settings(), cfg.childDropEnv(), env.Env, stdout)
+}
+
+// patchLine is [harness.PatchLine].
+func patchLine(pi *PatchInfo) string { return harness.PatchLine(pi) }
