@@ -9,6 +9,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/harness"
@@ -183,3 +184,12 @@ func startPatchMode(ctx context.Context, cfg execConfig, env environment, stdout
 
 // patchLine is [harness.PatchLine].
 func patchLine(pi *PatchInfo) string { return harness.PatchLine(pi) }
+
+// answer is a person's answer to one call an earlier run deferred.
+type answer = agent.Approval
+
+// pendingFacts is [harness.PendingFacts].
+func pendingFacts(v verdict) []agent.PendingFact { return harness.PendingFacts(v) }
+
+// previewDiff is [harness.PreviewDiff].
+func previewDiff(call llm.Block, eff toolkit.Effects) string { return harness.PreviewDiff(call, eff) }
