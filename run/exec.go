@@ -138,7 +138,7 @@ func openRunTools(box sandbox.State, cfg execConfig, env environment, root strin
 	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper(), queries: q}
 	rt.box = toolkit.NewSandbox(sandboxConfig(box, shellSettings(cfg.Settings), env), root, tmp, rt.reaper)
 	closeAll := func() {
-		q.close()
+		q.Close()
 		rt.mcp.Close()
 		rt.box.Close()
 		rt.reaper.Sweep()
@@ -240,7 +240,7 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 	if err != nil {
 		return loopConfig{}, nil, nil, nil, err
 	}
-	rt.queries.serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.judge, budget, tr, emit))
+	rt.queries.Serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.judge, budget, tr, emit))
 	return loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),

@@ -193,3 +193,34 @@ func pendingFacts(v verdict) []agent.PendingFact { return harness.PendingFacts(v
 
 // previewDiff is [harness.PreviewDiff].
 func previewDiff(call llm.Block, eff toolkit.Effects) string { return harness.PreviewDiff(call, eff) }
+
+// The sub-query bounds.
+const (
+	subqueryMaxTokens   = harness.SubqueryMaxTokens
+	subqueryMaterialMax = harness.SubqueryMaterialMax
+)
+
+type (
+	subqueryOptions  = harness.SubqueryOptions // [harness.SubqueryOptions]
+	subquerySettings = harness.SubqueryConfig  // [harness.SubqueryConfig]
+	subqueryHost     = harness.SubqueryHost    // [harness.SubqueryHost]
+	subqueries       = harness.Subqueries      // [harness.Subqueries]
+)
+
+// subqueryBlocks is [harness.SubqueryBlocks].
+func subqueryBlocks(material []byte, prompt string) []llm.Block {
+	return harness.SubqueryBlocks(material, prompt)
+}
+
+// listenSubqueries is [harness.ListenSubqueries].
+func listenSubqueries(cfg execConfig, tempDir string) (*subqueryHost, error) {
+	return harness.ListenSubqueries(cfg.settings(), tempDir)
+}
+
+// newSubqueries is [harness.NewSubqueries].
+func newSubqueries(qs subquerySettings, ws *toolkit.Workspace, j judge, budget *Budget, tr *traffic, emit func(Event)) *subqueries {
+	return harness.NewSubqueries(qs, ws, j, budget, tr, emit)
+}
+
+// withQuerySocket is [harness.WithQuerySocket].
+func withQuerySocket(env []string, q *subqueryHost) []string { return harness.WithQuerySocket(env, q) }
