@@ -13,7 +13,6 @@ import (
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/harness"
-	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
@@ -51,9 +50,6 @@ func startSandbox(cfg execConfig, env environment, notice func(string)) (sandbox
 func sandboxConfig(st sandbox.State, sh config.Shell, env environment) toolkit.BashSandbox {
 	return harness.SandboxConfig(st, sh, env.Env)
 }
-
-// sandboxCacheDir is [harness.SandboxCacheDir].
-func sandboxCacheDir(env environment) string { return harness.SandboxCacheDir(env.Env) }
 
 // runTempDir is [harness.RunTempDir].
 func runTempDir() (string, error) { return harness.RunTempDir() }
@@ -124,9 +120,6 @@ func resolveRunProvider(ts trafficSettings, lc *config.Loaded, lookupEnv func(st
 func openTraffic(ts trafficSettings, rp config.ResolvedProvider, root string, date time.Time, secrets []string) (*traffic, error) {
 	return harness.OpenTraffic(ts, rp, root, date, secrets)
 }
-
-// answerOf is [harness.AnswerOf].
-func answerOf(p session.Pending) answer { return harness.AnswerOf(p) }
 
 // sessionPlan is [harness.SessionPlan].
 type sessionPlan = harness.SessionPlan
