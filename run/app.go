@@ -3,9 +3,9 @@ package run
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/urfave/cli/v2"
 )
 
@@ -28,38 +28,21 @@ Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
 // environment is what the runner reads from the process beyond its standard
-// streams and arguments. Tests replace it; [newProcessApp] uses the real process.
+// streams and arguments ([harness.Env]) and, for line mode, its interrupts.
+// Tests replace it; [newProcessApp] uses the real process.
 type environment struct {
-	// lookupEnv reads an environment variable.
-	lookupEnv func(string) (string, bool)
-	// environ lists the environment as NAME=value, for the bash tool.
-	environ func() []string
-	// landlockABI probes the kernel's Landlock ABI (0: none); nil
-	// probes the kernel. Tests simulate other kernels with it.
-	landlockABI func() int
-	// namespaces probes whether commands can have namespaces of their own
-	// (nil: they can; see sandbox.ProbeNamespaces); nil probes the
-	// system. Tests simulate a system that refuses them with it.
-	namespaces func() error
-	// now is the time the system prompt's date comes from; nil: the
-	// clock. Tests set it to replay a cassette on another day.
-	now func() time.Time
+	harness.Env
 	// interrupts hands SIGINT to line mode; nil: a SIGINT cancels the
 	// context, also in line mode.
 	interrupts *Interrupts
 }
 
 func processEnvironment() environment {
-	return environment{lookupEnv: os.LookupEnv, environ: os.Environ, now: time.Now}
+	return environment{Env: harness.ProcessEnv()}
 }
 
 // today is the time whose date the system prompt shows.
-func (env environment) today() time.Time {
-	if env.now == nil {
-		return time.Now()
-	}
-	return env.now()
-}
+func (env environment) today() time.Time { return env.Today() }
 
 // newProcessApp builds the command-line application on the given streams. It never
 // calls os.Exit: errors come back from Run and [Main] turns them into exit

@@ -8,14 +8,16 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/rubichan/rubichan/run/harness"
 )
 
 // fakeEnv is an environment whose variables come from a map.
 func fakeEnv(vars map[string]string) environment {
-	return environment{lookupEnv: func(k string) (string, bool) {
+	return environment{Env: harness.Env{LookupEnv: func(k string) (string, bool) {
 		v, ok := vars[k]
 		return v, ok
-	}}
+	}}}
 }
 
 // runApp runs rubichan in-process on buffers and returns the exit code and
@@ -75,7 +77,7 @@ func TestAppUsage(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			env := tc.env
-			if env.lookupEnv == nil {
+			if env.LookupEnv == nil {
 				env = fakeEnv(nil)
 			}
 			code, stdout, stderr := runCLI(t, env, "", tc.args...)

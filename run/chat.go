@@ -132,7 +132,7 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	stderr = in.writer(stderr)
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stop)
 	defer sinks.close()
-	ask := &chatAsker{stderr: stderr, colors: colorEnabled(cfg.Color, true, env.lookupEnv), person: person}
+	ask := &chatAsker{stderr: stderr, colors: colorEnabled(cfg.Color, true, env.LookupEnv), person: person}
 	st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start, newAsker: ask.open}, stdout, stderr, env, sinks)
 	if err != nil {
 		ask.tty.close()

@@ -65,7 +65,7 @@ func BenchmarkChatStartupPiped(b *testing.B) {
 func BenchmarkChatStartupInProcess(b *testing.B) {
 	ws, state := b.TempDir(), b.TempDir()
 	env := fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-bench-key-0123456789", "XDG_STATE_HOME": state, "HOME": state})
-	env.environ = os.Environ
+	env.Environ = os.Environ
 	for b.Loop() {
 		var errOut bytes.Buffer
 		if code := runMain(context.Background(), []string{"rubichan", "chat", "--cwd", ws}, strings.NewReader(""), io.Discard, &errOut, env); code != 0 {

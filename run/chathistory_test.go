@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rubichan/rubichan/run/harness"
 )
 
 func TestSecretLine(t *testing.T) {
@@ -89,7 +91,7 @@ func TestHistoryFile(t *testing.T) {
 func TestHistoryPath(t *testing.T) {
 	t.Parallel()
 	env := func(vars map[string]string) environment {
-		return environment{lookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
+		return environment{Env: harness.Env{LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}}
 	}
 	tests := []struct {
 		vars map[string]string

@@ -318,10 +318,10 @@ func (c *chat) readMessage(ctx context.Context) (string, error) {
 // historyPath is $XDG_STATE_HOME/rubichan/history, or
 // ~/.local/state/rubichan/history; "" when neither is known.
 func historyPath(env environment) string {
-	if d, ok := env.lookupEnv("XDG_STATE_HOME"); ok && filepath.IsAbs(d) {
+	if d, ok := env.LookupEnv("XDG_STATE_HOME"); ok && filepath.IsAbs(d) {
 		return filepath.Join(d, "rubichan", "history")
 	}
-	if h, ok := env.lookupEnv("HOME"); ok && h != "" {
+	if h, ok := env.LookupEnv("HOME"); ok && h != "" {
 		return filepath.Join(h, ".local", "state", "rubichan", "history")
 	}
 	return ""

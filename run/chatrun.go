@@ -51,8 +51,8 @@ func (c *chat) observe(ev Event) {
 func newChat(cfg execConfig, env environment, st *runStack, in *lineInput, stdout, stderr io.Writer, person bool, ask *ttyAsker) *chat {
 	c := &chat{cfg: cfg, env: env, st: st, stdout: stdout, stderr: stderr, person: person, in: in,
 		ask: ask, verifier: st.verifier, runNo: 1}
-	if st.plan.loaded != nil {
-		c.runNo = len(st.plan.loaded.Runs) + 1
+	if st.plan.Loaded() != nil {
+		c.runNo = len(st.plan.Loaded().Runs) + 1
 	}
 	st.sinks.observe = c.observe
 	return c
@@ -86,7 +86,7 @@ func (a *chatAsker) open(ap *approver) agent.Asker {
 func (c *chat) close() error {
 	defer c.ask.close()
 	notice := func(s string) { c.st.sinks.emit(Event{Kind: EventNotice, Text: s}) }
-	if err := c.st.tr.finish(nil, notice); err != nil {
+	if err := c.st.tr.Finish(nil, notice); err != nil {
 		c.note("rubichan: %v", err)
 		return reportedError{Err: err}
 	}
@@ -120,7 +120,7 @@ func (c *chat) runLine(ctx context.Context, text string) {
 	}()
 	history, open := l.Messages(), []llm.Block(nil)
 	if c.runs == 0 {
-		history, open = c.st.plan.conversation(c.cfg.Resolved.Type)
+		history, open = c.st.plan.Conversation(c.cfg.Resolved.Type)
 	}
 	runErr := l.Resume(runCtx, history, open, text)
 	err := finishRun(runErr, l, sinks.text, start, sinks.emit, runEnd{verifier: c.verifier})

@@ -14,8 +14,8 @@ type childEnv struct {
 // childEnv returns the environment of the run's other commands.
 func (cfg execConfig) childEnv(env environment) childEnv {
 	var environ []string
-	if env.environ != nil {
-		environ = env.environ()
+	if env.Environ != nil {
+		environ = env.Environ()
 	}
 	return childEnv{Environ: environ, EnvAllow: cfg.PassEnv, DropEnv: cfg.childDropEnv(), PathAdd: pathAdd(cfg)}
 }

@@ -42,7 +42,7 @@ func compactCLI(t *testing.T, extra ...string) (int, []byte, string, string) {
 		t.Fatal(err)
 	}
 	env := fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-test-key-123", "ANTHROPIC_BASE_URL": srv.URL(), "XDG_STATE_HOME": state})
-	env.environ = func() []string { return []string{"PATH=/usr/bin:/bin"} }
+	env.Environ = func() []string { return []string{"PATH=/usr/bin:/bin"} }
 	args := append([]string{"rubichan", "exec", "--output", "stream-json", "-C", ws, "--config", conf, "--model", "tiny",
 		"--max-turns", "41", "--allow", "shell:cat *"}, extra...)
 	var out, errOut bytes.Buffer
@@ -96,16 +96,5 @@ func TestCompactAtFlag(t *testing.T) {
 	code, _, stderr, _ := compactCLI(t, "--compact-at", "1.5")
 	if code != exitUsage || !strings.Contains(stderr, "want a ratio above 0 and at most 1") {
 		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-}
-
-func TestUnknownModelWindowNotice(t *testing.T) {
-	var notes []string
-	c := compactSettings(nil, "no-such-model", false, func(ev Event) { notes = append(notes, ev.Text) })
-	if c.Window != 128_000 || len(notes) != 1 || !strings.Contains(notes[0], `[models."no-such-model"] context_window`) {
-		t.Errorf("%+v %q", c, notes)
-	}
-	if c := compactSettings(nil, "x", true, func(Event) { t.Error("notice with --no-compact") }); c.Window != 0 {
-		t.Errorf("--no-compact: %+v", c)
 	}
 }

@@ -60,9 +60,9 @@ func configOptionsFromCLI(c *cli.Context, env environment, workspace string, tru
 			flags[name] = fmt.Sprint(c.Value(name))
 		}
 	}
-	home, _ := env.lookupEnv("HOME")
+	home, _ := env.LookupEnv("HOME")
 	return config.Options{
-		LookupEnv:      env.lookupEnv,
+		LookupEnv:      env.LookupEnv,
 		Home:           home,
 		Workspace:      workspace,
 		ConfigFile:     c.String("config"),
@@ -125,7 +125,7 @@ provider (what could be loaded is still printed).`,
 				for _, n := range lc.Notes {
 					note(n)
 				}
-				rp, perr := resolveProvider(lc, env.lookupEnv)
+				rp, perr := resolveProvider(lc, env.LookupEnv)
 				show := config.NewShow(lc, rp, perr, c.Bool("all"), shown)
 				if c.Bool("json") {
 					err = show.WriteJSON(newJSONShown(c.App.Writer))

@@ -165,7 +165,7 @@ func runDoctor(c *cli.Context, env environment) error {
 // missing, it resolves it once more as if the key were set, so that the
 // provider, model and base URL can still be checked.
 func (st *doctorState) resolve() {
-	st.rp, st.rpErr = resolveProvider(st.lc, st.env.lookupEnv)
+	st.rp, st.rpErr = resolveProvider(st.lc, st.env.LookupEnv)
 	if st.rpErr == nil || st.lc.Provider == "" {
 		return
 	}
@@ -173,11 +173,11 @@ func (st *doctorState) resolve() {
 	// An unset key is the only failure a set key would cure.
 	fake := func(k string) (string, bool) {
 		for _, kv := range keyVars {
-			if v, _ := st.env.lookupEnv(k); k == kv && strings.TrimSpace(v) == "" {
+			if v, _ := st.env.LookupEnv(k); k == kv && strings.TrimSpace(v) == "" {
 				return "set", true
 			}
 		}
-		return st.env.lookupEnv(k)
+		return st.env.LookupEnv(k)
 	}
 	if rp, err := resolveProvider(st.lc, fake); err == nil {
 		st.rp, st.keyMissing = rp.WithAPIKey(""), true

@@ -192,8 +192,8 @@ func checkPolicy(_ context.Context, st *doctorState) []doctorCheck {
 func checkSessions(_ context.Context, st *doctorState) []doctorCheck {
 	dir := st.c.String("session-dir")
 	if dir == "" {
-		home, _ := st.env.lookupEnv("HOME")
-		dir = session.DefaultDir(st.env.lookupEnv, home)
+		home, _ := st.env.LookupEnv("HOME")
+		dir = session.DefaultDir(st.env.LookupEnv, home)
 	} else if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
@@ -225,8 +225,8 @@ func checkGit(ctx context.Context, st *doctorState) []doctorCheck {
 		dir = abs
 	}
 	var base []string
-	if st.env.environ != nil {
-		base = st.env.environ()
+	if st.env.Environ != nil {
+		base = st.env.Environ()
 	}
 	drop := providerKeyVars(st.lc)
 	if st.rp.KeyEnv != "" {
@@ -263,13 +263,13 @@ func checkTerminal(_ context.Context, st *doctorState) []doctorCheck {
 		return "not a terminal"
 	}
 	why := "stderr is " + yes(isTerminal(ew))
-	if v, ok := st.env.lookupEnv("NO_COLOR"); ok && v != "" {
+	if v, ok := st.env.LookupEnv("NO_COLOR"); ok && v != "" {
 		why = "NO_COLOR is set"
-	} else if v, _ := st.env.lookupEnv("TERM"); v == "dumb" {
+	} else if v, _ := st.env.LookupEnv("TERM"); v == "dumb" {
 		why = "TERM=dumb"
 	}
 	colors := "no"
-	if colorEnabled("auto", isTerminal(ew), st.env.lookupEnv) {
+	if colorEnabled("auto", isTerminal(ew), st.env.LookupEnv) {
 		colors = "yes"
 	}
 	return []doctorCheck{{Status: checkInfo, Detail: fmt.Sprintf("stdout is %s, stderr is %s; colors on stderr: %s (%s; --color always|never overrides)",
@@ -301,10 +301,10 @@ func checkSandbox(_ context.Context, st *doctorState) []doctorCheck {
 // checkGitHub checks, under GitHub Actions, that the job summary can be
 // written.
 func checkGitHub(_ context.Context, st *doctorState) []doctorCheck {
-	if v, _ := st.env.lookupEnv("GITHUB_ACTIONS"); v != "true" {
+	if v, _ := st.env.LookupEnv("GITHUB_ACTIONS"); v != "true" {
 		return nil
 	}
-	path, _ := st.env.lookupEnv("GITHUB_STEP_SUMMARY")
+	path, _ := st.env.LookupEnv("GITHUB_STEP_SUMMARY")
 	if path == "" {
 		return []doctorCheck{{Status: checkWarning, Detail: "GITHUB_STEP_SUMMARY is not set: no job summary", Fix: "run rubichan in a step of a job, where the runner sets it"}}
 	}

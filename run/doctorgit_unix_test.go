@@ -52,7 +52,7 @@ func TestDoctorGitHardened(t *testing.T) {
 	d.vars["PATH"] = planted + string(filepath.ListSeparator) + shimDir
 	d.vars["GIT_CONFIG_NOSYSTEM"] = "1"
 	env := fakeEnv(d.vars)
-	env.environ = func() []string {
+	env.Environ = func() []string {
 		var out []string
 		for k, v := range d.vars {
 			out = append(out, k+"="+v)

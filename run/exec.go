@@ -93,10 +93,10 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	}
 	defer st.close()
 	l := st.loop
-	history, open := st.plan.conversation(cfg.Resolved.Type)
+	history, open := st.plan.Conversation(cfg.Resolved.Type)
 	runErr := l.Resume(ctx, history, open, st.in.Text)
-	err = finishRun(st.tr.finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verifier: st.verifier, patch: st.patch})
-	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.store.Dir)
+	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verifier: st.verifier, patch: st.patch})
+	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir())
 	return err
 }
 
@@ -138,7 +138,7 @@ func openRunTools(box sandbox.State, cfg execConfig, env environment, root strin
 	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper(), queries: q}
 	rt.box = toolkit.NewSandbox(sandboxConfig(box, shellSettings(cfg.Settings), env), root, tmp, rt.reaper)
 	closeAll := func() {
-		q.close()
+		q.Close()
 		rt.mcp.Close()
 		rt.box.Close()
 		rt.reaper.Sweep()
@@ -160,9 +160,9 @@ func enterPatchMode(ctx context.Context, cfg *execConfig, env environment, stdou
 	if err != nil || pm == nil {
 		return pm, func() { pm.Close() }, err
 	}
-	cfg.Dir = pm.copy.Root
+	cfg.Dir = pm.Root()
 	return pm, func() {
-		if pi, err := pm.write(true); err == nil && pi != nil {
+		if pi, err := pm.Write(true); err == nil && pi != nil {
 			notice(patchLine(pi))
 		}
 		pm.Close()
@@ -243,7 +243,7 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 	// The tools first: the approver learns the bash tool's variables
 	// before anything, a sub-query among them, is judged.
 	tools := buildTools(ws, ap, cfg.bashSettings(), env, rt)
-	rt.queries.serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.judge, budget, tr, emit))
+	rt.queries.Serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.judge, budget, tr, emit))
 	return loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
@@ -259,8 +259,8 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 		Retry:        llm.DefaultRetryPolicy(),
 		Redact:       newRedactor(cfg.secrets(env)),
 		Compact:      compactSettings(cfg.Settings, cfg.Model, cfg.NoCompact, emit),
-		Clock:        tr.clock,
-	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.hc), ap, parts, nil
+		Clock:        tr.Clock,
+	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.HTTPClient), ap, parts, nil
 }
 
 // deferOnAsk says what makes a call that needs approval pause a headless
@@ -313,7 +313,7 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	sum.Verified = end.verifier.outcome()
 	// A run the model finished is whole, verified or not; anything else
 	// stopped it midway.
-	pi, perr := end.patch.write(code != exitOK && code != exitVerify)
+	pi, perr := end.patch.Write(code != exitOK && code != exitVerify)
 	switch {
 	case perr != nil:
 		emit(Event{Kind: EventError, Err: perr})
@@ -369,7 +369,7 @@ func buildTools(ws *toolkit.Workspace, ap *approver, bs bashSettings, env enviro
 		ReadFilter: ap.readFilter(),
 		SkipLinked: ap.pol.GuardsReads(),
 		Bash: toolkit.BashConfig{
-			Env: withQuerySocket(env.environ(), rt.queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.reaper,
+			Env: withQuerySocket(env.Environ(), rt.queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.reaper,
 			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, bs.Shell, env), Confine: rt.box,
 		},
 	})

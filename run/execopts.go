@@ -198,7 +198,7 @@ func (cfg execConfig) String() string {
 // learns a failed write on stdout.
 func (cfg execConfig) sinkOptions(js *jsonSink, env environment, stop func(error)) sink.Options {
 	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Thinking: cfg.IncludeThinking,
-		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.lookupEnv,
+		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
 		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: newRedactor(cfg.secrets(env)), Stop: stop,
 		AllowAll: allowAll(cfg.Settings)}
 }

@@ -7,7 +7,6 @@ import "github.com/rubichan/rubichan/run/harness"
 // The copies execConfig keeps of the provider and the limits are not
 // carried: Settings reads them from Provider and Config.
 func (cfg execConfig) settings() harness.Settings {
-	f := cfg.sessionFlags
 	return harness.Settings{
 		Provider: cfg.Resolved,
 		Config:   cfg.Settings,
@@ -24,8 +23,7 @@ func (cfg execConfig) settings() harness.Settings {
 		Quiet:      cfg.Quiet,
 		Verbose:    cfg.Verbose,
 
-		Session: harness.SessionSettings{Dir: f.SessionDir, Off: f.NoSession, ID: f.SessionID, File: f.SessionFile,
-			Resume: f.Resume, Continue: f.Continue, Fork: f.Fork, Approve: f.Approve, DenyPending: f.DenyPending},
+		Session:  cfg.sessionFlags.settings(),
 		Traffic:  harness.TrafficSettings{Record: cfg.Record, ReplayFile: cfg.Replay, Mode: cfg.ReplayMode, Cassette: cfg.cassette},
 		Patch:    harness.PatchSettings{Dest: cfg.Patch, MaxSize: cfg.PatchMaxSize},
 		LineMode: cfg.chat,

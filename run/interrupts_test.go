@@ -19,7 +19,7 @@ func TestCommandsWaitForTheSignals(t *testing.T) {
 	} {
 		intr := NewInterrupts()
 		env := fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-test-key-0123456789", "HOME": t.TempDir()})
-		env.environ = func() []string { return []string{"PATH=/usr/bin:/bin"} }
+		env.Environ = func() []string { return []string{"PATH=/usr/bin:/bin"} }
 		env.interrupts = intr
 		done := make(chan int, 1)
 		go func() {

@@ -33,7 +33,7 @@ func BenchmarkOutputDeltas(b *testing.B) {
 		srv := llmtest.NewServer(script)
 		defer srv.Close()
 		env := fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL()})
-		env.environ = func() []string { return nil }
+		env.Environ = func() []string { return nil }
 		args := []string{"rubichan", "exec", "--output", mode, "--no-session", "-C", ws, "--quiet", "go"}
 		b.StartTimer()
 		start := time.Now()

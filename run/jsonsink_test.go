@@ -154,7 +154,7 @@ func FuzzStreamJSON(f *testing.F) {
 		defer srv.Close()
 		ws, state := t.TempDir(), t.TempDir()
 		env := fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-fuzz-key-123", "ANTHROPIC_BASE_URL": srv.URL(), "XDG_STATE_HOME": state})
-		env.environ = func() []string { return []string{"PATH=/usr/bin:/bin"} }
+		env.Environ = func() []string { return []string{"PATH=/usr/bin:/bin"} }
 		ctx, cancel := context.WithCancelCause(context.Background())
 		defer cancel(nil)
 		w := &cutWriter{n: -1, cancel: cancel}

@@ -33,11 +33,11 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if sandbox.IsHelper(args) {
 		// The run started rubichan as its sandbox spawner or one-shot
 		// helper (or the self-test's probe): confine and serve or exec.
-		return sandbox.Dispatch(args, env.environ(), stderr)
+		return sandbox.Dispatch(args, env.Environ(), stderr)
 	}
-	early := scanArgs(args, env.lookupEnv)
+	early := scanArgs(args, env.LookupEnv)
 	args = early.args
-	out := openEarly(early, stdout, stderr, env.lookupEnv, nil)
+	out := openEarly(early, stdout, stderr, env.LookupEnv, nil)
 	js, gh := out.json, out.github
 	if gh != nil {
 		// Under GitHub Actions nothing on stderr can be a workflow
@@ -48,7 +48,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	keepFlagsOf(app, args)
 	normalized, err := normalizeArgs(app, args)
 	if err == nil {
-		err = checkBoolEnv(app, normalized, env.lookupEnv)
+		err = checkBoolEnv(app, normalized, env.LookupEnv)
 	}
 	if err == nil {
 		if early.command != "chat" {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/harness"
 )
 
 // TestExecConfigNarrowSettings checks that each narrow view of an
@@ -54,7 +55,7 @@ func TestSecretsOfResolvedProvider(t *testing.T) {
 	t.Parallel()
 	rp := config.ResolvedProvider{Name: "p", KeyEnv: "P_KEY"}.WithAPIKey("sk-resolved-key")
 	vars := map[string]string{"OPENAI_API_KEY": "sk-other"}
-	env := environment{lookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
+	env := environment{Env: harness.Env{LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}}
 	got := secrets(rp, nil, mcpPlace{Choice: mcpChoice{Off: true}}, env)
 	for _, want := range []string{"sk-resolved-key", "sk-other"} {
 		if !slices.Contains(got, want) {

@@ -71,7 +71,7 @@ func queryCommand(stdin io.Reader, env environment) *cli.Command {
 				return err
 			}
 			stdout := c.App.Writer
-			if sock, _ := env.lookupEnv(subquery.SocketEnv); sock == "" && githubEnv(env.lookupEnv) {
+			if sock, _ := env.LookupEnv(subquery.SocketEnv); sock == "" && githubEnv(env.LookupEnv) {
 				// Under GitHub Actions the answer on the job's stdout
 				// holds no workflow command, as exec's does. Inside a
 				// run it goes to the model, unchanged.
@@ -169,11 +169,11 @@ type sender interface {
 // newAsker returns the run's socket when the environment names one, else
 // the configured provider with its key.
 func newAsker(c *cli.Context, env environment) (asker, error) {
-	if path, ok := env.lookupEnv(subquery.SocketEnv); ok && path != "" {
+	if path, ok := env.LookupEnv(subquery.SocketEnv); ok && path != "" {
 		// A fan-out's command holds little (the run reads the chunks):
 		// collect sooner, so that each stays near the runtime's floor.
 		debug.SetGCPercent(20)
-		token, _ := env.lookupEnv(subquery.TokenEnv)
+		token, _ := env.LookupEnv(subquery.TokenEnv)
 		return socketAsker{path: path, token: token}, nil
 	}
 	dir, err := os.Getwd()
@@ -184,7 +184,7 @@ func newAsker(c *cli.Context, env environment) (asker, error) {
 	if err != nil {
 		return nil, settingsError{Err: err}
 	}
-	rp, err := resolveProvider(lc, env.lookupEnv)
+	rp, err := resolveProvider(lc, env.LookupEnv)
 	if err != nil {
 		return nil, settingsError{Err: err}
 	}

@@ -42,7 +42,7 @@ func TestLengthErrorChunkUsageCounted(t *testing.T) {
 			defer srv.Close()
 			home := t.TempDir()
 			env := fakeEnv(map[string]string{"OPENAI_API_KEY": "sk-test-0123456789", "HOME": home, "XDG_CONFIG_HOME": home, "XDG_STATE_HOME": home})
-			env.environ = func() []string { return []string{"PATH=/usr/bin:/bin", "HOME=" + home} }
+			env.Environ = func() []string { return []string{"PATH=/usr/bin:/bin", "HOME=" + home} }
 			args := append([]string{"exec", "-C", t.TempDir(), "--provider", "openai", "--base-url", srv.URL,
 				"--model", "m", "--no-stdin", "--output", "json"}, tc.args...)
 			code, out, errOut := runCLI(t, env, "", append(args, "hi")...)

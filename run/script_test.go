@@ -42,8 +42,8 @@ func rubichanMain() {
 	sigs := NotifySignals(context.Background())
 	env := processEnvironment()
 	env.interrupts = sigs.Interrupts()
-	env.landlockABI = simulatedABI()
-	env.namespaces = simulatedNamespaces()
+	env.LandlockABI = simulatedABI()
+	env.Namespaces = simulatedNamespaces()
 	// A script sets the day the system prompt shows, to replay a
 	// cassette "next month".
 	if d := os.Getenv("RUBICHAN_TEST_DATE"); d != "" {
@@ -51,7 +51,7 @@ func rubichanMain() {
 		if err != nil {
 			panic(err)
 		}
-		env.now = func() time.Time { return day }
+		env.Now = func() time.Time { return day }
 	}
 	code := runMain(sigs.Context(), os.Args, os.Stdin, os.Stdout, os.Stderr, env)
 	sigs.Stop()

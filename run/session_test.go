@@ -16,6 +16,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/session"
 )
 
@@ -105,7 +106,7 @@ func TestExecOpenSession(t *testing.T) {
 		"OPENAI_API_KEY":     "sk-openai-other-provider-key",
 		"OPENROUTER_API_KEY": "short",
 	}
-	env := environment{lookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
+	env := environment{Env: harness.Env{LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}}
 	cfg := execConfig{Provider: "gw", Model: "m", APIKey: "gateway-key-0123456789", Quiet: true,
 		Resolved: config.ResolvedProvider{Name: "gw", Model: "m"}.WithAPIKey("gateway-key-0123456789")} // as loadSettings sets both
 	cfg.Resolved.Headers = map[string]string{"Authorization": "Bearer header-token-abcdef", "X-Team": "ci-team-name"}
@@ -175,7 +176,7 @@ func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, p
 	if cfg.Quiet {
 		notes = io.Discard
 	}
-	return plan.open(cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
+	return openPlanned(plan, cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
 		Start: sessionStart, Workspace: ws, Provider: cfg.Provider, Model: cfg.Model, Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
 	})
 }

@@ -134,7 +134,7 @@ func runSessionsShow(c *cli.Context, env environment) error {
 		data = nil
 	}
 	out := c.App.Writer
-	if githubEnv(env.lookupEnv) {
+	if githubEnv(env.LookupEnv) {
 		// Under GitHub Actions the transcript, the model's text, holds
 		// no workflow command on the job's log, as exec's output does.
 		if c.Bool("json") {

@@ -64,7 +64,7 @@ type loopConfig struct {
 }
 
 // newLoop builds the engine from cfg, judging calls with j (whose
-// policy results [askedFacts] reads) and reporting to emit. Compaction
+// policy results [harness.AskedFacts] reads) and reporting to emit. Compaction
 // opens its summary with the session format's preface.
 func newLoop(cfg loopConfig, client streamer, j judge, emit func(Event)) *loop {
 	onAsk := agent.OnAsk{Mode: agent.AskDeny}

@@ -57,12 +57,6 @@ func openSession(opt sessionOptions, h sessionHeader) *sessionLog {
 	return sink.OpenSession(opt, h)
 }
 
-// resumeLog is [sink.ResumeLog], with this binary's build.
-func resumeLog(w *session.Writer, opt sessionOptions, h sessionHeader) *sessionLog {
-	opt.Build = sinkBuild()
-	return sink.ResumeLog(w, opt, h)
-}
-
 // newSessionID is [sink.NewSessionID].
 func newSessionID(start time.Time) string { return sink.NewSessionID(start) }
 

@@ -94,10 +94,10 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 	if st.plan, err = planSession(cfg.sessionFlags, cfg.sessionDir(env), cfg.secrets(env), st.ws.Root(), stderr); err != nil {
 		return st, err
 	}
-	st.defer_(st.plan.close)
+	st.defer_(st.plan.Close)
 	// The run's own records are guarded from the tools, as the policy file is.
 	st.pol = st.pol.WithGuarded(
-		policy.Guarded{Path: st.plan.logPath(cfg.sessionFlags, st.sinks.sessionID(), src.start), What: "the run's session log"},
+		policy.Guarded{Path: st.plan.LogPath(cfg.sessionFlags.settings(), st.sinks.sessionID(), src.start), What: "the run's session log"},
 		policy.Guarded{Path: cfg.Record, What: "the run's cassette"},
 		policy.Guarded{Path: cfg.Replay, What: "the run's cassette"},
 	)
@@ -149,17 +149,17 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	// notice precedes a warning of the session log on stderr).
 	lc, client, ap, parts, err := execLoopConfig(ctx, cfg, st.ws, st.pol, st.in.Spill, st.budget, env, st.tr, emit, rt)
 	if err != nil {
-		st.tr.finish(err, notice)
+		st.tr.Finish(err, notice)
 		return err
 	}
 	st.ap, st.parts = ap, parts
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
-	st.sess = st.plan.open(cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
+	st.sess = openPlanned(st.plan, cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
 		Start: src.start, Workspace: st.ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
 		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts,
 	})
 	st.defer_(func() { st.sess.Close() })
-	lc.Answers = st.plan.answers
+	lc.Answers = st.plan.Answers()
 	lc.Hooks = asHooks(newHooks(cfg.Settings, cfg.childEnv(env), st.ws.Root(), st.sessionID(), st.sess, emit, rt))
 	st.verifier = newVerifier(cfg.verify(), cfg.childEnv(env), st.ws.Root(), rt, emit)
 	lc.Verifiers = st.verifier.verifiers()

@@ -2,21 +2,20 @@ package run
 
 import (
 	"context"
-	"github.com/rubichan/rubichan/run/agent/agenttest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
 	"github.com/rubichan/rubichan/run/subquery"
 )
 
-// TestSubqueryAsk: a sub-query's request, in a run or alone (rubichan
-// query), retries transient failures and reports the usage of every
+// TestDirectAskerAsk: a sub-query's request alone (rubichan query outside
+// a run) retries transient failures and reports the usage of every
 // attempt, the failed ones included; a permanent failure is not retried
-// and still reports what was spent.
-func TestSubqueryAsk(t *testing.T) {
+// and still reports what was spent. (harness's TestSubqueryAsk checks the
+// same in a run.)
+func TestDirectAskerAsk(t *testing.T) {
 	t.Parallel()
 	ok := llmtest.Turn{Text: []string{"An", "swer"}, Usage: llmtest.Usage{InputTokens: 10, OutputTokens: 3}}
 	// The failed attempt reports the 5 input tokens and the 1 output token
@@ -25,17 +24,14 @@ func TestSubqueryAsk(t *testing.T) {
 	denied := llmtest.Turn{Fault: &llmtest.Fault{Status: 401, Type: "authentication_error", Message: "bad key"}}
 	tests := []struct {
 		name     string
-		direct   bool // through directAsker (rubichan query outside a run)
 		turns    []llmtest.Turn
 		text     string
 		in, out  int
 		requests int
 		err      string
 	}{
-		{name: "run: retried, every attempt counted", turns: []llmtest.Turn{overloaded, ok}, text: "Answer", in: 15, out: 4, requests: 2},
-		{name: "run: permanent", turns: []llmtest.Turn{overloaded, denied, ok}, in: 5, out: 1, requests: 2, err: "bad key"},
-		{name: "alone: retried, every attempt counted", direct: true, turns: []llmtest.Turn{overloaded, ok}, text: "Answer", in: 15, out: 4, requests: 2},
-		{name: "alone: permanent", direct: true, turns: []llmtest.Turn{denied, ok}, requests: 1, err: "model request failed: "},
+		{name: "alone: retried, every attempt counted", turns: []llmtest.Turn{overloaded, ok}, text: "Answer", in: 15, out: 4, requests: 2},
+		{name: "alone: permanent", turns: []llmtest.Turn{denied, ok}, requests: 1, err: "model request failed: "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,25 +44,14 @@ func TestSubqueryAsk(t *testing.T) {
 				used llm.Usage
 				msg  string
 			)
-			if tc.direct {
-				d := &directAsker{model: "claude-test", client: client}
-				resp, err := d.ask(context.Background(), subquery.Request{Input: "material", Prompt: "sum it up"})
-				if err != nil {
-					t.Fatalf("err = %v", err)
-				}
-				text, used = resp.Text, llm.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
-				if resp.Error != nil {
-					msg = resp.Error.Message
-				}
-			} else {
-				svc := &subqueries{client: client, clock: agenttest.FakeClock{},
-					retry: llm.RetryPolicy{MaxAttempts: 3, Jitter: func(time.Duration) time.Duration { return 0 }}}
-				var err error
-				text, used, err = svc.ask(context.Background(), llm.Request{Model: "claude-test", MaxTokens: 64,
-					Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock("hi")}}}})
-				if err != nil {
-					msg = err.Error()
-				}
+			d := &directAsker{model: "claude-test", client: client}
+			resp, err := d.ask(context.Background(), subquery.Request{Input: "material", Prompt: "sum it up"})
+			if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			text, used = resp.Text, llm.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens}
+			if resp.Error != nil {
+				msg = resp.Error.Message
 			}
 			if text != tc.text || used.InputTokens != tc.in || used.OutputTokens != tc.out {
 				t.Errorf("text %q, usage %d in %d out; want %q, %d in %d out", text, used.InputTokens, used.OutputTokens, tc.text, tc.in, tc.out)

@@ -1,15 +1,7 @@
 package run
 
 import (
-	"fmt"
-	"net/http"
-	"net/url"
-	"runtime"
-	"time"
-
-	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/cassette"
-	"github.com/rubichan/rubichan/run/config"
 )
 
 // loadCassette reads --replay-mode and the --replay cassette. A mode
@@ -32,122 +24,7 @@ func (cfg *execConfig) loadCassette(mode string) error {
 	return nil
 }
 
-// trafficSettings are the flags that choose how a run reaches the model:
-// --record, --replay (and the cassette loaded from it) and --replay-mode.
-type trafficSettings struct {
-	Record     string             // --record: cassette file to write; "": none
-	ReplayFile string             // --replay: the cassette's file, for messages
-	Mode       cassette.Mode      // --replay-mode
-	Cassette   *cassette.Cassette // loaded from ReplayFile; nil: no replay
-}
-
 // trafficSettings returns the run's traffic flags.
 func (cfg execConfig) trafficSettings() trafficSettings {
 	return trafficSettings{Record: cfg.Record, ReplayFile: cfg.Replay, Mode: cfg.ReplayMode, Cassette: cfg.cassette}
-}
-
-// resolveRunProvider resolves the run's provider. A replay needs no key:
-// it talks to the cassette, whose provider and model it takes unless
-// --provider or --model name others; a provider named so is resolved as
-// usual, its key variable allowed to be unset.
-func resolveRunProvider(ts trafficSettings, lc *config.Loaded, lookupEnv func(string) (string, bool)) (config.ResolvedProvider, error) {
-	if ts.Cassette == nil {
-		return resolveProvider(lc, lookupEnv)
-	}
-	h := ts.Cassette.Header
-	if lc.Origin("provider").Source != "flag --provider" {
-		from := "the cassette " + ts.ReplayFile
-		rp := config.ResolvedProvider{Name: h.Provider, Type: h.Type, Wire: h.Wire, ThoughtTags: h.ThoughtTags,
-			BaseURL: h.BaseURL, Model: h.Model, Headers: map[string]string{}, Chosen: from, ModelFrom: from, BaseURLFrom: from}
-		if lc.Origin("model").Source == "flag --model" {
-			rp.Model, rp.ModelFrom = lc.Model, "flag --model"
-		}
-		return rp, nil
-	}
-	keyVars := providerKeyVars(lc)
-	return resolveProvider(lc, func(name string) (string, bool) {
-		if v, ok := lookupEnv(name); ok && v != "" {
-			return v, true
-		}
-		for _, k := range keyVars {
-			if k == name {
-				return "replay-needs-no-key", true
-			}
-		}
-		return "", false
-	})
-}
-
-// traffic is how a run reaches the model: straight over the network, through
-// a recorder in front of it (--record), or from a cassette (--replay).
-type traffic struct {
-	hc    *http.Client // nil: the llm client's default
-	clock llm.Clock    // the retry clock; nil: the system clock
-	rec   *cassette.Recorder
-	rep   *cassette.Replayer
-}
-
-// openTraffic sets up the run's model traffic with the resolved provider
-// rp. root and date are the workspace root and the date the system prompt
-// shows: the volatile parts a replay sets aside. secrets are kept out of
-// a recording. A cassette that cannot be created is a usage error.
-func openTraffic(ts trafficSettings, rp config.ResolvedProvider, root string, date time.Time, secrets []string) (*traffic, error) {
-	vol := cassette.Volatile{Workspace: root, Date: date.Format(time.DateOnly), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	switch {
-	case ts.Cassette != nil:
-		rep := ts.Cassette.Replayer(ts.Mode, vol)
-		// Recorded waits (a 429's retry-after) are skipped, not slept.
-		return &traffic{hc: noRedirects(rep), clock: &cassette.Clock{}, rep: rep}, nil
-	case ts.Record != "":
-		h := cassette.Header{Provider: rp.Name, Type: rp.Type, Model: rp.Model,
-			ThoughtTags: rp.ThoughtTags, BaseURL: plainURL(rp.BaseURL), Volatile: vol}
-		if h.Type == config.ProviderOpenAI {
-			h.Wire = providerWire(rp)
-		}
-		rec, err := cassette.Create(ts.Record, h, newRedactor(secrets).Secrets(), nil)
-		if err != nil {
-			return nil, usagef("--record: %w", err)
-		}
-		return &traffic{hc: noRedirects(rec), rec: rec}, nil
-	}
-	return &traffic{}, nil
-}
-
-// noRedirects is a client on rt that returns a redirect as the response
-// instead of following it: the key header would go along to wherever it
-// points (Go drops only Authorization and cookies on a redirect to
-// another host), and the answer is then a provider error.
-func noRedirects(rt http.RoundTripper) *http.Client {
-	return &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}
-}
-
-// finish ends the traffic of a run that ended with runErr: it closes the
-// cassette being recorded and says when a replay left recorded exchanges
-// unused. A cassette that could not be written fails a run that
-// otherwise succeeded (exit 1).
-func (t *traffic) finish(runErr error, notice func(string)) error {
-	if t.rep != nil && runErr == nil {
-		if n := t.rep.Remaining(); n > 0 {
-			notice(fmt.Sprintf("replay: the run ended with %d recorded exchange(s) unused", n))
-		}
-	}
-	if t.rec != nil {
-		if err := t.rec.Close(); err != nil && runErr == nil {
-			return fmt.Errorf("--record: %w", err)
-		}
-	}
-	return runErr
-}
-
-// plainURL is u without user information or query, which may hold
-// credentials.
-func plainURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return ""
-	}
-	p.User, p.RawQuery, p.Fragment = nil, "", ""
-	return p.String()
 }

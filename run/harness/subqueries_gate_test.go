@@ -1,6 +1,7 @@
-package run
+package harness
 
 import (
+	"github.com/rubichan/rubichan/run/agent"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,11 +35,11 @@ func TestFileGateReadsWhatWasJudged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	g := &fileGate{ws: ws, judge: func(_ string, e toolkit.Effects) verdict {
+	g := &fileGate{ws: ws, judge: func(_ string, e toolkit.Effects) agent.Verdict {
 		if strings.Contains(e.Paths[0].Resolved, "secret") {
-			return verdict{Kind: verdictDeny, Rule: "test-deny"}
+			return agent.Verdict{Kind: agent.VerdictDeny, Rule: "test-deny"}
 		}
-		return verdict{Kind: verdictAllow}
+		return agent.Verdict{Kind: agent.VerdictAllow}
 	}}
 	got, err := g.read("a.txt", 0, 7)
 	if err != nil || string(got) != "allowed" {

@@ -1,4 +1,4 @@
-package run
+package harness
 
 import (
 	"errors"
@@ -9,15 +9,17 @@ import (
 	"path/filepath"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 // workspacePolicyFile is where a workspace keeps its own policy.
 const workspacePolicyFile = ".rubichan/policy.toml"
 
-// policySource says where to find the policy for a run. Every field is a
+// PolicySource says where to find the policy for a run. Every field is a
 // plain value from the command line, so `exec`, line mode and `policy
 // check` resolve the policy the same way.
-type policySource struct {
+type PolicySource struct {
 	// Dir is the workspace root; "" means the current directory.
 	Dir string
 	// File is the --policy file; "" when not given.
@@ -31,7 +33,7 @@ type policySource struct {
 	Headless bool
 }
 
-// loadPolicy resolves the policy for a run:
+// LoadPolicy resolves the policy for a run:
 //
 //  1. the --policy file, when given;
 //  2. else .rubichan/policy.toml in the workspace, when it exists and is
@@ -48,7 +50,7 @@ type policySource struct {
 //
 // Every failure is a usage error (exit 2): an unreadable or invalid policy
 // file, a bad command-line rule, a workspace that does not exist.
-func loadPolicy(src policySource, notes io.Writer) (*policy.Policy, error) {
+func LoadPolicy(src PolicySource, notes io.Writer) (*policy.Policy, error) {
 	if notes == nil {
 		notes = io.Discard
 	}
@@ -58,11 +60,11 @@ func loadPolicy(src policySource, notes io.Writer) (*policy.Policy, error) {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, usagef("workspace %s: %v", dir, err)
+		return nil, exit.Usagef("workspace %s: %v", dir, err)
 	}
 	root, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, usagef("workspace %s: %v", dir, err)
+		return nil, exit.Usagef("workspace %s: %v", dir, err)
 	}
 
 	var p *policy.Policy
@@ -79,16 +81,16 @@ func loadPolicy(src policySource, notes io.Writer) (*policy.Policy, error) {
 	case errors.Is(statErr, fs.ErrNotExist):
 		p = policy.Default()
 	default:
-		return nil, usagef("policy: %v", statErr)
+		return nil, exit.Usagef("policy: %v", statErr)
 	}
 	if err != nil {
-		return nil, usageError{Err: err}
+		return nil, exit.UsageError{Err: err}
 	}
 	if p, err = p.WithRules(src.Allow, src.Deny); err != nil {
-		return nil, usageError{Err: err}
+		return nil, exit.UsageError{Err: err}
 	}
 	for _, w := range p.Warnings() {
-		fmt.Fprintf(notes, "rubichan: policy: warning: %s\n", shown(w))
+		fmt.Fprintf(notes, "rubichan: policy: warning: %s\n", agent.Shown(w))
 	}
 	return p.InWorkspace(abs), nil
 }

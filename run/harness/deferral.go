@@ -1,4 +1,4 @@
-package run
+package harness
 
 import (
 	"encoding/json"
@@ -13,29 +13,16 @@ import (
 	"github.com/rubichan/rubichan/toolkit"
 )
 
-// The harness's half of deferral (issue 31, step 3a): the engine defers
+// The harness's half of deferral (issue 31, steps 3a and 3c): the engine defers
 // and answers the calls ([agent.Approval]); the session's pending calls,
 // the facts the policy asked about and the diff of a pending write are
 // the harness's.
 
-// answer is a person's answer to one call an earlier run deferred.
-type answer = agent.Approval
-
-// answerOf is the answer that approves pending call p: the facts it
-// lists, or its one fact.
-func answerOf(p session.Pending) answer {
-	a := answer{Approve: true, Legacy: len(p.Facts) == 0}
-	for _, f := range p.Asked() {
-		a.Facts = append(a.Facts, agent.PendingFact(f))
-	}
-	return a
-}
-
-// askedFacts lists the facts of an "ask" verdict that need approval, as
+// AskedFacts lists the facts of an "ask" verdict that need approval, as
 // "kind: value", once each, in the policy's order; a verdict without
 // them (none is known) is its own fact. The policy's result rides in the
 // verdict's Detail.
-func askedFacts(v verdict) []session.PendingFact {
+func AskedFacts(v agent.Verdict) []session.PendingFact {
 	var out []session.PendingFact
 	r, _ := v.Detail.(policy.Result)
 	for _, f := range r.Facts {
@@ -53,9 +40,9 @@ func askedFacts(v verdict) []session.PendingFact {
 	return out
 }
 
-// pendingFacts is [askedFacts] as the engine's [agent.Options.AskedFacts].
-func pendingFacts(v verdict) []agent.PendingFact {
-	asked := askedFacts(v)
+// PendingFacts is [AskedFacts] as the engine's [agent.Options.AskedFacts].
+func PendingFacts(v agent.Verdict) []agent.PendingFact {
+	asked := AskedFacts(v)
 	out := make([]agent.PendingFact, len(asked))
 	for i, f := range asked {
 		out[i] = agent.PendingFact(f)
@@ -66,11 +53,11 @@ func pendingFacts(v verdict) []agent.PendingFact {
 // applyAnswer is [agent.Approval.Apply] with the facts the policy asked
 // about: the verdict on a call once the person's answer is taken into
 // account.
-func applyAnswer(a answer, v verdict) verdict { return a.Apply(v, pendingFacts(v)) }
+func applyAnswer(a agent.Approval, v agent.Verdict) agent.Verdict { return a.Apply(v, PendingFacts(v)) }
 
-// previewDiff returns the diff a write or edit call would make to the
+// PreviewDiff returns the diff a write or edit call would make to the
 // file it names, as it is now; "" for other calls or when it cannot tell.
-func previewDiff(call llm.Block, eff toolkit.Effects) string {
+func PreviewDiff(call llm.Block, eff toolkit.Effects) string {
 	if eff.Kind != toolkit.EffectWrite || len(eff.Paths) != 1 {
 		return ""
 	}

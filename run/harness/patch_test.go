@@ -1,4 +1,4 @@
-package run
+package harness
 
 import (
 	"path/filepath"

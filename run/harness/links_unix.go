@@ -1,15 +1,15 @@
 //go:build unix
 
-package run
+package harness
 
 import (
 	"os"
 	"syscall"
 )
 
-// linkCount returns the number of hard links of the file at abs after
+// LinkCount returns the number of hard links of the file at abs after
 // symlinks, 0 when it cannot be told.
-func linkCount(abs string) int {
+func LinkCount(abs string) int {
 	fi, err := os.Stat(abs)
 	if err != nil || !fi.Mode().IsRegular() {
 		return 0

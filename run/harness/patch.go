@@ -1,4 +1,4 @@
-package run
+package harness
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/patch"
 )
 
@@ -17,39 +19,40 @@ import (
 // may come after the run's own context has ended (a signal, --timeout).
 const patchWriteTimeout = 2 * time.Minute
 
-// patchMode is a run under --patch: the private copy the agent works on
+// PatchMode is a run under --patch: the private copy the agent works on
 // and where its patch goes.
-type patchMode struct {
+type PatchMode struct {
 	copy   *patch.Copy
 	dest   string    // a file, or "-"
 	stdout io.Writer // for "-"
 	done   bool
 }
 
-// startPatchMode makes the private copy of the workspace, or returns nil
-// without --patch. A workspace outside git above --patch-max-size is a
-// usage error (exit 2), before any request.
-func startPatchMode(ctx context.Context, cfg execConfig, env environment, stdout io.Writer) (*patchMode, error) {
-	if cfg.Patch == "" {
+// StartPatchMode makes the private copy of the workspace s.Dir, or
+// returns nil without --patch; git runs without the variables dropEnv
+// names. A workspace outside git above --patch-max-size is a usage error
+// (exit 2), before any request.
+func StartPatchMode(ctx context.Context, s Settings, dropEnv []string, env Env, stdout io.Writer) (*PatchMode, error) {
+	if s.Patch.Dest == "" {
 		return nil, nil
 	}
-	tmp, _ := env.lookupEnv("TMPDIR")
-	c, err := patch.Prepare(ctx, cfg.Dir, patch.Options{
-		MaxSize: cfg.PatchMaxSize, Env: env.environ(), DropEnv: cfg.childDropEnv(), TempDir: tmp,
+	tmp, _ := env.LookupEnv("TMPDIR")
+	c, err := patch.Prepare(ctx, s.Dir, patch.Options{
+		MaxSize: s.Patch.MaxSize, Env: env.Environ(), DropEnv: dropEnv, TempDir: tmp,
 	})
 	var se *patch.SizeError
 	if errors.As(err, &se) {
-		return nil, usageError{Err: err}
+		return nil, exit.UsageError{Err: err}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("run: --patch: %w", err)
 	}
-	if root := writableOver(c.GitDir(), c.Root, shellSettings(cfg.Settings).WritableRoots, sandboxCacheDir(env)); root != "" {
+	if root := writableOver(c.GitDir(), c.Root, ShellSettings(s.Config).WritableRoots, SandboxCacheDir(env)); root != "" {
 		c.Close()
-		return nil, usagef("--patch: the copy's private git directory %s is inside the writable root %s, where the commands "+
+		return nil, exit.Usagef("--patch: the copy's private git directory %s is inside the writable root %s, where the commands "+
 			"the sandbox confines could make rubichan's git run a program; set TMPDIR to a directory outside the writable roots", c.GitDir(), root)
 	}
-	return &patchMode{copy: c, dest: cfg.Patch, stdout: stdout}, nil
+	return &PatchMode{copy: c, dest: s.Patch.Dest, stdout: stdout}, nil
 }
 
 // writableOver returns the writable root of the sandbox (the configured
@@ -77,17 +80,20 @@ func writableOver(gitDir, root string, writable []string, cache string) string {
 	return ""
 }
 
+// Root is the private copy's root, where the run works.
+func (p *PatchMode) Root() string { return p.copy.Root }
+
 // Close removes the private copy.
-func (p *patchMode) Close() error {
+func (p *PatchMode) Close() error {
 	if p == nil {
 		return nil
 	}
 	return p.copy.Close()
 }
 
-// write writes the patch of everything changed so far, once; partial says
-// the run did not finish. A nil patchMode writes nothing.
-func (p *patchMode) write(partial bool) (*PatchInfo, error) {
+// Write writes the patch of everything changed so far, once; partial says
+// the run did not finish. A nil PatchMode writes nothing.
+func (p *PatchMode) Write(partial bool) (*agent.PatchInfo, error) {
 	if p == nil || p.done {
 		return nil, nil
 	}
@@ -99,7 +105,7 @@ func (p *patchMode) write(partial bool) (*PatchInfo, error) {
 	if p.dest == "-" {
 		res, err = p.copy.Write(ctx, p.stdout)
 		if err != nil {
-			var se stdoutError
+			var se exit.StdoutError
 			if !errors.As(err, &se) {
 				err = fmt.Errorf("run: write the patch: %w", err)
 			}
@@ -110,14 +116,14 @@ func (p *patchMode) write(partial bool) (*PatchInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &PatchInfo{
+	return &agent.PatchInfo{
 		Path: p.dest, SHA256: res.SHA256, BaseCommit: p.copy.BaseCommit, DirtyBase: p.copy.Dirty,
 		Files: res.Files, Partial: partial,
 	}, nil
 }
 
-// patchLine is the stderr line about the patch written.
-func patchLine(pi *PatchInfo) string {
+// PatchLine is the stderr line about the patch written.
+func PatchLine(pi *agent.PatchInfo) string {
 	where := pi.Path
 	if where == "-" {
 		where = "stdout"

@@ -1,0 +1,62 @@
+package harness
+
+import (
+	"os"
+	"time"
+
+	"github.com/rubichan/rubichan/toolkit/sandbox"
+)
+
+// Env is what a run reads from the process beyond its standard streams
+// and arguments. Tests replace it; [ProcessEnv] is the real process.
+type Env struct {
+	// LookupEnv reads an environment variable.
+	LookupEnv func(string) (string, bool)
+	// Environ lists the environment as NAME=value, for the bash tool.
+	Environ func() []string
+	// LandlockABI probes the kernel's Landlock ABI (0: none); nil
+	// probes the kernel. Tests simulate other kernels with it.
+	LandlockABI func() int
+	// Namespaces probes whether commands can have namespaces of their own
+	// (nil: they can; see sandbox.ProbeNamespaces); nil probes the
+	// system. Tests simulate a system that refuses them with it.
+	Namespaces func() error
+	// Now is the time the system prompt's date comes from; nil: the
+	// clock. Tests set it to replay a cassette on another day.
+	Now func() time.Time
+}
+
+// ProcessEnv is the real process's environment.
+func ProcessEnv() Env {
+	return Env{LookupEnv: os.LookupEnv, Environ: os.Environ, Now: time.Now}
+}
+
+// Today is the time whose date the system prompt shows.
+func (env Env) Today() time.Time {
+	if env.Now == nil {
+		return time.Now()
+	}
+	return env.Now()
+}
+
+// SandboxABI is the kernel's Landlock ABI, from the environment's probe
+// (tests simulate kernels with it) or the kernel itself.
+func (env Env) SandboxABI() int {
+	if env.LandlockABI != nil {
+		return env.LandlockABI()
+	}
+	return sandbox.ProbeABI()
+}
+
+// SandboxNamespaces says whether commands can have namespaces of their
+// own (nil) or why not, from the environment's probe or the system; it
+// does not probe for a sandbox that is off.
+func (env Env) SandboxNamespaces(mode sandbox.Mode) error {
+	switch {
+	case mode == sandbox.ModeOff:
+		return nil
+	case env.Namespaces != nil:
+		return env.Namespaces()
+	}
+	return sandbox.ProbeNamespaces()
+}

@@ -1,0 +1,225 @@
+package run
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/rubichan/rubichan/llm"
+
+	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/mcp"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
+)
+
+// Transitional shims (issue 31, step 3c): the composition root of a run
+// moved to [harness]; these names keep the files of run that have not
+// moved yet compiling unchanged. Phase 4 of the split deletes this file.
+
+// policySource is [harness.PolicySource].
+type policySource = harness.PolicySource
+
+// loadPolicy is [harness.LoadPolicy].
+func loadPolicy(src policySource, notes io.Writer) (*policy.Policy, error) {
+	return harness.LoadPolicy(src, notes)
+}
+
+// linkCount is [harness.LinkCount].
+func linkCount(abs string) int { return harness.LinkCount(abs) }
+
+// shellSettings is [harness.ShellSettings].
+func shellSettings(lc *config.Loaded) config.Shell { return harness.ShellSettings(lc) }
+
+// achieveSandbox is [harness.AchieveSandbox].
+func achieveSandbox(sh config.Shell, env environment) sandbox.State {
+	return harness.AchieveSandbox(sh, env.Env)
+}
+
+// startSandbox is [harness.StartSandbox].
+func startSandbox(cfg execConfig, env environment, notice func(string)) (sandbox.State, error) {
+	return harness.StartSandbox(cfg.settings(), env.Env, notice)
+}
+
+// sandboxConfig is [harness.SandboxConfig].
+func sandboxConfig(st sandbox.State, sh config.Shell, env environment) toolkit.BashSandbox {
+	return harness.SandboxConfig(st, sh, env.Env)
+}
+
+// runTempDir is [harness.RunTempDir].
+func runTempDir() (string, error) { return harness.RunTempDir() }
+
+// initSettings is [harness.InitSettings].
+type initSettings = harness.InitSettings
+
+// initEvent is [harness.InitEvent] for the running binary's build.
+func initEvent(is initSettings, root string, tools []string, pol *policy.Policy, box sandbox.State) events.Init {
+	return harness.InitEvent(is, sinkBuild(), root, tools, pol, box)
+}
+
+// compactSettings is [harness.CompactSettings].
+func compactSettings(lc *config.Loaded, model string, noCompact bool, emit func(Event)) compactConfig {
+	return harness.CompactSettings(lc, model, noCompact, emit)
+}
+
+// loadConfig is [harness.LoadConfig].
+func loadConfig(opts config.Options) (*config.Loaded, error) { return harness.LoadConfig(opts) }
+
+// resolveProvider is [harness.ResolveProvider].
+func resolveProvider(lc *config.Loaded, lookupEnv func(string) (string, bool)) (config.ResolvedProvider, error) {
+	return harness.ResolveProvider(lc, lookupEnv)
+}
+
+// providerKeyVars is [harness.ProviderKeyVars].
+func providerKeyVars(lc *config.Loaded) []string { return harness.ProviderKeyVars(lc) }
+
+// newProviderClient is [harness.NewProviderClient].
+func newProviderClient(rp config.ResolvedProvider, limits llm.StreamLimits, hc *http.Client) streamer {
+	return harness.NewProviderClient(rp, limits, hc)
+}
+
+// startSettings is [harness.StartSettings].
+func startSettings(lc *config.Loaded, model string, notice func(string)) (*Budget, error) {
+	return harness.StartSettings(lc, model, notice)
+}
+
+// inlineMax is [harness.InlineMax].
+func inlineMax(lc *config.Loaded) int64 { return harness.InlineMax(lc) }
+
+// streamLimits is [harness.StreamLimits].
+func streamLimits(lc *config.Loaded) llm.StreamLimits { return harness.StreamLimits(lc) }
+
+// streamLimitsOf is [harness.StreamLimitsOf].
+func streamLimitsOf(l config.Limits) llm.StreamLimits { return harness.StreamLimitsOf(l) }
+
+// stdinMax is [harness.StdinMax].
+func stdinMax(lc *config.Loaded) int64 { return harness.StdinMax(lc) }
+
+// newBudget is [harness.NewBudget].
+func newBudget(limits config.Limits, model string, prices map[string]config.Price) (*Budget, error) {
+	return harness.NewBudget(limits, model, prices)
+}
+
+// trafficSettings is [harness.TrafficSettings].
+type trafficSettings = harness.TrafficSettings
+
+// traffic is [harness.Traffic].
+type traffic = harness.Traffic
+
+// resolveRunProvider is [harness.ResolveRunProvider].
+func resolveRunProvider(ts trafficSettings, lc *config.Loaded, lookupEnv func(string) (string, bool)) (config.ResolvedProvider, error) {
+	return harness.ResolveRunProvider(ts, lc, lookupEnv)
+}
+
+// openTraffic is [harness.OpenTraffic].
+func openTraffic(ts trafficSettings, rp config.ResolvedProvider, root string, date time.Time, secrets []string) (*traffic, error) {
+	return harness.OpenTraffic(ts, rp, root, date, secrets)
+}
+
+// sessionPlan is [harness.SessionPlan].
+type sessionPlan = harness.SessionPlan
+
+// planSession is [harness.PlanSession] for the session flags f.
+func planSession(f sessionFlags, dir string, secrets []string, root string, stderr io.Writer) (*sessionPlan, error) {
+	return harness.PlanSession(f.settings(), dir, secrets, root, stderr)
+}
+
+// openPlanned is [harness.SessionPlan.Open] with this binary's build.
+func openPlanned(p *sessionPlan, f sessionFlags, opt sessionOptions, h sessionHeader) *sessionLog {
+	opt.Build = sinkBuild()
+	return p.Open(f.settings(), opt, h)
+}
+
+// mcpChoice is [harness.MCPChoice].
+type mcpChoice = harness.MCPChoice
+
+// mcpPlace is [harness.MCPPlace].
+type mcpPlace = harness.MCPPlace
+
+// mcpServers is [harness.MCPServers].
+func mcpServers(ch mcpChoice, settings *config.Loaded, root string, trusted bool, notice func(string)) ([]mcp.ServerConfig, error) {
+	return harness.MCPServers(ch, settings, root, trusted, notice)
+}
+
+// startMCP is [harness.StartMCP].
+func startMCP(ctx context.Context, servers []mcp.ServerConfig, opts mcp.Options, notice func(string)) (*mcp.Manager, error) {
+	return harness.StartMCP(ctx, servers, opts, notice)
+}
+
+// withMCP is [harness.WithMCP].
+func withMCP(ev events.Init, m *mcp.Manager, specs []llm.ToolSpec) events.Init {
+	return harness.WithMCP(ev, m, specs)
+}
+
+// secrets is [harness.Secrets].
+func secrets(rp config.ResolvedProvider, lc *config.Loaded, mp mcpPlace, env environment) []string {
+	return harness.Secrets(rp, lc, mp, env.Env)
+}
+
+// runKeyVars is [harness.RunKeyVars].
+func runKeyVars(keyVar string, lc *config.Loaded) []string { return harness.RunKeyVars(keyVar, lc) }
+
+// childDropEnv is [harness.ChildDropEnv].
+func childDropEnv(keyVars []string) []string { return harness.ChildDropEnv(keyVars) }
+
+// patchMode is [harness.PatchMode].
+type patchMode = harness.PatchMode
+
+// startPatchMode is [harness.StartPatchMode] with the run's child drop list.
+func startPatchMode(ctx context.Context, cfg execConfig, env environment, stdout io.Writer) (*patchMode, error) {
+	return harness.StartPatchMode(ctx, cfg.settings(), cfg.childDropEnv(), env.Env, stdout)
+}
+
+// patchLine is [harness.PatchLine].
+func patchLine(pi *PatchInfo) string { return harness.PatchLine(pi) }
+
+// answer is a person's answer to one call an earlier run deferred.
+type answer = agent.Approval
+
+// pendingFacts is [harness.PendingFacts].
+func pendingFacts(v verdict) []agent.PendingFact { return harness.PendingFacts(v) }
+
+// previewDiff is [harness.PreviewDiff].
+func previewDiff(call llm.Block, eff toolkit.Effects) string { return harness.PreviewDiff(call, eff) }
+
+// The sub-query bounds.
+const (
+	subqueryMaxTokens   = harness.SubqueryMaxTokens
+	subqueryMaterialMax = harness.SubqueryMaterialMax
+)
+
+type (
+	subqueryOptions  = harness.SubqueryOptions // [harness.SubqueryOptions]
+	subquerySettings = harness.SubqueryConfig  // [harness.SubqueryConfig]
+	subqueryHost     = harness.SubqueryHost    // [harness.SubqueryHost]
+	subqueries       = harness.Subqueries      // [harness.Subqueries]
+)
+
+// subqueryBlocks is [harness.SubqueryBlocks].
+func subqueryBlocks(material []byte, prompt string) []llm.Block {
+	return harness.SubqueryBlocks(material, prompt)
+}
+
+// listenSubqueries is [harness.ListenSubqueries].
+func listenSubqueries(cfg execConfig, tempDir string) (*subqueryHost, error) {
+	return harness.ListenSubqueries(cfg.settings(), tempDir)
+}
+
+// newSubqueries is [harness.NewSubqueries].
+func newSubqueries(qs subquerySettings, ws *toolkit.Workspace, j judge, budget *Budget, tr *traffic, emit func(Event)) *subqueries {
+	return harness.NewSubqueries(qs, ws, j, budget, tr, emit)
+}
+
+// withQuerySocket is [harness.WithQuerySocket].
+func withQuerySocket(env []string, q *subqueryHost) []string { return harness.WithQuerySocket(env, q) }
+
+// allowAll is [harness.AllowAll].
+func allowAll(lc *config.Loaded) bool { return harness.AllowAll(lc) }
+
+// checkAllowAll is [harness.CheckAllowAll].
+func checkAllowAll(lc *config.Loaded, st sandbox.State) error { return harness.CheckAllowAll(lc, st) }
