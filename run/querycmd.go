@@ -1,20 +1,14 @@
 package run
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
-	"github.com/rubichan/rubichan/llm"
-	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
-	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/ghactions"
+	"github.com/rubichan/rubichan/run/query"
 	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/urfave/cli/v2"
 )
@@ -66,10 +60,8 @@ func queryCommand(stdin io.Reader, env environment) *cli.Command {
 			if err != nil {
 				return err
 			}
-			ak, err := newAsker(c, env)
-			if err != nil {
-				return err
-			}
+			q.Env = env.Env
+			q.Config = func(dir string) config.Options { return configOptionsFromCLI(c, env, dir, false) }
 			stdout := c.App.Writer
 			if sock, _ := env.LookupEnv(subquery.SocketEnv); sock == "" && githubEnv(env.LookupEnv) {
 				// Under GitHub Actions the answer on the job's stdout
@@ -83,26 +75,14 @@ func queryCommand(stdin io.Reader, env environment) *cli.Command {
 					stdout = gw
 				}
 			}
-			return runQuery(c.Context, q, ak, stdin, stdout, c.App.ErrWriter)
+			return query.Run(c.Context, q, query.IO{Stdin: stdin, Stdout: stdout, Stderr: c.App.ErrWriter})
 		},
 	}
 }
 
-// queryOptions are the parsed flags of one `rubichan query`.
-type queryOptions struct {
-	Prompt      string
-	Model       string
-	MaxTokens   int
-	System      string
-	Batch       bool
-	Concurrency int
-	Split       string
-	Chunk       int64
-	Overlap     int64
-}
-
-func queryOptionsFrom(c *cli.Context) (queryOptions, error) {
-	q := queryOptions{Prompt: strings.Join(c.Args().Slice(), " "), Model: c.String("model"),
+// queryOptionsFrom reads and checks the flags of c.
+func queryOptionsFrom(c *cli.Context) (query.Options, error) {
+	q := query.Options{Prompt: strings.Join(c.Args().Slice(), " "), Model: c.String("model"),
 		System: c.String("system"), Batch: c.Bool("batch"), Split: c.String("split")}
 	var err error
 	if q.MaxTokens, err = positiveInt(c, "max-tokens", 0); err != nil {
@@ -152,125 +132,4 @@ func positiveInt(c *cli.Context, name string, def int) (int, error) {
 		return 0, usagef("--%s: want a whole number of at least 1, got %q", name, s)
 	}
 	return n, nil
-}
-
-// asker sends sub-queries: through the run's socket, or to the provider.
-// open returns a sender for one worker.
-type asker interface {
-	open(ctx context.Context) (sender, error)
-}
-
-// sender sends one worker's requests in turn.
-type sender interface {
-	ask(ctx context.Context, req subquery.Request) (subquery.Response, error)
-	close()
-}
-
-// newAsker returns the run's socket when the environment names one, else
-// the configured provider with its key.
-func newAsker(c *cli.Context, env environment) (asker, error) {
-	if path, ok := env.LookupEnv(subquery.SocketEnv); ok && path != "" {
-		// A fan-out's command holds little (the run reads the chunks):
-		// collect sooner, so that each stays near the runtime's floor.
-		debug.SetGCPercent(20)
-		token, _ := env.LookupEnv(subquery.TokenEnv)
-		return socketAsker{path: path, token: token}, nil
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	lc, err := loadConfig(configOptionsFromCLI(c, env, dir, false))
-	if err != nil {
-		return nil, settingsError{Err: err}
-	}
-	rp, err := resolveProvider(lc, env.LookupEnv)
-	if err != nil {
-		return nil, settingsError{Err: err}
-	}
-	// The answer and its errors go to a person or a pipe: a key the
-	// server echoes is redacted, as in a run's output.
-	red := newRedactor(secrets(rp, lc, mcpPlace{}, env))
-	return &directAsker{model: rp.Model, client: newProviderClient(rp, streamLimitsOf(lc.Limits), nil), red: red}, nil
-}
-
-// socketAsker sends through the run: one connection per worker.
-type socketAsker struct{ path, token string }
-
-func (s socketAsker) open(ctx context.Context) (sender, error) {
-	cl, err := subquery.Dial(ctx, s.path, s.token)
-	if err != nil {
-		return nil, exit.CodeError{Code: exit.Failure, Err: err}
-	}
-	return socketSender{cl}, nil
-}
-
-type socketSender struct{ cl *subquery.Client }
-
-func (s socketSender) ask(ctx context.Context, req subquery.Request) (subquery.Response, error) {
-	return s.cl.Ask(ctx, req)
-}
-
-func (s socketSender) close() { s.cl.Close() }
-
-// directAsker asks the configured provider itself, reading file ranges
-// itself: a plain pipeline primitive outside a run.
-type directAsker struct {
-	model  string
-	client streamer
-	red    *redactor // the key and credential header values
-}
-
-func (d *directAsker) open(context.Context) (sender, error) { return d, nil }
-
-func (d *directAsker) close() {}
-
-func (d *directAsker) ask(ctx context.Context, req subquery.Request) (subquery.Response, error) {
-	material := []byte(req.Input)
-	if req.File != "" {
-		b, err := readRange(req.File, req.Offset, req.Length)
-		if err != nil {
-			return subquery.Response{Error: &subquery.Error{Code: subquery.CodeRefused, Message: err.Error()}}, nil
-		}
-		material = b
-	}
-	model := req.Model
-	if model == "" {
-		model = d.model
-	}
-	maxOut := req.MaxTokens
-	if maxOut <= 0 {
-		maxOut = subqueryMaxTokens
-	}
-	c, err := agent.Complete(ctx, d.client, llm.Request{Model: model, System: req.System, MaxTokens: maxOut,
-		Messages: []llm.Message{{Role: llm.RoleUser, Content: subqueryBlocks(material, req.Prompt)}}},
-		agent.CompleteOptions{Retry: llm.DefaultRetryPolicy()})
-	used := c.Total // every attempt's, as a sub-query in a run reports
-	resp := subquery.Response{Text: d.red.Redact(c.Message.Text()), Model: model, Usage: subquery.Usage{InputTokens: used.InputTokens,
-		OutputTokens: used.OutputTokens, CacheReadTokens: used.CacheReadTokens, CacheWriteTokens: used.CacheCreationTokens}}
-	if err != nil {
-		if ctx.Err() != nil {
-			return resp, context.Cause(ctx)
-		}
-		resp.Error = &subquery.Error{Code: subquery.CodeProvider, Message: "model request failed: " + d.red.Redact(err.Error())}
-	}
-	return resp, nil
-}
-
-// readRange reads n bytes of path from off.
-func readRange(path string, off, n int64) ([]byte, error) {
-	if off < 0 || n <= 0 || n > subqueryMaterialMax {
-		return nil, errors.New("a file range needs an offset of at least 0 and a length of 1 byte to " + formatBytes(subqueryMaterialMax))
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	k, err := f.ReadAt(buf, off)
-	if k == 0 && err != nil {
-		return nil, err
-	}
-	return buf[:k], nil
 }

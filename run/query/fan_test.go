@@ -1,4 +1,4 @@
-package run
+package query
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/subquery"
 )
 
@@ -40,9 +41,9 @@ func TestBatchKeepsInputOrder(t *testing.T) {
 		fmt.Fprintf(&in, "{\"prompt\":\"p\",\"input\":\"q%d\"}\n", i)
 	}
 	var out, errw bytes.Buffer
-	q := queryOptions{Batch: true, Concurrency: 8}
-	if err := runQuery(context.Background(), q, &fakeAsker{}, strings.NewReader(in.String()), &out, &errw); err != nil {
-		t.Fatalf("runQuery: %v (%s)", err, errw.String())
+	q := Options{Batch: true, Concurrency: 8}
+	if err := run(context.Background(), q, &fakeAsker{}, strings.NewReader(in.String()), &out, &errw); err != nil {
+		t.Fatalf("run: %v (%s)", err, errw.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 20 {
@@ -58,7 +59,7 @@ func TestBatchKeepsInputOrder(t *testing.T) {
 
 func TestFanOutStopsAtLimit(t *testing.T) {
 	t.Parallel()
-	testFanOutStops(t, "limit", exitLimit)
+	testFanOutStops(t, "limit", exit.Limit)
 }
 
 // TestFanOutStopsAtInterruption checks that a fan-out the run's
@@ -83,9 +84,9 @@ func testFanOutStops(t *testing.T, prompt string, want int) {
 	}
 	var out, errw bytes.Buffer
 	f := &fakeAsker{}
-	err := runQuery(context.Background(), queryOptions{Batch: true, Concurrency: 1}, f, strings.NewReader(in.String()), &out, &errw)
-	if exitCode(err) != want {
-		t.Fatalf("exit %d (%v), want %d", exitCode(err), err, want)
+	err := run(context.Background(), Options{Batch: true, Concurrency: 1}, f, strings.NewReader(in.String()), &out, &errw)
+	if exit.Code(err) != want {
+		t.Fatalf("exit %d (%v), want %d", exit.Code(err), err, want)
 	}
 	if n := f.sent.Load(); n != 4 {
 		t.Fatalf("sent %d requests, want 4 (none after the %s)", n, prompt)

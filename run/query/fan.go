@@ -1,4 +1,4 @@
-package run
+package query
 
 import (
 	"bufio"
@@ -8,67 +8,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/input"
 	"github.com/rubichan/rubichan/run/subquery"
 )
-
-// queryStdinMax bounds the material `rubichan query` reads from stdin.
-const queryStdinMax = subqueryMaterialMax
-
-// runQuery runs one `rubichan query`: a single request, --batch or
-// --split.
-func runQuery(ctx context.Context, q queryOptions, ak asker, stdin io.Reader, stdout, stderr io.Writer) error {
-	switch {
-	case q.Batch:
-		return fanOut(ctx, q, ak, batchJobs(stdin, q), stdout, stderr)
-	case q.Split != "":
-		return fanOut(ctx, q, ak, splitJobs(q), stdout, stderr)
-	}
-	req := q.request()
-	if stdinUsable(stdin) {
-		b, err := io.ReadAll(io.LimitReader(stdin, queryStdinMax+1))
-		if err != nil {
-			return fmt.Errorf("query: read stdin: %w", err)
-		}
-		if len(b) > queryStdinMax {
-			return usagef("query: standard input is larger than %s; use --split on a file", formatBytes(queryStdinMax))
-		}
-		req.Input = string(b)
-	}
-	s, err := ak.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer s.close()
-	resp, err := s.ask(ctx, req)
-	if err != nil {
-		return err
-	}
-	if resp.Error != nil {
-		return exit.CodeError{Code: resp.Error.ExitCode(), Err: fmt.Errorf("query: %s", resp.Error.Message)}
-	}
-	text := resp.Text
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	if isTerminal(stdout) {
-		// As exec's answer: on a terminal the model's control
-		// characters are shown, not sent.
-		text = shown(text)
-	}
-	if _, err := io.WriteString(stdout, text); err != nil {
-		return stdoutError{Err: err}
-	}
-	return nil
-}
-
-// request is the request the flags make, without material.
-func (q queryOptions) request() subquery.Request {
-	return subquery.Request{Prompt: q.Prompt, Model: q.Model, MaxTokens: q.MaxTokens, System: q.System}
-}
 
 // queryJob is one request of a fan-out and what its answer line repeats.
 type queryJob struct {
@@ -126,7 +71,7 @@ func (f *fan) halt(code string) {
 // fanOut sends the jobs with q.Concurrency workers and writes one answer
 // line per job in job order. A limit or an interruption stops it: no
 // further request is sent, and it exits with that code.
-func fanOut(ctx context.Context, q queryOptions, ak asker, jobs func(yield func(queryJob) bool) error, stdout, stderr io.Writer) error {
+func fanOut(ctx context.Context, q Options, ak asker, jobs func(yield func(queryJob) bool) error, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	f := &fan{todo: make(chan fanJob), results: make(chan fanResult),
@@ -150,7 +95,7 @@ func fanOut(ctx context.Context, q queryOptions, ak asker, jobs func(yield func(
 	worst, firstErr := f.collect(w, cancel)
 	<-fed
 	if err := w.Flush(); err != nil {
-		return stdoutError{Err: err}
+		return exit.StdoutError{Err: err}
 	}
 	return fanOutEnd(ctx, worst, firstErr, genErr, stderr)
 }
@@ -217,7 +162,7 @@ func (f *fan) collect(w *bufio.Writer, cancel func()) (int, error) {
 			next++
 			<-f.window
 			code, err := writeAnswer(w, p.i, p.job, p.resp, p.err)
-			if code != 0 && (worst == 0 || code == exitLimit) {
+			if code != 0 && (worst == 0 || code == exit.Limit) {
 				worst = code
 			}
 			if err != nil && firstErr == nil {
@@ -245,11 +190,11 @@ func writeAnswer(w io.Writer, i int, job queryJob, resp subquery.Response, err e
 	}
 	b, _ := json.Marshal(line)
 	if _, werr := w.Write(append(b, '\n')); werr != nil {
-		return exitBrokenPipe, stdoutError{Err: werr}
+		return exit.BrokenPipe, exit.StdoutError{Err: werr}
 	}
 	switch {
 	case err != nil:
-		return exitFailure, err
+		return exit.Failure, err
 	case resp.Error != nil:
 		return resp.Error.ExitCode(), nil
 	}
@@ -269,21 +214,21 @@ func fanOutEnd(ctx context.Context, worst int, firstErr, genErr error, stderr io
 	case worst == 0:
 		return nil
 	}
-	msg := map[int]string{exitLimit: "a limit of the run stopped the fan-out; the answers sent are above",
-		exitUsage: "some requests were refused (see their error)", 130: "interrupted", exitProvider: "some requests failed (see their error)"}[worst]
+	msg := map[int]string{exit.Limit: "a limit of the run stopped the fan-out; the answers sent are above",
+		exit.Usage: "some requests were refused (see their error)", 130: "interrupted", exit.Provider: "some requests failed (see their error)"}[worst]
 	if msg == "" {
 		msg = "some requests failed"
 	}
 	fmt.Fprintf(stderr, "rubichan query: %s\n", msg)
-	return reportedError{Err: exit.CodeError{Code: worst, Err: fmt.Errorf("query: %s", msg)}}
+	return exit.Reported{Err: exit.CodeError{Code: worst, Err: fmt.Errorf("query: %s", msg)}}
 }
 
 // batchJobs reads JSONL requests from stdin; fields the line leaves out
 // come from the flags.
-func batchJobs(stdin io.Reader, q queryOptions) func(func(queryJob) bool) error {
+func batchJobs(stdin io.Reader, q Options) func(func(queryJob) bool) error {
 	return func(yield func(queryJob) bool) error {
-		if !stdinUsable(stdin) {
-			return usagef("--batch reads its requests from standard input, which is not a pipe or a file")
+		if !input.StdinUsable(stdin) {
+			return exit.Usagef("--batch reads its requests from standard input, which is not a pipe or a file")
 		}
 		sc := bufio.NewScanner(stdin)
 		sc.Buffer(make([]byte, 64<<10), subquery.MaxLine)
@@ -296,7 +241,7 @@ func batchJobs(stdin io.Reader, q queryOptions) func(func(queryJob) bool) error 
 			dec := json.NewDecoder(bytes.NewReader(line))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&req); err != nil {
-				return usagef("--batch: line %d: %v", n, err)
+				return exit.Usagef("--batch: line %d: %v", n, err)
 			}
 			if req.File != "" {
 				if abs, err := filepath.Abs(req.File); err == nil {
@@ -308,7 +253,7 @@ func batchJobs(stdin io.Reader, q queryOptions) func(func(queryJob) bool) error 
 			}
 		}
 		if err := sc.Err(); err != nil {
-			return usagef("--batch: %v", err)
+			return exit.Usagef("--batch: %v", err)
 		}
 		return nil
 	}

@@ -1,10 +1,12 @@
-package run
+package query
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 // splitJobs cuts q.Split into chunks of at most q.Chunk bytes that end at
@@ -12,16 +14,16 @@ import (
 // ends), each starting at the first line start at or after q.Overlap
 // bytes before the previous one's end. Only the bytes around the cuts
 // are read; the requests carry byte ranges, which the run reads.
-func splitJobs(q queryOptions) func(func(queryJob) bool) error {
+func splitJobs(q Options) func(func(queryJob) bool) error {
 	return func(yield func(queryJob) bool) error {
 		f, err := os.Open(q.Split)
 		if err != nil {
-			return usagef("--split: %v", err)
+			return exit.Usagef("--split: %v", err)
 		}
 		defer f.Close()
 		fi, err := f.Stat()
 		if err != nil || !fi.Mode().IsRegular() {
-			return usagef("--split: %s is not a regular file", q.Split)
+			return exit.Usagef("--split: %s is not a regular file", q.Split)
 		}
 		return chunkRanges(f, fi.Size(), q.Chunk, q.Overlap, func(off, n int64) bool {
 			req := q.request()
