@@ -94,9 +94,6 @@ func inlineMax(lc *config.Loaded) int64 { return harness.InlineMax(lc) }
 // streamLimits is [harness.StreamLimits].
 func streamLimits(lc *config.Loaded) llm.StreamLimits { return harness.StreamLimits(lc) }
 
-// streamLimitsOf is [harness.StreamLimitsOf].
-func streamLimitsOf(l config.Limits) llm.StreamLimits { return harness.StreamLimitsOf(l) }
-
 // stdinMax is [harness.StdinMax].
 func stdinMax(lc *config.Loaded) int64 { return harness.StdinMax(lc) }
 
@@ -187,23 +184,12 @@ func pendingFacts(v verdict) []agent.PendingFact { return harness.PendingFacts(v
 // previewDiff is [harness.PreviewDiff].
 func previewDiff(call llm.Block, eff toolkit.Effects) string { return harness.PreviewDiff(call, eff) }
 
-// The sub-query bounds.
-const (
-	subqueryMaxTokens   = harness.SubqueryMaxTokens
-	subqueryMaterialMax = harness.SubqueryMaterialMax
-)
-
 type (
 	subqueryOptions  = harness.SubqueryOptions // [harness.SubqueryOptions]
 	subquerySettings = harness.SubqueryConfig  // [harness.SubqueryConfig]
 	subqueryHost     = harness.SubqueryHost    // [harness.SubqueryHost]
 	subqueries       = harness.Subqueries      // [harness.Subqueries]
 )
-
-// subqueryBlocks is [harness.SubqueryBlocks].
-func subqueryBlocks(material []byte, prompt string) []llm.Block {
-	return harness.SubqueryBlocks(material, prompt)
-}
 
 // listenSubqueries is [harness.ListenSubqueries].
 func listenSubqueries(cfg execConfig, tempDir string) (*subqueryHost, error) {

@@ -28,12 +28,6 @@ func readInputContext(ctx context.Context, stdin io.Reader, opt inputOptions) (*
 	return inputpkg.ReadContext(ctx, stdin, opt)
 }
 
-// stdinUsable is [input.StdinUsable].
-func stdinUsable(r io.Reader) bool { return inputpkg.StdinUsable(r) }
-
-// formatBytes is [input.FormatBytes].
-func formatBytes(n int64) string { return inputpkg.FormatBytes(n) }
-
 // promptOptions is [input.PromptOptions].
 type promptOptions = inputpkg.PromptOptions
 
