@@ -18,7 +18,7 @@ import (
 // Options are the parsed flags of one `rubichan query` and what it reads
 // of the process to find whom to ask.
 type Options struct {
-	Prompt      string
+	Prompt      string // the arguments; "" with --batch
 	Model       string // --model; "": the run's sub-model or the provider's model
 	MaxTokens   int    // --max-tokens; 0: the default
 	System      string // --system
