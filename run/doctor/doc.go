@@ -8,7 +8,7 @@
 // no state between calls; a [Report] is a plain value.
 //
 // It imports the harness, sink (terminal detection, escaped JSON), agent
-// (Shown, the escaping of untrusted text),
-// exit and the format leaves; it does not import another front end or
-// run. Only the command layer imports it.
+// (Shown, the escaping of untrusted text), exit and the format leaves; it
+// does not import another front end or run. Only the command layer
+// imports it.
 package doctor
