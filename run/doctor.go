@@ -5,6 +5,7 @@ import (
 
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/doctor"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/urfave/cli/v2"
 )
@@ -44,6 +45,8 @@ func doctorCommand(env environment) *cli.Command {
 	}
 }
 
+// runDoctor reads the command line into [doctor.Options] and runs the
+// checks.
 func runDoctor(c *cli.Context, env environment) error {
 	if c.NArg() > 0 {
 		return usagef("doctor takes no arguments")
@@ -51,7 +54,7 @@ func runDoctor(c *cli.Context, env environment) error {
 	lc, lcErr := loadCommandConfig(c, env, "doctor")
 	return doctor.Run(c.Context, doctor.Options{
 		Config: lc, ConfigErr: lcErr, Env: env.Env, Dir: c.String("cwd"),
-		Policy: policySource{
+		Policy: harness.PolicySource{
 			Dir: c.String("cwd"), File: c.String("policy"), Allow: c.StringSlice("allow"), Deny: c.StringSlice("deny"),
 			TrustWorkspace: c.Bool("trust-workspace"), Headless: true,
 		},
