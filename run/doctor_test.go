@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rubichan/rubichan/run/doctor"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -57,7 +58,7 @@ func (d *doctorSetup) run(t *testing.T, args ...string) (int, string, string) {
 
 // doctorChecks decodes `doctor --json` after validating it against
 // testdata/doctor/doctor.schema.json, and returns the checks by name.
-func doctorChecks(t *testing.T, out string) (doctorReport, map[string]doctorCheck) {
+func doctorChecks(t *testing.T, out string) (doctor.Report, map[string]doctor.Check) {
 	t.Helper()
 	c := jsonschema.NewCompiler()
 	sch, err := c.Compile(filepath.Join("testdata", "doctor", "doctor.schema.json"))
@@ -71,11 +72,11 @@ func doctorChecks(t *testing.T, out string) (doctorReport, map[string]doctorChec
 	if err := sch.Validate(inst); err != nil {
 		t.Fatalf("doctor --json does not match its schema: %v\n%s", err, out)
 	}
-	var rep doctorReport
+	var rep doctor.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]doctorCheck{}
+	byName := map[string]doctor.Check{}
 	for _, ch := range rep.Checks {
 		if _, dup := byName[ch.Name]; !dup {
 			byName[ch.Name] = ch
@@ -109,7 +110,7 @@ func TestDoctorGoodSetup(t *testing.T) {
 	if len(rep.Config.Set) != 1 || rep.Config.Set[0].Key != "limits.max_cost" || rep.Config.Set[0].Origin != "flag --max-cost" {
 		t.Errorf("config set: %+v", rep.Config.Set)
 	}
-	if checks["reachable"].Status != checkOK || checks["sessions"].Status != checkOK {
+	if checks["reachable"].Status != doctor.StatusOK || checks["sessions"].Status != doctor.StatusOK {
 		t.Errorf("checks: %+v", rep.Checks)
 	}
 	if strings.Contains(out, testAPIKey) {
@@ -179,10 +180,10 @@ func TestDoctorProblems(t *testing.T) {
 			if code != 1 || rep.OK || rep.Problems != 1 {
 				t.Errorf("--json: exit %d, ok %v, problems %d:\n%s", code, rep.OK, rep.Problems, out)
 			}
-			if ch := checks[tc.check]; ch.Status != checkProblem || !strings.Contains(ch.Fix, tc.fix) {
+			if ch := checks[tc.check]; ch.Status != doctor.StatusProblem || !strings.Contains(ch.Fix, tc.fix) {
 				t.Errorf("check %s: %+v", tc.check, ch)
 			}
-			if checks["git"].Status == "" || checks["terminal"].Status != checkInfo {
+			if checks["git"].Status == "" || checks["terminal"].Status != doctor.StatusInfo {
 				t.Errorf("the other checks did not run: %+v", rep.Checks)
 			}
 			if strings.Contains(out, testAPIKey) {
@@ -217,7 +218,7 @@ func TestDoctorOffline(t *testing.T) {
 	default:
 	}
 	var b bytes.Buffer
-	writeDoctorText(&b, doctorReport{Problems: 2})
+	doctor.Report{Problems: 2}.WriteText(&b)
 	if b.String() != "2 problems found\n" {
 		t.Errorf("verdict %q", b.String())
 	}

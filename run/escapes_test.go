@@ -15,6 +15,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/doctor"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/toolkit"
@@ -186,7 +187,7 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 		},
 		"doctor": func(t *testing.T) string {
 			var b bytes.Buffer
-			if err := writeDoctorText(&b, doctorReport{Checks: []doctorCheck{{Name: h, Status: checkProblem, Detail: h, Fix: h}}}); err != nil {
+			if err := (doctor.Report{Checks: []doctor.Check{{Name: h, Status: doctor.StatusProblem, Detail: h, Fix: h}}}).WriteText(&b); err != nil {
 				t.Fatal(err)
 			}
 			return b.String()
@@ -279,7 +280,7 @@ func TestJSONOutputShowsControls(t *testing.T) {
 			return writeMCPList(w, mcpListJSON{Servers: []mcpServerJSON{{Status: mcp.Status{Name: h, Reason: h}}}}, true)
 		},
 		"doctor": func(_ *testing.T, w io.Writer) error {
-			return writeDoctorJSON(w, doctorReport{Checks: []doctorCheck{{Name: h, Detail: h, Fix: h}}})
+			return doctor.Report{Checks: []doctor.Check{{Name: h, Detail: h, Fix: h}}}.WriteJSON(w)
 		},
 		"policy check": func(_ *testing.T, w io.Writer) error {
 			return writeCheckJSON(w, policy.Result{Rule: h, Fact: h, Reason: h}, []string{h})

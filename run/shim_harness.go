@@ -75,9 +75,6 @@ func resolveProvider(lc *config.Loaded, lookupEnv func(string) (string, bool)) (
 	return harness.ResolveProvider(lc, lookupEnv)
 }
 
-// providerKeyVars is [harness.ProviderKeyVars].
-func providerKeyVars(lc *config.Loaded) []string { return harness.ProviderKeyVars(lc) }
-
 // newProviderClient is [harness.NewProviderClient].
 func newProviderClient(rp config.ResolvedProvider, limits llm.StreamLimits, hc *http.Client) streamer {
 	return harness.NewProviderClient(rp, limits, hc)
