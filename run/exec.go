@@ -15,6 +15,7 @@ import (
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/hooks"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/subquery"
@@ -229,10 +230,7 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 			return loopConfig{}, nil, nil, nil, fmt.Errorf("run: open spilled stdin: %w", err)
 		}
 	}
-	ap := newApprover(pol, ws, spillDir)
-	if cfg.chat {
-		ap.sess = pol.NewSession()
-	}
+	ap := harness.NewApprover(pol, ws, spillDir, cfg.chat)
 	parts, err := systemPromptParts(promptOptions{
 		Root: ws.Root(), Now: env.today(), Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
 		Readable: pol.ReadFilter(), Subqueries: (sp != nil || cfg.Subqueries) && !cfg.NoSubqueries, LineMode: cfg.chat,
@@ -243,7 +241,7 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 	// The tools first: the approver learns the bash tool's variables
 	// before anything, a sub-query among them, is judged.
 	tools := buildTools(ws, ap, cfg.bashSettings(), env, rt)
-	rt.queries.Serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.judge, budget, tr, emit))
+	rt.queries.Serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.Judge, budget, tr, emit))
 	return loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
@@ -366,8 +364,8 @@ func buildTools(ws *toolkit.Workspace, ap *approver, bs bashSettings, env enviro
 	// The sub-query token is secret-looking by name, and passed on purpose.
 	allow := append(slices.Clip(bs.PassEnv), subquery.TokenEnv)
 	tools := toolkit.Tools(ws, toolkit.Options{
-		ReadFilter: ap.readFilter(),
-		SkipLinked: ap.pol.GuardsReads(),
+		ReadFilter: ap.ReadFilter(),
+		SkipLinked: ap.Policy().GuardsReads(),
 		Bash: toolkit.BashConfig{
 			Env: withQuerySocket(env.Environ(), rt.queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.reaper,
 			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, bs.Shell, env), Confine: rt.box,
@@ -375,7 +373,7 @@ func buildTools(ws *toolkit.Workspace, ap *approver, bs bashSettings, env enviro
 	})
 	for _, t := range tools {
 		if b, ok := t.(*toolkit.Bash); ok {
-			ap.vars = b.Vars() // the values the policy judges $HOME and the like with
+			ap.SetVars(b.Vars()) // the values the policy judges $HOME and the like with
 		}
 	}
 	return append(tools, rt.mcp.Tools()...)

@@ -223,3 +223,24 @@ func allowAll(lc *config.Loaded) bool { return harness.AllowAll(lc) }
 
 // checkAllowAll is [harness.CheckAllowAll].
 func checkAllowAll(lc *config.Loaded, st sandbox.State) error { return harness.CheckAllowAll(lc, st) }
+
+// approver is [harness.Approver].
+type approver = harness.Approver
+
+// newApprover is [harness.NewApprover] for a headless run.
+func newApprover(pol *policy.Policy, ws *toolkit.Workspace, spillDir string) *approver {
+	return harness.NewApprover(pol, ws, spillDir, false)
+}
+
+// linksIn is [harness.LinksIn].
+func linksIn(root, p string) int { return harness.LinksIn(root, p) }
+
+// listFiles is [harness.ListFiles].
+func listFiles(root string, resolve func(string) (string, error)) func(string) ([]string, bool) {
+	return harness.ListFiles(root, resolve)
+}
+
+// shellEnv is [harness.ShellEnv].
+func shellEnv(root, dir string, vars map[string]string) map[string]string {
+	return harness.ShellEnv(root, dir, vars)
+}

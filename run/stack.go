@@ -166,7 +166,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	if src.newAsker != nil {
 		lc.Ask = src.newAsker(ap)
 	}
-	st.loop = newLoop(lc, client, ap.judge, emit)
+	st.loop = newLoop(lc, client, ap.Judge, emit)
 	st.sinks.started(st.sess, withMCP(initEvent(cfg.initSettings(), st.ws.Root(), st.loop.ToolNames(), st.pol, st.box), rt.mcp, st.loop.ToolSpecs()))
 	return nil
 }
