@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -18,10 +16,7 @@ import (
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/hooks"
 	"github.com/rubichan/rubichan/run/session"
-	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/rubichan/rubichan/toolkit"
-	"github.com/rubichan/rubichan/toolkit/mcp"
-	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 )
 
@@ -118,40 +113,6 @@ func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, cont
 	return context.WithTimeoutCause(ctx, d, agent.ErrTimeout)
 }
 
-// openRunTools makes what the run's commands — the bash tool's, the
-// hooks', --verify's and the MCP servers' — share: the reaper that ends
-// their descendants that detached from their process group (with each
-// command and, at the latest, in close, also on a signal), the private
-// temporary directory (their TMPDIR), which close removes, the
-// sub-query socket in it (unless --no-subqueries), the sandbox of state box
-// for the workspace root, whose spawner close stops, and the MCP servers
-// startMCP starts (before the first request), which close stops first.
-func openRunTools(box sandbox.State, cfg execConfig, env environment, root string, startMCP func(runTools) (*mcp.Manager, error)) (runTools, func(), error) {
-	tmp, err := runTempDir()
-	if err != nil {
-		return runTools{}, nil, fmt.Errorf("run: temporary directory: %w", err)
-	}
-	q, err := listenSubqueries(cfg, tmp)
-	if err != nil {
-		os.RemoveAll(tmp)
-		return runTools{}, nil, err
-	}
-	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper(), queries: q}
-	rt.box = toolkit.NewSandbox(sandboxConfig(box, shellSettings(cfg.Settings), env), root, tmp, rt.reaper)
-	closeAll := func() {
-		q.Close()
-		rt.mcp.Close()
-		rt.box.Close()
-		rt.reaper.Sweep()
-		os.RemoveAll(tmp)
-	}
-	if rt.mcp, err = startMCP(rt); err != nil {
-		closeAll()
-		return runTools{}, nil, err
-	}
-	return rt, closeAll, nil
-}
-
 // enterPatchMode starts --patch, if asked: from here on the run works in
 // the private copy (cfg.Dir). leave writes the patch of a run that ended
 // before the loop (its (empty) patch; after finishRun it does nothing) and
@@ -195,26 +156,6 @@ func (cfg execConfig) policySource() policySource {
 	}
 }
 
-// openWorkspace loads the run's policy from src and opens the workspace,
-// src.Dir, with the extra roots the policy grants; a root that cannot be
-// opened is a notice.
-func openWorkspace(src policySource, notes io.Writer, notice func(string)) (*toolkit.Workspace, *policy.Policy, error) {
-	pol, err := loadPolicy(src, notes)
-	if err != nil {
-		return nil, nil, err
-	}
-	ws, err := toolkit.OpenWorkspace(src.Dir)
-	if err != nil {
-		return nil, nil, usagef("workspace: %v", err)
-	}
-	for _, r := range pol.ExtraRoots() {
-		if err := ws.AddRoot(r.Dir, r.Write); err != nil {
-			notice(fmt.Sprintf("policy names %s, which cannot be opened: %v", r.Dir, err))
-		}
-	}
-	return ws, pol, nil
-}
-
 // execLoopConfig makes what the turn loop of a headless run is built
 // from: the spilled stdin, if any, opened read-only for the file tools;
 // the tools behind the policy; the system prompt; the limits and the
@@ -241,7 +182,7 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 	// The tools first: the approver learns the bash tool's variables
 	// before anything, a sub-query among them, is judged.
 	tools := buildTools(ws, ap, cfg.bashSettings(), env, rt)
-	rt.queries.Serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.Judge, budget, tr, emit))
+	rt.Queries.Serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.Judge, budget, tr, emit))
 	return loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
@@ -343,52 +284,9 @@ func interrupted(ctx context.Context, err error, emit func(Event)) error {
 	return reportedError{Err: cause}
 }
 
-// bashSettings is what the bash tool of a run takes from its settings.
-type bashSettings struct {
-	PassEnv []string     // --pass-env: variables let through the scrubbing
-	KeyVars []string     // the provider key variables, which no command sees
-	PathAdd []string     // directories added to PATH ([bash] path_add)
-	Shell   config.Shell // how the commands are confined
-}
-
 // bashSettings returns what the run's bash tool takes from its settings.
 func (cfg execConfig) bashSettings() bashSettings {
 	return bashSettings{PassEnv: cfg.PassEnv, KeyVars: cfg.keyVars(), PathAdd: pathAdd(cfg), Shell: shellSettings(cfg.Settings)}
-}
-
-// buildTools returns the tools of a headless run: the file tools with the
-// policy's read filter, bash in the workspace root with the process
-// environment minus secrets and the provider keys, and the MCP servers'
-// tools.
-func buildTools(ws *toolkit.Workspace, ap *approver, bs bashSettings, env environment, rt runTools) []toolkit.Tool {
-	// The sub-query token is secret-looking by name, and passed on purpose.
-	allow := append(slices.Clip(bs.PassEnv), subquery.TokenEnv)
-	tools := toolkit.Tools(ws, toolkit.Options{
-		ReadFilter: ap.ReadFilter(),
-		SkipLinked: ap.Policy().GuardsReads(),
-		Bash: toolkit.BashConfig{
-			Env: withQuerySocket(env.Environ(), rt.queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.reaper,
-			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, bs.Shell, env), Confine: rt.box,
-		},
-	})
-	for _, t := range tools {
-		if b, ok := t.(*toolkit.Bash); ok {
-			ap.SetVars(b.Vars()) // the values the policy judges $HOME and the like with
-		}
-	}
-	return append(tools, rt.mcp.Tools()...)
-}
-
-// runTools is what a run decides for its tools before the loop: the
-// sandbox state, the private temporary directory, the reaper and the
-// sandbox the commands share.
-type runTools struct {
-	sandbox sandbox.State
-	tempDir string
-	reaper  *toolkit.Reaper  // shared with the bash tool; the run sweeps it at its end
-	box     *toolkit.Sandbox // nil: commands run unconfined; the run closes it at its end
-	queries *subqueryHost    // the sub-query socket; nil without one
-	mcp     *mcp.Manager     // the MCP servers; nil: none
 }
 
 // newHooks returns the runner of the hooks configured in lc, which run
@@ -401,7 +299,7 @@ func newHooks(lc *config.Loaded, ce childEnv, root, sessionID string, sess *sess
 	opt := hooks.Options{
 		Hooks: lc.Hooks, Workspace: root, Emit: emit,
 		Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv,
-		PathAdd: ce.PathAdd, SessionID: sessionID, Reaper: rt.reaper, TempDir: rt.tempDir, Sandbox: rt.box,
+		PathAdd: ce.PathAdd, SessionID: sessionID, Reaper: rt.Reaper, TempDir: rt.TempDir, Sandbox: rt.Box,
 	}
 	if p := sess.Path(); p != "" {
 		opt.Transcript = p

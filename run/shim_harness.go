@@ -244,3 +244,39 @@ func listFiles(root string, resolve func(string) (string, error)) func(string) (
 func shellEnv(root, dir string, vars map[string]string) map[string]string {
 	return harness.ShellEnv(root, dir, vars)
 }
+
+type (
+	runTools     = harness.Tools        // [harness.Tools]
+	childEnv     = harness.ChildEnv     // [harness.ChildEnv]
+	bashSettings = harness.BashSettings // [harness.BashSettings]
+)
+
+// openRunTools is [harness.OpenTools].
+func openRunTools(box sandbox.State, cfg execConfig, env environment, root string, startMCP func(runTools) (*mcp.Manager, error)) (runTools, func(), error) {
+	return harness.OpenTools(box, cfg.settings(), env.Env, root, startMCP)
+}
+
+// probeTools is [harness.ProbeTools].
+func probeTools(cfg execConfig, env environment, root string, notice func(string)) (rt runTools, close func(), err error) {
+	return harness.ProbeTools(cfg.settings(), env.Env, root, notice)
+}
+
+// mcpOptions is [harness.MCPOptions].
+func mcpOptions(ce childEnv, root string, rt runTools) mcp.Options {
+	return harness.MCPOptions(ce, root, rt)
+}
+
+// mcpStarter is [harness.MCPStarter] in the run's child environment.
+func (cfg execConfig) mcpStarter(ctx context.Context, env environment, root string, notice func(string)) func(runTools) (*mcp.Manager, error) {
+	return harness.MCPStarter(ctx, cfg.settings(), cfg.childEnv(env), root, notice)
+}
+
+// buildTools is [harness.BuildTools].
+func buildTools(ws *toolkit.Workspace, ap *approver, bs bashSettings, env environment, rt runTools) []toolkit.Tool {
+	return harness.BuildTools(ws, ap, bs, env.Env, rt)
+}
+
+// openWorkspace is [harness.OpenWorkspace].
+func openWorkspace(src policySource, notes io.Writer, notice func(string)) (*toolkit.Workspace, *policy.Policy, error) {
+	return harness.OpenWorkspace(src, notes, notice)
+}

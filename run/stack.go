@@ -167,7 +167,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 		lc.Ask = src.newAsker(ap)
 	}
 	st.loop = newLoop(lc, client, ap.Judge, emit)
-	st.sinks.started(st.sess, withMCP(initEvent(cfg.initSettings(), st.ws.Root(), st.loop.ToolNames(), st.pol, st.box), rt.mcp, st.loop.ToolSpecs()))
+	st.sinks.started(st.sess, withMCP(initEvent(cfg.initSettings(), st.ws.Root(), st.loop.ToolNames(), st.pol, st.box), rt.MCP, st.loop.ToolSpecs()))
 	return nil
 }
 

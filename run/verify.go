@@ -38,7 +38,7 @@ func newVerifier(v config.Verify, ce childEnv, dir string, rt runTools, emit fun
 		bash: toolkit.NewBash(toolkit.BashConfig{
 			Dir: dir, Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv, PathAdd: ce.PathAdd,
 			DefaultTimeout: v.Timeout, MaxTimeout: v.Timeout,
-			TempDir: rt.tempDir, Reaper: rt.reaper, Confine: rt.box,
+			TempDir: rt.TempDir, Reaper: rt.Reaper, Confine: rt.Box,
 		}),
 		now:  time.Now,
 		emit: emit,
