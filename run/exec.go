@@ -249,7 +249,7 @@ func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func
 	}
 	sum := l.Summary(start)
 	sum.ExitCode = code
-	sum.Verified = end.verifier.outcome()
+	sum.Verified = end.verifier.Outcome()
 	// A run the model finished is whole, verified or not; anything else
 	// stopped it midway.
 	pi, perr := end.patch.Write(code != exitOK && code != exitVerify)

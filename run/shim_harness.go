@@ -280,3 +280,11 @@ func buildTools(ws *toolkit.Workspace, ap *approver, bs bashSettings, env enviro
 func openWorkspace(src policySource, notes io.Writer, notice func(string)) (*toolkit.Workspace, *policy.Policy, error) {
 	return harness.OpenWorkspace(src, notes, notice)
 }
+
+// verifier is [harness.Verifier].
+type verifier = harness.Verifier
+
+// newVerifier is [harness.NewVerifier].
+func newVerifier(v config.Verify, ce childEnv, dir string, rt runTools, emit func(Event)) *verifier {
+	return harness.NewVerifier(v, ce, dir, rt, emit)
+}

@@ -162,7 +162,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	lc.Answers = st.plan.Answers()
 	lc.Hooks = asHooks(newHooks(cfg.Settings, cfg.childEnv(env), st.ws.Root(), st.sessionID(), st.sess, emit, rt))
 	st.verifier = newVerifier(cfg.verify(), cfg.childEnv(env), st.ws.Root(), rt, emit)
-	lc.Verifiers = st.verifier.verifiers()
+	lc.Verifiers = st.verifier.Verifiers()
 	if src.newAsker != nil {
 		lc.Ask = src.newAsker(ap)
 	}
