@@ -2,19 +2,13 @@ package run
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
-	"github.com/rubichan/rubichan/run/agent"
-	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/harness"
-	"github.com/rubichan/rubichan/run/hooks"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/urfave/cli/v2"
@@ -91,7 +85,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	l := st.loop
 	history, open := st.plan.Conversation(cfg.Resolved.Type)
 	runErr := l.Resume(ctx, history, open, st.in.Text)
-	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verifier: st.verifier, patch: st.patch})
+	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{Verifier: st.verifier, Patch: st.patch})
 	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir())
 	return err
 }
@@ -102,15 +96,6 @@ func (cfg execConfig) inputOptions(notice func(string)) inputOptions {
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
 		InlineMax: inlineMax(cfg.Settings), StdinMax: stdinMax(cfg.Settings), Optional: cfg.answering(),
 	}
-}
-
-// withRunTimeout bounds ctx by the run's --timeout (none when d is 0); its
-// cause is then [agent.ErrTimeout].
-func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if d <= 0 {
-		return ctx, func() {}
-	}
-	return context.WithTimeoutCause(ctx, d, agent.ErrTimeout)
 }
 
 // enterPatchMode starts --patch, if asked: from here on the run works in
@@ -129,22 +114,6 @@ func enterPatchMode(ctx context.Context, cfg *execConfig, env environment, stdou
 		}
 		pm.Close()
 	}, nil
-}
-
-// unlessQuiet returns w, or io.Discard when quiet.
-func unlessQuiet(w io.Writer, quiet bool) io.Writer {
-	if quiet {
-		return io.Discard
-	}
-	return w
-}
-
-// runEnd is what a run adds to its closing summary besides the loop's
-// tally: the --verify outcome (which finishRun reads and resets for the
-// next run; nil without --verify) and the --patch to write.
-type runEnd struct {
-	verifier *verifier
-	patch    *patchMode
 }
 
 // policySource returns where the run's policy comes from: a headless
@@ -202,112 +171,9 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.HTTPClient), ap, parts, nil
 }
 
-// deferOnAsk says what makes a call that needs approval pause a headless
-// run with the call pending: --on-ask, else the policy's headless_ask.
-func deferOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
-	switch {
-	case noSession:
-		return ""
-	case onAsk == "defer":
-		return "--on-ask is defer"
-	case onAsk == "" && pol.HeadlessAsk() == policy.AskDefer:
-		return "the policy's headless_ask is defer"
-	}
-	return ""
-}
-
-// abortOnAsk says what makes a call that needs approval stop a headless
-// run: --on-ask, else the policy's headless_ask; "" when it is denied. A
-// policy's "defer" with --no-session stops the run too: there is no
-// session to resume.
-func abortOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
-	switch {
-	case noSession && onAsk == "" && pol.HeadlessAsk() == policy.AskDefer:
-		return "the policy's headless_ask is defer, but --no-session keeps no session to resume"
-	case onAsk == "abort":
-		return "--on-ask is abort"
-	case onAsk == "" && pol.HeadlessAsk() == policy.AskAbort:
-		return "the policy's headless_ask is abort"
-	}
-	return ""
-}
-
-// finishRun reports how the loop ended — its error, unless already shown
-// (the engine announced it: [agent.Announced]) or not worth a line
-// (stdout's reader gone) — writes the patch under
-// --patch, shows the closing summary, and returns the run's error.
-func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func(Event), end runEnd) error {
-	code := exitCode(runErr)
-	var sig SignalError
-	var rep reportedError
-	switch {
-	case errors.As(runErr, &sig):
-		code = sig.ExitCode()
-		emit(Event{Kind: EventError, Err: runErr})
-	case runErr != nil && !agent.Announced(runErr) && !errors.As(runErr, &rep) && !brokenPipe(runErr):
-		emit(Event{Kind: EventError, Err: runErr})
-	}
-	sum := l.Summary(start)
-	sum.ExitCode = code
-	sum.Verified = end.verifier.Outcome()
-	// A run the model finished is whole, verified or not; anything else
-	// stopped it midway.
-	pi, perr := end.patch.Write(code != exitOK && code != exitVerify)
-	switch {
-	case perr != nil:
-		emit(Event{Kind: EventError, Err: perr})
-		if runErr == nil {
-			runErr, sum.ExitCode = reportedError{Err: perr}, exitFailure
-		}
-	case pi != nil:
-		sum.Patch = pi
-		emit(Event{Kind: EventNotice, Text: patchLine(pi)})
-	}
-	emit(Event{Kind: EventTurnDone, Summary: sum})
-	if runErr == nil {
-		return text.Err() // --output final writes at the end
-	}
-	return reportedError{Err: runErr}
-}
-
-// interrupted returns err, or the run's interruption when ctx ended first.
-func interrupted(ctx context.Context, err error, emit func(Event)) error {
-	if ctx.Err() == nil {
-		return err
-	}
-	cause := context.Cause(ctx)
-	if errors.Is(cause, agent.ErrTimeout) {
-		emit(Event{Kind: EventLimit, Text: "reached --timeout while reading standard input"})
-		return reportedError{Err: &agent.LimitError{Kind: agent.LimitTimeout, Err: agent.ErrTimeout}}
-	}
-	emit(Event{Kind: EventError, Err: cause})
-	return reportedError{Err: cause}
-}
-
 // bashSettings returns what the run's bash tool takes from its settings.
 func (cfg execConfig) bashSettings() bashSettings {
 	return bashSettings{PassEnv: cfg.PassEnv, KeyVars: cfg.keyVars(), PathAdd: pathAdd(cfg), Shell: shellSettings(cfg.Settings)}
-}
-
-// newHooks returns the runner of the hooks configured in lc, which run
-// with the environment of the run's other commands (ce); nil when there
-// are none.
-func newHooks(lc *config.Loaded, ce childEnv, root, sessionID string, sess *sessionLog, emit func(Event), rt runTools) *hooks.Runner {
-	if lc == nil {
-		return nil
-	}
-	opt := hooks.Options{
-		Hooks: lc.Hooks, Workspace: root, Emit: emit,
-		Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv,
-		PathAdd: ce.PathAdd, SessionID: sessionID, Reaper: rt.Reaper, TempDir: rt.TempDir, Sandbox: rt.Box,
-	}
-	if p := sess.Path(); p != "" {
-		opt.Transcript = p
-		if opt.SessionID == "" {
-			opt.SessionID = strings.TrimSuffix(filepath.Base(p), ".jsonl")
-		}
-	}
-	return hooks.New(opt)
 }
 
 // pathAdd returns the directories the configuration adds to bash's PATH.

@@ -13,6 +13,7 @@ import (
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/hooks"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
@@ -287,4 +288,40 @@ type verifier = harness.Verifier
 // newVerifier is [harness.NewVerifier].
 func newVerifier(v config.Verify, ce childEnv, dir string, rt runTools, emit func(Event)) *verifier {
 	return harness.NewVerifier(v, ce, dir, rt, emit)
+}
+
+// runEnd is [harness.RunEnd].
+type runEnd = harness.RunEnd
+
+// finishRun is [harness.Finish].
+func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func(Event), end runEnd) error {
+	return harness.Finish(runErr, l, text, start, emit, end)
+}
+
+// interrupted is [harness.Interrupted].
+func interrupted(ctx context.Context, err error, emit func(Event)) error {
+	return harness.Interrupted(ctx, err, emit)
+}
+
+// withRunTimeout is [harness.WithRunTimeout].
+func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return harness.WithRunTimeout(ctx, d)
+}
+
+// unlessQuiet is [harness.UnlessQuiet].
+func unlessQuiet(w io.Writer, quiet bool) io.Writer { return harness.UnlessQuiet(w, quiet) }
+
+// deferOnAsk is [harness.DeferOnAsk].
+func deferOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
+	return harness.DeferOnAsk(onAsk, pol, noSession)
+}
+
+// abortOnAsk is [harness.AbortOnAsk].
+func abortOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
+	return harness.AbortOnAsk(onAsk, pol, noSession)
+}
+
+// newHooks is [harness.NewHooks].
+func newHooks(lc *config.Loaded, ce childEnv, root, sessionID string, sess *sessionLog, emit func(Event), rt runTools) *hooks.Runner {
+	return harness.NewHooks(lc, ce, root, sessionID, sess, emit, rt)
 }
