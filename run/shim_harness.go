@@ -31,9 +31,6 @@ func loadPolicy(src policySource, notes io.Writer) (*policy.Policy, error) {
 	return harness.LoadPolicy(src, notes)
 }
 
-// linkCount is [harness.LinkCount].
-func linkCount(abs string) int { return harness.LinkCount(abs) }
-
 // shellSettings is [harness.ShellSettings].
 func shellSettings(lc *config.Loaded) config.Shell { return harness.ShellSettings(lc) }
 
@@ -46,14 +43,6 @@ func achieveSandbox(sh config.Shell, env environment) sandbox.State {
 func startSandbox(cfg execConfig, env environment, notice func(string)) (sandbox.State, error) {
 	return harness.StartSandbox(cfg.settings(), env.Env, notice)
 }
-
-// sandboxConfig is [harness.SandboxConfig].
-func sandboxConfig(st sandbox.State, sh config.Shell, env environment) toolkit.BashSandbox {
-	return harness.SandboxConfig(st, sh, env.Env)
-}
-
-// runTempDir is [harness.RunTempDir].
-func runTempDir() (string, error) { return harness.RunTempDir() }
 
 // initSettings is [harness.InitSettings].
 type initSettings = harness.InitSettings
@@ -147,11 +136,6 @@ func mcpServers(ch mcpChoice, settings *config.Loaded, root string, trusted bool
 	return harness.MCPServers(ch, settings, root, trusted, notice)
 }
 
-// startMCP is [harness.StartMCP].
-func startMCP(ctx context.Context, servers []mcp.ServerConfig, opts mcp.Options, notice func(string)) (*mcp.Manager, error) {
-	return harness.StartMCP(ctx, servers, opts, notice)
-}
-
 // withMCP is [harness.WithMCP].
 func withMCP(ev events.Init, m *mcp.Manager, specs []llm.ToolSpec) events.Init {
 	return harness.WithMCP(ev, m, specs)
@@ -197,7 +181,6 @@ const (
 type (
 	subqueryOptions  = harness.SubqueryOptions // [harness.SubqueryOptions]
 	subquerySettings = harness.SubqueryConfig  // [harness.SubqueryConfig]
-	subqueryHost     = harness.SubqueryHost    // [harness.SubqueryHost]
 	subqueries       = harness.Subqueries      // [harness.Subqueries]
 )
 
@@ -206,18 +189,10 @@ func subqueryBlocks(material []byte, prompt string) []llm.Block {
 	return harness.SubqueryBlocks(material, prompt)
 }
 
-// listenSubqueries is [harness.ListenSubqueries].
-func listenSubqueries(cfg execConfig, tempDir string) (*subqueryHost, error) {
-	return harness.ListenSubqueries(cfg.settings(), tempDir)
-}
-
 // newSubqueries is [harness.NewSubqueries].
 func newSubqueries(qs subquerySettings, ws *toolkit.Workspace, j judge, budget *Budget, tr *traffic, emit func(Event)) *subqueries {
 	return harness.NewSubqueries(qs, ws, j, budget, tr, emit)
 }
-
-// withQuerySocket is [harness.WithQuerySocket].
-func withQuerySocket(env []string, q *subqueryHost) []string { return harness.WithQuerySocket(env, q) }
 
 // allowAll is [harness.AllowAll].
 func allowAll(lc *config.Loaded) bool { return harness.AllowAll(lc) }
