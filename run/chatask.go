@@ -71,7 +71,7 @@ func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects,
 		a.printDiff(d)
 	}
 	result, _ := v.Detail.(policy.Result) // the judge's policy result; zero for the runner's own verdicts
-	always := a.ap.sess != nil && policy.Approvable(result)
+	always := a.ap.Session() != nil && policy.Approvable(result)
 	prompt, choices := "allow? [y]es / [n]o › ", "y or n"
 	if always {
 		prompt, choices = "allow? [y]es / [n]o / [a]lways this exact one / [d]eny always › ", "y, n, a or d"
@@ -90,11 +90,11 @@ func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects,
 		case "", "n", "no":
 			return refusedVerdict(v, ruleTerminalDeny, "you said no")
 		case "a", "always":
-			if always && a.ap.sess.Approve(result) == nil {
+			if always && a.ap.Session().Approve(result) == nil {
 				return verdict{Kind: verdictAllow, Rule: policy.RuleSession, Fact: v.Fact, Reason: "you said always, for this session"}
 			}
 		case "d", "deny":
-			if always && a.ap.sess.DenyAlways(result) == nil {
+			if always && a.ap.Session().DenyAlways(result) == nil {
 				return refusedVerdict(v, policy.RuleSessionDeny, "you said deny always, for this session")
 			}
 		}

@@ -130,7 +130,7 @@ func (c *chat) policy() {
 	}
 	c.note("  otherwise: read %s, write %s, shell %s", pol.Fallback(policy.ClassRead), pol.Fallback(policy.ClassWrite), pol.Fallback(policy.ClassShell))
 	c.note("  headless_ask %s (when nobody can answer)", pol.HeadlessAsk())
-	rules := c.st.ap.sess.Rules()
+	rules := c.st.ap.Session().Rules()
 	if len(rules) == 0 {
 		c.note("session: no answers yet")
 		return

@@ -2,25 +2,15 @@ package run
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
-	"github.com/rubichan/rubichan/run/agent"
-	"github.com/rubichan/rubichan/run/config"
-	"github.com/rubichan/rubichan/run/hooks"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/session"
-	"github.com/rubichan/rubichan/run/subquery"
 	"github.com/rubichan/rubichan/toolkit"
-	"github.com/rubichan/rubichan/toolkit/mcp"
-	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 )
 
@@ -95,7 +85,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	l := st.loop
 	history, open := st.plan.Conversation(cfg.Resolved.Type)
 	runErr := l.Resume(ctx, history, open, st.in.Text)
-	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{verifier: st.verifier, patch: st.patch})
+	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{Verifier: st.verifier, Patch: st.patch})
 	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir())
 	return err
 }
@@ -106,49 +96,6 @@ func (cfg execConfig) inputOptions(notice func(string)) inputOptions {
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
 		InlineMax: inlineMax(cfg.Settings), StdinMax: stdinMax(cfg.Settings), Optional: cfg.answering(),
 	}
-}
-
-// withRunTimeout bounds ctx by the run's --timeout (none when d is 0); its
-// cause is then [agent.ErrTimeout].
-func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if d <= 0 {
-		return ctx, func() {}
-	}
-	return context.WithTimeoutCause(ctx, d, agent.ErrTimeout)
-}
-
-// openRunTools makes what the run's commands — the bash tool's, the
-// hooks', --verify's and the MCP servers' — share: the reaper that ends
-// their descendants that detached from their process group (with each
-// command and, at the latest, in close, also on a signal), the private
-// temporary directory (their TMPDIR), which close removes, the
-// sub-query socket in it (unless --no-subqueries), the sandbox of state box
-// for the workspace root, whose spawner close stops, and the MCP servers
-// startMCP starts (before the first request), which close stops first.
-func openRunTools(box sandbox.State, cfg execConfig, env environment, root string, startMCP func(runTools) (*mcp.Manager, error)) (runTools, func(), error) {
-	tmp, err := runTempDir()
-	if err != nil {
-		return runTools{}, nil, fmt.Errorf("run: temporary directory: %w", err)
-	}
-	q, err := listenSubqueries(cfg, tmp)
-	if err != nil {
-		os.RemoveAll(tmp)
-		return runTools{}, nil, err
-	}
-	rt := runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper(), queries: q}
-	rt.box = toolkit.NewSandbox(sandboxConfig(box, shellSettings(cfg.Settings), env), root, tmp, rt.reaper)
-	closeAll := func() {
-		q.Close()
-		rt.mcp.Close()
-		rt.box.Close()
-		rt.reaper.Sweep()
-		os.RemoveAll(tmp)
-	}
-	if rt.mcp, err = startMCP(rt); err != nil {
-		closeAll()
-		return runTools{}, nil, err
-	}
-	return rt, closeAll, nil
 }
 
 // enterPatchMode starts --patch, if asked: from here on the run works in
@@ -169,22 +116,6 @@ func enterPatchMode(ctx context.Context, cfg *execConfig, env environment, stdou
 	}, nil
 }
 
-// unlessQuiet returns w, or io.Discard when quiet.
-func unlessQuiet(w io.Writer, quiet bool) io.Writer {
-	if quiet {
-		return io.Discard
-	}
-	return w
-}
-
-// runEnd is what a run adds to its closing summary besides the loop's
-// tally: the --verify outcome (which finishRun reads and resets for the
-// next run; nil without --verify) and the --patch to write.
-type runEnd struct {
-	verifier *verifier
-	patch    *patchMode
-}
-
 // policySource returns where the run's policy comes from: a headless
 // run's, in its workspace.
 func (cfg execConfig) policySource() policySource {
@@ -192,26 +123,6 @@ func (cfg execConfig) policySource() policySource {
 		Dir: cfg.Dir, File: cfg.PolicyFile, Allow: cfg.Allow, Deny: cfg.Deny,
 		TrustWorkspace: cfg.TrustWorkspace, Headless: true,
 	}
-}
-
-// openWorkspace loads the run's policy from src and opens the workspace,
-// src.Dir, with the extra roots the policy grants; a root that cannot be
-// opened is a notice.
-func openWorkspace(src policySource, notes io.Writer, notice func(string)) (*toolkit.Workspace, *policy.Policy, error) {
-	pol, err := loadPolicy(src, notes)
-	if err != nil {
-		return nil, nil, err
-	}
-	ws, err := toolkit.OpenWorkspace(src.Dir)
-	if err != nil {
-		return nil, nil, usagef("workspace: %v", err)
-	}
-	for _, r := range pol.ExtraRoots() {
-		if err := ws.AddRoot(r.Dir, r.Write); err != nil {
-			notice(fmt.Sprintf("policy names %s, which cannot be opened: %v", r.Dir, err))
-		}
-	}
-	return ws, pol, nil
 }
 
 // execLoopConfig makes what the turn loop of a headless run is built
@@ -229,10 +140,7 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 			return loopConfig{}, nil, nil, nil, fmt.Errorf("run: open spilled stdin: %w", err)
 		}
 	}
-	ap := newApprover(pol, ws, spillDir)
-	if cfg.chat {
-		ap.sess = pol.NewSession()
-	}
+	ap := harness.NewApprover(pol, ws, spillDir, cfg.chat)
 	parts, err := systemPromptParts(promptOptions{
 		Root: ws.Root(), Now: env.today(), Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles,
 		Readable: pol.ReadFilter(), Subqueries: (sp != nil || cfg.Subqueries) && !cfg.NoSubqueries, LineMode: cfg.chat,
@@ -243,7 +151,7 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 	// The tools first: the approver learns the bash tool's variables
 	// before anything, a sub-query among them, is judged.
 	tools := buildTools(ws, ap, cfg.bashSettings(), env, rt)
-	rt.queries.Serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.judge, budget, tr, emit))
+	rt.Queries.Serve(ctx, newSubqueries(cfg.subquerySettings(), ws, ap.Judge, budget, tr, emit))
 	return loopConfig{
 		Model:        cfg.Model,
 		System:       joinParts(parts),
@@ -263,155 +171,9 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.HTTPClient), ap, parts, nil
 }
 
-// deferOnAsk says what makes a call that needs approval pause a headless
-// run with the call pending: --on-ask, else the policy's headless_ask.
-func deferOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
-	switch {
-	case noSession:
-		return ""
-	case onAsk == "defer":
-		return "--on-ask is defer"
-	case onAsk == "" && pol.HeadlessAsk() == policy.AskDefer:
-		return "the policy's headless_ask is defer"
-	}
-	return ""
-}
-
-// abortOnAsk says what makes a call that needs approval stop a headless
-// run: --on-ask, else the policy's headless_ask; "" when it is denied. A
-// policy's "defer" with --no-session stops the run too: there is no
-// session to resume.
-func abortOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
-	switch {
-	case noSession && onAsk == "" && pol.HeadlessAsk() == policy.AskDefer:
-		return "the policy's headless_ask is defer, but --no-session keeps no session to resume"
-	case onAsk == "abort":
-		return "--on-ask is abort"
-	case onAsk == "" && pol.HeadlessAsk() == policy.AskAbort:
-		return "the policy's headless_ask is abort"
-	}
-	return ""
-}
-
-// finishRun reports how the loop ended — its error, unless already shown
-// (the engine announced it: [agent.Announced]) or not worth a line
-// (stdout's reader gone) — writes the patch under
-// --patch, shows the closing summary, and returns the run's error.
-func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func(Event), end runEnd) error {
-	code := exitCode(runErr)
-	var sig SignalError
-	var rep reportedError
-	switch {
-	case errors.As(runErr, &sig):
-		code = sig.ExitCode()
-		emit(Event{Kind: EventError, Err: runErr})
-	case runErr != nil && !agent.Announced(runErr) && !errors.As(runErr, &rep) && !brokenPipe(runErr):
-		emit(Event{Kind: EventError, Err: runErr})
-	}
-	sum := l.Summary(start)
-	sum.ExitCode = code
-	sum.Verified = end.verifier.outcome()
-	// A run the model finished is whole, verified or not; anything else
-	// stopped it midway.
-	pi, perr := end.patch.Write(code != exitOK && code != exitVerify)
-	switch {
-	case perr != nil:
-		emit(Event{Kind: EventError, Err: perr})
-		if runErr == nil {
-			runErr, sum.ExitCode = reportedError{Err: perr}, exitFailure
-		}
-	case pi != nil:
-		sum.Patch = pi
-		emit(Event{Kind: EventNotice, Text: patchLine(pi)})
-	}
-	emit(Event{Kind: EventTurnDone, Summary: sum})
-	if runErr == nil {
-		return text.Err() // --output final writes at the end
-	}
-	return reportedError{Err: runErr}
-}
-
-// interrupted returns err, or the run's interruption when ctx ended first.
-func interrupted(ctx context.Context, err error, emit func(Event)) error {
-	if ctx.Err() == nil {
-		return err
-	}
-	cause := context.Cause(ctx)
-	if errors.Is(cause, agent.ErrTimeout) {
-		emit(Event{Kind: EventLimit, Text: "reached --timeout while reading standard input"})
-		return reportedError{Err: &agent.LimitError{Kind: agent.LimitTimeout, Err: agent.ErrTimeout}}
-	}
-	emit(Event{Kind: EventError, Err: cause})
-	return reportedError{Err: cause}
-}
-
-// bashSettings is what the bash tool of a run takes from its settings.
-type bashSettings struct {
-	PassEnv []string     // --pass-env: variables let through the scrubbing
-	KeyVars []string     // the provider key variables, which no command sees
-	PathAdd []string     // directories added to PATH ([bash] path_add)
-	Shell   config.Shell // how the commands are confined
-}
-
 // bashSettings returns what the run's bash tool takes from its settings.
 func (cfg execConfig) bashSettings() bashSettings {
 	return bashSettings{PassEnv: cfg.PassEnv, KeyVars: cfg.keyVars(), PathAdd: pathAdd(cfg), Shell: shellSettings(cfg.Settings)}
-}
-
-// buildTools returns the tools of a headless run: the file tools with the
-// policy's read filter, bash in the workspace root with the process
-// environment minus secrets and the provider keys, and the MCP servers'
-// tools.
-func buildTools(ws *toolkit.Workspace, ap *approver, bs bashSettings, env environment, rt runTools) []toolkit.Tool {
-	// The sub-query token is secret-looking by name, and passed on purpose.
-	allow := append(slices.Clip(bs.PassEnv), subquery.TokenEnv)
-	tools := toolkit.Tools(ws, toolkit.Options{
-		ReadFilter: ap.readFilter(),
-		SkipLinked: ap.pol.GuardsReads(),
-		Bash: toolkit.BashConfig{
-			Env: withQuerySocket(env.Environ(), rt.queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.reaper,
-			TempDir: rt.tempDir, Sandbox: sandboxConfig(rt.sandbox, bs.Shell, env), Confine: rt.box,
-		},
-	})
-	for _, t := range tools {
-		if b, ok := t.(*toolkit.Bash); ok {
-			ap.vars = b.Vars() // the values the policy judges $HOME and the like with
-		}
-	}
-	return append(tools, rt.mcp.Tools()...)
-}
-
-// runTools is what a run decides for its tools before the loop: the
-// sandbox state, the private temporary directory, the reaper and the
-// sandbox the commands share.
-type runTools struct {
-	sandbox sandbox.State
-	tempDir string
-	reaper  *toolkit.Reaper  // shared with the bash tool; the run sweeps it at its end
-	box     *toolkit.Sandbox // nil: commands run unconfined; the run closes it at its end
-	queries *subqueryHost    // the sub-query socket; nil without one
-	mcp     *mcp.Manager     // the MCP servers; nil: none
-}
-
-// newHooks returns the runner of the hooks configured in lc, which run
-// with the environment of the run's other commands (ce); nil when there
-// are none.
-func newHooks(lc *config.Loaded, ce childEnv, root, sessionID string, sess *sessionLog, emit func(Event), rt runTools) *hooks.Runner {
-	if lc == nil {
-		return nil
-	}
-	opt := hooks.Options{
-		Hooks: lc.Hooks, Workspace: root, Emit: emit,
-		Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv,
-		PathAdd: ce.PathAdd, SessionID: sessionID, Reaper: rt.reaper, TempDir: rt.tempDir, Sandbox: rt.box,
-	}
-	if p := sess.Path(); p != "" {
-		opt.Transcript = p
-		if opt.SessionID == "" {
-			opt.SessionID = strings.TrimSuffix(filepath.Base(p), ".jsonl")
-		}
-	}
-	return hooks.New(opt)
 }
 
 // pathAdd returns the directories the configuration adds to bash's PATH.

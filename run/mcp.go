@@ -1,14 +1,8 @@
 package run
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 
-	"github.com/rubichan/rubichan/toolkit"
-	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,59 +25,4 @@ func mcpChoiceFromCLI(c *cli.Context) (mcpChoice, error) {
 		ch.ConfigFile = abs
 	}
 	return ch, nil
-}
-
-// mcpOptions are the servers' process settings: the bash tool's scrubbed
-// environment without the provider keys, the workspace as working
-// directory, the run's reaper, and the run's OS sandbox, which confines a
-// stdio server as it does shell commands (through the one-shot helper:
-// [toolkit.Sandbox.Wrap]).
-func mcpOptions(ce childEnv, root string, rt runTools) mcp.Options {
-	opts := mcp.Options{
-		Environ: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv,
-		PathAdd: ce.PathAdd, Dir: root, Reaper: rt.reaper,
-	}
-	if rt.box != nil {
-		opts.Prepare = func(cmd *exec.Cmd) error {
-			rt.box.Wrap(cmd)
-			return nil
-		}
-	}
-	return opts
-}
-
-// probeTools is what `rubichan mcp list` and `rubichan doctor` start the
-// MCP servers with: the sandbox and the reaper a run's would have, so that
-// a server's command (a trusted .mcp.json's among them) runs as confined
-// as in a run, and what it leaves behind is ended. close stops both and
-// removes the private temporary directory.
-func probeTools(cfg execConfig, env environment, root string, notice func(string)) (rt runTools, close func(), err error) {
-	box, err := startSandbox(cfg, env, notice)
-	if err != nil {
-		return runTools{}, nil, err
-	}
-	tmp, err := runTempDir()
-	if err != nil {
-		return runTools{}, nil, fmt.Errorf("temporary directory: %w", err)
-	}
-	rt = runTools{sandbox: box, tempDir: tmp, reaper: toolkit.NewReaper()}
-	rt.box = toolkit.NewSandbox(sandboxConfig(box, shellSettings(cfg.Settings), env), root, tmp, rt.reaper)
-	return rt, func() {
-		rt.box.Close()
-		rt.reaper.Sweep()
-		os.RemoveAll(tmp)
-	}, nil
-}
-
-// mcpStarter returns what starts the run's MCP servers once its reaper
-// exists: the servers of the configuration and flags, started with
-// [startMCP].
-func (cfg execConfig) mcpStarter(ctx context.Context, env environment, root string, notice func(string)) func(runTools) (*mcp.Manager, error) {
-	return func(rt runTools) (*mcp.Manager, error) {
-		servers, err := mcpServers(cfg.MCP, cfg.Settings, root, cfg.TrustWorkspace, notice)
-		if err != nil {
-			return nil, err
-		}
-		return startMCP(ctx, servers, mcpOptions(cfg.childEnv(env), root, rt), notice)
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/hooks"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
@@ -30,9 +31,6 @@ func loadPolicy(src policySource, notes io.Writer) (*policy.Policy, error) {
 	return harness.LoadPolicy(src, notes)
 }
 
-// linkCount is [harness.LinkCount].
-func linkCount(abs string) int { return harness.LinkCount(abs) }
-
 // shellSettings is [harness.ShellSettings].
 func shellSettings(lc *config.Loaded) config.Shell { return harness.ShellSettings(lc) }
 
@@ -45,14 +43,6 @@ func achieveSandbox(sh config.Shell, env environment) sandbox.State {
 func startSandbox(cfg execConfig, env environment, notice func(string)) (sandbox.State, error) {
 	return harness.StartSandbox(cfg.settings(), env.Env, notice)
 }
-
-// sandboxConfig is [harness.SandboxConfig].
-func sandboxConfig(st sandbox.State, sh config.Shell, env environment) toolkit.BashSandbox {
-	return harness.SandboxConfig(st, sh, env.Env)
-}
-
-// runTempDir is [harness.RunTempDir].
-func runTempDir() (string, error) { return harness.RunTempDir() }
 
 // initSettings is [harness.InitSettings].
 type initSettings = harness.InitSettings
@@ -140,11 +130,6 @@ func mcpServers(ch mcpChoice, settings *config.Loaded, root string, trusted bool
 	return harness.MCPServers(ch, settings, root, trusted, notice)
 }
 
-// startMCP is [harness.StartMCP].
-func startMCP(ctx context.Context, servers []mcp.ServerConfig, opts mcp.Options, notice func(string)) (*mcp.Manager, error) {
-	return harness.StartMCP(ctx, servers, opts, notice)
-}
-
 // withMCP is [harness.WithMCP].
 func withMCP(ev events.Init, m *mcp.Manager, specs []llm.ToolSpec) events.Init {
 	return harness.WithMCP(ev, m, specs)
@@ -184,25 +169,117 @@ func previewDiff(call llm.Block, eff toolkit.Effects) string { return harness.Pr
 type (
 	subqueryOptions  = harness.SubqueryOptions // [harness.SubqueryOptions]
 	subquerySettings = harness.SubqueryConfig  // [harness.SubqueryConfig]
-	subqueryHost     = harness.SubqueryHost    // [harness.SubqueryHost]
 	subqueries       = harness.Subqueries      // [harness.Subqueries]
 )
-
-// listenSubqueries is [harness.ListenSubqueries].
-func listenSubqueries(cfg execConfig, tempDir string) (*subqueryHost, error) {
-	return harness.ListenSubqueries(cfg.settings(), tempDir)
-}
 
 // newSubqueries is [harness.NewSubqueries].
 func newSubqueries(qs subquerySettings, ws *toolkit.Workspace, j judge, budget *Budget, tr *traffic, emit func(Event)) *subqueries {
 	return harness.NewSubqueries(qs, ws, j, budget, tr, emit)
 }
 
-// withQuerySocket is [harness.WithQuerySocket].
-func withQuerySocket(env []string, q *subqueryHost) []string { return harness.WithQuerySocket(env, q) }
-
 // allowAll is [harness.AllowAll].
 func allowAll(lc *config.Loaded) bool { return harness.AllowAll(lc) }
 
 // checkAllowAll is [harness.CheckAllowAll].
 func checkAllowAll(lc *config.Loaded, st sandbox.State) error { return harness.CheckAllowAll(lc, st) }
+
+// approver is [harness.Approver].
+type approver = harness.Approver
+
+// newApprover is [harness.NewApprover] for a headless run.
+func newApprover(pol *policy.Policy, ws *toolkit.Workspace, spillDir string) *approver {
+	return harness.NewApprover(pol, ws, spillDir, false)
+}
+
+// linksIn is [harness.LinksIn].
+func linksIn(root, p string) int { return harness.LinksIn(root, p) }
+
+// listFiles is [harness.ListFiles].
+func listFiles(root string, resolve func(string) (string, error)) func(string) ([]string, bool) {
+	return harness.ListFiles(root, resolve)
+}
+
+// shellEnv is [harness.ShellEnv].
+func shellEnv(root, dir string, vars map[string]string) map[string]string {
+	return harness.ShellEnv(root, dir, vars)
+}
+
+type (
+	runTools     = harness.Tools        // [harness.Tools]
+	childEnv     = harness.ChildEnv     // [harness.ChildEnv]
+	bashSettings = harness.BashSettings // [harness.BashSettings]
+)
+
+// openRunTools is [harness.OpenTools].
+func openRunTools(box sandbox.State, cfg execConfig, env environment, root string, startMCP func(runTools) (*mcp.Manager, error)) (runTools, func(), error) {
+	return harness.OpenTools(box, cfg.settings(), env.Env, root, startMCP)
+}
+
+// probeTools is [harness.ProbeTools].
+func probeTools(cfg execConfig, env environment, root string, notice func(string)) (rt runTools, close func(), err error) {
+	return harness.ProbeTools(cfg.settings(), env.Env, root, notice)
+}
+
+// mcpOptions is [harness.MCPOptions].
+func mcpOptions(ce childEnv, root string, rt runTools) mcp.Options {
+	return harness.MCPOptions(ce, root, rt)
+}
+
+// mcpStarter is [harness.MCPStarter] in the run's child environment.
+func (cfg execConfig) mcpStarter(ctx context.Context, env environment, root string, notice func(string)) func(runTools) (*mcp.Manager, error) {
+	return harness.MCPStarter(ctx, cfg.settings(), cfg.childEnv(env), root, notice)
+}
+
+// buildTools is [harness.BuildTools].
+func buildTools(ws *toolkit.Workspace, ap *approver, bs bashSettings, env environment, rt runTools) []toolkit.Tool {
+	return harness.BuildTools(ws, ap, bs, env.Env, rt)
+}
+
+// openWorkspace is [harness.OpenWorkspace].
+func openWorkspace(src policySource, notes io.Writer, notice func(string)) (*toolkit.Workspace, *policy.Policy, error) {
+	return harness.OpenWorkspace(src, notes, notice)
+}
+
+// verifier is [harness.Verifier].
+type verifier = harness.Verifier
+
+// newVerifier is [harness.NewVerifier].
+func newVerifier(v config.Verify, ce childEnv, dir string, rt runTools, emit func(Event)) *verifier {
+	return harness.NewVerifier(v, ce, dir, rt, emit)
+}
+
+// runEnd is [harness.RunEnd].
+type runEnd = harness.RunEnd
+
+// finishRun is [harness.Finish].
+func finishRun(runErr error, l *loop, text *textSink, start time.Time, emit func(Event), end runEnd) error {
+	return harness.Finish(runErr, l, text, start, emit, end)
+}
+
+// interrupted is [harness.Interrupted].
+func interrupted(ctx context.Context, err error, emit func(Event)) error {
+	return harness.Interrupted(ctx, err, emit)
+}
+
+// withRunTimeout is [harness.WithRunTimeout].
+func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return harness.WithRunTimeout(ctx, d)
+}
+
+// unlessQuiet is [harness.UnlessQuiet].
+func unlessQuiet(w io.Writer, quiet bool) io.Writer { return harness.UnlessQuiet(w, quiet) }
+
+// deferOnAsk is [harness.DeferOnAsk].
+func deferOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
+	return harness.DeferOnAsk(onAsk, pol, noSession)
+}
+
+// abortOnAsk is [harness.AbortOnAsk].
+func abortOnAsk(onAsk string, pol *policy.Policy, noSession bool) string {
+	return harness.AbortOnAsk(onAsk, pol, noSession)
+}
+
+// newHooks is [harness.NewHooks].
+func newHooks(lc *config.Loaded, ce childEnv, root, sessionID string, sess *sessionLog, emit func(Event), rt runTools) *hooks.Runner {
+	return harness.NewHooks(lc, ce, root, sessionID, sess, emit, rt)
+}

@@ -20,7 +20,6 @@ type (
 	streamer      = agent.Client
 	compactConfig = agent.Compact
 	verdict       = agent.Verdict
-	verdictKind   = agent.VerdictKind
 	judge         = agent.Judge
 )
 

@@ -162,12 +162,12 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	lc.Answers = st.plan.Answers()
 	lc.Hooks = asHooks(newHooks(cfg.Settings, cfg.childEnv(env), st.ws.Root(), st.sessionID(), st.sess, emit, rt))
 	st.verifier = newVerifier(cfg.verify(), cfg.childEnv(env), st.ws.Root(), rt, emit)
-	lc.Verifiers = st.verifier.verifiers()
+	lc.Verifiers = st.verifier.Verifiers()
 	if src.newAsker != nil {
 		lc.Ask = src.newAsker(ap)
 	}
-	st.loop = newLoop(lc, client, ap.judge, emit)
-	st.sinks.started(st.sess, withMCP(initEvent(cfg.initSettings(), st.ws.Root(), st.loop.ToolNames(), st.pol, st.box), rt.mcp, st.loop.ToolSpecs()))
+	st.loop = newLoop(lc, client, ap.Judge, emit)
+	st.sinks.started(st.sess, withMCP(initEvent(cfg.initSettings(), st.ws.Root(), st.loop.ToolNames(), st.pol, st.box), rt.MCP, st.loop.ToolSpecs()))
 	return nil
 }
 

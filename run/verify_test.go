@@ -1,7 +1,6 @@
 package run
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -18,17 +17,6 @@ func TestPatchLine(t *testing.T) {
 	} {
 		if got := patchLine(&c.pi); got != c.want {
 			t.Errorf("%s: %q, want %q", name, got, c.want)
-		}
-	}
-}
-
-func TestVerifyMessage(t *testing.T) {
-	t.Parallel()
-	code := 1
-	msg := verifyMessage(&VerifyInfo{Command: "go test ./...", Attempt: 1, Max: 3, ExitCode: &code, Output: "FAIL x\n[exit code 1]"})
-	for _, want := range []string{"`go test ./...` failed (attempt 1 of 3; 2 left)", "<verify_output>\nFAIL x\n[exit code 1]\n</verify_output>"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package run
+package harness
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -56,32 +57,32 @@ func TestApprover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ap := newApprover(pol.InWorkspace(ws.Root()), ws, spillDir)
+	ap := NewApprover(pol.InWorkspace(ws.Root()), ws, spillDir, false)
 	spill := filepath.ToSlash(spillFile)
 	outside := filepath.ToSlash(filepath.Join(t.TempDir(), "x"))
 	tests := []struct {
 		name string
 		eff  toolkit.Effects
-		want verdictKind
+		want agent.VerdictKind
 		rule string
 	}{
-		{"allowed command", toolkit.Effects{Kind: toolkit.EffectExecute, Command: "go test ./..."}, verdictAllow, "checks"},
-		{"denied command", toolkit.Effects{Kind: toolkit.EffectExecute, Command: "go test ./... && curl x"}, verdictDeny, "no-net"},
-		{"unmatched command asks", toolkit.Effects{Kind: toolkit.EffectExecute, Command: "make"}, verdictAsk, "defaults.decision"},
-		{"read allowed", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: "src/a.go", Resolved: "src/a.go"}}}, verdictAllow, "tools.read"},
-		{"secret denied", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: ".env", Resolved: ".env"}}}, verdictDeny, "secrets"},
-		{"write asks", toolkit.Effects{Kind: toolkit.EffectWrite, Paths: []toolkit.PathRef{{Requested: "src/a.go", Resolved: "src/a.go"}}}, verdictAsk, "defaults.decision"},
-		{"spill read granted", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: spill, Resolved: spill}}}, verdictAllow, runnerGrant},
-		{"spill write not granted", toolkit.Effects{Kind: toolkit.EffectWrite, Paths: []toolkit.PathRef{{Requested: spill, Resolved: spill}}}, verdictDeny, ""},
-		{"outside read denied", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: outside, Resolved: outside}}}, verdictDeny, ""},
-		{"unknown effect fails closed", toolkit.Effects{Kind: 0}, verdictDeny, policy.RuleGuard},
+		{"allowed command", toolkit.Effects{Kind: toolkit.EffectExecute, Command: "go test ./..."}, agent.VerdictAllow, "checks"},
+		{"denied command", toolkit.Effects{Kind: toolkit.EffectExecute, Command: "go test ./... && curl x"}, agent.VerdictDeny, "no-net"},
+		{"unmatched command asks", toolkit.Effects{Kind: toolkit.EffectExecute, Command: "make"}, agent.VerdictAsk, "defaults.decision"},
+		{"read allowed", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: "src/a.go", Resolved: "src/a.go"}}}, agent.VerdictAllow, "tools.read"},
+		{"secret denied", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: ".env", Resolved: ".env"}}}, agent.VerdictDeny, "secrets"},
+		{"write asks", toolkit.Effects{Kind: toolkit.EffectWrite, Paths: []toolkit.PathRef{{Requested: "src/a.go", Resolved: "src/a.go"}}}, agent.VerdictAsk, "defaults.decision"},
+		{"spill read granted", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: spill, Resolved: spill}}}, agent.VerdictAllow, runnerGrant},
+		{"spill write not granted", toolkit.Effects{Kind: toolkit.EffectWrite, Paths: []toolkit.PathRef{{Requested: spill, Resolved: spill}}}, agent.VerdictDeny, ""},
+		{"outside read denied", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: outside, Resolved: outside}}}, agent.VerdictDeny, ""},
+		{"unknown effect fails closed", toolkit.Effects{Kind: 0}, agent.VerdictDeny, policy.RuleGuard},
 	}
 	for _, tc := range tests {
-		v := ap.judge("tool", tc.eff)
+		v := ap.Judge("tool", tc.eff)
 		if v.Kind != tc.want || (tc.rule != "" && v.Rule != tc.rule) {
 			t.Errorf("%s: verdict %d by %q (%s), want %d by %q", tc.name, v.Kind, v.Rule, v.Reason, tc.want, tc.rule)
 		}
-		if v.Kind != verdictAllow && v.Message == "" {
+		if v.Kind != agent.VerdictAllow && v.Message == "" {
 			t.Errorf("%s: a refusal without a message for the model", tc.name)
 		}
 		if strings.HasPrefix(v.Fact, "command: ") {
@@ -89,7 +90,7 @@ func TestApprover(t *testing.T) {
 		}
 	}
 
-	filter := ap.readFilter()
+	filter := ap.ReadFilter()
 	for p, want := range map[string]bool{"src/a.go": true, ".env": false, spill: true, outside: false} {
 		if got := filter(p); got != want {
 			t.Errorf("readFilter(%q) = %v, want %v", p, got, want)
@@ -124,17 +125,17 @@ paths = [".", "src/**"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	ap := newApprover(pol.InWorkspace(ws.Root()), ws, "")
-	if v := ap.judge("read", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: "secret.txt", Resolved: "secret.txt"}}}); v.Kind != verdictAsk {
+	ap := NewApprover(pol.InWorkspace(ws.Root()), ws, "", false)
+	if v := ap.Judge("read", toolkit.Effects{Kind: toolkit.EffectRead, Paths: []toolkit.PathRef{{Requested: "secret.txt", Resolved: "secret.txt"}}}); v.Kind != agent.VerdictAsk {
 		t.Fatalf("read secret.txt: verdict %d, want ask (refused in a headless run)", v.Kind)
 	}
-	grep := toolkit.NewGrep(ws, ap.readFilter())
+	grep := toolkit.NewGrep(ws, ap.ReadFilter())
 	args := []byte(`{"pattern": "token", "path": "."}`)
 	eff, err := grep.Effects(args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := ap.judge("grep", eff); v.Kind != verdictAllow {
+	if v := ap.Judge("grep", eff); v.Kind != agent.VerdictAllow {
 		t.Fatalf("grep over the tree: verdict %d (%s), want allow", v.Kind, v.Reason)
 	}
 	res, err := grep.Run(t.Context(), args)

@@ -1,9 +1,10 @@
-package run
+package harness
 
 import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,14 +15,14 @@ import (
 )
 
 // testVerifier is --verify with command, its events kept.
-func testVerifier(t *testing.T, command string, attempts int) (*verifier, *[]Event) {
+func testVerifier(t *testing.T, command string, attempts int) (*Verifier, *[]agent.Event) {
 	t.Helper()
-	evs := &[]Event{}
-	return &verifier{
+	evs := &[]agent.Event{}
+	return &Verifier{
 		command: command, attempts: attempts, now: time.Now,
 		bash: toolkit.NewBash(toolkit.BashConfig{Dir: t.TempDir(), Env: []string{"PATH=" + os.Getenv("PATH")},
 			DefaultTimeout: time.Minute, MaxTimeout: time.Minute}),
-		emit: func(ev Event) { *evs = append(*evs, ev) },
+		emit: func(ev agent.Event) { *evs = append(*evs, ev) },
 	}, evs
 }
 
@@ -53,7 +54,7 @@ func TestVerifierChecks(t *testing.T) {
 			if res.Passed != tt.passed || (res.Feedback != "") != tt.feedback {
 				t.Errorf("verification %+v", res)
 			}
-			if len(*evs) != 2 || (*evs)[0].Kind != EventVerifyStart || (*evs)[1].Kind != EventVerify {
+			if len(*evs) != 2 || (*evs)[0].Kind != agent.EventVerifyStart || (*evs)[1].Kind != agent.EventVerify {
 				t.Fatalf("events %v", *evs)
 			}
 			if info := (*evs)[1].Verify; info.Attempt != tt.attempt || info.Max != 2 || info.Passed != tt.passed {
@@ -83,21 +84,32 @@ func TestVerifierChecks(t *testing.T) {
 // unverified.
 func TestVerifierOutcome(t *testing.T) {
 	t.Parallel()
-	var none *verifier
-	if none.outcome() != nil || none.verifiers() != nil {
+	var none *Verifier
+	if none.Outcome() != nil || none.Verifiers() != nil {
 		t.Error("no --verify: an outcome or verifiers")
 	}
 	v, _ := testVerifier(t, "true", 1)
-	if got := v.outcome(); got == nil || *got {
+	if got := v.Outcome(); got == nil || *got {
 		t.Errorf("a run without a check: %v, want false", got)
 	}
 	if _, err := v.Verify(context.Background(), 1, agent.Final{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := v.outcome(); got == nil || !*got {
+	if got := v.Outcome(); got == nil || !*got {
 		t.Errorf("a run whose check passed: %v, want true", got)
 	}
-	if got := v.outcome(); got == nil || *got {
+	if got := v.Outcome(); got == nil || *got {
 		t.Errorf("the next run: %v, want false", got)
+	}
+}
+
+func TestVerifyMessage(t *testing.T) {
+	t.Parallel()
+	code := 1
+	msg := verifyMessage(&agent.VerifyInfo{Command: "go test ./...", Attempt: 1, Max: 3, ExitCode: &code, Output: "FAIL x\n[exit code 1]"})
+	for _, want := range []string{"`go test ./...` failed (attempt 1 of 3; 2 left)", "<verify_output>\nFAIL x\n[exit code 1]\n</verify_output>"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
 	}
 }

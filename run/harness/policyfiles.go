@@ -1,4 +1,4 @@
-package run
+package harness
 
 import (
 	"io/fs"
@@ -13,7 +13,7 @@ import (
 // what a rule could match beneath the directory instead.
 const maxListedFiles = 20000
 
-// listFiles returns the lister the policy judges recursive searches and
+// ListFiles returns the lister the policy judges recursive searches and
 // removals with ([policy.Action.Files]): every file and directory beneath
 // dir (workspace-relative in slash form, or absolute), named as dir
 // joined with its path beneath it, as they are when the call is judged.
@@ -22,7 +22,7 @@ const maxListedFiles = 20000
 // target too; the listing is incomplete (false) when a link cannot be
 // resolved, a file has more than one hard link, a directory cannot be
 // read, or there are more than maxListedFiles entries.
-func listFiles(root string, resolve func(string) (string, error)) func(string) ([]string, bool) {
+func ListFiles(root string, resolve func(string) (string, error)) func(string) ([]string, bool) {
 	return func(dir string) ([]string, bool) {
 		abs := filepath.FromSlash(dir)
 		if !filepath.IsAbs(abs) {
@@ -64,7 +64,7 @@ func listFiles(root string, resolve func(string) (string, error)) func(string) (
 				if target != name {
 					out = append(out, target)
 				}
-			case d.Type().IsRegular() && linkCount(p) > 1:
+			case d.Type().IsRegular() && LinkCount(p) > 1:
 				complete = false
 				return fs.SkipAll
 			}
@@ -81,11 +81,11 @@ func listFiles(root string, resolve func(string) (string, error)) func(string) (
 	}
 }
 
-// shellEnv is what the policy knows of the variables a command will see
+// ShellEnv is what the policy knows of the variables a command will see
 // ([policy.Action.Env]): the bash tool's HOME, TMPDIR and USER (vars, from
 // [toolkit.Bash.Vars]) and PWD, the directory it runs in. A value the
 // shell would split or glob is left out, so its expansion stays opaque.
-func shellEnv(root, dir string, vars map[string]string) map[string]string {
+func ShellEnv(root, dir string, vars map[string]string) map[string]string {
 	env := map[string]string{}
 	for _, name := range []string{"HOME", "TMPDIR", "USER"} {
 		if v, ok := vars[name]; ok && plainValue(v) {

@@ -1,4 +1,4 @@
-package run
+package harness
 
 import (
 	"context"
@@ -11,34 +11,34 @@ import (
 	"github.com/rubichan/rubichan/toolkit"
 )
 
-// verifier runs the --verify command the way the bash tool runs the
+// Verifier runs the --verify command the way the bash tool runs the
 // model's commands (own process group, no stdin, the scrubbed environment,
 // the run's TMPDIR and sandbox, head and tail of the output) but outside
 // the policy: it is the user's command.
-type verifier struct {
+type Verifier struct {
 	command  string
 	attempts int
 	bash     *toolkit.Bash
 	now      func() time.Time
-	emit     func(Event)
+	emit     func(agent.Event)
 	passed   bool // a check passed in the current run
 }
 
-// newVerifier returns the verifier of v in the workspace root dir, or nil
+// NewVerifier returns the verifier of v in the workspace root dir, or nil
 // when no check was asked. The command runs in the environment ce, with
 // the run's temporary directory, reaper and sandbox, as the bash tool's
 // commands do; its events go to emit.
-func newVerifier(v config.Verify, ce childEnv, dir string, rt runTools, emit func(Event)) *verifier {
+func NewVerifier(v config.Verify, ce ChildEnv, dir string, rt Tools, emit func(agent.Event)) *Verifier {
 	if v.Command == "" {
 		return nil
 	}
-	return &verifier{
+	return &Verifier{
 		command:  v.Command,
 		attempts: max(v.Attempts, 1),
 		bash: toolkit.NewBash(toolkit.BashConfig{
 			Dir: dir, Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv, PathAdd: ce.PathAdd,
 			DefaultTimeout: v.Timeout, MaxTimeout: v.Timeout,
-			TempDir: rt.tempDir, Reaper: rt.reaper, Confine: rt.box,
+			TempDir: rt.TempDir, Reaper: rt.Reaper, Confine: rt.Box,
 		}),
 		now:  time.Now,
 		emit: emit,
@@ -46,14 +46,14 @@ func newVerifier(v config.Verify, ce childEnv, dir string, rt runTools, emit fun
 }
 
 // check runs the command once; a Go error means it could not be run.
-func (v *verifier) check(ctx context.Context, attempt int) (*VerifyInfo, error) {
+func (v *Verifier) check(ctx context.Context, attempt int) (*agent.VerifyInfo, error) {
 	args, _ := json.Marshal(map[string]string{"command": v.command})
 	start := v.now()
 	res, err := v.bash.Run(ctx, args)
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
-	return &VerifyInfo{
+	return &agent.VerifyInfo{
 		Command: v.command, Attempt: attempt, Max: v.attempts,
 		Passed: !res.IsError, ExitCode: res.Meta.ExitCode,
 		Duration: v.now().Sub(start), Output: res.Content,
@@ -61,7 +61,7 @@ func (v *verifier) check(ctx context.Context, attempt int) (*VerifyInfo, error) 
 }
 
 // verifyMessage is what the model is told after a failed check.
-func verifyMessage(info *VerifyInfo) string {
+func verifyMessage(info *agent.VerifyInfo) string {
 	left := info.Max - info.Attempt
 	return fmt.Sprintf("The verification command `%s` failed (attempt %d of %d; %d left). "+
 		"The task is done only when it passes. Its output:\n<verify_output>\n%s\n</verify_output>\n"+
@@ -73,13 +73,13 @@ func verifyMessage(info *VerifyInfo) string {
 // [agent.Verifier]), reporting it as [EventVerifyStart] and [EventVerify].
 // A failed check gives the model its output while attempts are left;
 // the last failed one ends the run with exit 6.
-func (v *verifier) Verify(ctx context.Context, attempt int, _ agent.Final) (agent.Verification, error) {
-	v.emit(Event{Kind: EventVerifyStart, Verify: &VerifyInfo{Command: v.command, Attempt: attempt, Max: v.attempts}})
+func (v *Verifier) Verify(ctx context.Context, attempt int, _ agent.Final) (agent.Verification, error) {
+	v.emit(agent.Event{Kind: agent.EventVerifyStart, Verify: &agent.VerifyInfo{Command: v.command, Attempt: attempt, Max: v.attempts}})
 	info, err := v.check(ctx, attempt)
 	if err != nil {
 		return agent.Verification{}, err
 	}
-	v.emit(Event{Kind: EventVerify, Verify: info})
+	v.emit(agent.Event{Kind: agent.EventVerify, Verify: info})
 	if ctx.Err() != nil {
 		// The loop ends the run with the context's cause.
 		return agent.Verification{}, nil
@@ -95,10 +95,10 @@ func (v *verifier) Verify(ctx context.Context, attempt int, _ agent.Final) (agen
 	return agent.Verification{Feedback: verifyMessage(info)}, nil
 }
 
-// outcome is the last run's --verify result for its summary, and starts
+// Outcome is the last run's --verify result for its summary, and starts
 // the next run's: nil without --verify; false when the run ended before
 // a check passed.
-func (v *verifier) outcome() *bool {
+func (v *Verifier) Outcome() *bool {
 	if v == nil {
 		return nil
 	}
@@ -107,8 +107,8 @@ func (v *verifier) outcome() *bool {
 	return &ok
 }
 
-// verifiers is v as the loop's final-answer checks: none without --verify.
-func (v *verifier) verifiers() []agent.Verifier {
+// Verifiers is v as the loop's final-answer checks: none without --verify.
+func (v *Verifier) Verifiers() []agent.Verifier {
 	if v == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package run
+package harness
 
 import (
 	"path"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -13,11 +14,11 @@ import (
 // its own spilled stdin file.
 const runnerGrant = "runner (spilled stdin)"
 
-// approver turns a tool call's effects into a policy action and the
-// policy's result into a [verdict]. It also grants reads inside the
+// Approver turns a tool call's effects into a policy action and the
+// policy's result into an [agent.Verdict]. It also grants reads inside the
 // runner's spill directory, which no rule names (policy issue: the runner
 // grants its own file, not a rule).
-type approver struct {
+type Approver struct {
 	pol       *policy.Policy
 	sess      *policy.Session // line mode: the person's answers; nil in a headless run
 	ws        *toolkit.Workspace
@@ -28,8 +29,14 @@ type approver struct {
 	vars map[string]string
 }
 
-func newApprover(pol *policy.Policy, ws *toolkit.Workspace, spillDir string) *approver {
-	a := &approver{pol: pol, ws: ws}
+// NewApprover returns the approver of a run under pol in ws, granting
+// reads in spillDir ("" without a spill). In line mode (lineMode) it
+// keeps the person's answers in a policy session.
+func NewApprover(pol *policy.Policy, ws *toolkit.Workspace, spillDir string, lineMode bool) *Approver {
+	a := &Approver{pol: pol, ws: ws}
+	if lineMode {
+		a.sess = pol.NewSession()
+	}
 	if spillDir != "" {
 		a.spillDirs = append(a.spillDirs, filepath.ToSlash(filepath.Clean(spillDir)))
 		if real, err := filepath.EvalSymlinks(spillDir); err == nil {
@@ -41,7 +48,7 @@ func newApprover(pol *policy.Policy, ws *toolkit.Workspace, spillDir string) *ap
 
 // inSpill reports whether p, as the workspace reports paths, lies in the
 // spill directory.
-func (a *approver) inSpill(p string) bool {
+func (a *Approver) inSpill(p string) bool {
 	if !path.IsAbs(p) {
 		return false
 	}
@@ -54,10 +61,10 @@ func (a *approver) inSpill(p string) bool {
 	return false
 }
 
-// readFilter is the grep and glob filter: the files the read rules allow
+// ReadFilter is the grep and glob filter: the files the read rules allow
 // (a file whose read is "ask" is left out, as a headless run refuses it),
 // plus the spill file.
-func (a *approver) readFilter() func(string) bool {
+func (a *Approver) ReadFilter() func(string) bool {
 	rules := a.pol.ReadFilter()
 	if a.sess != nil {
 		rules = a.sess.ReadFilter()
@@ -65,9 +72,9 @@ func (a *approver) readFilter() func(string) bool {
 	return func(p string) bool { return a.inSpill(p) || rules(p) }
 }
 
-// judge decides one call. It fails closed: an effect kind it does not know
+// Judge decides one call; it is the loop's [agent.Options.Judge]. It fails closed: an effect kind it does not know
 // is denied.
-func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
+func (a *Approver) Judge(tool string, eff toolkit.Effects) agent.Verdict {
 	act := policy.Action{Command: eff.Command, Dir: eff.Dir, Links: a.links}
 	switch eff.Kind {
 	case toolkit.EffectRead:
@@ -80,12 +87,12 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 			ref, err := a.ws.Resolve(p)
 			return ref.Resolved, err
 		}
-		act.Files = listFiles(a.ws.Root(), act.Resolve)
-		act.Env = shellEnv(a.ws.Root(), eff.Dir, a.vars)
+		act.Files = ListFiles(a.ws.Root(), act.Resolve)
+		act.Env = ShellEnv(a.ws.Root(), eff.Dir, a.vars)
 	case toolkit.EffectMCP:
 		act.Class, act.Name, act.Links = policy.ClassMCP, eff.Tool, nil
 	default:
-		return verdict{Kind: verdictDeny, Rule: policy.RuleGuard, Fact: tool, Reason: "unknown kind of effect",
+		return agent.Verdict{Kind: agent.VerdictDeny, Rule: policy.RuleGuard, Fact: tool, Reason: "unknown kind of effect",
 			Message: "Policy denied this call: the runner cannot tell what it would do. Use another tool."}
 	}
 	spillOnly := act.Class == policy.ClassRead && len(eff.Paths) > 0
@@ -96,42 +103,52 @@ func (a *approver) judge(tool string, eff toolkit.Effects) verdict {
 		}
 	}
 	if spillOnly {
-		return verdict{Kind: verdictAllow, Rule: runnerGrant}
+		return agent.Verdict{Kind: agent.VerdictAllow, Rule: runnerGrant}
 	}
 	r := a.decide(act)
 	// The activity line shows a command as itself: "curl x", not "command: curl x".
-	v := verdict{Rule: r.Rule, Fact: strings.TrimPrefix(r.Fact, "command: "), Reason: r.Reason, Message: r.Message(),
+	v := agent.Verdict{Rule: r.Rule, Fact: strings.TrimPrefix(r.Fact, "command: "), Reason: r.Reason, Message: r.Message(),
 		Allow: a.pol.AllowRules(act, r), Remedy: r.Remedy, Detail: r}
 	switch r.Decision {
 	case policy.Allow:
-		v.Kind = verdictAllow
+		v.Kind = agent.VerdictAllow
 	case policy.Ask:
-		v.Kind = verdictAsk
+		v.Kind = agent.VerdictAsk
 	default:
-		v.Kind = verdictDeny
+		v.Kind = agent.VerdictDeny
 	}
 	return v
 }
 
 // decide is the policy's decision, with the session's answers in line mode.
-func (a *approver) decide(act policy.Action) policy.Result {
+func (a *Approver) decide(act policy.Action) policy.Result {
 	if a.sess != nil {
 		return a.sess.Decide(act)
 	}
 	return a.pol.Decide(act)
 }
 
+// Policy is the run's policy.
+func (a *Approver) Policy() *policy.Policy { return a.pol }
+
+// Session is the person's answers in line mode; nil in a headless run.
+func (a *Approver) Session() *policy.Session { return a.sess }
+
+// SetVars sets the bash tool's HOME, PWD, TMPDIR and USER
+// ([toolkit.Bash.Vars]) the policy judges shell commands with.
+func (a *Approver) SetVars(vars map[string]string) { a.vars = vars }
+
 // links returns the number of hard links of the file a path names
 // (workspace-relative or absolute, symlinks followed); 0 when it does not
 // exist or cannot be told. One stat, since grep and glob ask for every
 // file they meet.
-func (a *approver) links(p string) int { return linksIn(a.ws.Root(), p) }
+func (a *Approver) links(p string) int { return LinksIn(a.ws.Root(), p) }
 
-// linksIn is [approver.links] for a workspace rooted at root.
-func linksIn(root, p string) int {
+// LinksIn is [Approver.links] for a workspace rooted at root.
+func LinksIn(root, p string) int {
 	abs := filepath.FromSlash(p)
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(root, abs)
 	}
-	return linkCount(abs)
+	return LinkCount(abs)
 }
