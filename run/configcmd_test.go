@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/internal/ptytest"
 )
 
 // configShowFixture makes a home with a user file and a workspace with a
@@ -162,18 +163,18 @@ func TestConfigShowErrors(t *testing.T) {
 // the runner's escaping, see [shown]).
 func TestConfigShowShowsControls(t *testing.T) {
 	// A TOML file holds no invalid bytes, and a header value no line break.
-	h := strings.ToValidUTF8(hostile, "?")
+	h := strings.ToValidUTF8(ptytest.Hostile, "?")
 	cmds := []string{h, h + " " + strings.Repeat("x", 100), "\u202e" + strings.Repeat("é", 90) + "\x7f"}
 	header := strings.ReplaceAll(h, "\r", "")
 	var user strings.Builder
-	user.WriteString("[providers.gw]\ntype = \"openai\"\nbase_url = \"https://gw.example/v1\"\nheaders = { \"X-Team\" = " + jsonQuote(header) + " }\n")
+	user.WriteString("[providers.gw]\ntype = \"openai\"\nbase_url = \"https://gw.example/v1\"\nheaders = { \"X-Team\" = " + ptytest.JSONQuote(header) + " }\n")
 	for _, c := range cmds {
 		// JSON's escapes are TOML's, but for DEL, which JSON leaves raw.
-		user.WriteString("[[hooks.stop]]\nname = \"n\"\ncommand = " + strings.ReplaceAll(jsonQuote(c), "\x7f", `\u007f`) + "\n")
+		user.WriteString("[[hooks.stop]]\nname = \"n\"\ncommand = " + strings.ReplaceAll(ptytest.JSONQuote(c), "\x7f", `\u007f`) + "\n")
 	}
 	// The file's name is hostile too: it is shown in "# read" and in the
 	// origins, unquoted.
-	file := filepath.Join(t.TempDir(), hostile+".toml")
+	file := filepath.Join(t.TempDir(), ptytest.Hostile+".toml")
 	if err := os.WriteFile(file, []byte(user.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -182,8 +183,8 @@ func TestConfigShowShowsControls(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
-	if problem := escapedOK(out); problem != "" {
-		t.Errorf("text %s:\n%s", problem, jsonQuote(out))
+	if problem := ptytest.EscapedOK(out); problem != "" {
+		t.Errorf("text %s:\n%s", problem, ptytest.JSONQuote(out))
 	}
 	for i, c := range cmds {
 		if want := fmt.Sprintf("hooks.stop[%d] = %s", i, strconv.Quote("n: "+clip(c, 80)+" (timeout 30s)")); !strings.Contains(out, want) {
@@ -196,7 +197,7 @@ func TestConfigShowShowsControls(t *testing.T) {
 	}
 	for _, r := range out {
 		if r == utf8.RuneError || r != '\n' && r != '\t' && (r < 0x20 || actsOnTerminal(r)) {
-			t.Fatalf("JSON holds %U raw:\n%s", r, jsonQuote(out))
+			t.Fatalf("JSON holds %U raw:\n%s", r, ptytest.JSONQuote(out))
 		}
 	}
 	var got config.Show

@@ -16,45 +16,19 @@ import (
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/doctor"
+	"github.com/rubichan/rubichan/run/internal/ptytest"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 )
 
-// hostile holds what a model, a file, a tool or a server may put in text
-// that reaches a terminal: a clear-screen CSI, an OSC 52 clipboard write
-// ended by BEL, a bare carriage return (which hides what came before on
-// the line), a C1 CSI as a character and as a raw byte.
-const hostile = "H\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07over\rwrite\u009b31m\x9bend"
-
-// escapedOK reports what is wrong with out, text shown on a terminal that
-// carried hostile: a control character written raw, or hostile not shown
-// at all (its first escape must be visible, as \x1b[2J; a one-line
-// summary may cut the rest, or turn the "\r" into a space).
-func escapedOK(out string) string {
-	for _, raw := range []string{"\x1b", "\x07", "\r", "\u009b"} {
-		if strings.Contains(out, raw) {
-			return "holds " + jsonQuote(raw) + " raw"
-		}
-	}
-	if !utf8.ValidString(out) {
-		return "holds an invalid byte"
-	}
-	if !strings.Contains(out, `\x1b[2J`) {
-		return "does not show the escapes"
-	}
-	return ""
-}
-
-func jsonQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
-
 // TestTerminalOutputShowsControls: every place that writes model, file,
 // tool or server text for a person writes its control characters
 // visibly (see [shown]), whatever field the text comes in.
 func TestTerminalOutputShowsControls(t *testing.T) {
 	t.Parallel()
-	h := hostile
+	h := ptytest.Hostile
 	one := 1
 	activity := func(verbose bool, evs ...Event) func(*testing.T) string {
 		return func(*testing.T) string {
@@ -204,7 +178,7 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 		"policy warnings": func(t *testing.T) string {
 			dir := t.TempDir()
 			file := filepath.Join(dir, "p.toml")
-			text := "version = 1\n[[rule]]\nid = " + jsonQuote(h) + "\ntool = \"shell\"\ndecision = \"allow\"\ncommands = [\"rm x\"]\n" +
+			text := "version = 1\n[[rule]]\nid = " + ptytest.JSONQuote(h) + "\ntool = \"shell\"\ndecision = \"allow\"\ncommands = [\"rm x\"]\n" +
 				"[[rule]]\ntool = \"shell\"\ndecision = \"deny\"\ncommands = [\"rm *\"]\n"
 			if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
 				t.Fatal(err)
@@ -240,8 +214,8 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			out := render(t)
-			if problem := escapedOK(out); problem != "" {
-				t.Errorf("output %s:\n%s", problem, jsonQuote(out))
+			if problem := ptytest.EscapedOK(out); problem != "" {
+				t.Errorf("output %s:\n%s", problem, ptytest.JSONQuote(out))
 			}
 		})
 	}
@@ -252,12 +226,12 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 func TestErrorLineShowsControls(t *testing.T) {
 	dir := t.TempDir()
 	env := fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "sk-test-secret", "XDG_STATE_HOME": dir})
-	code, _, stderr := runCLI(t, env, "", "exec", "--no-session", "--cwd", dir, "--policy", filepath.Join(dir, hostile), "hi")
+	code, _, stderr := runCLI(t, env, "", "exec", "--no-session", "--cwd", dir, "--policy", filepath.Join(dir, ptytest.Hostile), "hi")
 	if code != exitUsage {
 		t.Errorf("exit code %d, want %d", code, exitUsage)
 	}
-	if problem := escapedOK(stderr); problem != "" {
-		t.Errorf("stderr %s:\n%s", problem, jsonQuote(stderr))
+	if problem := ptytest.EscapedOK(stderr); problem != "" {
+		t.Errorf("stderr %s:\n%s", problem, ptytest.JSONQuote(stderr))
 	}
 }
 
@@ -268,7 +242,7 @@ func TestErrorLineShowsControls(t *testing.T) {
 // the same even where it holds raw controls.
 func TestJSONOutputShowsControls(t *testing.T) {
 	t.Parallel()
-	h := hostile + "\u202e\x7f"
+	h := ptytest.Hostile + "\u202e\x7f"
 	tests := map[string]func(*testing.T, io.Writer) error{
 		"sessions list": func(_ *testing.T, w io.Writer) error {
 			return writeSessionsJSON(w, []session.Info{{ID: h, Workspace: h, Prompt: h, Status: h}})
@@ -299,11 +273,11 @@ func TestJSONOutputShowsControls(t *testing.T) {
 			out := b.String()
 			for _, r := range out {
 				if r == utf8.RuneError || r != '\n' && r != '\t' && (r < 0x20 || actsOnTerminal(r)) {
-					t.Fatalf("output holds %U raw:\n%s", r, jsonQuote(out))
+					t.Fatalf("output holds %U raw:\n%s", r, ptytest.JSONQuote(out))
 				}
 			}
 			if !strings.Contains(out, `\u009b`) || !strings.Contains(out, `\u202e`) {
-				t.Errorf("output does not escape U+009B and U+202E:\n%s", jsonQuote(out))
+				t.Errorf("output does not escape U+009B and U+202E:\n%s", ptytest.JSONQuote(out))
 			}
 		})
 	}
