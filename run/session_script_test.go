@@ -3,7 +3,6 @@ package run
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/rubichan/rubichan/run/sink/sinktest"
 )
 
 // sessionNameRE is the name of a session file: UTC start time to the
@@ -124,7 +125,7 @@ func checkSessionDir(dir string, ended bool, getenv func(string) string) ([]stri
 			return nil, fmt.Errorf("the session log holds the value of %s", k)
 		}
 	}
-	lines, err := sessionLines(data)
+	lines, err := sinktest.SessionLines(data)
 	if err != nil {
 		return nil, err
 	}
@@ -133,32 +134,6 @@ func checkSessionDir(dir string, ended bool, getenv func(string) string) ([]stri
 	}
 	if last := lineType(lines[len(lines)-1]); ended && last != "end" {
 		return nil, fmt.Errorf("last line is %q, want end", last)
-	}
-	return lines, nil
-}
-
-// sessionLines splits a session file into its lines and checks that each
-// is a whole JSON object with a type and a time.
-func sessionLines(data []byte) ([]string, error) {
-	if len(data) == 0 {
-		return nil, errors.New("empty session file")
-	}
-	if data[len(data)-1] != '\n' {
-		return nil, errors.New("the session file does not end with a newline")
-	}
-	var lines []string
-	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(l), &obj); err != nil {
-			return nil, fmt.Errorf("line %d is not a JSON object: %v: %s", i+1, err, l)
-		}
-		if _, ok := obj["type"].(string); !ok {
-			return nil, fmt.Errorf("line %d has no type: %s", i+1, l)
-		}
-		if _, ok := obj["time"].(string); !ok {
-			return nil, fmt.Errorf("line %d has no time: %s", i+1, l)
-		}
-		lines = append(lines, l)
 	}
 	return lines, nil
 }
@@ -241,7 +216,7 @@ func cmdSessionFiles(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Fatalf("%s holds the value of %s", e.Name(), k)
 			}
 		}
-		lines, err := sessionLines(data)
+		lines, err := sinktest.SessionLines(data)
 		if err != nil {
 			ts.Fatalf("%s: %v", e.Name(), err)
 		}

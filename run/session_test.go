@@ -18,50 +18,13 @@ import (
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink/sinktest"
 )
-
-// fixedClock returns a clock that starts at t and moves 1ms per call.
-func fixedClock(t time.Time) func() time.Time {
-	return func() time.Time {
-		t = t.Add(time.Millisecond)
-		return t
-	}
-}
-
-var sessionStart = time.Date(2026, 11, 21, 13, 50, 1, 234e6, time.FixedZone("CET", 3600))
-
-// newTestSession opens a session in a fresh directory and returns it with
-// its directory and the warnings and notes it writes.
-func newTestSession(t *testing.T, secrets []string, prompt string) (s *sessionLog, dir string, warn, notes *bytes.Buffer) {
-	t.Helper()
-	dir = filepath.Join(t.TempDir(), "a", "sessions")
-	warn, notes = &bytes.Buffer{}, &bytes.Buffer{}
-	s = openSession(sessionOptions{Dir: dir, Secrets: secrets, Warn: warn, Notes: notes, Now: fixedClock(sessionStart)},
-		sessionHeader{Start: sessionStart, Workspace: "/w", Provider: "anthropic", Model: "m", Policy: "built-in default policy", Prompt: prompt})
-	if s == nil {
-		t.Fatalf("openSession failed: %s", warn)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, dir, warn, notes
-}
-
-func readSession(t *testing.T, s *sessionLog) []string {
-	t.Helper()
-	data, err := os.ReadFile(s.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines, err := sessionLines(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lines
-}
 
 func TestSessionHeaderAndFile(t *testing.T) {
 	t.Parallel()
-	s, dir, _, notes := newTestSession(t, nil, "fix the <bug> & go")
-	lines := readSession(t, s)
+	s, dir, _, notes := sinktest.NewSessionWith(t, openSession, nil, "fix the <bug> & go")
+	lines := sinktest.ReadSession(t, s)
 	want := `{"type":"session","time":"2026-11-21T12:50:01.234Z","format":2,"id":"` + session.IDOf(s.Path()) + `","run":1,"pid":` + strconv.Itoa(os.Getpid()) + `,"version":"` + version + `","go":"` + runtime.Version() +
 		`","workspace":"/w","provider":"anthropic","model":"m","policy":"built-in default policy","prompt_bytes":18,"prompt":"fix the <bug> & go"}`
 	if len(lines) != 1 || lines[0] != want {
@@ -126,7 +89,7 @@ func TestExecOpenSession(t *testing.T) {
 		t.Errorf("--quiet, yet stderr got %q", stderr.String())
 	}
 	var h session.Line
-	if err := json.Unmarshal([]byte(readSession(t, s)[0]), &h); err != nil {
+	if err := json.Unmarshal([]byte(sinktest.ReadSession(t, s)[0]), &h); err != nil {
 		t.Fatal(err)
 	}
 	if want := "a [REDACTED] b [REDACTED] c [REDACTED] d ci-team-name e short f [REDACTED]"; h.Prompt == nil || *h.Prompt != want {
@@ -177,7 +140,7 @@ func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, p
 		notes = io.Discard
 	}
 	return openPlanned(plan, cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
-		Start: sessionStart, Workspace: ws, Provider: cfg.Provider, Model: cfg.Model, Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
+		Start: sinktest.SessionStart(), Workspace: ws, Provider: cfg.Provider, Model: cfg.Model, Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
 	})
 }
 
@@ -210,7 +173,7 @@ func BenchmarkSessionRoundTrip(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var s *sessionLog
 			if name == "session" {
-				s = openSession(sessionOptions{Dir: b.TempDir(), Secrets: []string{testSecret, "sk-other-9876543210"}}, sessionHeader{Start: sessionStart})
+				s = openSession(sessionOptions{Dir: b.TempDir(), Secrets: []string{testSecret, "sk-other-9876543210"}}, sessionHeader{Start: sinktest.SessionStart()})
 				if s == nil {
 					b.Fatal("openSession failed")
 				}

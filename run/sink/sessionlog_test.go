@@ -1,4 +1,4 @@
-package sink
+package sink_test
 
 import (
 	"bufio"
@@ -16,45 +16,9 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink"
+	"github.com/rubichan/rubichan/run/sink/sinktest"
 )
-
-// fixedClock returns a clock that starts at t and moves 1ms per call.
-func fixedClock(t time.Time) func() time.Time {
-	return func() time.Time {
-		t = t.Add(time.Millisecond)
-		return t
-	}
-}
-
-var sessionStart = time.Date(2026, 11, 21, 13, 50, 1, 234e6, time.FixedZone("CET", 3600))
-
-// newTestSession opens a session in a fresh directory and returns it with
-// its directory and the warnings and notes it writes.
-func newTestSession(t *testing.T, secrets []string, prompt string) (s *SessionLog, dir string, warn, notes *bytes.Buffer) {
-	t.Helper()
-	dir = filepath.Join(t.TempDir(), "a", "sessions")
-	warn, notes = &bytes.Buffer{}, &bytes.Buffer{}
-	s = OpenSession(SessionOptions{Dir: dir, Secrets: secrets, Warn: warn, Notes: notes, Now: fixedClock(sessionStart)},
-		SessionHeader{Start: sessionStart, Workspace: "/w", Provider: "anthropic", Model: "m", Policy: "built-in default policy", Prompt: prompt})
-	if s == nil {
-		t.Fatalf("openSession failed: %s", warn)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, dir, warn, notes
-}
-
-func readSession(t *testing.T, s *SessionLog) []string {
-	t.Helper()
-	data, err := os.ReadFile(s.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines, err := sessionLines(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lines
-}
 
 func TestSessionLines(t *testing.T) {
 	t.Parallel()
@@ -105,9 +69,9 @@ func TestSessionLines(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s, _, warn, _ := newTestSession(t, nil, "task")
+			s, _, warn, _ := sinktest.NewSession(t, nil, "task")
 			s.Handle(tc.ev)
-			lines := readSession(t, s)
+			lines := sinktest.ReadSession(t, s)
 			if tc.want == "" {
 				if len(lines) != 1 {
 					t.Fatalf("logged %q", lines[1:])
@@ -135,7 +99,7 @@ func TestSessionNamesDiffer(t *testing.T) {
 	st := session.Store{Dir: t.TempDir()}
 	seen := map[string]bool{}
 	for range 20 {
-		w, err := st.CreateNew(sessionStart, session.Options{})
+		w, err := st.CreateNew(sinktest.SessionStart(), session.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +129,7 @@ func TestSessionOpenFailure(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			var warn bytes.Buffer
-			s := OpenSession(SessionOptions{Dir: tc.dir, Warn: &warn}, SessionHeader{Start: sessionStart})
+			s := sink.OpenSession(sink.SessionOptions{Dir: tc.dir, Warn: &warn}, sink.SessionHeader{Start: sinktest.SessionStart()})
 			if s != nil {
 				t.Fatalf("opened %s", s.Path())
 			}
@@ -183,9 +147,9 @@ func TestSessionOpenFailure(t *testing.T) {
 
 func TestSessionWriteFailure(t *testing.T) {
 	t.Parallel()
-	s, _, warn, notes := newTestSession(t, nil, "task")
+	s, _, warn, notes := sinktest.NewSession(t, nil, "task")
 	s.Handle(agent.Event{Kind: agent.EventTurnStart, Turn: 1})
-	s.w.File().Close() // the file goes away under the log
+	sink.SessionFile(s).Close() // the file goes away under the log
 	s.Handle(agent.Event{Kind: agent.EventNotice, Text: "lost"})
 	s.Handle(agent.Event{Kind: agent.EventNotice, Text: "also lost"})
 	s.Handle(agent.Event{Kind: agent.EventTurnDone, Summary: &agent.Summary{}})
@@ -202,7 +166,7 @@ func TestSessionWriteFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lines, err := sessionLines(data); err != nil || len(lines) != 2 {
+	if lines, err := sinktest.SessionLines(data); err != nil || len(lines) != 2 {
 		t.Errorf("lines before the failure: %q, %v", lines, err)
 	}
 }
@@ -237,11 +201,11 @@ func TestSessionRedaction(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s, _, _, _ := newTestSession(t, []string{testSecret, testSecret + "-longer-part", "nabcdefghij", "x", "ollama", ""}, tc.prompt)
+			s, _, _, _ := sinktest.NewSession(t, []string{testSecret, testSecret + "-longer-part", "nabcdefghij", "x", "ollama", ""}, tc.prompt)
 			if tc.ev.Kind != 0 {
 				s.Handle(tc.ev)
 			}
-			lines := readSession(t, s)
+			lines := sinktest.ReadSession(t, s)
 			line := lines[len(lines)-1]
 			for _, sec := range []string{testSecret, "nabcdefghij", "sk-test-secret"} {
 				if strings.Contains(line, sec) {
@@ -263,11 +227,11 @@ func TestSessionRedaction(t *testing.T) {
 
 func TestSessionContentCap(t *testing.T) {
 	t.Parallel()
-	s, _, _, _ := newTestSession(t, nil, "task")
+	s, _, _, _ := sinktest.NewSession(t, nil, "task")
 	big := strings.Repeat("é", session.ContentMax) // 2 bytes each
 	diff := strings.Repeat("+x\n", session.DiffMax)
 	s.Handle(agent.Event{Kind: agent.EventToolResult, Tool: &agent.ToolCallInfo{Name: "read"}, Result: &agent.ToolResultInfo{Content: big, Diff: diff}})
-	lines := readSession(t, s)
+	lines := sinktest.ReadSession(t, s)
 	var l session.Line
 	if err := json.Unmarshal([]byte(lines[1]), &l); err != nil {
 		t.Fatal(err)
@@ -292,7 +256,7 @@ func FuzzSessionRedaction(f *testing.F) {
 	f.Add("\u2028linesep-secret", "a\u2028linesep-secret", `["\u2028linesep-secret"]`)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, secret, text, input string) {
-		s := OpenSession(SessionOptions{Dir: dir, Secrets: []string{secret}, Now: fixedClock(sessionStart)}, SessionHeader{Start: sessionStart, Prompt: text})
+		s := sink.OpenSession(sink.SessionOptions{Dir: dir, Secrets: []string{secret}, Now: sinktest.FixedClock(sinktest.SessionStart())}, sink.SessionHeader{Start: sinktest.SessionStart(), Prompt: text})
 		if s == nil {
 			t.Fatal("openSession failed")
 		}
@@ -305,7 +269,7 @@ func FuzzSessionRedaction(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines, err := sessionLines(data)
+		lines, err := sinktest.SessionLines(data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +283,7 @@ func FuzzSessionRedaction(f *testing.F) {
 }
 
 func BenchmarkSessionToolResult(b *testing.B) {
-	s := OpenSession(SessionOptions{Dir: b.TempDir(), Secrets: []string{testSecret, "sk-other-9876543210"}}, SessionHeader{Start: sessionStart})
+	s := sink.OpenSession(sink.SessionOptions{Dir: b.TempDir(), Secrets: []string{testSecret, "sk-other-9876543210"}}, sink.SessionHeader{Start: sinktest.SessionStart()})
 	if s == nil {
 		b.Fatal("openSession failed")
 	}
@@ -364,9 +328,9 @@ func TestSessionFieldCaps(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s, _, _, _ := newTestSession(t, []string{secret}, "task")
+			s, _, _, _ := sinktest.NewSession(t, []string{secret}, "task")
 			s.Handle(tc.ev)
-			lines := readSession(t, s)
+			lines := sinktest.ReadSession(t, s)
 			line := lines[1]
 			if len(line) > tc.max+4<<10 {
 				t.Errorf("line of %d bytes, cap %d", len(line), tc.max)
@@ -383,30 +347,4 @@ func TestSessionFieldCaps(t *testing.T) {
 			}
 		})
 	}
-}
-
-// sessionLines splits a session file into its lines and checks that each
-// is a whole JSON object with a type and a time.
-func sessionLines(data []byte) ([]string, error) {
-	if len(data) == 0 {
-		return nil, errors.New("empty session file")
-	}
-	if data[len(data)-1] != '\n' {
-		return nil, errors.New("the session file does not end with a newline")
-	}
-	var lines []string
-	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(l), &obj); err != nil {
-			return nil, fmt.Errorf("line %d is not a JSON object: %v: %s", i+1, err, l)
-		}
-		if _, ok := obj["type"].(string); !ok {
-			return nil, fmt.Errorf("line %d has no type: %s", i+1, l)
-		}
-		if _, ok := obj["time"].(string); !ok {
-			return nil, fmt.Errorf("line %d has no time: %s", i+1, l)
-		}
-		lines = append(lines, l)
-	}
-	return lines, nil
 }
