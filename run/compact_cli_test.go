@@ -11,6 +11,7 @@ import (
 
 	"github.com/rubichan/rubichan/llm/llmtest"
 	"github.com/rubichan/rubichan/run/agent/agenttest"
+	"github.com/rubichan/rubichan/run/events/eventstest"
 )
 
 // testSummary is the summary the scripted model writes.
@@ -62,7 +63,7 @@ func TestCompactionCLI(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	var comps int
-	for _, ev := range eventsOf(t, out) { // validated against the schema
+	for _, ev := range eventstest.StreamOf(t, out) { // validated against the schema
 		if ev.Type() == "compaction" {
 			comps++
 			if ev["reason"] != "threshold" || ev["cost_usd"] != nil {
@@ -86,7 +87,7 @@ func TestNoCompactCLI(t *testing.T) {
 	if code != exitProvider || !strings.Contains(stderr, "no longer fits the model's context window") {
 		t.Fatalf("exit %d, want 5\n%s", code, stderr)
 	}
-	evs := eventsOf(t, out)
+	evs := eventstest.StreamOf(t, out)
 	if res := evs[len(evs)-1]; res["exit_code"] != float64(5) {
 		t.Errorf("result %v", res)
 	}

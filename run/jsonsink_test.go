@@ -18,19 +18,6 @@ import (
 	"github.com/rubichan/rubichan/run/exit"
 )
 
-func eventsOf(t testing.TB, out []byte) []eventstest.Event {
-	t.Helper()
-	v, err := eventsValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := v.Stream(out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	return evs
-}
-
 // TestOutcome maps the errors that end a run to the result's status and
 // error type.
 func TestOutcome(t *testing.T) {
@@ -181,7 +168,7 @@ func FuzzStreamJSON(f *testing.F) {
 			}
 			return
 		}
-		evs := eventsOf(t, out)
+		evs := eventstest.StreamOf(t, out)
 		res := evs[len(evs)-1]
 		if res["exit_code"] != float64(code) {
 			t.Fatalf("result exit_code %v, the run exited %d\n%s", res["exit_code"], code, out)

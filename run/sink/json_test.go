@@ -15,20 +15,6 @@ import (
 	"github.com/rubichan/rubichan/run/exit"
 )
 
-// eventsOf validates a stream of events against the schema and returns them.
-func eventsOf(t testing.TB, out []byte) []eventstest.Event {
-	t.Helper()
-	v, err := eventstest.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := v.Stream(out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	return evs
-}
-
 // TestJSONSink drives the sink with events and checks what it writes:
 // events before init wait for it, the result comes once and last, a
 // tool's content is capped, arguments that are not JSON become a string.
@@ -59,7 +45,7 @@ func TestJSONSink(t *testing.T) {
 	}
 	js.Finish(errors.New("again"), 1)
 	js.Handle(agent.Event{Kind: agent.EventNotice, Text: "late"})
-	evs := eventsOf(t, out.Bytes())
+	evs := eventstest.StreamOf(t, out.Bytes())
 	var types []string
 	for _, ev := range evs {
 		types = append(types, ev.Type())
@@ -97,7 +83,7 @@ func TestJSONSinkResultOnly(t *testing.T) {
 	js.Handle(agent.Event{Kind: agent.EventTextDelta, Turn: 1, Text: "Hi"})
 	js.Handle(agent.Event{Kind: agent.EventMessageDone, Turn: 1, Text: "Hi"})
 	js.Finish(exit.Reported{Err: exit.CodeError{Code: exit.Limit, Err: errors.New("reached --timeout 1s"), Kind: events.ErrTimeout}}, exit.Limit)
-	evs := eventsOf(t, out.Bytes())
+	evs := eventstest.StreamOf(t, out.Bytes())
 	if len(evs) != 1 || evs[0]["status"] != "limit" || evs[0]["final_text"] != "Hi" {
 		t.Fatalf("got %v", evs)
 	}
