@@ -159,3 +159,50 @@ func TestBudgetStopsACutAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestDeferralLeavesTheRestPending: once a call is deferred, every later
+// call of the same message that needs approval is pending too, and none of
+// them runs (mutant: the calls after the deferred one not judged).
+func TestDeferralLeavesTheRestPending(t *testing.T) {
+	t.Parallel()
+	judge := func(tool string, _ toolkit.Effects) agent.Verdict {
+		if tool == "write" {
+			return agent.Verdict{Kind: agent.VerdictAsk, Rule: "tools.write", Fact: "write"}
+		}
+		return agent.Verdict{Kind: agent.VerdictAllow, Rule: "all"}
+	}
+	for _, tc := range []struct {
+		name  string
+		calls []llmtest.ToolCall
+		want  []string
+	}{
+		{"one call", []llmtest.ToolCall{agenttest.Call("c1", "write", `{}`)}, []string{"c1"}},
+		{"later asks pending, allowed and unknown skipped", []llmtest.ToolCall{
+			agenttest.Call("c1", "write", `{}`), agenttest.Call("c2", "read", `{}`),
+			agenttest.Call("c3", "write", `{}`), agenttest.Call("c4", "nosuch", `{}`),
+		}, []string{"c1", "c3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			write := &agenttest.FakeTool{Name: "write", Kind: toolkit.EffectWrite}
+			read := &agenttest.FakeTool{Name: "read", Kind: toolkit.EffectRead}
+			r := agenttest.Run(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{
+				{ToolCalls: tc.calls}, {Text: []string{"done"}},
+			}}, agent.Options{Judge: judge, OnAsk: agent.OnAsk{Mode: agent.AskDefer, Why: "--on-ask is defer"}}, write, read)
+			var stop *agent.StopError
+			if !errors.As(r.Err, &stop) || stop.Kind != agent.StopDeferred {
+				t.Fatalf("err %v, want deferred", r.Err)
+			}
+			var ids []string
+			for _, p := range r.Agent.Pending() {
+				ids = append(ids, p.ID)
+			}
+			if strings.Join(ids, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("pending %v, want %v", ids, tc.want)
+			}
+			if ran := append(write.RanWith(), read.RanWith()...); len(ran) != 0 {
+				t.Errorf("ran %q, want nothing run", ran)
+			}
+		})
+	}
+}
