@@ -260,23 +260,10 @@ func TestIdleTimeout(t *testing.T) {
 			t.Parallel()
 			srv, n := stallServer(t, tc.first)
 			c := NewAnthropic(AnthropicConfig{BaseURL: srv.URL, Limits: StreamLimits{IdleTimeout: idle}})
-			var notices []RetryNotice
 			start := time.Now()
-			p := RetryPolicy{MaxAttempts: 2, Jitter: func(time.Duration) time.Duration { return 0 }}
-			var text strings.Builder
-			err := Retry(context.Background(), p, nil, func(ctx context.Context) error {
-				s, err := c.Stream(ctx, Request{Model: "m", Messages: []Message{{Role: RoleUser, Content: []Block{TextBlock("hi")}}}})
-				if err != nil {
-					return err
-				}
-				defer s.Close()
-				for s.Next() {
-					text.WriteString(s.Current().Text)
-				}
-				return s.Err()
-			}, func(rn RetryNotice) { notices = append(notices, rn) })
-			if err != nil || n.Load() != 2 || text.String() != "aaa" {
-				t.Fatalf("err %v after %d attempts, text %q; want the second attempt's answer", err, n.Load(), text.String())
+			text, notices, err := streamTwice(context.Background(), c)
+			if err != nil || n.Load() != 2 || text != "aaa" {
+				t.Fatalf("err %v after %d attempts, text %q; want the second attempt's answer", err, n.Load(), text)
 			}
 			if len(notices) != 1 || KindOf(notices[0].Err) != tc.kind || !strings.Contains(notices[0].Err.Error(), "stalled") {
 				t.Fatalf("notices %v, want one %v stall", notices, tc.kind)
@@ -409,23 +396,10 @@ func TestHeaderTimeout(t *testing.T) {
 		c := NewAnthropic(AnthropicConfig{BaseURL: url, Limits: StreamLimits{HeaderTimeout: header, IdleTimeout: 10 * time.Minute}})
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		var notices []RetryNotice
-		var text strings.Builder
 		start := time.Now()
-		p := RetryPolicy{MaxAttempts: 2, Jitter: func(time.Duration) time.Duration { return 0 }}
-		err := Retry(ctx, p, nil, func(ctx context.Context) error {
-			s, err := c.Stream(ctx, Request{Model: "m", Messages: []Message{{Role: RoleUser, Content: []Block{TextBlock("hi")}}}})
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			for s.Next() {
-				text.WriteString(s.Current().Text)
-			}
-			return s.Err()
-		}, func(rn RetryNotice) { notices = append(notices, rn) })
-		if err != nil || n.Load() != 2 || text.String() != "aaa" {
-			t.Fatalf("err %v after %d connections, text %q; want the second attempt's answer", err, n.Load(), text.String())
+		text, notices, err := streamTwice(ctx, c)
+		if err != nil || n.Load() != 2 || text != "aaa" {
+			t.Fatalf("err %v after %d connections, text %q; want the second attempt's answer", err, n.Load(), text)
 		}
 		if len(notices) != 1 || KindOf(notices[0].Err) != KindNetwork || !IsRetryable(notices[0].Err) ||
 			!strings.Contains(notices[0].Err.Error(), "no response headers within 300ms") {
@@ -509,4 +483,25 @@ func TestHeaderWait(t *testing.T) {
 			t.Errorf("%+v: header wait %v, want %v", tc.l, got, tc.want)
 		}
 	}
+}
+
+// streamTwice streams one request from c under a policy of two attempts
+// without waits, and returns the text of the attempt that finished, the
+// retry notices and the error.
+func streamTwice(ctx context.Context, c streamer) (string, []RetryNotice, error) {
+	var notices []RetryNotice
+	var text strings.Builder
+	p := RetryPolicy{MaxAttempts: 2, Jitter: func(time.Duration) time.Duration { return 0 }}
+	err := Retry(ctx, p, nil, func(ctx context.Context) error {
+		s, err := c.Stream(ctx, Request{Model: "m", Messages: []Message{{Role: RoleUser, Content: []Block{TextBlock("hi")}}}})
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		for s.Next() {
+			text.WriteString(s.Current().Text)
+		}
+		return s.Err()
+	}, func(rn RetryNotice) { notices = append(notices, rn) })
+	return text.String(), notices, err
 }

@@ -23,17 +23,7 @@ func TestApprovalTextIsWhole(t *testing.T) {
 	long := "bash -c 'echo " + strings.Repeat("a", 400) + "\nrm -f victim.txt'"
 	want := "echo " + strings.Repeat("a", 400) + `\nrm -f victim.txt'`
 	ask := func(t *testing.T, v verdict) string {
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer w.Close()
-		w.WriteString("n\n")
-		var b bytes.Buffer
-		a := newTTYAsker(r, &b, &approver{}, false)
-		defer a.close()
-		a.ask(context.Background(), llm.Block{Name: "bash"}, toolkit.Effects{Kind: toolkit.EffectExecute, Command: long, Summary: long}, v)
-		return b.String()
+		return askedOnce(t, llm.Block{Name: "bash"}, toolkit.Effects{Kind: toolkit.EffectExecute, Command: long, Summary: long}, v)
 	}
 	tests := map[string]func(*testing.T) string{
 		"pending list: one fact": func(*testing.T) string {
@@ -60,4 +50,21 @@ func TestApprovalTextIsWhole(t *testing.T) {
 			}
 		})
 	}
+}
+
+// askedOnce puts call to line mode's asker, answers "n", and returns what
+// the asker wrote for the person.
+func askedOnce(t *testing.T, call llm.Block, eff toolkit.Effects, v verdict) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.WriteString("n\n")
+	var b bytes.Buffer
+	a := newTTYAsker(r, &b, &approver{}, false)
+	defer a.close()
+	a.ask(context.Background(), call, eff, v)
+	return b.String()
 }

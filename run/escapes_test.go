@@ -2,7 +2,6 @@ package run
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -74,31 +73,11 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 		"line mode: approval": func(t *testing.T) string {
 			path := filepath.Join(t.TempDir(), "new.txt")
 			in, _ := json.Marshal(map[string]string{"path": path, "content": h + "\n"})
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
-			w.WriteString("n\n")
-			var b bytes.Buffer
-			a := newTTYAsker(r, &b, &approver{}, false)
-			defer a.close()
 			eff := toolkit.Effects{Kind: toolkit.EffectWrite, Paths: []toolkit.PathRef{{Requested: path}}, Summary: h}
-			a.ask(context.Background(), llm.Block{Name: "write", Input: in}, eff, verdict{Kind: verdictAsk, Rule: h, Fact: h, Reason: h})
-			return b.String()
+			return askedOnce(t, llm.Block{Name: "write", Input: in}, eff, verdict{Kind: verdictAsk, Rule: h, Fact: h, Reason: h})
 		},
 		"line mode: tool name": func(t *testing.T) string {
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
-			w.WriteString("n\n")
-			var b bytes.Buffer
-			a := newTTYAsker(r, &b, &approver{}, false)
-			defer a.close()
-			a.ask(context.Background(), llm.Block{Name: h}, toolkit.Effects{Summary: "s"}, verdict{Kind: verdictAsk, Rule: "r", Fact: "f"})
-			return b.String()
+			return askedOnce(t, llm.Block{Name: h}, toolkit.Effects{Summary: "s"}, verdict{Kind: verdictAsk, Rule: "r", Fact: "f"})
 		},
 		"line mode: note": func(*testing.T) string {
 			var b bytes.Buffer
