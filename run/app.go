@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/linemode"
 	"github.com/urfave/cli/v2"
 )
 
@@ -34,7 +35,7 @@ type environment struct {
 	harness.Env
 	// interrupts hands SIGINT to line mode; nil: a SIGINT cancels the
 	// context, also in line mode.
-	interrupts *Interrupts
+	interrupts *linemode.Interrupts
 }
 
 func processEnvironment() environment {

@@ -11,14 +11,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/doctor"
 	"github.com/rubichan/rubichan/run/internal/ptytest"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/sink"
-	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 )
 
@@ -68,25 +66,6 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 			var b bytes.Buffer
 			facts := []session.PendingFact{{Fact: "write: " + h, Rule: h}, {Fact: "command: " + h, Rule: h}}
 			reportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Facts: facts}}, "", "")
-			return b.String()
-		},
-		"line mode: approval": func(t *testing.T) string {
-			path := filepath.Join(t.TempDir(), "new.txt")
-			in, _ := json.Marshal(map[string]string{"path": path, "content": h + "\n"})
-			eff := toolkit.Effects{Kind: toolkit.EffectWrite, Paths: []toolkit.PathRef{{Requested: path}}, Summary: h}
-			return askedOnce(t, llm.Block{Name: "write", Input: in}, eff, verdict{Kind: verdictAsk, Rule: h, Fact: h, Reason: h})
-		},
-		"line mode: tool name": func(t *testing.T) string {
-			return askedOnce(t, llm.Block{Name: h}, toolkit.Effects{Summary: "s"}, verdict{Kind: verdictAsk, Rule: "r", Fact: "f"})
-		},
-		"line mode: note": func(*testing.T) string {
-			var b bytes.Buffer
-			(&chat{stderr: &b}).note("tools: %s", h)
-			return b.String()
-		},
-		"line mode: /diff": func(*testing.T) string {
-			var b bytes.Buffer
-			(&chat{stderr: &b, edits: []fileEdit{{files: []string{h}, diff: "+" + h + "\n"}}}).diff()
 			return b.String()
 		},
 		"sessions show": func(t *testing.T) string {

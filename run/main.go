@@ -54,7 +54,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if early.command != "chat" {
 			// Line mode waits itself: before its terminal goes
 			// raw and before its first run (see Interrupts).
-			env.interrupts.awaitListening()
+			env.interrupts.AwaitListening()
 		}
 		err = app.RunContext(ctx, normalized)
 	}

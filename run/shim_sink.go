@@ -83,30 +83,24 @@ func writePending(w io.Writer, p session.Pending) { sink.WritePending(w, p) }
 func isTerminal(w io.Writer) bool { return sink.IsTerminal(w) }
 
 // runSinks is a [sink.Fan] under the names the files of run that have
-// not moved yet use: the fan's parts it hands out as fields, and observe,
-// which line mode sets after the fan is made.
+// not moved yet use: the fan's parts it hands out as fields.
 type runSinks struct {
 	*sink.Fan
-	text    *textSink
-	js      *jsonSink
-	red     *redactor
-	notes   io.Writer
-	observe func(Event)
+	text  *textSink
+	js    *jsonSink
+	red   *redactor
+	notes io.Writer
 }
 
 // newRunSinks builds the sinks of a run from its flags (see
 // [execConfig.sinkOptions]); stop learns a failed write on stdout.
 func newRunSinks(cfg execConfig, js *jsonSink, stdout, stderr io.Writer, env environment, stop func(error)) *runSinks {
-	s := &runSinks{}
-	opt := cfg.sinkOptions(js, env, stop)
-	opt.Observe = func(ev Event) {
-		if s.observe != nil {
-			s.observe(ev)
-		}
-	}
-	s.Fan = sink.New(stdout, stderr, opt)
-	s.text, s.js, s.red, s.notes = s.Fan.Text(), s.Fan.JSON(), s.Fan.Redactor(), s.Fan.Notes()
-	return s
+	return fanSinks(sink.New(stdout, stderr, cfg.sinkOptions(js, env, stop)))
+}
+
+// fanSinks is f under the names of [runSinks].
+func fanSinks(f *sink.Fan) *runSinks {
+	return &runSinks{Fan: f, text: f.Text(), js: f.JSON(), red: f.Redactor(), notes: f.Notes()}
 }
 
 // emit is [sink.Fan.Emit].
