@@ -3,7 +3,6 @@ package run
 import (
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/linemode"
@@ -41,9 +40,6 @@ type environment struct {
 func processEnvironment() environment {
 	return environment{Env: harness.ProcessEnv()}
 }
-
-// today is the time whose date the system prompt shows.
-func (env environment) today() time.Time { return env.Today() }
 
 // newProcessApp builds the command-line application on the given streams. It never
 // calls os.Exit: errors come back from Run and [Main] turns them into exit

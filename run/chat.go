@@ -110,35 +110,25 @@ func (cfg execConfig) forLineMode() execConfig {
 // once as exec opens it (policy, workspace, session, tools, loop).
 func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment, person bool, in *linemode.Input) error {
 	start := time.Now()
+	s := cfg.settings()
 	var js *jsonSink
 	if cfg.Output == outputJSON || cfg.Output == outputStreamJSON {
 		js = newJSONSink(newJSONShown(stdout), cfg.Output == outputStreamJSON, newSessionID(start), nil)
 	}
 	return linemode.Run(ctx, linemode.Options{
 		Stdin: stdin, Stdout: stdout, Stderr: stderr, Person: person, Input: in, Interrupts: env.interrupts,
-		HistoryPath: linemode.HistoryPath(env.LookupEnv), Secrets: cfg.secrets(env),
-		Colors: colorEnabled(cfg.Color, true, env.LookupEnv), JSON: js, Timeout: cfg.Timeout,
-		ModelLocked: cfg.Settings != nil && cfg.Settings.Limits.MaxCost > 0, Provider: cfg.Provider, API: cfg.Resolved.Type,
+		HistoryPath: linemode.HistoryPath(env.LookupEnv), Secrets: s.Secrets(env.Env, s.Dir),
+		Colors: colorEnabled(cfg.Color, true, env.LookupEnv), JSON: js, Timeout: s.Limits().Timeout,
+		ModelLocked: s.Limits().MaxCost > 0, Provider: s.Provider.Name, API: s.Provider.Type,
 		NewSinks: func(stderr io.Writer, observe func(agent.Event), stop func(error)) *sink.Fan {
 			opt := cfg.sinkOptions(js, env, stop)
 			opt.Observe = observe
 			return sink.New(stdout, stderr, opt)
 		},
-		Open: func(ctx context.Context, fan *sink.Fan, stderr io.Writer, newAsker func(*harness.Approver) agent.Asker) (*linemode.Stack, error) {
-			st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start, newAsker: newAsker}, stdout, stderr, env, fanSinks(fan))
-			if err != nil {
-				return nil, err
-			}
-			return st.lineStack(), nil
+		Open: func(ctx context.Context, fan *sink.Fan, stderr io.Writer, newAsker func(*harness.Approver) agent.Asker) (*harness.Run, error) {
+			return harness.Open(ctx, s, harness.OpenOptions{Stdout: stdout, Stderr: stderr, Env: env.Env, Sinks: fan,
+				Start: start, Build: sinkBuild(), NewAsker: newAsker})
 		},
-		CompactFor: func(model string, emit func(agent.Event)) agent.Compact {
-			return withPreface(compactSettings(cfg.Settings, model, cfg.NoCompact, emit))
-		},
+		CompactFor: func(model string, emit func(agent.Event)) agent.Compact { return harness.CompactFor(s, model, emit) },
 	})
-}
-
-// lineStack is what line mode keeps of the stack, for every line.
-func (st *runStack) lineStack() *linemode.Stack {
-	return &linemode.Stack{Agent: st.loop, Budget: st.budget, Session: st.sess, Plan: st.plan, Traffic: st.tr,
-		Policy: st.pol, Approver: st.ap, Verifier: st.verifier, Root: st.ws.Root(), First: st.in.Text, Close: st.close}
 }

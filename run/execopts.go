@@ -4,26 +4,22 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/urfave/cli/v2"
 )
 
-// execConfig is everything one exec run needs, resolved from flags and
-// environment variables.
+// execConfig is the parsed flags of exec and chat, with the configuration
+// and the provider they resolve to (see loadSettings). The run takes them
+// as [harness.Settings] ([execConfig.settings]) and [sink.Options]
+// ([execConfig.sinkOptions]); nothing changes it once parsed.
 type execConfig struct {
-	Provider string // the preset or [providers] name
-	Model    string
-	BaseURL  string
-	APIKey   string // never printed
-	KeyVar   string // the environment variable the key came from
-
 	// Resolved and Settings come from the configuration files, RUBICHAN_*
-	// variables and flags (see loadSettings); the fields above and the
-	// limits below are copied from them.
+	// variables and flags (see loadSettings). Resolved holds the API key,
+	// which it never prints.
 	Resolved config.ResolvedProvider
 	Settings *config.Loaded
 
@@ -42,15 +38,10 @@ type execConfig struct {
 	PassEnv        []string // variable names bash gets although they look secret
 	MCP            mcpChoice
 
-	MaxTurns     int
-	Timeout      time.Duration // 0: none
-	MaxToolCalls int           // 0: none
-
 	NoSubqueries bool // --no-subqueries: no socket for `rubichan query`
 	Subqueries   bool // --subqueries: the system prompt tells of them without a spill
 
-	CompactAt float64 // compact_at: the share of the usable window past which to compact; 0: the default
-	NoCompact bool    // --no-compact
+	NoCompact bool // --no-compact
 
 	Output          string // "text", "final", "json" or "stream-json"
 	IncludeThinking bool   // stream-json: thinking events too
@@ -71,14 +62,6 @@ type execConfig struct {
 	// github is the GitHub Actions reporter [runMain] made (see
 	// [scanArgs]); nil when not under Actions or with --github=false.
 	github *githubReporter
-}
-
-// verify is the [verify] configuration: --verify, its attempts and timeout.
-func (cfg execConfig) verify() config.Verify {
-	if cfg.Settings == nil {
-		return config.Verify{}
-	}
-	return cfg.Settings.Verify
 }
 
 // configFromContext reads the exec flags and validates them. Every problem
@@ -190,7 +173,7 @@ func (cfg *execConfig) resolveDir() error {
 
 // String describes the configuration without its key, for debugging.
 func (cfg execConfig) String() string {
-	return fmt.Sprintf("provider=%s model=%s base=%s dir=%s", cfg.Provider, cfg.Model, cfg.BaseURL, cfg.Dir)
+	return fmt.Sprintf("provider=%s model=%s base=%s dir=%s", cfg.Resolved.Name, cfg.Resolved.Model, cfg.Resolved.BaseURL, cfg.Dir)
 }
 
 // sinkOptions are how the run's events are rendered, from its flags: js
@@ -199,6 +182,6 @@ func (cfg execConfig) String() string {
 func (cfg execConfig) sinkOptions(js *jsonSink, env environment, stop func(error)) sink.Options {
 	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Thinking: cfg.IncludeThinking,
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
-		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: newRedactor(cfg.secrets(env)), Stop: stop,
+		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: agent.NewRedactor(cfg.settings().Secrets(env.Env, cfg.Dir)), Stop: stop,
 		AllowAll: allowAll(cfg.Settings)}
 }

@@ -64,11 +64,8 @@ func TestExecConfigSettingsCarriesEveryField(t *testing.T) {
 		{"PatchMaxSize", func(c *execConfig) { c.PatchMaxSize = 9 }, func(s harness.Settings) any { return s.Patch.MaxSize }, int64(9)},
 		{"chat", func(c *execConfig) { c.chat = true }, func(s harness.Settings) any { return s.LineMode }, true},
 	}
-	// Not the harness's: the copies of the provider and of the limits
-	// (Settings reads them from Provider and Config), the key (inside
-	// Provider, unprinted), and the sinks' options.
-	notCarried := []string{"Provider", "Model", "BaseURL", "APIKey", "KeyVar", "MaxTurns", "Timeout", "MaxToolCalls", "CompactAt",
-		"Output", "IncludeThinking", "Color", "github"}
+	// Not the harness's: the sinks' options.
+	notCarried := []string{"Output", "IncludeThinking", "Color", "github"}
 
 	zero := execConfig{}.settings()
 	var all execConfig

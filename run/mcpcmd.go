@@ -10,6 +10,7 @@ import (
 
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/urfave/cli/v2"
 )
@@ -83,15 +84,12 @@ func runMCPList(c *cli.Context, env environment) error {
 	if err != nil {
 		return err
 	}
-	cfg := execConfig{Settings: lc}
-	rt, closeTools, err := probeTools(cfg, env, dir, notice)
+	statuses, err := harness.ProbeMCP(c.Context, harness.Settings{Config: lc}, env.Env, servers, dir, notice)
 	if err != nil {
 		return err
 	}
-	defer closeTools()
-	opts := mcpOptions(cfg.childEnv(env), dir, rt)
 	out := mcpListJSON{Servers: []mcpServerJSON{}, OK: true}
-	for _, st := range mcp.Probe(c.Context, servers, opts) {
+	for _, st := range statuses {
 		s := mcpServerJSON{Status: st, Tools: []mcpToolJSON{}}
 		for _, ti := range st.Tools {
 			r := pol.Decide(policy.Action{Class: policy.ClassMCP, Name: ti.Policy})

@@ -9,6 +9,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/toolkit"
 )
@@ -35,9 +36,9 @@ func promptParts(t testing.TB) (string, []llm.ToolSpec) {
 	}
 	defer ws.Close()
 	ap := newApprover(policy.Default().InWorkspace(ws.Root()), ws, "")
-	cfg := execConfig{KeyVar: "ANTHROPIC_API_KEY"}
+	s := harness.Settings{Provider: config.ResolvedProvider{KeyEnv: "ANTHROPIC_API_KEY"}}
 	env := environment{Env: harness.Env{Environ: func() []string { return []string{"PATH=/usr/bin:/bin"} }}}
-	l := newLoop(loopConfig{Tools: buildTools(ws, ap, cfg.bashSettings(), env, runTools{})}, nil, nil, nil)
+	l := newLoop(loopConfig{Tools: buildTools(ws, ap, s.BashSettings(), env, runTools{})}, nil, nil, nil)
 	sys, err := systemPrompt(promptOptions{Root: promptRoot, Now: time.Now(), NoContextFiles: true})
 	if err != nil {
 		t.Fatal(err)

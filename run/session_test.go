@@ -70,8 +70,8 @@ func TestExecOpenSession(t *testing.T) {
 		"OPENROUTER_API_KEY": "short",
 	}
 	env := environment{Env: harness.Env{LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}}
-	cfg := execConfig{Provider: "gw", Model: "m", APIKey: "gateway-key-0123456789", Quiet: true,
-		Resolved: config.ResolvedProvider{Name: "gw", Model: "m"}.WithAPIKey("gateway-key-0123456789")} // as loadSettings sets both
+	cfg := execConfig{Quiet: true,
+		Resolved: config.ResolvedProvider{Name: "gw", Model: "m"}.WithAPIKey("gateway-key-0123456789")} // as loadSettings sets it
 	cfg.Resolved.Headers = map[string]string{"Authorization": "Bearer header-token-abcdef", "X-Team": "ci-team-name"}
 	prompt := "a gateway-key-0123456789 b sk-openai-other-provider-key c Bearer header-token-abcdef d ci-team-name e short f header-token-abcdef"
 
@@ -131,7 +131,8 @@ func deref(p *string) string {
 // testExecSession opens the session of an exec run as runExec does.
 func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, pol *policy.Policy, prompt string, stderr io.Writer) *sessionLog {
 	t.Helper()
-	plan, err := planSession(cfg.sessionFlags, cfg.sessionDir(env), cfg.secrets(env), ws, stderr)
+	secrets := cfg.settings().Secrets(env.Env, cfg.Dir)
+	plan, err := planSession(cfg.sessionFlags, cfg.sessionDir(env), secrets, ws, stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,8 +140,8 @@ func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, p
 	if cfg.Quiet {
 		notes = io.Discard
 	}
-	return openPlanned(plan, cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
-		Start: sinktest.SessionStart(), Workspace: ws, Provider: cfg.Provider, Model: cfg.Model, Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
+	return openPlanned(plan, cfg.sessionFlags, sessionOptions{Secrets: secrets, Warn: stderr, Notes: notes}, sessionHeader{
+		Start: sinktest.SessionStart(), Workspace: ws, Provider: cfg.Resolved.Name, Model: cfg.Resolved.Model, Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
 	})
 }
 

@@ -25,10 +25,6 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 		return err
 	}
 	cfg.Settings, cfg.Resolved = lc, rp
-	cfg.Provider, cfg.Model, cfg.BaseURL = rp.Name, rp.Model, rp.BaseURL
-	cfg.APIKey, cfg.KeyVar = rp.APIKey(), rp.KeyEnv
-	cfg.MaxTurns, cfg.Timeout, cfg.MaxToolCalls = lc.Limits.MaxTurns, lc.Limits.Timeout, lc.Limits.MaxToolCalls
-	cfg.CompactAt = lc.CompactAt
 	return nil
 }
 

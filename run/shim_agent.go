@@ -58,8 +58,6 @@ const (
 // The redactor.
 type redactor = agent.Redactor
 
-func newRedactor(secrets []string) *redactor { return agent.NewRedactor(secrets) }
-
 // The budget and its errors.
 type (
 	Budget      = agent.Budget
@@ -71,4 +69,3 @@ type (
 func clip(s string, max int) string { return agent.Clip(s, max) }
 func shown(s string) string         { return agent.Shown(s) }
 func actsOnTerminal(r rune) bool    { return agent.ActsOnTerminal(r) }
-func formatUSD(v float64) string    { return agent.FormatUSD(v) }

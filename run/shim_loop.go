@@ -24,18 +24,10 @@ type (
 )
 
 // The kinds of [verdict].
-const (
-	verdictAllow = agent.VerdictAllow
-	verdictDeny  = agent.VerdictDeny
-	verdictAsk   = agent.VerdictAsk
-)
+const ()
 
 // What [agent.Agent.CompactNow] did.
-const (
-	compactOff      = agent.CompactOff
-	compactTooShort = agent.CompactTooShort
-	compactNothing  = agent.CompactNothing
-)
+const ()
 
 // loopConfig are the loop's inputs as the harness still gathers them
 // (exec.go's execLoopConfig, stack.go); [newLoop] makes them the

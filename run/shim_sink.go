@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/run/agent"
-	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/sink"
 )
@@ -27,9 +26,6 @@ func colorEnabled(mode string, stderrIsTerminal bool, lookupEnv func(string) (st
 
 // allowFlags is [sink.AllowFlags].
 func allowFlags(rules []string) string { return sink.AllowFlags(rules) }
-
-// formatTokens is [sink.FormatTokens].
-func formatTokens(n int64) string { return sink.FormatTokens(n) }
 
 // jsonSink is [sink.JSON].
 type jsonSink = sink.JSON
@@ -68,49 +64,5 @@ func reportPending(w io.Writer, pending []session.Pending, path, storeDir string
 	sink.ReportPending(w, pending, path, storeDir)
 }
 
-// redactedPending is [sink.RedactedPending].
-func redactedPending(pending []session.Pending, red *redactor) []session.Pending {
-	return sink.RedactedPending(pending, red)
-}
-
-// whole is [sink.Whole].
-func whole(s string) string { return sink.Whole(s) }
-
 // writePending is [sink.WritePending].
 func writePending(w io.Writer, p session.Pending) { sink.WritePending(w, p) }
-
-// isTerminal is [sink.IsTerminal].
-func isTerminal(w io.Writer) bool { return sink.IsTerminal(w) }
-
-// runSinks is a [sink.Fan] under the names the files of run that have
-// not moved yet use: the fan's parts it hands out as fields.
-type runSinks struct {
-	*sink.Fan
-	text  *textSink
-	js    *jsonSink
-	red   *redactor
-	notes io.Writer
-}
-
-// newRunSinks builds the sinks of a run from its flags (see
-// [execConfig.sinkOptions]); stop learns a failed write on stdout.
-func newRunSinks(cfg execConfig, js *jsonSink, stdout, stderr io.Writer, env environment, stop func(error)) *runSinks {
-	return fanSinks(sink.New(stdout, stderr, cfg.sinkOptions(js, env, stop)))
-}
-
-// fanSinks is f under the names of [runSinks].
-func fanSinks(f *sink.Fan) *runSinks {
-	return &runSinks{Fan: f, text: f.Text(), js: f.JSON(), red: f.Redactor(), notes: f.Notes()}
-}
-
-// emit is [sink.Fan.Emit].
-func (s *runSinks) emit(ev Event) { s.Fan.Emit(ev) }
-
-// started is [sink.Fan.Started].
-func (s *runSinks) started(sess *sessionLog, init events.Init) { s.Fan.Started(sess, init) }
-
-// sessionID is [sink.Fan.SessionID].
-func (s *runSinks) sessionID() string { return s.Fan.SessionID() }
-
-// close is [sink.Fan.Close].
-func (s *runSinks) close() { s.Fan.Close() }

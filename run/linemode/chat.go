@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
@@ -39,28 +38,12 @@ type Options struct {
 	// editor's writer); observe sees every event after the sinks, and
 	// stop learns a failed write on stdout.
 	NewSinks func(stderr io.Writer, observe func(agent.Event), stop func(error)) *sink.Fan
-	// Open opens the run's stack on fan: newAsker, given the run's
+	// Open opens the run ([harness.Open]) on fan: newAsker, given the run's
 	// approver, returns the asker of calls that need approval (nil: none).
 	// On an error it has closed what it opened.
-	Open func(ctx context.Context, fan *sink.Fan, stderr io.Writer, newAsker func(*harness.Approver) agent.Asker) (*Stack, error)
+	Open func(ctx context.Context, fan *sink.Fan, stderr io.Writer, newAsker func(*harness.Approver) agent.Asker) (*harness.Run, error)
 	// CompactFor is the compaction of a model, for /model.
 	CompactFor func(model string, emit func(agent.Event)) agent.Compact
-}
-
-// Stack is what a chat keeps for every line: what the command layer
-// opened once, as a headless run opens it.
-type Stack struct {
-	Agent    *agent.Agent
-	Budget   *agent.Budget
-	Session  *sink.SessionLog
-	Plan     *harness.SessionPlan
-	Traffic  *harness.Traffic
-	Policy   *policy.Policy
-	Approver *harness.Approver
-	Verifier *harness.Verifier // --verify; nil without it
-	Root     string            // the workspace root
-	First    string            // the first line, from the arguments; "" when none
-	Close    func()
 }
 
 // StartPrompt shows the first prompt at once, for a person who will type
@@ -134,7 +117,7 @@ func (c *chat) run(ctx context.Context) error {
 	intr, release := c.o.Interrupts.claim()
 	defer release()
 	c.intr = intr
-	if first := strings.TrimSpace(c.st.First); first != "" {
+	if first := strings.TrimSpace(c.st.Input.Text); first != "" {
 		c.runLine(ctx, first)
 	}
 	for ctx.Err() == nil {

@@ -20,7 +20,7 @@ import (
 // goroutine.
 type chat struct {
 	o      Options
-	st     *Stack
+	st     *harness.Run
 	sinks  *sink.Fan
 	stderr io.Writer
 
@@ -55,7 +55,7 @@ func (e *editLog) observe(ev agent.Event) {
 	}
 }
 
-func newChat(o Options, st *Stack, sinks *sink.Fan, in *Input, stderr io.Writer, ask *ttyAsker, edits *editLog) *chat {
+func newChat(o Options, st *harness.Run, sinks *sink.Fan, in *Input, stderr io.Writer, ask *ttyAsker, edits *editLog) *chat {
 	c := &chat{o: o, st: st, sinks: sinks, stderr: stderr, in: in, ask: ask, edits: edits, runNo: 1}
 	if st.Plan.Loaded() != nil {
 		c.runNo = len(st.Plan.Loaded().Runs) + 1
@@ -176,6 +176,6 @@ func (c *chat) endChat(err error) {
 // header is the session's "run" line of a run after the first.
 func (c *chat) header(start time.Time, prompt string) sink.SessionHeader {
 	st := c.st
-	return sink.SessionHeader{Start: start, Workspace: st.Root, Provider: c.o.Provider, API: c.o.API,
+	return sink.SessionHeader{Start: start, Workspace: st.WorkDir(), Provider: c.o.Provider, API: c.o.API,
 		Model: st.Agent.Model(), Policy: st.Policy.Name(), PolicyFile: st.Policy.File(), Prompt: prompt}
 }
