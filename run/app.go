@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/linemode"
 	"github.com/urfave/cli/v2"
@@ -62,7 +63,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 		stderr = io.Discard
 	}
 	onUsage := func(_ *cli.Context, err error, _ bool) error {
-		return usageError{Err: err}
+		return exit.UsageError{Err: err}
 	}
 	app := &cli.App{
 		Name:  "rubichan",
@@ -126,10 +127,10 @@ func rootAction(c *cli.Context) error {
 	if c.NArg() == 0 {
 		c.App.Writer = c.App.ErrWriter
 		_ = cli.ShowAppHelp(c)
-		return usageError{Err: errBareInvocation}
+		return exit.UsageError{Err: errBareInvocation}
 	}
 	first := c.Args().First()
-	return usagef("unknown command %q; to give the agent a task, run: rubichan exec %q", first, first)
+	return exit.Usagef("unknown command %q; to give the agent a task, run: rubichan exec %q", first, first)
 }
 
 func versionCommand() *cli.Command {
@@ -143,7 +144,7 @@ func versionCommand() *cli.Command {
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("version takes no arguments")
+				return exit.Usagef("version takes no arguments")
 			}
 			if c.Bool("json") {
 				return printVersionJSON(c.App.Writer)
@@ -156,7 +157,7 @@ func versionCommand() *cli.Command {
 // printVersion prints the line of `rubichan version` and `--version`.
 func printVersion(c *cli.Context) error {
 	if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, readBuildInfo()); err != nil {
-		return stdoutError{Err: err}
+		return exit.StdoutError{Err: err}
 	}
 	return nil
 }
@@ -170,9 +171,9 @@ func helpAction(c *cli.Context) error {
 	case 2:
 		name := c.Args().Get(1)
 		if c.App.Command(name) == nil {
-			return usagef("help: unknown command %q; the commands are exec, chat, policy, config and version", name)
+			return exit.Usagef("help: unknown command %q; the commands are exec, chat, policy, config and version", name)
 		}
 		return cli.ShowCommandHelp(c, name)
 	}
-	return usagef("help takes at most one command name")
+	return exit.Usagef("help takes at most one command name")
 }

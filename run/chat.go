@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/linemode"
 	"github.com/rubichan/rubichan/run/sink"
@@ -83,13 +84,13 @@ func firstPrompt(c *cli.Context, stdin io.Reader, env environment, person bool) 
 func (cfg execConfig) checkChat() error {
 	switch {
 	case cfg.Patch != "":
-		return usagef("chat: --patch is for one headless run; use rubichan exec --patch")
+		return exit.Usagef("chat: --patch is for one headless run; use rubichan exec --patch")
 	case cfg.answering():
-		return usagef("chat: --approve and --deny-pending answer a deferred run; use rubichan exec --resume")
+		return exit.Usagef("chat: --approve and --deny-pending answer a deferred run; use rubichan exec --resume")
 	case cfg.Output == outputFinal:
-		return usagef("chat: --output final is for one run; use text, json or stream-json")
+		return exit.Usagef("chat: --output final is for one run; use text, json or stream-json")
 	case cfg.PromptFile != "":
-		return usagef("chat: --prompt-file is for one run; give the first line as arguments")
+		return exit.Usagef("chat: --prompt-file is for one run; give the first line as arguments")
 	}
 	return nil
 }
@@ -111,14 +112,14 @@ func (cfg execConfig) forLineMode() execConfig {
 func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment, person bool, in *linemode.Input) error {
 	start := time.Now()
 	s := cfg.settings()
-	var js *jsonSink
+	var js *sink.JSON
 	if cfg.Output == outputJSON || cfg.Output == outputStreamJSON {
-		js = newJSONSink(newJSONShown(stdout), cfg.Output == outputStreamJSON, newSessionID(start), nil)
+		js = sink.NewJSON(sink.NewJSONShown(stdout), cfg.Output == outputStreamJSON, sink.NewSessionID(start), nil)
 	}
 	return linemode.Run(ctx, linemode.Options{
 		Stdin: stdin, Stdout: stdout, Stderr: stderr, Person: person, Input: in, Interrupts: env.interrupts,
 		HistoryPath: linemode.HistoryPath(env.LookupEnv), Secrets: s.Secrets(env.Env, s.Dir),
-		Colors: colorEnabled(cfg.Color, true, env.LookupEnv), JSON: js, Timeout: s.Limits().Timeout,
+		Colors: sink.ColorEnabled(cfg.Color, true, env.LookupEnv), JSON: js, Timeout: s.Limits().Timeout,
 		ModelLocked: s.Limits().MaxCost > 0, Provider: s.Provider.Name, API: s.Provider.Type,
 		NewSinks: func(stderr io.Writer, observe func(agent.Event), stop func(error)) *sink.Fan {
 			opt := cfg.sinkOptions(js, env, stop)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/doctor"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/urfave/cli/v2"
@@ -49,7 +50,7 @@ func doctorCommand(env environment) *cli.Command {
 // checks.
 func runDoctor(c *cli.Context, env environment) error {
 	if c.NArg() > 0 {
-		return usagef("doctor takes no arguments")
+		return exit.Usagef("doctor takes no arguments")
 	}
 	lc, lcErr := loadCommandConfig(c, env, "doctor")
 	return doctor.Run(c.Context, doctor.Options{

@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/urfave/cli/v2"
 )
 
@@ -20,8 +21,8 @@ var errBareInvocation = errors.New("no command given")
 func requireSubcommand(name, hint string) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		if c.NArg() == 0 {
-			return usagef("%s: missing subcommand%s", name, hint)
+			return exit.Usagef("%s: missing subcommand%s", name, hint)
 		}
-		return usagef("%s: unknown subcommand %q", name, c.Args().First())
+		return exit.Usagef("%s: unknown subcommand %q", name, c.Args().First())
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/urfave/cli/v2"
@@ -53,11 +55,11 @@ func execCommand(stdin io.Reader, env environment, early earlyOutput) *cli.Comma
 
 // runExec is one headless run: policy, workspace, input, tools, the loop,
 // and the closing summary. Errors it has already shown on stderr come back
-// as [reportedError]s carrying their exit code.
+// as [exit.Reported]s carrying their exit code.
 //
 // machine, when not nil, is the sink of --output json or stream-json that
 // [runMain] made before the arguments were parsed; it writes the result.
-func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment, machine *jsonSink) (err error) {
+func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment, machine *sink.JSON) (err error) {
 	start := time.Now()
 	// A failed write on stdout stops the run: its answer is lost.
 	ctx, stopRun := context.WithCancelCause(ctx)
@@ -65,12 +67,12 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	js := machine
 	if js == nil && (cfg.Output == outputJSON || cfg.Output == outputStreamJSON) {
 		// An app run without runMain: the result is written here.
-		js = newJSONSink(newJSONShown(stdout), cfg.Output == outputStreamJSON, newSessionID(start), nil)
-		defer func() { js.Finish(err, exitCode(err)) }()
+		js = sink.NewJSON(sink.NewJSONShown(stdout), cfg.Output == outputStreamJSON, sink.NewSessionID(start), nil)
+		defer func() { js.Finish(err, exit.Code(err)) }()
 	}
 	sinks := sink.New(stdout, stderr, cfg.sinkOptions(js, env, stopRun))
 	defer sinks.Close()
-	notice := func(s string) { sinks.Emit(Event{Kind: EventNotice, Text: s}) }
+	notice := func(s string) { sinks.Emit(agent.Event{Kind: agent.EventNotice, Text: s}) }
 	s := cfg.settings()
 	ctx, cancelTimeout := harness.WithRunTimeout(ctx, s.Limits().Timeout)
 	defer cancelTimeout()

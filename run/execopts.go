@@ -8,6 +8,8 @@ import (
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/urfave/cli/v2"
 )
@@ -36,7 +38,7 @@ type execConfig struct {
 	AppendSystem   string
 	NoContextFiles bool
 	PassEnv        []string // variable names bash gets although they look secret
-	MCP            mcpChoice
+	MCP            harness.MCPChoice
 
 	NoSubqueries bool // --no-subqueries: no socket for `rubichan query`
 	Subqueries   bool // --subqueries: the system prompt tells of them without a spill
@@ -61,7 +63,7 @@ type execConfig struct {
 	chat bool // line mode: the approver keeps the person's session answers
 	// github is the GitHub Actions reporter [runMain] made (see
 	// [scanArgs]); nil when not under Actions or with --github=false.
-	github *githubReporter
+	github *sink.GitHub
 }
 
 // configFromContext reads the exec flags and validates them. Every problem
@@ -106,12 +108,12 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	}
 	size, err := config.ParseByteSize(c.String("patch-max-size"))
 	if err != nil || size <= 0 {
-		return cfg, usagef("--patch-max-size: want a size such as 1GB or 500MB, got %q", c.String("patch-max-size"))
+		return cfg, exit.Usagef("--patch-max-size: want a size such as 1GB or 500MB, got %q", c.String("patch-max-size"))
 	}
 	cfg.PatchMaxSize = int64(size)
 	if cfg.Patch != "" && cfg.Patch != "-" {
 		if cfg.Patch, err = filepath.Abs(cfg.Patch); err != nil {
-			return cfg, usagef("--patch: %v", err)
+			return cfg, exit.Usagef("--patch: %v", err)
 		}
 	}
 	if cfg.MCP, err = mcpChoiceFromCLI(c); err != nil {
@@ -127,7 +129,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		return cfg, err
 	}
 	if err := cfg.loadSettings(c, env); err != nil {
-		return cfg, settingsError{Err: err}
+		return cfg, exit.ConfigError{Err: err}
 	}
 	return cfg, nil
 }
@@ -135,17 +137,17 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 func (cfg *execConfig) validate() error {
 	switch {
 	case cfg.OnAsk != "" && cfg.OnAsk != "deny" && cfg.OnAsk != "abort" && cfg.OnAsk != "defer":
-		return usagef("--on-ask must be deny, abort or defer, not %q", cfg.OnAsk)
+		return exit.Usagef("--on-ask must be deny, abort or defer, not %q", cfg.OnAsk)
 	case cfg.Output != outputText && cfg.Output != outputFinal && cfg.Output != outputJSON && cfg.Output != outputStreamJSON:
-		return usagef("--output must be text, final, json or stream-json, not %q", cfg.Output)
+		return exit.Usagef("--output must be text, final, json or stream-json, not %q", cfg.Output)
 	case cfg.Color != "auto" && cfg.Color != "always" && cfg.Color != "never":
-		return usagef("--color must be auto, always or never, not %q", cfg.Color)
+		return exit.Usagef("--color must be auto, always or never, not %q", cfg.Color)
 	case cfg.Quiet && cfg.Verbose:
-		return usagef("--quiet and --verbose cannot be used together")
+		return exit.Usagef("--quiet and --verbose cannot be used together")
 	case cfg.Patch == "-" && (cfg.Output == outputJSON || cfg.Output == outputStreamJSON):
-		return usagef("--patch - writes the patch on stdout; with --output %s write it to a file", cfg.Output)
+		return exit.Usagef("--patch - writes the patch on stdout; with --output %s write it to a file", cfg.Output)
 	case cfg.Record != "" && cfg.Replay != "":
-		return usagef("--record and --replay cannot be used together")
+		return exit.Usagef("--record and --replay cannot be used together")
 	}
 	return cfg.sessionFlags.validate(cfg.OnAsk)
 }
@@ -158,14 +160,14 @@ func (cfg *execConfig) resolveDir() error {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return usagef("workspace %s: %v", dir, err)
+		return exit.Usagef("workspace %s: %v", dir, err)
 	}
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return usagef("workspace: %v", err)
+		return exit.Usagef("workspace: %v", err)
 	}
 	if !fi.IsDir() {
-		return usagef("workspace %s is not a directory", abs)
+		return exit.Usagef("workspace %s is not a directory", abs)
 	}
 	cfg.Dir = abs
 	return nil
@@ -179,9 +181,9 @@ func (cfg execConfig) String() string {
 // sinkOptions are how the run's events are rendered, from its flags: js
 // is the JSON sink made before the arguments were parsed (nil: text), stop
 // learns a failed write on stdout.
-func (cfg execConfig) sinkOptions(js *jsonSink, env environment, stop func(error)) sink.Options {
+func (cfg execConfig) sinkOptions(js *sink.JSON, env environment, stop func(error)) sink.Options {
 	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Thinking: cfg.IncludeThinking,
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
 		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: agent.NewRedactor(cfg.settings().Secrets(env.Env, cfg.Dir)), Stop: stop,
-		AllowAll: allowAll(cfg.Settings)}
+		AllowAll: harness.AllowAll(cfg.Settings)}
 }

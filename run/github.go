@@ -2,6 +2,7 @@ package run
 
 import (
 	"errors"
+	"github.com/rubichan/rubichan/run/sink"
 )
 
 // githubEnv reports whether the environment turns the GitHub Actions
@@ -19,7 +20,7 @@ func githubEnv(lookupEnv func(string) (string, bool)) bool {
 
 // finishGitHub is [sink.GitHub.Finish], the error of a bare invocation
 // left out as the reporter always did.
-func finishGitHub(gh *githubReporter, err error, code int) {
+func finishGitHub(gh *sink.GitHub, err error, code int) {
 	if errors.Is(err, errBareInvocation) {
 		err = nil
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/exit"
@@ -58,16 +59,16 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		err = app.RunContext(ctx, normalized)
 	}
-	var rep reportedError
-	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) && !brokenPipe(err) && !interruptedBy(ctx) {
+	var rep exit.Reported
+	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) && !exit.IsBrokenPipe(err) && !interruptedBy(ctx) {
 		// An error may quote a file, a server or the model: its
 		// control characters are shown.
-		fmt.Fprintf(stderr, "rubichan: %s\n", shown(err.Error()))
-		if exitCode(err) == exitUsage && !fileContentError(err) {
+		fmt.Fprintf(stderr, "rubichan: %s\n", agent.Shown(err.Error()))
+		if exit.Code(err) == exit.Usage && !fileContentError(err) {
 			fmt.Fprintf(stderr, "run '%s' for usage\n", helpHint(app, args))
 		}
 	}
-	code := exitCode(err)
+	code := exit.Code(err)
 	var sig SignalError
 	if errors.As(context.Cause(ctx), &sig) {
 		code = sig.ExitCode()
@@ -78,8 +79,8 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if js != nil {
 		// The result is the last line, whatever happened; when nobody
 		// can read it any more, the exit code says so.
-		if werr := js.Finish(err, code); werr != nil && code == exitOK {
-			code = exitCode(werr)
+		if werr := js.Finish(err, code); werr != nil && code == exit.OK {
+			code = exit.Code(werr)
 		}
 	}
 	if gh != nil {
@@ -100,7 +101,7 @@ func interruptedBy(ctx context.Context) bool {
 func fileContentError(err error) bool {
 	var ce *config.Error
 	var pe *policy.LoadError
-	var be *budgetError
+	var be *agent.BudgetError
 	var fe *cassette.FormatError
 	if errors.As(err, &ce) {
 		return ce.File != config.FromCommandLine
