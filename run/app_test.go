@@ -211,9 +211,9 @@ func TestSignalErrorNamesTheSignal(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			e := SignalError{Signal: tc.sig}
+			e := exit.SignalError{Signal: tc.sig}
 			if e.Error() != tc.want || e.ExitCode() != tc.code {
-				t.Errorf("SignalError{%v} = %q, exit %d; want %q, exit %d", tc.sig, e.Error(), e.ExitCode(), tc.want, tc.code)
+				t.Errorf("exit.SignalError{%v} = %q, exit %d; want %q, exit %d", tc.sig, e.Error(), e.ExitCode(), tc.want, tc.code)
 			}
 		})
 	}

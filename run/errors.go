@@ -8,7 +8,7 @@ import (
 )
 
 // The exit-code contract (codes, usage errors, Code) lives in run/exit;
-// run/shim_exit.go keeps its old names here until every file has moved.
+// what stays here is the command layer's own.
 
 // errBareInvocation is returned when rubichan runs with no command at all;
 // help has already been printed, so [Main] prints nothing more.

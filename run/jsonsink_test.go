@@ -39,7 +39,7 @@ func TestOutcome(t *testing.T) {
 		{exit.Reported{Err: exit.CodeError{Code: exit.Limit, Err: agent.ErrTimeout, Kind: events.ErrTimeout}}, 4, "limit", "timeout"},
 		{exit.Reported{Err: exit.CodeError{Code: exit.Provider, Err: fmt.Errorf("model request failed: %w", &llm.APIError{Kind: llm.KindRateLimit, Retryable: true})}}, 5, "error", "rate_limit"},
 		{exit.Reported{Err: exit.CodeError{Code: exit.Policy, Err: errors.New("x"), Kind: events.ErrMaxDenials}}, 3, "denied", "max_denials"},
-		{exit.Reported{Err: SignalError{Signal: syscall.SIGTERM}}, 143, "interrupted", "interrupted"},
+		{exit.Reported{Err: exit.SignalError{Signal: syscall.SIGTERM}}, 143, "interrupted", "interrupted"},
 		{exit.Reported{Err: exit.StdoutError{Err: syscall.EPIPE}}, 141, "error", "broken_pipe"},
 		{exit.CodeError{Code: exit.Failure, Err: errors.New("tool bash: boom")}, 1, "error", "internal"},
 	}
@@ -76,7 +76,7 @@ func (w *cutWriter) Write(p []byte) (int, error) {
 			}
 			return 0, syscall.EPIPE
 		}
-		w.cancel(SignalError{Signal: syscall.SIGTERM})
+		w.cancel(exit.SignalError{Signal: syscall.SIGTERM})
 	}
 	w.n--
 	return w.buf.Write(p)

@@ -16,13 +16,9 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// SignalError is the cancellation cause main sets when the process
-// receives SIGINT or SIGTERM: [exit.SignalError], named here for main.
-type SignalError = exit.SignalError
-
 // Main runs rubichan with the given arguments (args[0] is the program name)
 // and standard streams, and returns the process exit code. ctx is cancelled
-// with a [SignalError] cause when the process is interrupted.
+// with a [exit.SignalError] cause when the process is interrupted.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runMain(ctx, args, stdin, stdout, stderr, processEnvironment())
 }
@@ -69,7 +65,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 	}
 	code := exit.Code(err)
-	var sig SignalError
+	var sig exit.SignalError
 	if errors.As(context.Cause(ctx), &sig) {
 		code = sig.ExitCode()
 		if !errors.As(err, &sig) {
@@ -91,7 +87,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 
 // interruptedBy reports whether ctx ended with a signal: the run said so.
 func interruptedBy(ctx context.Context) bool {
-	var sig SignalError
+	var sig exit.SignalError
 	return errors.As(context.Cause(ctx), &sig)
 }
 

@@ -7,11 +7,12 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/linemode"
 )
 
 // Signals turns the process's SIGINT and SIGTERM into a cancelled context
-// whose cause is a [SignalError] naming the signal, and makes a write on a
+// whose cause is a [exit.SignalError] naming the signal, and makes a write on a
 // closed stdout an error (EPIPE) rather than a fatal SIGPIPE. In line mode
 // a SIGINT goes to the chat first (see [linemode.Interrupts]): it cancels the
 // running turn only, or at the prompt prints a hint. main makes one with
@@ -50,11 +51,11 @@ func (s *Signals) take() {
 		if sig == os.Interrupt && s.intr.Deliver() {
 			continue
 		}
-		s.cancel(SignalError{Signal: sig})
+		s.cancel(exit.SignalError{Signal: sig})
 	}
 }
 
-// Context is cancelled with a [SignalError] cause by SIGINT (unless line
+// Context is cancelled with a [exit.SignalError] cause by SIGINT (unless line
 // mode takes it) or SIGTERM.
 func (s *Signals) Context() context.Context { return s.ctx }
 
