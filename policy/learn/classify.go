@@ -66,6 +66,9 @@ func (l *learner) factNeed(c Call, f policy.Fact) (need, string) {
 	case f.Decision == policy.Deny && !fallback(f.Rule):
 		return need{}, "denied by rule " + f.Rule + ": " + f.Reason
 	}
+	if (f.Kind == policy.FactRead || f.Kind == policy.FactWrite) && strings.ContainsAny(f.Value, "*?[]{}") {
+		return need{}, "it " + f.Kind.String() + "s beneath " + f.Value + ", names the analysis cannot know: a rule would have to allow them all"
+	}
 	switch f.Kind {
 	case policy.FactRead:
 		return need{class: policy.ClassRead, value: f.Value}, ""

@@ -113,14 +113,19 @@ func Learn(calls []Call, o Options) (*Result, error) {
 	// policy's reason, and the file is written again; each round leaves
 	// out at least one call, so this ends.
 	for range len(calls) + 1 {
-		text, tests, rules := l.render(head, o.Base != nil, sessions(calls))
+		text, _, _ := l.render(head, o.Base != nil, sessions(calls), false)
 		p, err := policy.Parse("learned policy", text)
 		if err != nil {
+			return nil, fmt.Errorf("learn: the learned rules do not load: %w", err)
+		}
+		if l.dropRefused(p) {
+			continue
+		}
+		text, tests, rules := l.render(head, o.Base != nil, sessions(calls), true)
+		if _, err := policy.Parse("learned policy", text); err != nil {
 			return nil, fmt.Errorf("learn: the learned policy does not load: %w", err)
 		}
-		if !l.dropRefused(p) {
-			return &Result{Text: text, Rules: rules, Tests: tests, Left: l.left}, nil
-		}
+		return &Result{Text: text, Rules: rules, Tests: tests, Left: l.left}, nil
 	}
 	return nil, fmt.Errorf("learn: the learned policy does not settle")
 }

@@ -68,7 +68,7 @@ func TestLearn(t *testing.T) {
 		decide   map[string]policy.Decision
 		minTests int
 	}{{
-		name: "go test variants generalise to go test *",
+		name:  "go test variants generalise to go test *",
 		calls: []Call{sh("c1", "go test ./pkg/a -run X", Ran), sh("c2", "go test ./...", Ran)},
 		want:  []string{`commands = ["go test *"]`, "# from s1: c1, c2 (2 calls)"},
 		decide: map[string]policy.Decision{
@@ -104,9 +104,9 @@ func TestLearn(t *testing.T) {
 		left:  map[string]string{"c1": "network", "c2": "secret"},
 		want:  []string{"# left out: s1 c1: curl https://example.com — ", "# left out: s1 c2: read .env — "},
 	}, {
-		name:  "a curl that ran stays literal, with its comment",
-		calls: []Call{sh("c1", "curl -fsSL https://example.com/a", Ran), sh("c2", "curl https://example.com/b", Ran)},
-		want:  []string{`commands = ["curl -fsSL https://example.com/a"]`, "# kept literal: network access"},
+		name:    "a curl that ran stays literal, with its comment",
+		calls:   []Call{sh("c1", "curl -fsSL https://example.com/a", Ran), sh("c2", "curl https://example.com/b", Ran)},
+		want:    []string{`commands = ["curl -fsSL https://example.com/a"]`, "# kept literal: network access"},
 		wantNot: []string{"curl *"},
 	}, {
 		name:  "guarded writes are never learned",
@@ -118,9 +118,9 @@ func TestLearn(t *testing.T) {
 		calls: []Call{sh("c1", "echo $(cat x)", Ran)},
 		left:  map[string]string{"c1": "cannot"},
 	}, {
-		name:  "mcp calls become mcp rules",
-		calls: []Call{mcp("c1", "github/get_issue", Ran), mcp("c2", "github/get_issue", Ran), mcp("c3", "fs/read", Denied)},
-		want:  []string{`names    = ["github/get_issue"]`, `names    = ["fs/read"]`},
+		name:   "mcp calls become mcp rules",
+		calls:  []Call{mcp("c1", "github/get_issue", Ran), mcp("c2", "github/get_issue", Ran), mcp("c3", "fs/read", Denied)},
+		want:   []string{`names    = ["github/get_issue"]`, `names    = ["fs/read"]`},
 		decide: map[string]policy.Decision{},
 	}, {
 		name:    "with a base only the missing rules are added",

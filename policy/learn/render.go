@@ -153,7 +153,7 @@ func mergeCalls(have, more []Call) []Call {
 // self-tests, whose expectations for the neighbours are the rules'
 // decisions (a neighbour the rules allow is dropped: another learned rule
 // covers it).
-func (l *learner) render(head []byte, based bool, sessions []string) (text []byte, tests, rules int) {
+func (l *learner) render(head []byte, based bool, sessions []string, withTests bool) (text []byte, tests, rules int) {
 	var b strings.Builder
 	from := "session " + strings.Join(sessions, ", ")
 	if len(sessions) > 1 {
@@ -177,7 +177,7 @@ func (l *learner) render(head []byte, based bool, sessions []string) (text []byt
 	}
 	writeLeft(&b, l.left)
 	ruled, err := policy.Parse("learned policy", []byte(b.String()))
-	if err != nil {
+	if err != nil || !withTests {
 		return []byte(b.String()), 0, len(plans) // Learn reports the error
 	}
 	seen := map[string]bool{}
