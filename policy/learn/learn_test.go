@@ -89,6 +89,12 @@ func TestLearn(t *testing.T) {
 			"make install": policy.Ask,
 		},
 	}, {
+		name:    "go run hands over everything: literal, never go run *",
+		calls:   []Call{sh("c1", "go run ./cmd/a", Ran), sh("c2", "go run ./cmd/b", Ran)},
+		want:    []string{`commands = ["go run ./cmd/a"]`, "# kept literal: go run * would hand over every program it can run"},
+		wantNot: []string{`commands = ["go run *"]`},
+		decide:  map[string]policy.Decision{"go run ./cmd/evil": policy.Ask},
+	}, {
 		name:    "sed -i edits learn only the write: sed is a plain program",
 		calls:   []Call{sh("c1", "sed -i s/a/b/ main.go", Ran)},
 		want:    []string{`paths    = ["main.go"]`, `command = "sed -i s/a/b/ main.go"`},
