@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,14 +49,25 @@ func runPolicyLearn(c *cli.Context, env environment) error {
 	if c.NArg() == 0 {
 		return usagef("policy learn: want one or more session IDs or paths")
 	}
-	var calls []learn.Call
-	var guarded []string
-	out := c.String("output")
+	var files []string
 	for _, ref := range c.Args().Slice() {
 		file, err := sessionStore(c, env).Resolve(ref)
 		if err != nil {
 			return usagef("policy learn: %v", err)
 		}
+		files = append(files, file)
+	}
+	return learnPolicy(files, c.String("base"), c.String("output"), c.App.Writer, c.App.ErrWriter)
+}
+
+// learnPolicy learns a policy from the session logs files (with the base
+// policy file base, when not "") and writes it to out, or to w when out
+// is "". A log or base that cannot be read is a usage error (exit 2).
+// It says on errw how many rules and self-tests were learned.
+func learnPolicy(files []string, base, out string, w, errw io.Writer) error {
+	var calls []learn.Call
+	var guarded []string
+	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return usagef("policy learn: %v", err)
@@ -68,7 +80,7 @@ func runPolicyLearn(c *cli.Context, env environment) error {
 		guarded = append(guarded, inWorkspace(file, data), inWorkspace(out, data))
 	}
 	o := learn.Options{Guarded: guarded}
-	if base := c.String("base"); base != "" {
+	if base != "" {
 		data, err := os.ReadFile(base)
 		if err != nil {
 			return usagef("policy learn: --base: %v", err)
@@ -80,13 +92,13 @@ func runPolicyLearn(c *cli.Context, env environment) error {
 		return usagef("policy learn: %v", err)
 	}
 	if out == "" {
-		if _, err := c.App.Writer.Write(res.Text); err != nil {
+		if _, err := w.Write(res.Text); err != nil {
 			return err
 		}
 	} else if err := os.WriteFile(out, res.Text, 0o644); err != nil {
 		return fmt.Errorf("policy learn: %w", err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "rubichan: learned %d rule(s) with %d self-test(s) from %d call(s); %d left out (see the comments)\n",
+	fmt.Fprintf(errw, "rubichan: learned %d rule(s) with %d self-test(s) from %d call(s); %d left out (see the comments)\n",
 		res.Rules, res.Tests, len(calls), len(res.Left))
 	return nil
 }
