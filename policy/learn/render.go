@@ -53,7 +53,7 @@ func (l *learner) plans() []*plan {
 			d := path.Dir(n.value)
 			groups["\x00"+d] = append(groups["\x00"+d], n)
 		default:
-			out = append(out, &plan{class: n.class, pattern: n.value, note: n.note, calls: n.calls})
+			out = append(out, literalPlan(n))
 		}
 	}
 	for key, ns := range groups {
@@ -68,7 +68,7 @@ func (l *learner) plans() []*plan {
 			continue
 		}
 		for _, n := range ns {
-			out = append(out, &plan{class: n.class, pattern: n.value, note: n.note, calls: n.calls})
+			out = append(out, literalPlan(n))
 		}
 	}
 	slices.SortFunc(out, func(a, b *plan) int {
@@ -82,6 +82,45 @@ func (l *learner) plans() []*plan {
 
 func classRank(c policy.Class) int {
 	return slices.Index([]policy.Class{policy.ClassShell, policy.ClassWrite, policy.ClassRead, policy.ClassMCP}, c)
+}
+
+// literalPlan is the rule naming exactly what n needs. Its neighbours
+// are the program-running options of its program (for a command) and
+// the guarded and secret paths (for a write): the literal rule must not
+// reach them either.
+func literalPlan(n *need) *plan {
+	p := &plan{class: n.class, pattern: n.value, note: n.note, calls: n.calls}
+	switch {
+	case n.class == policy.ClassShell && n.group != "":
+		p.neighbours = runNeighbours(n.group)
+	case n.class == policy.ClassWrite:
+		p.neighbours = []policy.Action{
+			{Class: policy.ClassWrite, Paths: []policy.Path{{Requested: ".git/config"}}},
+			{Class: policy.ClassRead, Paths: []policy.Path{{Requested: ".env"}}},
+		}
+	}
+	return p
+}
+
+// runNeighbours are up to three commands of group with an option that
+// runs another program.
+func runNeighbours(group string) []policy.Action {
+	words := strings.Fields(group)
+	sub := ""
+	if len(words) > 1 {
+		sub = words[1]
+	}
+	var out []policy.Action
+	for _, opt := range policy.RunOptions(path.Base(words[0]), sub) {
+		cmd := group + " " + opt
+		if strings.HasSuffix(opt, "=") {
+			cmd += "sh"
+		}
+		if len(out) < 3 {
+			out = append(out, policy.Action{Class: policy.ClassShell, Command: cmd})
+		}
+	}
+	return out
 }
 
 // starPlan is `GROUP *` for the commands ns, or nil when a variant would
@@ -107,10 +146,8 @@ func (l *learner) starPlan(group string, ns []*need) *plan {
 		if d, _ := commandDecision(l.ref, []string{p.pattern}, cmd); d == policy.Allow {
 			return nil
 		}
-		if len(p.neighbours) < 3 {
-			p.neighbours = append(p.neighbours, policy.Action{Class: policy.ClassShell, Command: cmd})
-		}
 	}
+	p.neighbours = runNeighbours(group)
 	return p
 }
 
