@@ -51,21 +51,7 @@ func checkProperty(t testing.TB, r *Result, p *policy.Policy) {
 // denied: each policy loads, its self-tests pass, it allows every command
 // it did not leave out, and its generalised rules hold the property.
 func TestLearnRealWorld(t *testing.T) {
-	f, err := os.Open("../../testdata/policy/realworld/commands.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var calls []Call
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var c struct{ ID, Command string }
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
-		}
-		calls = append(calls, Call{Session: "rw", ID: c.ID, Class: policy.ClassShell, Command: c.Command, Outcome: Ran})
-	}
+	calls := realWorldCalls(t)
 	if len(calls) != 391 {
 		t.Fatalf("%d commands, want 391", len(calls))
 	}
@@ -89,6 +75,39 @@ func TestLearnRealWorld(t *testing.T) {
 			t.Logf("outcome %d: %d rules, %d self-tests, %d of %d calls left out", o, r.Rules, r.Tests, len(r.Left), len(in))
 		})
 	}
+}
+
+// BenchmarkLearnRealWorld learns from the 391 real commands, as a run
+// that ran them all.
+func BenchmarkLearnRealWorld(b *testing.B) {
+	calls := realWorldCalls(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Learn(calls, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// realWorldCalls are the real commands as calls that ran.
+func realWorldCalls(t testing.TB) []Call {
+	t.Helper()
+	f, err := os.Open("../../testdata/policy/realworld/commands.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var calls []Call
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var c struct{ ID, Command string }
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		calls = append(calls, Call{Session: "rw", ID: c.ID, Class: policy.ClassShell, Command: c.Command, Outcome: Ran})
+	}
+	return calls
 }
 
 // FuzzLearn: for any set of calls built from everyday command words,
