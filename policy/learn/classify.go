@@ -99,6 +99,8 @@ func (l *learner) commandNeed(c Call, v string) (need, string) {
 	group := groupKey(argv)
 	switch {
 	case note != "":
+	case len(argv) > 1 && path.Base(argv[0]) == "git" && slices.Contains(gitRewrites, argv[1]):
+		note = "git " + argv[1] + " rewrites working-tree files without a write fact the policy can judge (the policy file among them)"
 	case !policy.Modelled(path.Base(argv[0])):
 		note = argv[0] + " runs other programs: its options are not modelled"
 	case group == "":
@@ -162,13 +164,19 @@ func groupKey(argv []string) string {
 	return argv[0]
 }
 
+// gitRewrites are git subcommands that write working-tree files the
+// analysis does not turn into write facts (see the package documentation
+// of policy): never generalised.
+var gitRewrites = []string{"am", "apply", "checkout", "cherry-pick", "clean", "merge", "mv", "rebase", "reset",
+	"restore", "revert", "rm", "stash", "switch", "worktree"}
+
 // networkPrograms reach the network whatever their options.
 var networkPrograms = []string{"curl", "ftp", "nc", "ncat", "netcat", "scp", "sftp", "ssh", "telnet", "wget"}
 
 // networkSubs are subcommands that reach the network, by program.
 var networkSubs = map[string][]string{
 	"git":   {"clone", "fetch", "ls-remote", "pull", "push", "submodule"},
-	"go":    {"get", "install"},
+	"go":    {"get", "install", "mod"},
 	"npm":   {"ci", "install", "publish"},
 	"pip":   {"download", "install"},
 	"pip3":  {"download", "install"},

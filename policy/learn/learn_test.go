@@ -95,6 +95,13 @@ func TestLearn(t *testing.T) {
 		wantNot: []string{`commands = ["go run *"]`},
 		decide:  map[string]policy.Decision{"go run ./cmd/evil": policy.Ask},
 	}, {
+		name:    "git checkout rewrites files with no write fact: literal, never git checkout *",
+		calls:   []Call{sh("c1", "git checkout main", Ran), sh("c2", "git checkout -b x", Ran), sh("c3", "git checkout -- a.go", Denied)},
+		want:    []string{`commands = ["git checkout main"]`, "# kept literal: git checkout rewrites working-tree files"},
+		wantNot: []string{`commands = ["git checkout *"]`},
+		left:    map[string]string{"c3": "rewrites working-tree files"},
+		decide:  map[string]policy.Decision{"git checkout -- .rubichan/policy.toml": policy.Ask},
+	}, {
 		name:    "sed -i edits learn only the write: sed is a plain program",
 		calls:   []Call{sh("c1", "sed -i s/a/b/ main.go", Ran)},
 		want:    []string{`paths    = ["main.go"]`, `command = "sed -i s/a/b/ main.go"`},
