@@ -87,5 +87,10 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	runErr := l.Resume(ctx, history, open, r.Input.Text)
 	err = harness.Finish(r.Traffic.Finish(runErr, notice), l, sinks.Text(), start, sinks.Emit, harness.RunEnd{Verifier: r.Verifier, Patch: r.Patch})
 	sink.ReportPending(stderr, sink.RedactedPending(sink.SessionPendings(l.Pending()), sinks.Redactor()), r.Session.Path(), r.Plan.StoreDir())
+	if cfg.LearnPolicy != "" {
+		if lerr := learnPolicy([]string{r.Session.Path()}, "", cfg.LearnPolicy, stdout, stderr); lerr != nil && err == nil {
+			err = lerr
+		}
+	}
 	return err
 }

@@ -64,8 +64,9 @@ func TestExecConfigSettingsCarriesEveryField(t *testing.T) {
 		{"PatchMaxSize", func(c *execConfig) { c.PatchMaxSize = 9 }, func(s harness.Settings) any { return s.Patch.MaxSize }, int64(9)},
 		{"chat", func(c *execConfig) { c.chat = true }, func(s harness.Settings) any { return s.LineMode }, true},
 	}
-	// Not the harness's: the sinks' options.
-	notCarried := []string{"Output", "IncludeThinking", "Color", "github"}
+	// Not the harness's: the sinks' options, and --learn-policy, which the
+	// command layer acts on after the run.
+	notCarried := []string{"Output", "IncludeThinking", "Color", "github", "LearnPolicy"}
 
 	zero := execConfig{}.settings()
 	var all execConfig
