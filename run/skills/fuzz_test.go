@@ -59,7 +59,9 @@ func FuzzFrontmatterSpec(f *testing.F) {
 		add := func(k string, v *yaml.Node) {
 			doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, v)
 		}
-		str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle} }
+		str := func(s string) *yaml.Node {
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}
+		}
 		add("name", str(name))
 		add("description", str(desc))
 		if compat != "" {
