@@ -118,7 +118,10 @@ func (r Roots) places() ([]place, error) {
 	}
 	if r.Workspace != "" {
 		for _, d := range WorkspaceDirs {
-			out = append(out, place{dir: filepath.Join(r.Workspace, filepath.FromSlash(d)), source: SourceProject, shown: d})
+			dir := filepath.Join(r.Workspace, filepath.FromSlash(d))
+			if !r.given(dir) { // a --skills folder reads it, trusted
+				out = append(out, place{dir: dir, source: SourceProject, shown: d})
+			}
 		}
 	}
 	for _, d := range r.Dirs {
@@ -138,6 +141,16 @@ func (r Roots) places() ([]place, error) {
 		}
 	}
 	return out, nil
+}
+
+// given reports whether dir is also a --skills folder.
+func (r Roots) given(dir string) bool {
+	for _, d := range r.Dirs {
+		if a, err := filepath.Abs(d); err == nil && filepath.Clean(a) == filepath.Clean(dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // skills loads the skill folders of pl, sorted by folder name; a folder

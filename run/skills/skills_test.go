@@ -104,7 +104,7 @@ func TestDiscover(t *testing.T) {
 				"skipping skill " + ws + "/.claude/skills/not-this-name/SKILL.md:2:"}, false},
 		{"--skills inside the untrusted workspace is trusted", Roots{Home: home, Workspace: ws, Dirs: []string{ws + "/.agents/skills"}},
 			[]string{"release-notes@user", "shared@flag", "triage-flaky-test@flag"},
-			[]string{"ignoring the skills in .agents/skills", "ignoring the skills in .claude/skills", "skill shared from " + ws + "/.agents/skills/shared/SKILL.md overrides"}, false},
+			[]string{"ignoring the skills in .claude/skills", "skill shared from " + ws + "/.agents/skills/shared/SKILL.md overrides"}, false},
 		{"--skills names one skill folder", Roots{Dirs: []string{ws + "/.agents/skills/triage-flaky-test"}},
 			[]string{"triage-flaky-test@flag"}, nil, false},
 		{"XDG config dir", Roots{ConfigHome: filepath.Join(home, "nothing"), Workspace: t.TempDir()}, nil, nil, false},
