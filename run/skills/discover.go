@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Roots say where discovery looks.
@@ -87,6 +88,9 @@ func Discover(r Roots) (Set, error) {
 			set.Notes = append(set.Notes, fmt.Sprintf("ignoring the skills in %s in the workspace (a checkout may be untrusted); pass --trust-workspace to use them", pl.shown))
 			continue
 		}
+		if pl.source == SourceProject {
+			confine(found, r.Workspace)
+		}
 		set.All = append(set.All, found...)
 		for _, s := range found {
 			if !s.Valid() {
@@ -105,6 +109,22 @@ func Discover(r Roots) (Set, error) {
 	slices.SortFunc(offered, func(a, b Skill) int { return cmp.Compare(a.Name, b.Name) })
 	set.Offered = offered
 	return set, nil
+}
+
+// confine makes a problem of each workspace skill whose folder, links
+// resolved, is not inside the workspace: a link out of the checkout is not
+// the checkout's to offer, nor to make readable.
+func confine(found []Skill, workspace string) {
+	root := workspace
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	for i, s := range found {
+		rel, err := filepath.Rel(root, s.Dir)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			found[i].Problems = append(found[i].Problems, Problem{Msg: "its folder is a link that leaves the workspace (to " + s.Dir + ")"})
+		}
+	}
 }
 
 // places are the folders to read, in order.

@@ -148,3 +148,36 @@ func TestDiscoverListsUntrustedAndInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectSkillLeavingWorkspace: a workspace skill folder that is a link
+// out of the workspace is not the checkout's to offer: skipped with a note,
+// so no read rule is granted for where it points.
+func TestProjectSkillLeavingWorkspace(t *testing.T) {
+	t.Parallel()
+	ws, outside := t.TempDir(), t.TempDir()
+	dir := filepath.Join(outside, "lured")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: lured\ndescription: x\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, ".agents", "skills"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dir, filepath.Join(ws, ".agents", "skills", "lured")); err != nil {
+		t.Fatal(err)
+	}
+	set, err := Discover(Roots{Workspace: ws, TrustWorkspace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Offered) != 0 || len(set.Notes) != 1 || !strings.Contains(set.Notes[0], "leaves the workspace") {
+		t.Errorf("offered %q, notes %q; want none offered and a note", names(set.Offered), set.Notes)
+	}
+	// The same folder through --skills is the user's choice.
+	set, err = Discover(Roots{Workspace: ws, Dirs: []string{dir}})
+	if err != nil || len(set.Offered) != 1 {
+		t.Errorf("--skills: offered %q, err %v", names(set.Offered), err)
+	}
+}
