@@ -164,7 +164,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 		st.tr.Finish(err, notice)
 		return err
 	}
-	if p, ok := harness.SkillPrompt(st.skills); ok {
+	if p, ok := harness.SkillPrompt(st.skills, notice); ok {
 		parts = append(parts, p)
 		lc.System = joinParts(parts)
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -66,9 +67,12 @@ func SkillGrants(set skills.Set, root string) []policy.ReadGrant {
 
 // SkillPrompt is the system prompt's part that lists the offered skills
 // (the catalogue, bounded by [skills.DefaultCatalogueMax]); false when
-// there are none.
-func SkillPrompt(set skills.Set) (session.PromptPart, bool) {
-	text := skills.Catalogue(set.Offered, skills.DefaultCatalogueMax)
+// there are none. When the bound leaves skills out, notice says so.
+func SkillPrompt(set skills.Set, notice func(string)) (session.PromptPart, bool) {
+	text, listed := skills.CatalogueListed(set.Offered, skills.DefaultCatalogueMax)
+	if n := len(set.Offered); listed < n {
+		notice(fmt.Sprintf("the skills catalogue lists %d of %d skills, to stay within %d bytes of the system prompt; the model is told the rest were left out", listed, n, skills.DefaultCatalogueMax))
+	}
 	return session.PromptPart{Name: "skills", Text: text}, text != ""
 }
 

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,13 +110,38 @@ func TestSkillActivations(t *testing.T) {
 	if len(got) != 5 || len(notes) != 2 || !strings.Contains(notes[0], "skill rel activated") {
 		t.Errorf("events %d, notes %q; want every event passed on and two activations of rel", len(got), notes)
 	}
-	if p, ok := SkillPrompt(set); !ok || p.Name != "skills" || !strings.Contains(p.Text, "- rel: The rel procedure.") {
+	if p, ok := SkillPrompt(set, func(string) {}); !ok || p.Name != "skills" || !strings.Contains(p.Text, "- rel: The rel procedure.") {
 		t.Errorf("SkillPrompt = %+v, %v", p, ok)
 	}
-	if _, ok := SkillPrompt(skills.Set{}); ok {
+	if _, ok := SkillPrompt(skills.Set{}, func(string) {}); ok {
 		t.Error("a prompt part for no skills")
 	}
 	if in := InitSkills(set); len(in) != 1 || in[0].Name != "rel" || len(in[0].SHA256) != 64 {
 		t.Errorf("InitSkills = %+v", in)
+	}
+}
+
+// TestSkillPromptLeftOut: when the catalogue's bound leaves skills out, the
+// run says so on stderr too, not only the model in its prompt.
+func TestSkillPromptLeftOut(t *testing.T) {
+	t.Parallel()
+	var set skills.Set
+	for i := range 150 {
+		s := skills.Skill{File: "/skills/s/SKILL.md"}
+		s.Name, s.Description = fmt.Sprintf("skill-%03d", i), strings.Repeat("d", 200)
+		set.Offered = append(set.Offered, s)
+	}
+	var notes []string
+	p, ok := SkillPrompt(set, func(n string) { notes = append(notes, n) })
+	if !ok || len(p.Text) > skills.DefaultCatalogueMax {
+		t.Fatalf("part of %d bytes", len(p.Text))
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "of 150 skills") {
+		t.Errorf("notes = %q, want one saying how many of the 150 are listed", notes)
+	}
+	notes = nil
+	SkillPrompt(skills.Set{Offered: set.Offered[:3]}, func(n string) { notes = append(notes, n) })
+	if len(notes) != 0 {
+		t.Errorf("notes = %q for a catalogue that fits", notes)
 	}
 }

@@ -27,8 +27,14 @@ const SkillToolSpecJSON = `{"name":"skill","description":"Activate a skill: retu
 // most max bytes in all; when skills are left out to stay within it, a
 // last line says how many. No skills: "".
 func Catalogue(offered []Skill, max int) string {
+	text, _ := CatalogueListed(offered, max)
+	return text
+}
+
+// CatalogueListed is [Catalogue] and how many skills it lists.
+func CatalogueListed(offered []Skill, max int) (string, int) {
 	if len(offered) == 0 {
-		return ""
+		return "", 0
 	}
 	lines := make([]string, len(offered))
 	total := len(catalogueHeader)
@@ -42,15 +48,15 @@ func Catalogue(offered []Skill, max int) string {
 		for _, l := range lines {
 			b.WriteString(l)
 		}
-		return b.String()
+		return b.String(), len(lines)
 	}
 	for i, l := range lines {
 		note := fmt.Sprintf("(%d more skills left out to keep this list short; `rubichan skills list` shows them all)\n", len(lines)-i)
 		if b.Len()+len(l)+len(note) > max {
 			b.WriteString(note)
-			break
+			return b.String(), i
 		}
 		b.WriteString(l)
 	}
-	return b.String()
+	return b.String(), len(lines)
 }
