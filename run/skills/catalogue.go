@@ -19,7 +19,11 @@ Skills are the team's procedures for particular tasks. When the task matches a s
 
 // SkillToolSpecJSON is the spec a dedicated `skill` tool would send with
 // every request — what the read tool costs nothing extra for. It is kept
-// only to measure the choice (TestCatalogueBytes).
+// only to measure the choice (TestCatalogueBytes): the catalogue is the
+// same either way (its entries name each SKILL.md's path, 207 bytes an
+// entry, 10,646 bytes for 50 skills), and the tool would add 262 bytes to
+// every request and a second path to confine and judge, where the read tool
+// is already confined by the workspace and the policy.
 const SkillToolSpecJSON = `{"name":"skill","description":"Activate a skill: returns its SKILL.md. Read the files it names with the read tool.","input_schema":{"type":"object","properties":{"name":{"type":"string","description":"the skill's name, from the catalogue"}},"required":["name"]}}`
 
 // Catalogue is the system prompt's list of offered skills: the header,
