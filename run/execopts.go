@@ -40,6 +40,7 @@ type execConfig struct {
 	NoContextFiles bool
 	PassEnv        []string // variable names bash gets although they look secret
 	MCP            harness.MCPChoice
+	Skills         harness.SkillSettings // --skills, --no-skills
 
 	NoSubqueries bool // --no-subqueries: no socket for `rubichan query`
 	Subqueries   bool // --subqueries: the system prompt tells of them without a spill
@@ -84,6 +85,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		AppendSystem:    c.String("append-system-prompt"),
 		NoContextFiles:  c.Bool("no-context-files"),
 		PassEnv:         c.StringSlice("pass-env"),
+		Skills:          skillSettings(c),
 		Output:          c.String("output"),
 		IncludeThinking: c.Bool("include-thinking"),
 		Quiet:           c.Bool("quiet"),
@@ -191,4 +193,9 @@ func (cfg execConfig) sinkOptions(js *sink.JSON, env environment, stop func(erro
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
 		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: agent.NewRedactor(cfg.settings().Secrets(env.Env, cfg.Dir)), Stop: stop,
 		AllowAll: harness.AllowAll(cfg.Settings)}
+}
+
+// skillSettings reads --skills and --no-skills.
+func skillSettings(c *cli.Context) harness.SkillSettings {
+	return harness.SkillSettings{Dirs: c.StringSlice("skills"), Off: c.Bool("no-skills")}
 }

@@ -42,6 +42,8 @@ func TestExecConfigSettingsCarriesEveryField(t *testing.T) {
 		{"PassEnv", func(c *execConfig) { c.PassEnv = []string{"KEEP"} }, func(s harness.Settings) any { return s.PassEnv }, []string{"KEEP"}},
 		{"MCP", func(c *execConfig) { c.MCP.ConfigFile = "/m.json" }, func(s harness.Settings) any { return s.MCP.ConfigFile }, "/m.json"},
 		{"MCP", func(c *execConfig) { c.MCP.Off = true }, func(s harness.Settings) any { return s.MCP.Off }, true},
+		{"Skills", func(c *execConfig) { c.Skills.Dirs = []string{"/s"} }, func(s harness.Settings) any { return s.Skills.Dirs }, []string{"/s"}},
+		{"Skills", func(c *execConfig) { c.Skills.Off = true }, func(s harness.Settings) any { return s.Skills.Off }, true},
 		{"NoSubqueries", func(c *execConfig) { c.NoSubqueries = true }, func(s harness.Settings) any { return s.Subqueries.Off }, true},
 		{"Subqueries", func(c *execConfig) { c.Subqueries = true }, func(s harness.Settings) any { return s.Subqueries.Announce }, true},
 		{"NoCompact", func(c *execConfig) { c.NoCompact = true }, func(s harness.Settings) any { return s.NoCompact }, true},

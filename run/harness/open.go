@@ -10,6 +10,7 @@ import (
 	"github.com/rubichan/rubichan/run/input"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/sink"
+	"github.com/rubichan/rubichan/run/skills"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
@@ -37,6 +38,8 @@ type Run struct {
 	// Verifier is the --verify check, one of the agent's verifiers; nil
 	// without --verify.
 	Verifier *Verifier
+	// Skills are the skills found; Offered are in the system prompt.
+	Skills skills.Set
 
 	sinks   *sink.Fan
 	closers []func() // run in reverse order by Close
@@ -92,7 +95,19 @@ func Open(ctx context.Context, s Settings, o OpenOptions) (r *Run, err error) {
 	if err != nil {
 		return r, err
 	}
-	if r.Workspace, r.Policy, err = OpenWorkspace(s.PolicySource(dir), o.Sinks.Notes(), notice); err != nil {
+	// The skills, before the policy, which grants reads of their folders.
+	// (in the run's root: patch mode's copy has the workspace's skills)
+	inRoot := s
+	inRoot.Dir = dir
+	if r.Skills, err = DiscoverSkills(inRoot, o.Env); err != nil {
+		return r, err
+	}
+	for _, n := range r.Skills.Notes {
+		notice(n)
+	}
+	ps := s.PolicySource(dir)
+	ps.Reads = SkillGrants(r.Skills, dir)
+	if r.Workspace, r.Policy, err = OpenWorkspace(ps, o.Sinks.Notes(), notice); err != nil {
 		return r, err
 	}
 	r.onClose(func() { r.Workspace.Close() })
@@ -179,6 +194,10 @@ func (r *Run) openAgent(ctx context.Context, s Settings, o OpenOptions, secrets 
 		r.Traffic.Finish(err, notice)
 		return err
 	}
+	if p, ok := SkillPrompt(r.Skills, notice); ok {
+		parts = append(parts, p)
+		opts.System = input.JoinParts(parts)
+	}
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
 	r.Session = r.Plan.Open(s.Session, sink.SessionOptions{Secrets: secrets, Warn: o.Stderr, Notes: UnlessQuiet(o.Stderr, s.Quiet), Build: o.Build}, sink.SessionHeader{
 		Start: o.Start, Workspace: root, Provider: s.Provider.Name, API: s.Provider.Type, Model: s.Provider.Model,
@@ -194,8 +213,11 @@ func (r *Run) openAgent(ctx context.Context, s Settings, o OpenOptions, secrets 
 	if o.NewAsker != nil {
 		opts.Ask = o.NewAsker(r.Approver)
 	}
+	opts.Emit = SkillActivations(r.Skills, root, emit)
 	r.Agent = agent.New(client, opts)
-	o.Sinks.Started(r.Session, WithMCP(InitEvent(s.InitSettings(), o.Build, root, r.Agent.ToolNames(), r.Policy, r.Sandbox), rt.MCP, r.Agent.ToolSpecs()))
+	init := WithMCP(InitEvent(s.InitSettings(), o.Build, root, r.Agent.ToolNames(), r.Policy, r.Sandbox), rt.MCP, r.Agent.ToolSpecs())
+	init.Skills = InitSkills(r.Skills)
+	o.Sinks.Started(r.Session, init)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
+	"github.com/rubichan/rubichan/run/skills"
 )
 
 // chat is a line-mode session: the stack a headless run opens, kept for
@@ -33,6 +34,7 @@ type chat struct {
 	runs     int // runs this process made
 	lastErr  error
 	lastLine string
+	skill    skills.Skill // chosen with /skill for the next line; zero: none
 }
 
 // fileEdit is one change a write or edit call made, as its diff.
@@ -105,6 +107,7 @@ func (c *chat) close() error {
 // stays valid for the next line.
 func (c *chat) runLine(ctx context.Context, text string) {
 	c.lastLine = text
+	text = c.withSkill(text)
 	l := c.st.Agent
 	start := time.Now()
 	if c.runs > 0 {
