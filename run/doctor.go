@@ -55,7 +55,7 @@ func runDoctor(c *cli.Context, env environment) error {
 	return doctor.Run(c.Context, doctor.Options{
 		Config: lc, ConfigErr: lcErr, Env: env.Env, Dir: c.String("cwd"),
 		Policy: harness.PolicySource{
-			Dir: c.String("cwd"), File: c.String("policy"), Allow: c.StringSlice("allow"), Deny: c.StringSlice("deny"),
+			Dir: c.String("cwd"), File: c.String("policy"), Allow: ruleFlag(c, "allow"), Deny: ruleFlag(c, "deny"),
 			TrustWorkspace: c.Bool("trust-workspace"), Headless: true,
 		},
 		TrustWorkspace: c.Bool("trust-workspace"),
