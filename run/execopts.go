@@ -27,6 +27,10 @@ type execConfig struct {
 	Resolved config.ResolvedProvider
 	Settings *config.Loaded
 
+	// ResumeArgs are the flags a run resuming this one needs, as shell
+	// words: the approve and deny lines of a deferred run repeat them.
+	ResumeArgs []string
+
 	PolicyFile     string
 	Allow, Deny    []string
 	TrustWorkspace bool
@@ -88,6 +92,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		PolicyFile:      c.String("policy"),
 		Allow:           ruleFlag(c, "allow"),
 		Deny:            ruleFlag(c, "deny"),
+		ResumeArgs:      resumeArgs(c),
 		TrustWorkspace:  c.Bool("trust-workspace"),
 		OnAsk:           c.String("on-ask"),
 		Dir:             c.String("cwd"),

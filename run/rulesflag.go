@@ -19,15 +19,22 @@ import (
 // ("write:src/**,shell:go test *") draws a warning on stderr: it is
 // taken as one rule, which is rarely what was meant.
 func ruleFlag(c *cli.Context, name string) []string {
+	rules := splitRules(c.StringSlice(name))
+	for _, rule := range rules {
+		warnJoinedRule(c.App.ErrWriter, name, rule)
+	}
+	return rules
+}
+
+// splitRules returns the rules of the values of --allow or --deny: each
+// non-blank line of each value, trimmed.
+func splitRules(values []string) []string {
 	var out []string
-	for _, v := range c.StringSlice(name) {
+	for _, v := range values {
 		for _, line := range strings.Split(v, "\n") {
-			rule := strings.TrimSpace(line)
-			if rule == "" {
-				continue
+			if rule := strings.TrimSpace(line); rule != "" {
+				out = append(out, rule)
 			}
-			warnJoinedRule(c.App.ErrWriter, name, rule)
-			out = append(out, rule)
 		}
 	}
 	return out
