@@ -80,14 +80,15 @@ func TestActionPolicyInputs(t *testing.T) {
 
 // TestActionTwoSteps: two steps of the action in one job each write
 // their own session (outputs naming this step's files), and resume:
-// takes the first step's session to go on with its conversation without
-// a new prompt... or with one.
+// takes an earlier step's session to go on with its conversation, with a
+// new prompt or without one.
 func TestActionTwoSteps(t *testing.T) {
 	a := readAction(t)
 	srv := llmtest.NewServer(llmtest.Script{Turns: []llmtest.Turn{
 		{Text: []string{"first answer"}},
 		{Text: []string{"second answer"}},
 		{Text: []string{"third answer"}},
+		{Text: []string{"fourth answer"}},
 	}})
 	defer srv.Close()
 	env := newActionEnv(t, srv.URL())
