@@ -65,6 +65,8 @@ type Options struct {
 	Policy harness.PolicySource
 	// TrustWorkspace: the workspace's .mcp.json is started too.
 	TrustWorkspace bool
+	// MCP is --mcp-config and --no-mcp, as exec takes them.
+	MCP harness.MCPChoice
 	// SessionDir is --session-dir; "": the default session directory.
 	SessionDir string
 	// Offline: the provider is not contacted.
