@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -141,5 +142,27 @@ func TestActionTwoSteps(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out["result-json"]), &res); err != nil || res.FinalText != "third answer" {
 		t.Errorf("resume result-json %q: %v", out["result-json"], err)
+	}
+}
+
+// TestActionOnAskAndMCP: on-ask: defer pauses a call needing approval
+// (exit 3), printing an approve line that carries the step's rules;
+// mcp-config: reaches the run (a missing file is a configuration error).
+func TestActionOnAskAndMCP(t *testing.T) {
+	a := readAction(t)
+	srv := llmtest.NewServer(llmtest.Script{Turns: []llmtest.Turn{
+		{ToolCalls: []llmtest.ToolCall{{Name: "write", Args: []string{`{"path":"out.txt","content":"x\n"}`}}}},
+	}})
+	defer srv.Close()
+	env := newActionEnv(t, srv.URL())
+	run := runStepOf(t, a, "run")
+	code, log := env.runStep(t, run, a, map[string]string{"prompt": "write it", "on-ask": "defer", "allow": "shell:go test *"})
+	if code != 3 || !regexp.MustCompile(`(?m)^approve: rubichan exec --allow 'shell:go test \*' --on-ask defer .*--resume \S+ --approve call_1_0`).MatchString(log) {
+		t.Errorf("on-ask defer: exit %d\n%s", code, log)
+	}
+	missing := filepath.Join(env.temp, "no-such-mcp.json") // outside the workspace: the user's file
+	code, log = env.runStep(t, run, a, map[string]string{"prompt": "hi", "mcp-config": missing})
+	if code != 2 || !strings.Contains(log, missing) {
+		t.Errorf("mcp-config: exit %d\n%s", code, log)
 	}
 }
