@@ -64,7 +64,7 @@ func runDoctor(c *cli.Context, env environment) error {
 			TrustWorkspace: c.Bool("trust-workspace"), Headless: true,
 		},
 		TrustWorkspace: c.Bool("trust-workspace"),
-		MCP:            harness.MCPChoice{ConfigFile: mcpCh.ConfigFile, Off: mcpCh.Off},
+		MCP:            harness.MCPChoice(mcpCh),
 		SessionDir:     c.String("session-dir"),
 		Offline:        c.Bool("offline"),
 		JSON:           c.Bool("json"),
