@@ -8,12 +8,12 @@ import (
 // resumedFlags are the flags whose values a resumed run needs as the
 // deferred run had them: where the model is and which, what the policy
 // allows, how calls needing approval are handled, the sandbox, the MCP
-// servers, the limits, the output and where the session lives. The
+// servers and skills, the limits, the output and where the session lives. The
 // prompt, the session's own naming and the patch are not carried.
 var resumedFlags = []string{
 	"config", "provider", "model", "base-url",
 	"policy", "allow", "deny", "trust-workspace", "allow-all", "on-ask",
-	"sandbox", "network", "mcp-config", "no-mcp", "pass-env", "no-subqueries", "sub-model",
+	"sandbox", "network", "mcp-config", "no-mcp", "skills", "no-skills", "pass-env", "no-subqueries", "sub-model",
 	"max-cost", "max-tokens-total", "max-turns", "timeout", "max-tool-calls",
 	"verify", "verify-attempts", "verify-timeout",
 	"output", "include-thinking", "quiet", "verbose", "github",
@@ -37,7 +37,7 @@ func resumeArgs(c *cli.Context) []string {
 			for _, r := range splitRules(c.StringSlice(name)) {
 				out = append(out, "--"+name, shellWord(r))
 			}
-		case "pass-env":
+		case "pass-env", "skills":
 			for _, v := range c.StringSlice(name) {
 				out = append(out, "--"+name, shellWord(v))
 			}

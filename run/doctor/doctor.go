@@ -67,6 +67,8 @@ type Options struct {
 	TrustWorkspace bool
 	// MCP is --mcp-config and --no-mcp, as exec takes them.
 	MCP harness.MCPChoice
+	// Skills are --skills and --no-skills.
+	Skills harness.SkillSettings
 	// SessionDir is --session-dir; "": the default session directory.
 	SessionDir string
 	// Offline: the provider is not contacted.
@@ -115,6 +117,7 @@ func steps() []step {
 		{"terminal", checkTerminal},
 		{"sandbox", checkSandbox},
 		{"mcp", checkMCP},
+		{"skills", checkSkills},
 		{"github", checkGitHub},
 	}
 }
