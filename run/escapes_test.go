@@ -62,13 +62,13 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 		"activity: sub-query":     activity(true, agent.Event{Kind: agent.EventSubquery, Subquery: &agent.SubqueryInfo{Status: "error", Error: h}}, agent.Event{Kind: agent.EventSubquery, Subquery: &agent.SubqueryInfo{Status: agent.SubqueryOK, Model: h}}),
 		"deferred run: pending list": func(*testing.T) string {
 			var b bytes.Buffer
-			sink.ReportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Diff: h + "\n+" + h}}, filepath.Join("dir", "x"+session.Ext), "dir")
+			sink.ReportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Diff: h + "\n+" + h}}, filepath.Join("dir", "x"+session.Ext), "dir", []string{"--model", h})
 			return b.String()
 		},
 		"deferred run: pending facts": func(*testing.T) string {
 			var b bytes.Buffer
 			facts := []session.PendingFact{{Fact: "write: " + h, Rule: h}, {Fact: "command: " + h, Rule: h}}
-			sink.ReportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Facts: facts}}, "", "")
+			sink.ReportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Facts: facts}}, "", "", nil)
 			return b.String()
 		},
 		"sessions show": func(t *testing.T) string {

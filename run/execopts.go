@@ -25,6 +25,10 @@ type execConfig struct {
 	Resolved config.ResolvedProvider
 	Settings *config.Loaded
 
+	// ResumeArgs are the flags a run resuming this one needs, as shell
+	// words: the approve and deny lines of a deferred run repeat them.
+	ResumeArgs []string
+
 	PolicyFile     string
 	LearnPolicy    string // --learn-policy: write the policy learned from this run's session here
 	Allow, Deny    []string
@@ -73,8 +77,9 @@ type execConfig struct {
 func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	cfg := execConfig{
 		PolicyFile:      c.String("policy"),
-		Allow:           c.StringSlice("allow"),
-		Deny:            c.StringSlice("deny"),
+		Allow:           ruleFlag(c, "allow"),
+		Deny:            ruleFlag(c, "deny"),
+		ResumeArgs:      resumeArgs(c),
 		TrustWorkspace:  c.Bool("trust-workspace"),
 		OnAsk:           c.String("on-ask"),
 		Dir:             c.String("cwd"),

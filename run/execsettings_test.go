@@ -66,9 +66,9 @@ func TestExecConfigSettingsCarriesEveryField(t *testing.T) {
 		{"PatchMaxSize", func(c *execConfig) { c.PatchMaxSize = 9 }, func(s harness.Settings) any { return s.Patch.MaxSize }, int64(9)},
 		{"chat", func(c *execConfig) { c.chat = true }, func(s harness.Settings) any { return s.LineMode }, true},
 	}
-	// Not the harness's: the sinks' options, and --learn-policy, which the
-	// command layer acts on after the run.
-	notCarried := []string{"Output", "IncludeThinking", "Color", "github", "LearnPolicy"}
+	// Not the harness's: the sinks' options, and what the command layer
+	// acts on after the run (--learn-policy, the resume line's flags).
+	notCarried := []string{"Output", "IncludeThinking", "Color", "github", "LearnPolicy", "ResumeArgs"}
 
 	zero := execConfig{}.settings()
 	var all execConfig

@@ -72,7 +72,7 @@ func runMCPList(c *cli.Context, env environment) error {
 		return err
 	}
 	dir, _ := filepath.Abs(c.String("cwd"))
-	pol, err := harness.LoadPolicy(harness.PolicySource{Dir: dir, File: c.String("policy"), Allow: c.StringSlice("allow"), Deny: c.StringSlice("deny"),
+	pol, err := harness.LoadPolicy(harness.PolicySource{Dir: dir, File: c.String("policy"), Allow: ruleFlag(c, "allow"), Deny: ruleFlag(c, "deny"),
 		TrustWorkspace: c.Bool("trust-workspace"), Headless: true}, c.App.ErrWriter)
 	if err != nil {
 		return err

@@ -81,7 +81,7 @@ func (s Settings) Verify() config.Verify {
 func (s Settings) InputOptions(notice func(string)) input.Options {
 	return input.Options{
 		Args: s.Input.Args, PromptFile: s.Input.PromptFile, NoStdin: s.Input.NoStdin, Notice: notice,
-		InlineMax: InlineMax(s.Config), StdinMax: StdinMax(s.Config), Optional: s.Session.Answering(),
+		InlineMax: InlineMax(s.Config), StdinMax: StdinMax(s.Config), Optional: s.Session.Answering() || s.Session.Resuming(),
 	}
 }
 
