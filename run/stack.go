@@ -8,6 +8,7 @@ import (
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/structured"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
@@ -35,7 +36,9 @@ type runStack struct {
 	// verifier is the --verify check, one of the loop's verifiers; nil
 	// without --verify.
 	verifier *verifier
-	parts    []session.PromptPart
+	// structured is the --json-schema check; nil without one.
+	structured *structured.Check
+	parts      []session.PromptPart
 
 	closers []func() // run in reverse order by close
 }
@@ -163,6 +166,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	lc.Hooks = asHooks(newHooks(cfg.Settings, cfg.childEnv(env), st.ws.Root(), st.sessionID(), st.sess, emit, rt))
 	st.verifier = newVerifier(cfg.verify(), cfg.childEnv(env), st.ws.Root(), rt, emit)
 	lc.Verifiers = st.verifier.Verifiers()
+	st.structured = withStructuredOutput(cfg, &lc, notice)
 	if src.newAsker != nil {
 		lc.Ask = src.newAsker(ap)
 	}

@@ -28,17 +28,24 @@ type Check struct {
 	schema  *Schema
 	retries int
 	tool    bool
+	red     *agent.Redactor
 	out     json.RawMessage
 }
 
-// NewCheck returns the check of schema with retries answers sent back at
-// most; tool says the answer comes through the final tool.
-func NewCheck(schema *Schema, retries int, tool bool) *Check {
-	return &Check{schema: schema, retries: max(retries, 0), tool: tool}
+// CheckOptions are how a [Check] works.
+type CheckOptions struct {
+	Retries int             // answers sent back at most (--json-schema-retries)
+	Tool    bool            // the answer comes through the final tool
+	Redact  *agent.Redactor // the run's secrets, hidden in Output
 }
 
-// Output is the valid answer of the last run, compact, on one line; nil
-// when it gave none.
+// NewCheck returns the check of schema.
+func NewCheck(schema *Schema, o CheckOptions) *Check {
+	return &Check{schema: schema, retries: max(o.Retries, 0), tool: o.Tool, red: o.Redact}
+}
+
+// Output is the valid answer of the last run, compact, on one line, its
+// secrets redacted; nil when it gave none.
 func (c *Check) Output() json.RawMessage { return c.out }
 
 // Reset forgets the last run's answer (a chat's next line).
@@ -55,7 +62,7 @@ func (c *Check) Verify(_ context.Context, attempt int, final agent.Final) (agent
 		if err := json.Compact(&b, doc); err != nil {
 			return agent.Verification{}, fmt.Errorf("structured: compact the answer: %w", err)
 		}
-		c.out = b.Bytes()
+		c.out = c.red.RedactJSON(b.Bytes())
 		return agent.Verification{Passed: true}, nil
 	}
 	if attempt > c.retries {

@@ -47,7 +47,7 @@ func TestCheck(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			c := NewCheck(s, 2, tc.tool)
+			c := NewCheck(s, CheckOptions{Retries: 2, Tool: tc.tool})
 			for i, st := range tc.steps {
 				v, err := c.Verify(context.Background(), i+1, st.final)
 				if err != nil {

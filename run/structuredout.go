@@ -1,0 +1,56 @@
+package run
+
+import (
+	"strconv"
+
+	"github.com/rubichan/rubichan/run/structured"
+	"github.com/urfave/cli/v2"
+)
+
+// loadJSONSchema reads and compiles --json-schema before anything else
+// runs: a schema that cannot be used is a usage error (exit 2) naming
+// its file and the pointer into it.
+func (cfg *execConfig) loadJSONSchema(c *cli.Context) error {
+	n, err := strconv.Atoi(c.String("json-schema-retries"))
+	if err != nil || n < 0 {
+		return usagef("--json-schema-retries must be a number, 0 or more, not %q", c.String("json-schema-retries"))
+	}
+	cfg.JSONSchemaRetries = n
+	arg := c.String("json-schema")
+	if arg == "" {
+		return nil
+	}
+	s, err := structured.Load(arg, "")
+	if err != nil {
+		return usagef("--json-schema: %v", err)
+	}
+	cfg.JSONSchema = s
+	return nil
+}
+
+// withStructuredOutput sets --json-schema up on the loop's configuration:
+// the provider's native format or the final tool (as [structured.Choose]
+// decides for the provider, its model and structured_output), a line of
+// the system prompt that says how to answer, and the check of the answer
+// after --verify's. It returns the check, nil without --json-schema.
+func withStructuredOutput(cfg execConfig, lc *loopConfig, notice func(string)) *structured.Check {
+	s := cfg.JSONSchema
+	if s == nil {
+		return nil
+	}
+	preset := ""
+	if cfg.Resolved.Preset {
+		preset = cfg.Resolved.Name
+	}
+	plan := structured.Choose(s, structured.Provider{Type: cfg.Resolved.Type, Preset: preset, Model: cfg.Model, Override: cfg.Resolved.StructuredOutput})
+	notice("--json-schema: the answer is asked for with the " + plan.Mode.String() + " form (" + plan.Why + ")")
+	if plan.Mode == structured.Native {
+		lc.Format = plan.Format
+	} else {
+		lc.FinalTool = s.Tool()
+	}
+	lc.System += "\n\n" + plan.Instruction()
+	check := structured.NewCheck(s, structured.CheckOptions{Retries: cfg.JSONSchemaRetries, Tool: plan.Mode == structured.Tool, Redact: lc.Redact})
+	lc.Verifiers = append(lc.Verifiers, check)
+	return check
+}
