@@ -30,11 +30,12 @@ const execDescription = `Examples:
    rubichan exec --output stream-json "fix the lint errors" | jq -c 'select(.type=="result")'
    rubichan exec --session-id pr-7 "fix the failing test"; rubichan exec --resume pr-7 "address the review"
    rubichan exec --on-ask defer --session-id rel "publish"; rubichan exec --resume rel --approve all
+   rubichan exec --json-schema triage.json "classify this failure" < build.log | jq -r .label
 
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 3 stopped by the policy or paused for an approval (--on-ask defer),
 4 a limit was reached, 5 the model provider failed, 6 --verify never passed,
-130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
+7 the answer did not match --json-schema, 130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
 // execCommand is the exec command; its runs write to early's sinks.
 func execCommand(stdin io.Reader, env environment, early earlyOutput) *cli.Command {
