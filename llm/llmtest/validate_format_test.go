@@ -20,8 +20,8 @@ func formatValidationCases() map[string]requestValidationCase {
 		return `{"model":"x","stream":true,"store":false,"text":{"format":` + format + `},"input":[{"type":"message","role":"user","content":"hi"}]}`
 	}
 	return map[string]requestValidationCase{
-		"anthropic format ok":           {"/v1/messages", ant(`{"type":"json_schema","schema":` + opt + `}`), ""},
-		"anthropic format open object":  {"/v1/messages", ant(`{"type":"json_schema","schema":` + open + `}`), "output_config.format.schema: (root): for 'object' type, 'additionalProperties' must be explicitly set to false"},
+		"anthropic format ok":            {"/v1/messages", ant(`{"type":"json_schema","schema":` + opt + `}`), ""},
+		"anthropic format open object":   {"/v1/messages", ant(`{"type":"json_schema","schema":` + open + `}`), "output_config.format.schema: (root): for 'object' type, 'additionalProperties' must be explicitly set to false"},
 		"anthropic format wrong type":    {"/v1/messages", ant(`{"type":"json","schema":` + closed + `}`), "output_config.format.type: want json_schema"},
 		"anthropic format no schema":     {"/v1/messages", ant(`{"type":"json_schema"}`), "output_config.format.schema: missing"},
 		"chat format strict ok":          {"/v1/chat/completions", chat(`{"type":"json_schema","json_schema":{"name":"answer","strict":true,"schema":` + closed + `}}`), ""},
