@@ -158,6 +158,9 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	if err := cfg.loadSettings(c, env); err != nil {
 		return cfg, settingsError{Err: err}
 	}
+	if err := cfg.resumedJSONSchema(env); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
 }
 

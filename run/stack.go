@@ -159,7 +159,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
 	st.sess = openPlanned(st.plan, cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
 		Start: src.start, Workspace: st.ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
-		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts,
+		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts, JSONSchema: cfg.schemaRaw(),
 	})
 	st.defer_(func() { st.sess.Close() })
 	lc.Answers = st.plan.Answers()

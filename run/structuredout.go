@@ -1,8 +1,10 @@
 package run
 
 import (
+	"encoding/json"
 	"strconv"
 
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/structured"
 	"github.com/urfave/cli/v2"
 )
@@ -53,4 +55,31 @@ func withStructuredOutput(cfg execConfig, lc *loopConfig, notice func(string)) *
 	check := structured.NewCheck(s, structured.CheckOptions{Retries: cfg.JSONSchemaRetries, Tool: plan.Mode == structured.Tool, Redact: lc.Redact})
 	lc.Verifiers = append(lc.Verifiers, check)
 	return check
+}
+
+// resumedJSONSchema keeps the schema of the session a run resumes when
+// the run gives none (a schema the session recorded is compiled again: a
+// bad one is a usage error naming the session).
+func (cfg *execConfig) resumedJSONSchema(env environment) error {
+	if cfg.JSONSchema != nil {
+		return nil
+	}
+	raw, path, err := harness.ResumedSchema(cfg.sessionFlags.settings(), cfg.sessionDir(env), cfg.Dir)
+	if err != nil || raw == nil {
+		return err
+	}
+	s, err := structured.Parse(raw, path)
+	if err != nil {
+		return usagef("--json-schema of the resumed session: %v", err)
+	}
+	cfg.JSONSchema = s
+	return nil
+}
+
+// schemaRaw is --json-schema as the session records it; nil without one.
+func (cfg execConfig) schemaRaw() json.RawMessage {
+	if cfg.JSONSchema == nil {
+		return nil
+	}
+	return cfg.JSONSchema.Raw
 }
