@@ -8,6 +8,7 @@ import (
 
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/run/structured"
 	"github.com/urfave/cli/v2"
@@ -43,6 +44,7 @@ type execConfig struct {
 	NoContextFiles bool
 	PassEnv        []string // variable names bash gets although they look secret
 	MCP            mcpChoice
+	Skills         harness.SkillSettings // --skills, --no-skills
 
 	MaxTurns     int
 	Timeout      time.Duration // 0: none
@@ -103,6 +105,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		AppendSystem:    c.String("append-system-prompt"),
 		NoContextFiles:  c.Bool("no-context-files"),
 		PassEnv:         c.StringSlice("pass-env"),
+		Skills:          skillSettings(c),
 		Output:          c.String("output"),
 		IncludeThinking: c.Bool("include-thinking"),
 		Quiet:           c.Bool("quiet"),
@@ -216,4 +219,9 @@ func (cfg execConfig) sinkOptions(js *jsonSink, env environment, stop func(error
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
 		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: newRedactor(cfg.secrets(env)), Stop: stop,
 		AllowAll: allowAll(cfg.Settings)}
+}
+
+// skillSettings reads --skills and --no-skills.
+func skillSettings(c *cli.Context) harness.SkillSettings {
+	return harness.SkillSettings{Dirs: c.StringSlice("skills"), Off: c.Bool("no-skills")}
 }

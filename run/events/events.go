@@ -33,8 +33,18 @@ type Init struct {
 	// OS sandbox but the secret denials and guarded paths; absent when
 	// off.
 	AllowAll bool `json:"allow_all,omitempty"`
+	// Skills are the skills the run offers in its system prompt; absent
+	// when none.
+	Skills []Skill `json:"skills,omitempty"`
 	// JSONSchema is the digest of --json-schema; absent without one.
 	JSONSchema *JSONSchema `json:"json_schema,omitempty"`
+}
+
+// Skill is one skill a run offers: its name and the hex SHA-256 of its
+// SKILL.md.
+type Skill struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
 }
 
 // JSONSchema identifies the schema of a run's structured output.
