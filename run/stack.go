@@ -38,8 +38,9 @@ type runStack struct {
 	// verifier is the --verify check, one of the loop's verifiers; nil
 	// without --verify.
 	verifier *verifier
-	// structured is the --json-schema check; nil without one.
-	structured *structured.Check
+	// structured holds the --json-schema check; nil without one, and in
+	// line mode always there (/schema fills it).
+	structured *structured.Slot
 	parts      []session.PromptPart
 	skills     skills.Set // the skills found; Offered are in the system prompt
 

@@ -34,17 +34,20 @@ func (cfg *execConfig) loadJSONSchema(c *cli.Context) error {
 // the provider's native format or the final tool (as [structured.Choose]
 // decides for the provider, its model and structured_output), a line of
 // the system prompt that says how to answer, and the check of the answer
-// after --verify's. It returns the check, nil without --json-schema.
-func withStructuredOutput(cfg execConfig, lc *loopConfig, notice func(string)) *structured.Check {
+// after --verify's. It returns the check's slot: nil without
+// --json-schema, and in line mode always a slot (empty without one),
+// which /schema fills for the next lines.
+func withStructuredOutput(cfg execConfig, lc *loopConfig, notice func(string)) *structured.Slot {
 	s := cfg.JSONSchema
 	if s == nil {
-		return nil
+		if !cfg.chat {
+			return nil
+		}
+		slot := structured.NewSlot(nil)
+		lc.Verifiers = append(lc.Verifiers, slot)
+		return slot
 	}
-	preset := ""
-	if cfg.Resolved.Preset {
-		preset = cfg.Resolved.Name
-	}
-	plan := structured.Choose(s, structured.Provider{Type: cfg.Resolved.Type, Preset: preset, Model: cfg.Model, Override: cfg.Resolved.StructuredOutput})
+	plan := cfg.structuredPlan(s, cfg.Model)
 	notice("--json-schema: the answer is asked for with the " + plan.Mode.String() + " form (" + plan.Why + ")")
 	if plan.Mode == structured.Native {
 		lc.Format = plan.Format
@@ -52,9 +55,18 @@ func withStructuredOutput(cfg execConfig, lc *loopConfig, notice func(string)) *
 		lc.FinalTool = s.Tool()
 	}
 	lc.System += "\n\n" + plan.Instruction()
-	check := structured.NewCheck(s, structured.CheckOptions{Retries: cfg.JSONSchemaRetries, Tool: plan.Mode == structured.Tool, Redact: lc.Redact})
-	lc.Verifiers = append(lc.Verifiers, check)
-	return check
+	slot := structured.NewSlot(structured.NewCheck(s, structured.CheckOptions{Retries: cfg.JSONSchemaRetries, Tool: plan.Mode == structured.Tool, Redact: lc.Redact}))
+	lc.Verifiers = append(lc.Verifiers, slot)
+	return slot
+}
+
+// structuredPlan is how the run's provider is asked for s with model.
+func (cfg execConfig) structuredPlan(s *structured.Schema, model string) structured.Plan {
+	preset := ""
+	if cfg.Resolved.Preset {
+		preset = cfg.Resolved.Name
+	}
+	return structured.Choose(s, structured.Provider{Type: cfg.Resolved.Type, Preset: preset, Model: model, Override: cfg.Resolved.StructuredOutput})
 }
 
 // resumedJSONSchema keeps the schema of the session a run resumes when

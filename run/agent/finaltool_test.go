@@ -175,3 +175,48 @@ func TestFormatSent(t *testing.T) {
 		}
 	}
 }
+
+// TestSetStructured: between runs (line mode's /schema) the final tool
+// and the format are switched on, then off again.
+func TestSetStructured(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.NewServer(llmtest.Script{Turns: []llmtest.Turn{
+		{ToolCalls: []llmtest.ToolCall{agenttest.Call("c1", "respond", `{"label":"x"}`)}},
+		{Text: []string{"plain"}},
+	}})
+	defer srv.Close()
+	a := agent.New(llm.NewAnthropic(llm.AnthropicConfig{BaseURL: srv.URL(), APIKey: "k"}), agent.Options{
+		Model: "m", Limits: agent.Limits{MaxTurns: 3}, Tools: []toolkit.Tool{&agenttest.FakeTool{Name: "read"}},
+		Judge: agenttest.JudgeBy(nil, nil), Emit: func(agent.Event) {}})
+	a.SetStructured(&llm.JSONFormat{Name: "answer", Schema: json.RawMessage(`{"type":"object","additionalProperties":false}`)}, respondSpec)
+	if err := a.Run(context.Background(), "one"); err != nil {
+		t.Fatal(err)
+	}
+	a.SetStructured(nil, toolkit.Spec{})
+	if err := a.Run(context.Background(), "two"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("requests = %d", len(reqs))
+	}
+	for i, want := range []struct {
+		tools  string
+		format bool
+	}{{"read respond", true}, {"read", false}} {
+		var body struct {
+			Tools        []struct{ Name string } `json:"tools"`
+			OutputConfig *json.RawMessage        `json:"output_config"`
+		}
+		if err := reqs[i].JSON(&body); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range body.Tools {
+			names = append(names, tl.Name)
+		}
+		if strings.Join(names, " ") != want.tools || (body.OutputConfig != nil) != want.format {
+			t.Errorf("request %d: tools %q, output_config %v; want %q, %v", i+1, names, body.OutputConfig != nil, want.tools, want.format)
+		}
+	}
+}

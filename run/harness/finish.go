@@ -24,7 +24,7 @@ import (
 type RunEnd struct {
 	Verifier   *Verifier
 	Patch      *PatchMode
-	Structured *structured.Check
+	Structured *structured.Slot
 }
 
 // Finish reports how the loop ended — its error, unless already shown
@@ -45,10 +45,8 @@ func Finish(runErr error, l *agent.Agent, text *sink.Text, start time.Time, emit
 	sum := l.Summary(start)
 	sum.ExitCode = code
 	sum.Verified = end.Verifier.Outcome()
-	if end.Structured != nil {
-		sum.StructuredOutput = end.Structured.Output()
-		end.Structured.Reset()
-	}
+	sum.StructuredOutput = end.Structured.Output()
+	end.Structured.Reset()
 	// A run the model finished is whole, verified or matching its schema
 	// or not; anything else stopped it midway.
 	pi, perr := end.Patch.Write(code != exit.OK && code != exit.Verify && code != exit.Schema)

@@ -61,6 +61,10 @@ func NewText(w io.Writer, o TextOptions) *Text {
 	return &Text{w: w, final: o.Final, structured: o.Structured, terminal: o.Terminal, onError: o.OnError, lastNL: true}
 }
 
+// SetStructured switches the structured mode of [TextOptions.Structured]
+// between runs (line mode's /schema).
+func (s *Text) SetStructured(on bool) { s.structured = on }
+
 // Err is the first error writing the text, nil when none.
 func (s *Text) Err() error { return s.err }
 
