@@ -33,7 +33,7 @@ func (cfg *execConfig) loadJSONSchema(c *cli.Context) error {
 // withStructuredOutput sets --json-schema up on the loop's configuration:
 // the provider's native format or the final tool (as [structured.Choose]
 // decides for the provider, its model and structured_output), a line of
-// the system prompt that says how to answer, and the check of the answer
+// a headless run's system prompt that says how to answer, and the check of the answer
 // after --verify's. It returns the check's slot: nil without
 // --json-schema, and in line mode always a slot (empty without one),
 // which /schema fills for the next lines.
@@ -54,7 +54,11 @@ func withStructuredOutput(cfg execConfig, lc *loopConfig, notice func(string)) *
 	} else {
 		lc.FinalTool = s.Tool()
 	}
-	lc.System += "\n\n" + plan.Instruction()
+	if !cfg.chat {
+		// A chat's system prompt stays the same when /schema changes;
+		// the format or the tool's description says how to answer.
+		lc.System += "\n\n" + plan.Instruction()
+	}
 	slot := structured.NewSlot(structured.NewCheck(s, structured.CheckOptions{Retries: cfg.JSONSchemaRetries, Tool: plan.Mode == structured.Tool, Redact: lc.Redact}))
 	lc.Verifiers = append(lc.Verifiers, slot)
 	return slot
