@@ -130,6 +130,7 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 			return harness.Open(ctx, s, harness.OpenOptions{Stdout: stdout, Stderr: stderr, Env: env.Env, Sinks: fan,
 				Start: start, Build: sinkBuild(), NewAsker: newAsker})
 		},
-		CompactFor: func(model string, emit func(agent.Event)) agent.Compact { return harness.CompactFor(s, model, emit) },
+		CompactFor:     func(model string, emit func(agent.Event)) agent.Compact { return harness.CompactFor(s, model, emit) },
+		StructuredPlan: s.StructuredPlan, Dir: s.Dir, SchemaRetries: s.JSONSchemaRetries,
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
+	"github.com/rubichan/rubichan/run/structured"
 	"github.com/urfave/cli/v2"
 )
 
@@ -51,11 +52,14 @@ type execConfig struct {
 
 	NoCompact bool // --no-compact
 
-	Output          string // "text", "final", "json" or "stream-json"
-	IncludeThinking bool   // stream-json: thinking events too
-	Quiet           bool
-	Verbose         bool
-	Color           string // "auto", "always" or "never"
+	Output string // "text", "final", "json" or "stream-json"
+	// JSONSchema is --json-schema, compiled; nil without one.
+	JSONSchema        *structured.Schema
+	JSONSchemaRetries int  // --json-schema-retries
+	IncludeThinking   bool // stream-json: thinking events too
+	Quiet             bool
+	Verbose           bool
+	Color             string // "auto", "always" or "never"
 
 	sessionFlags
 
@@ -128,6 +132,9 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 			return cfg, exit.Usagef("--patch: %v", err)
 		}
 	}
+	if err := cfg.loadJSONSchema(c); err != nil {
+		return cfg, err
+	}
 	if cfg.MCP, err = mcpChoiceFromCLI(c); err != nil {
 		return cfg, err
 	}
@@ -142,6 +149,9 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	}
 	if err := cfg.loadSettings(c, env); err != nil {
 		return cfg, exit.ConfigError{Err: err}
+	}
+	if err := cfg.resumedJSONSchema(env); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }
@@ -194,7 +204,7 @@ func (cfg execConfig) String() string {
 // is the JSON sink made before the arguments were parsed (nil: text), stop
 // learns a failed write on stdout.
 func (cfg execConfig) sinkOptions(js *sink.JSON, env environment, stop func(error)) sink.Options {
-	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Thinking: cfg.IncludeThinking,
+	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Structured: cfg.JSONSchema != nil, Thinking: cfg.IncludeThinking,
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
 		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: agent.NewRedactor(cfg.settings().Secrets(env.Env, cfg.Dir)), Stop: stop,
 		AllowAll: harness.AllowAll(cfg.Settings)}

@@ -8,6 +8,7 @@ import (
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/structured"
 )
 
 // TestExecConfigSettingsCarriesEveryField checks that execConfig.settings
@@ -19,6 +20,7 @@ func TestExecConfigSettingsCarriesEveryField(t *testing.T) {
 	lc := &config.Loaded{Config: config.Config{CompactAt: 0.5, Limits: config.Limits{MaxTurns: 3}}}
 	rp := config.ResolvedProvider{Name: "p", Model: "m", BaseURL: "http://127.0.0.1:1", KeyEnv: "P_KEY"}.WithAPIKey("sk-k")
 	tape := &cassette.Cassette{}
+	schema := &structured.Schema{Raw: []byte(`{}`)}
 	rows := []struct {
 		field string
 		set   func(*execConfig)
@@ -64,6 +66,8 @@ func TestExecConfigSettingsCarriesEveryField(t *testing.T) {
 		{"cassette", func(c *execConfig) { c.cassette = tape }, func(s harness.Settings) any { return s.Traffic.Cassette }, tape},
 		{"Patch", func(c *execConfig) { c.Patch = "-" }, func(s harness.Settings) any { return s.Patch.Dest }, "-"},
 		{"PatchMaxSize", func(c *execConfig) { c.PatchMaxSize = 9 }, func(s harness.Settings) any { return s.Patch.MaxSize }, int64(9)},
+		{"JSONSchema", func(c *execConfig) { c.JSONSchema = schema }, func(s harness.Settings) any { return s.JSONSchema }, schema},
+		{"JSONSchemaRetries", func(c *execConfig) { c.JSONSchemaRetries = 3 }, func(s harness.Settings) any { return s.JSONSchemaRetries }, 3},
 		{"chat", func(c *execConfig) { c.chat = true }, func(s harness.Settings) any { return s.LineMode }, true},
 	}
 	// Not the harness's: the sinks' options, and what the command layer

@@ -66,7 +66,11 @@ func (s Settings) SubqueryConfig() SubqueryConfig {
 
 // InitSettings returns what the init event tells of the run's settings.
 func (s Settings) InitSettings() InitSettings {
-	return InitSettings{Provider: s.Provider.Name, Model: s.Provider.Model, Allow: s.Policy.Allow, Deny: s.Policy.Deny, Limits: s.Limits()}
+	is := InitSettings{Provider: s.Provider.Name, Model: s.Provider.Model, Allow: s.Policy.Allow, Deny: s.Policy.Deny, Limits: s.Limits()}
+	if s.JSONSchema != nil {
+		is.SchemaDigest = s.JSONSchema.Digest
+	}
+	return is
 }
 
 // Verify is the [verify] configuration: --verify, its attempts and timeout.

@@ -11,6 +11,7 @@ import (
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/run/skills"
+	"github.com/rubichan/rubichan/run/structured"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
@@ -38,6 +39,9 @@ type Run struct {
 	// Verifier is the --verify check, one of the agent's verifiers; nil
 	// without --verify.
 	Verifier *Verifier
+	// Structured holds the --json-schema check; nil without one, and in
+	// line mode always there (/schema fills it).
+	Structured *structured.Slot
 	// Skills are the skills found; Offered are in the system prompt.
 	Skills skills.Set
 
@@ -201,7 +205,7 @@ func (r *Run) openAgent(ctx context.Context, s Settings, o OpenOptions, secrets 
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
 	r.Session = r.Plan.Open(s.Session, sink.SessionOptions{Secrets: secrets, Warn: o.Stderr, Notes: UnlessQuiet(o.Stderr, s.Quiet), Build: o.Build}, sink.SessionHeader{
 		Start: o.Start, Workspace: root, Provider: s.Provider.Name, API: s.Provider.Type, Model: s.Provider.Model,
-		Policy: r.Policy.Name(), PolicyFile: r.Policy.File(), Prompt: r.Input.Text, System: parts,
+		Policy: r.Policy.Name(), PolicyFile: r.Policy.File(), Prompt: r.Input.Text, System: parts, JSONSchema: s.SchemaRaw(),
 	})
 	r.onClose(func() { r.Session.Close() })
 	opts.Answers = r.Plan.Answers()
@@ -210,6 +214,7 @@ func (r *Run) openAgent(ctx context.Context, s Settings, o OpenOptions, secrets 
 	}
 	r.Verifier = NewVerifier(s.Verify(), s.ChildEnv(o.Env), root, rt, emit)
 	opts.Verifiers = r.Verifier.Verifiers()
+	r.Structured = withStructuredOutput(s, &opts, notice)
 	if o.NewAsker != nil {
 		opts.Ask = o.NewAsker(r.Approver)
 	}

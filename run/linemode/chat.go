@@ -13,6 +13,7 @@ import (
 	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
+	"github.com/rubichan/rubichan/run/structured"
 	"golang.org/x/term"
 )
 
@@ -44,6 +45,12 @@ type Options struct {
 	Open func(ctx context.Context, fan *sink.Fan, stderr io.Writer, newAsker func(*harness.Approver) agent.Asker) (*harness.Run, error)
 	// CompactFor is the compaction of a model, for /model.
 	CompactFor func(model string, emit func(agent.Event)) agent.Compact
+	// StructuredPlan is how the run's provider is asked for a schema at a
+	// model, for /schema; Dir is where /schema reads a schema file from,
+	// SchemaRetries its --json-schema-retries.
+	StructuredPlan func(s *structured.Schema, model string) structured.Plan
+	Dir            string
+	SchemaRetries  int
 }
 
 // StartPrompt shows the first prompt at once, for a person who will type

@@ -131,7 +131,7 @@ func (c *chat) runLine(ctx context.Context, text string) {
 		history, open = c.st.Plan.Conversation(c.o.API)
 	}
 	runErr := l.Resume(runCtx, history, open, text)
-	err := harness.Finish(runErr, l, c.sinks.Text(), start, c.sinks.Emit, harness.RunEnd{Verifier: c.st.Verifier})
+	err := harness.Finish(runErr, l, c.sinks.Text(), start, c.sinks.Emit, harness.RunEnd{Verifier: c.st.Verifier, Structured: c.st.Structured})
 	c.endRun(err)
 }
 
