@@ -57,6 +57,7 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "patch-max-size", Value: "1GB", Usage: "outside git, refuse (exit 2) to copy a workspace larger than `SIZE`", EnvVars: envs("patch-max-size"), Category: catPatch},
 	}...)
 	flags = append(flags, mcpFlags("MCP")...)
+	flags = append(flags, taskFlags("Fan-out")...)
 	return append(append(flags, sessionFlagList(catSession)...), configFlags()...)
 }
 
