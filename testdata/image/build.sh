@@ -42,14 +42,17 @@ install -m 0644 /etc/ssl/certs/ca-certificates.crt "$root"/etc/ssl/certs/ca-cert
 install -m 0755 "$(command -v git)" "$root"/usr/bin/git
 install -m 0755 "$(command -v bash)" "$root"/usr/bin/bash
 install -m 0755 "$(command -v busybox)" "$root"/usr/bin/busybox
-# git finds its own programs in its exec path; the tools use builtins only.
+# git finds its own programs in its exec path: the tools use builtins
+# only; git-remote-https lets an init container clone the workspace.
 ln -s ../../bin/git "$root"/usr/lib/git-core/git
+install -m 0755 /usr/lib/git-core/git-remote-https "$root"/usr/lib/git-core/git-remote-https
+ln -s git-remote-https "$root"/usr/lib/git-core/git-remote-http
 ln -s bash "$root"/usr/bin/sh
 
-# The libraries git and bash load, and the dynamic loader, at the paths
+# The libraries git, git-remote-https and bash load, and the dynamic loader, at the paths
 # ldd names (under /usr: the links above make /lib and /lib64 reach them).
-for exe in git bash; do
-  ldd "$(command -v "$exe")" | awk '/=> \//{print $3} /^\t\/lib/{print $1}'
+for exe in "$(command -v git)" /usr/lib/git-core/git-remote-https "$(command -v bash)"; do
+  ldd "$exe" | awk '/=> \//{print $3} /^\t\/lib/{print $1}'
 done | sort -u | while read -r lib; do
   real=$(readlink -f "$lib")
   dest=$root/usr${lib#/usr}

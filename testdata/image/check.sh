@@ -30,6 +30,10 @@ lr=$(podman image inspect "$image" --format '{{index .Config.Labels "org.opencon
 [ "$lv" = "$version" ] && [ "$lr" = "$revision" ] || fail "labels: version $lv revision $lr, want $version $revision"
 [ "$(podman run --rm --entrypoint id "$image" -u)" = "$uid" ] || fail "the container does not run as uid $uid"
 podman run --rm "$image" version | grep -q "^rubichan version $version" || fail "rubichan version in the container"
+# git clones over https (an init container's checkout): a refused
+# connection, not a missing helper or library.
+out=$(podman run --rm --network=host --entrypoint git "$image" ls-remote https://127.0.0.1:9/x.git 2>&1 || true)
+case $out in *"Failed to connect"*|*"Could not connect"*|*"Connection refused"*) ;; *) fail "git over https: $out" ;; esac
 echo "image-check: user $uid, /workspace, labels version=$version revision=$revision: ok"
 
 # serve SCRIPT: the scripted model server on 127.0.0.1 (the container
