@@ -101,6 +101,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 			configCommand(env),
 			versionCommand(),
 			policyCommand(env),
+			skillsCommand(env),
 			sandboxCommand(env),
 			mcpCommand(env),
 			schemaCommand(),

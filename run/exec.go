@@ -84,9 +84,9 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer st.close()
 	l := st.loop
 	history, open := st.plan.Conversation(cfg.Resolved.Type)
-	runErr := l.Resume(ctx, history, open, st.in.Text)
+	runErr := l.Resume(ctx, history, open, resumePrompt(st.in.Text, history, open))
 	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{Verifier: st.verifier, Patch: st.patch})
-	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir())
+	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir(), cfg.ResumeArgs)
 	if cfg.LearnPolicy != "" {
 		if lerr := learnPolicy([]string{st.sess.Path()}, "", cfg.LearnPolicy, stdout, stderr); lerr != nil && err == nil {
 			err = lerr
@@ -99,7 +99,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 func (cfg execConfig) inputOptions(notice func(string)) inputOptions {
 	return inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: inlineMax(cfg.Settings), StdinMax: stdinMax(cfg.Settings), Optional: cfg.answering(),
+		InlineMax: inlineMax(cfg.Settings), StdinMax: stdinMax(cfg.Settings), Optional: cfg.answering() || cfg.resuming(),
 	}
 }
 

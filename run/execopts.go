@@ -8,6 +8,7 @@ import (
 
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/urfave/cli/v2"
 )
@@ -27,6 +28,10 @@ type execConfig struct {
 	Resolved config.ResolvedProvider
 	Settings *config.Loaded
 
+	// ResumeArgs are the flags a run resuming this one needs, as shell
+	// words: the approve and deny lines of a deferred run repeat them.
+	ResumeArgs []string
+
 	PolicyFile     string
 	LearnPolicy    string // --learn-policy: write the policy learned from this run's session here
 	Allow, Deny    []string
@@ -42,6 +47,7 @@ type execConfig struct {
 	NoContextFiles bool
 	PassEnv        []string // variable names bash gets although they look secret
 	MCP            mcpChoice
+	Skills         harness.SkillSettings // --skills, --no-skills
 
 	MaxTurns     int
 	Timeout      time.Duration // 0: none
@@ -87,8 +93,9 @@ func (cfg execConfig) verify() config.Verify {
 func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	cfg := execConfig{
 		PolicyFile:      c.String("policy"),
-		Allow:           c.StringSlice("allow"),
-		Deny:            c.StringSlice("deny"),
+		Allow:           ruleFlag(c, "allow"),
+		Deny:            ruleFlag(c, "deny"),
+		ResumeArgs:      resumeArgs(c),
 		TrustWorkspace:  c.Bool("trust-workspace"),
 		OnAsk:           c.String("on-ask"),
 		Dir:             c.String("cwd"),
@@ -99,6 +106,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		AppendSystem:    c.String("append-system-prompt"),
 		NoContextFiles:  c.Bool("no-context-files"),
 		PassEnv:         c.StringSlice("pass-env"),
+		Skills:          skillSettings(c),
 		Output:          c.String("output"),
 		IncludeThinking: c.Bool("include-thinking"),
 		Quiet:           c.Bool("quiet"),
@@ -209,4 +217,9 @@ func (cfg execConfig) sinkOptions(js *jsonSink, env environment, stop func(error
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
 		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: newRedactor(cfg.secrets(env)), Stop: stop,
 		AllowAll: allowAll(cfg.Settings)}
+}
+
+// skillSettings reads --skills and --no-skills.
+func skillSettings(c *cli.Context) harness.SkillSettings {
+	return harness.SkillSettings{Dirs: c.StringSlice("skills"), Off: c.Bool("no-skills")}
 }

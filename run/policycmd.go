@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -23,12 +24,12 @@ func policyCommand(env environment) *cli.Command {
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{Err: err}
 		},
-		Subcommands: []*cli.Command{policyCheckCommand(), policyLearnCommand(env)},
+		Subcommands: []*cli.Command{policyCheckCommand(env), policyLearnCommand(env)},
 		Action:      requireSubcommand("policy", "; try: rubichan policy check --tool shell -- 'git status'"),
 	}
 }
 
-func policyCheckCommand() *cli.Command {
+func policyCheckCommand(env environment) *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "show how the policy judges one tool call, without running it",
@@ -54,17 +55,17 @@ the arguments are invalid.`,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{Err: err}
 		},
-		Flags: append(policyFlags(""),
+		Flags: append(append(policyFlags(""), skillFlags("")...),
 			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 			&cli.StringFlag{Name: "tool", Usage: "`CLASS` of the call: shell, read, write or mcp (required)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
 			&cli.BoolFlag{Name: "allow-all", Usage: "judge as a run with --allow-all does (inside the OS sandbox)"},
 		),
-		Action: runPolicyCheck,
+		Action: func(c *cli.Context) error { return runPolicyCheck(c, env) },
 	}
 }
 
-func runPolicyCheck(c *cli.Context) error {
+func runPolicyCheck(c *cli.Context, env environment) error {
 	if !c.IsSet("tool") && c.NArg() == 0 && c.IsSet("policy") {
 		return runPolicySelfTests(c)
 	}
@@ -86,13 +87,19 @@ func runPolicyCheck(c *cli.Context) error {
 	}
 	arg := c.Args().First()
 	stderr := c.App.ErrWriter
+	// The skills' read rules, as a run in the same directory layers them in.
+	set, root, err := discoverSkillsCLI(c, env, c.String("cwd"))
+	if err != nil {
+		return err
+	}
 	pol, err := loadPolicy(policySource{
 		Dir:            c.String("cwd"),
 		File:           c.String("policy"),
-		Allow:          c.StringSlice("allow"),
-		Deny:           c.StringSlice("deny"),
+		Allow:          ruleFlag(c, "allow"),
+		Deny:           ruleFlag(c, "deny"),
 		TrustWorkspace: c.Bool("trust-workspace"),
 		Headless:       true,
+		Reads:          harness.SkillGrants(set, root),
 	}, stderr)
 	if err != nil {
 		return err
