@@ -106,13 +106,19 @@ func readResult(path string) (*events.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r, ok := parseResult(data); ok {
-		return r, nil
+	return findResult(data)
+}
+
+// findResult is readResult over the file's bytes. An object of type
+// "result" whose fields do not fit the schema is an error saying so.
+func findResult(data []byte) (*events.Result, error) {
+	if r, err := parseResult(data); r != nil || err != nil {
+		return r, err
 	}
 	lines := bytes.Split(data, []byte("\n"))
 	for i := len(lines) - 1; i >= 0; i-- {
-		if r, ok := parseResult(lines[i]); ok {
-			return r, nil
+		if r, err := parseResult(lines[i]); r != nil || err != nil {
+			return r, err
 		}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -121,15 +127,20 @@ func readResult(path string) (*events.Result, error) {
 	return nil, errors.New("no result object")
 }
 
-func parseResult(b []byte) (*events.Result, bool) {
-	var r struct {
+// parseResult decodes b as a result event: nil and no error when b is not
+// a JSON object of type "result".
+func parseResult(b []byte) (*events.Result, error) {
+	var head struct {
 		Type string `json:"type"`
-		events.Result
 	}
-	if err := json.Unmarshal(b, &r); err != nil || r.Type != "result" {
-		return nil, false
+	if json.Unmarshal(b, &head) != nil || head.Type != "result" {
+		return nil, nil
 	}
-	return &r.Result, true
+	var r events.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("invalid result: %w", err)
+	}
+	return &r, nil
 }
 
 // Summarize sums up entries.

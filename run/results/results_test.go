@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rubichan/rubichan/run/events"
@@ -89,4 +90,31 @@ func TestSummarize(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzFindResult: whatever a result.json holds, reading it does not panic
+// and gives exactly one of a result and an error; a result found in the
+// whole input is the one a plain decoding of it gives, or it is invalid.
+func FuzzFindResult(f *testing.F) {
+	for _, name := range []string{"0", "1", "2", "3", "lost"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "fanout", name, "result.json"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`{"type":"result","exit_code":3}` + "\n" + `{"type":"text"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := findResult(data)
+		if (r == nil) == (err == nil) {
+			t.Fatalf("result %v and error %v", r, err)
+		}
+		var whole struct {
+			Type     string `json:"type"`
+			ExitCode int    `json:"exit_code"`
+		}
+		if json.Unmarshal(data, &whole) == nil && whole.Type == "result" && (r == nil && !strings.Contains(err.Error(), "invalid result") || r != nil && r.ExitCode != whole.ExitCode) {
+			t.Fatalf("input %q: exit code %d, found %v", data, whole.ExitCode, r)
+		}
+	})
 }
