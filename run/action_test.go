@@ -58,7 +58,7 @@ func TestActionShape(t *testing.T) {
 	if a.Runs.Using != "composite" {
 		t.Errorf("runs.using %q", a.Runs.Using)
 	}
-	for _, in := range []string{"prompt", "prompt-file", "policy", "provider", "model", "patch", "verify", "max-cost", "max-turns", "timeout", "version",
+	for _, in := range []string{"prompt", "prompt-file", "policy", "provider", "model", "patch", "verify", "json-schema", "max-cost", "max-turns", "timeout", "version",
 		"allow", "deny", "args", "on-ask", "mcp-config", "resume", "session-file", "input-file"} {
 		if _, ok := a.Inputs[in]; !ok {
 			t.Errorf("no input %s", in)
@@ -69,7 +69,7 @@ func TestActionShape(t *testing.T) {
 			t.Errorf("input %s: keys go through env:, never inputs", name)
 		}
 	}
-	for _, out := range []string{"exit-code", "result-json", "patch-path", "session-path"} {
+	for _, out := range []string{"exit-code", "result-json", "structured-output", "patch-path", "session-path"} {
 		if v := a.Outputs[out].Value; v != "${{ steps.run.outputs."+out+" }}" {
 			t.Errorf("output %s = %q", out, v)
 		}
