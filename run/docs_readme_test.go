@@ -163,3 +163,27 @@ func TestReadmeSkillExample(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeLineModeCommands: README's Line mode section names every
+// command of docs/line-mode.md's table (the new /schema FILE included).
+func TestReadmeLineModeCommands(t *testing.T) {
+	t.Parallel()
+	readme := readDoc(t, "README.md")
+	start := strings.Index(readme, "\n## Line mode\n")
+	end := strings.Index(readme[start+1:], "\n## ")
+	if start < 0 || end < 0 {
+		t.Fatal("README.md: no Line mode section")
+	}
+	section := readme[start : start+1+end]
+	rows := regexp.MustCompile("(?m)^\\| (`/[^|]*`) \\|").FindAllStringSubmatch(readDoc(t, "docs/line-mode.md"), -1)
+	if len(rows) < 10 {
+		t.Fatalf("docs/line-mode.md: %d commands in its table", len(rows))
+	}
+	for _, r := range rows {
+		for _, m := range regexp.MustCompile("`(/[a-z]+)").FindAllStringSubmatch(r[1], -1) {
+			if cmd := m[1]; !regexp.MustCompile("`" + cmd + "[ `]").MatchString(section) {
+				t.Errorf("README's Line mode section does not name %s (docs/line-mode.md does)", cmd)
+			}
+		}
+	}
+}
