@@ -234,6 +234,9 @@ func (s Show) WriteText(w io.Writer, escape func(string) string) error {
 		if len(p.Headers) > 0 {
 			line(&b, "headers", strings.Join(p.Headers, ", "), "")
 		}
+		if p.StructuredOutput != "" {
+			line(&b, "structured_output", strconv.Quote(p.StructuredOutput), "")
+		}
 	} else {
 		fmt.Fprintf(&b, "# none: %s\n", s.ProviderError)
 	}

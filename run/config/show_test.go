@@ -218,3 +218,36 @@ func TestShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestShowStructuredOutput: config show prints the provider's
+// structured_output when the configuration sets it (README: a
+// [providers.anthropic] table holding only that key adjusts the preset),
+// in the text and the JSON form; unset, neither shows it.
+func TestShowStructuredOutput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ set, text, json string }{
+		{"tool", "\nstructured_output = \"tool\"\n", `"structured_output":"tool"`},
+		{"", "", ""},
+	} {
+		rp := ResolvedProvider{Name: "anthropic", Type: "anthropic", Model: "m", StructuredOutput: tc.set}
+		pub := rp.Public()
+		s := Show{Provider: &pub, Files: []string{}}
+		var text bytes.Buffer
+		if err := s.WriteText(&text, func(s string) string { return s }); err != nil {
+			t.Fatal(err)
+		}
+		js, err := json.Marshal(pub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.set == "" {
+			if strings.Contains(text.String(), "structured_output") || strings.Contains(string(js), "structured_output") {
+				t.Errorf("unset structured_output shown:\n%s\n%s", text.String(), js)
+			}
+			continue
+		}
+		if !strings.Contains(text.String(), tc.text) || !strings.Contains(string(js), tc.json) {
+			t.Errorf("structured_output %q not shown:\n%s\n%s", tc.set, text.String(), js)
+		}
+	}
+}
