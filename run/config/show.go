@@ -94,8 +94,15 @@ func NewShow(lc *Loaded, rp ResolvedProvider, perr error, all bool, escape func(
 	s.addHooks(lc.Hooks, escape)
 	for _, name := range slices.Sorted(maps.Keys(lc.Providers)) {
 		p := lc.Providers[name]
-		add([]string{"providers", name, "type"}, p.Type)
-		add([]string{"providers", name, "base_url"}, p.BaseURL)
+		// A preset's table may hold structured_output alone: no empty
+		// type and base_url for it.
+		if p.Type != "" || p.BaseURL != "" {
+			add([]string{"providers", name, "type"}, p.Type)
+			add([]string{"providers", name, "base_url"}, p.BaseURL)
+		}
+		if p.StructuredOutput != "" {
+			add([]string{"providers", name, "structured_output"}, p.StructuredOutput)
+		}
 		if p.APIKeyEnv != "" {
 			add([]string{"providers", name, "api_key_env"}, p.APIKeyEnv)
 		}

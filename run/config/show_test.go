@@ -251,3 +251,26 @@ func TestShowStructuredOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestNewShowPresetTable: a [providers.anthropic] table holding only
+// structured_output (README: it adjusts the preset) is listed as that key,
+// with its file and line, not as an empty type and base_url.
+func TestNewShowPresetTable(t *testing.T) {
+	t.Parallel()
+	lc, rp, perr := showFixture(t, "[providers.anthropic]\nstructured_output = \"tool\"\n")
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	got := map[string]ShownValue{}
+	for _, v := range NewShow(lc, rp, perr, false, markEscape).Values {
+		got[v.Key] = v
+	}
+	if v := got["providers.anthropic.structured_output"]; v.Value != "tool" || !strings.HasSuffix(v.Origin, "config.toml:2") {
+		t.Errorf("providers.anthropic.structured_output = %+v", v)
+	}
+	for _, k := range []string{"providers.anthropic.type", "providers.anthropic.base_url"} {
+		if v, ok := got[k]; ok {
+			t.Errorf("%s listed for a preset's table: %+v", k, v)
+		}
+	}
+}
