@@ -97,6 +97,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 		Commands: []*cli.Command{
 			execCommand(stdin, env, early),
 			chatCommand(stdin, env),
+			acpCommand(stdin, env),
 			queryCommand(stdin, env),
 			configCommand(env),
 			versionCommand(),

@@ -1,0 +1,200 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/acp"
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/session"
+	"github.com/urfave/cli/v2"
+)
+
+const acpUsageText = `rubichan acp [flags]
+
+   The Agent Client Protocol (ACP v1) on standard input and output, for an
+   editor (Zed, JetBrains IDEs, Neovim, Emacs) that starts rubichan as its
+   agent: JSON-RPC 2.0, one message a line. Standard output carries nothing
+   but ACP; notes and tool activity go to standard error.
+
+   Each session/new opens a session in the cwd the editor sends, confined
+   there as exec confines its workspace, with the configuration, policy and
+   flags exec would use there; a person is present, so the workspace's
+   .rubichan/ files are trusted as in line mode. A call the policy marks
+   "ask" becomes the editor's permission dialog. See docs/acp.md.`
+
+// acpCommand is `rubichan acp`: the engine behind an editor.
+func acpCommand(stdin io.Reader, env environment) *cli.Command {
+	flags := append(execFlags(), &cli.DurationFlag{Name: "permission-timeout", Category: "Policy",
+		Usage: `how long a permission request waits for the editor's answer before the call gets the --on-ask behaviour (0: no limit; config: [acp] permission_timeout)`})
+	return &cli.Command{
+		Name:      "acp",
+		Usage:     "serve editors over the Agent Client Protocol on stdin/stdout",
+		UsageText: acpUsageText,
+		Flags:     flags,
+		Action: func(c *cli.Context) error {
+			if !c.IsSet("trust-workspace") {
+				// A person is in the editor: the workspace is theirs to trust.
+				_ = c.Set("trust-workspace", "true")
+			}
+			if c.NArg() > 0 {
+				return usagef("acp: takes no prompt; the editor sends the prompts")
+			}
+			base, err := configFromContext(c, env)
+			if err != nil && !strings.Contains(err.Error(), "API key") {
+				return err
+			}
+			if err == nil {
+				err = base.checkChat()
+			}
+			if err != nil && !strings.Contains(err.Error(), "API key") {
+				return err
+			}
+			stderr := c.App.ErrWriter
+			if err != nil {
+				// Served anyway: each session/new answers with the error.
+				fmt.Fprintf(stderr, "rubichan acp: %v\n", err)
+			}
+			o := &acpOpener{c: c, env: env, stderr: stderr}
+			srv := acp.NewServer(c.App.Writer, acp.Options{Open: o.open, Version: readBuildInfo().Version,
+				Notes: stderr, PermissionTimeout: c.Duration("permission-timeout")})
+			return srv.Serve(c.Context, stdin)
+		},
+	}
+}
+
+// acpOpener opens the sessions of `rubichan acp`, one run stack each, as
+// line mode opens its one.
+type acpOpener struct {
+	c      *cli.Context
+	env    environment
+	stderr io.Writer
+	mu     sync.Mutex // configFromContext reads the flags: one at a time
+}
+
+// open is [acp.Opener]: the configuration read for the client's cwd as
+// exec reads it for --cwd, the client's MCP servers added to the
+// configured ones, the stack opened.
+func (o *acpOpener) open(ctx context.Context, opt acp.OpenOptions) (acp.Engine, error) {
+	o.mu.Lock()
+	cfg, err := o.config(opt)
+	o.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	sinks := newRunSinks(cfg, nil, io.Discard, o.stderr, o.env, func(error) {})
+	sinks.observe = opt.Emit
+	st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start,
+		newAsker: func(ap *approver) agent.Asker { return opt.Asker(ap) }}, io.Discard, o.stderr, o.env, sinks)
+	if err != nil {
+		sinks.close()
+		return nil, err
+	}
+	id := newSessionID(start)
+	if p := st.sess.Path(); p != "" {
+		id = session.IDOf(p)
+	}
+	return &acpEngine{cfg: cfg, st: st, id: id}, nil
+}
+
+// config is exec's configuration for the session's cwd.
+func (o *acpOpener) config(opt acp.OpenOptions) (execConfig, error) {
+	cfg, err := configFromContext(o.c, o.env)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Dir = opt.Cwd
+	if err := cfg.resolveDir(); err != nil {
+		return cfg, err
+	}
+	if err := cfg.loadSettings(o.c, o.env); err != nil {
+		return cfg, err
+	}
+	if len(opt.MCPServers) > 0 {
+		cfg.Settings = withClientMCP(cfg.Settings, opt.MCPServers)
+	}
+	if cfg.OnAsk == "defer" {
+		cfg.OnAsk = "deny" // the next prompt must find the conversation valid, as in line mode
+	}
+	cfg.chat = true
+	return cfg, nil
+}
+
+// withClientMCP is lc with the client's MCP servers added to the
+// configured ones (a client's server of a configured name replaces it):
+// a copy, the loaded configuration unchanged.
+func withClientMCP(lc *config.Loaded, servers []acp.MCPServer) *config.Loaded {
+	cp := *lc
+	all := maps.Clone(lc.MCP.Servers)
+	if all == nil {
+		all = map[string]config.MCPServer{}
+	}
+	for _, s := range servers {
+		all[s.Name] = config.MCPServer{Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers}
+	}
+	cp.MCP.Servers = all
+	return &cp
+}
+
+// acpEngine is one ACP session: its stack, a run per prompt.
+type acpEngine struct {
+	cfg  execConfig
+	st   *runStack
+	id   string
+	runs int
+}
+
+func (e *acpEngine) ID() string { return e.id }
+
+// Prompt runs the loop once, as line mode runs a line: the run's own
+// limits, the conversation going on from the last prompt.
+func (e *acpEngine) Prompt(ctx context.Context, text string) error {
+	st, l := e.st, e.st.loop
+	start := time.Now()
+	if e.runs > 0 {
+		st.sess.NextRun(sessionHeader{Start: start, Workspace: st.ws.Root(), Provider: e.cfg.Provider, API: e.cfg.Resolved.Type,
+			Model: l.Model(), Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: text}, e.runs+1)
+	}
+	runCtx, cancel := withRunTimeout(ctx, e.cfg.Timeout)
+	defer cancel()
+	history, open := l.Messages(), []llm.Block(nil)
+	if e.runs == 0 {
+		history, open = st.plan.Conversation(e.cfg.Resolved.Type)
+	}
+	runErr := l.Resume(runCtx, history, open, text)
+	err := finishRun(runErr, l, st.sinks.text, start, st.sinks.emit, runEnd{Verifier: st.verifier})
+	e.runs++
+	st.sess.Reopen()
+	return err
+}
+
+// Usage is the model's window and the session's cost so far.
+func (e *acpEngine) Usage() acp.Usage {
+	var u acp.Usage
+	if e.cfg.Settings != nil {
+		w, ok := config.LookupWindow(e.cfg.Settings.Models, e.st.loop.Model())
+		if !ok {
+			w = config.UnknownWindow() // what compaction assumes too
+		}
+		u.Window = int64(w.ContextWindow)
+	}
+	u.CostUSD, u.CostKnown = e.st.budget.Cost()
+	return u
+}
+
+// Close closes the stack and writes the traffic's cassette.
+func (e *acpEngine) Close() error {
+	notice := func(s string) { e.st.sinks.emit(Event{Kind: EventNotice, Text: s}) }
+	err := e.st.tr.Finish(nil, notice)
+	e.st.close()
+	e.st.sinks.close()
+	return err
+}

@@ -1,0 +1,324 @@
+package run
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rubichan/rubichan/llm/llmtest"
+	"github.com/rubichan/rubichan/run/acp/acptest"
+	"github.com/rubichan/rubichan/run/agent/agenttest"
+)
+
+// acpAskPolicy asks for every write and command, as plain-off.toml of the
+// line-mode approval script does.
+const acpAskPolicy = `version = 1
+[defaults]
+decision = "ask"
+[tools]
+read  = "allow"
+write = "ask"
+shell = "ask"
+[shell]
+plain_programs = false
+`
+
+// acpSession is `rubichan acp` run in-process on pipes, with a scripted
+// client on the other end.
+type acpSession struct {
+	*acptest.Client
+	ws     string
+	srv    *llmtest.Server
+	stdin  *io.PipeWriter
+	exited chan int
+	stderr *lockedBuffer
+}
+
+// startACP starts `rubichan acp` against the scripted model on 127.0.0.1.
+func startACP(t *testing.T, script llmtest.Script, args ...string) *acpSession {
+	t.Helper()
+	v := acptest.NewValidator(t)
+	srv := llmtest.NewServer(script)
+	t.Cleanup(srv.Close)
+	ws, state := t.TempDir(), t.TempDir()
+	pol := filepath.Join(t.TempDir(), "ask.toml")
+	if err := os.WriteFile(pol, []byte(acpAskPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "sk-test-key-0123456789", "ANTHROPIC_BASE_URL": srv.URL(),
+		"XDG_STATE_HOME": state, "HOME": "/nonexistent-home", "PATH": os.Getenv("PATH")})
+	env.Environ = func() []string { return []string{"PATH=" + os.Getenv("PATH")} }
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := &acpSession{ws: ws, srv: srv, stdin: inW, exited: make(chan int, 1), stderr: &lockedBuffer{}}
+	go func() {
+		code := runMain(context.Background(), append([]string{"rubichan", "acp", "--provider", "anthropic", "--model", "test-model",
+			"--policy", pol}, args...), inR, outW, s.stderr, env)
+		outW.Close()
+		inR.Close() // the client's writes fail rather than wait
+		s.exited <- code
+	}()
+	s.Client = acptest.NewClient(t, v, outR, inW)
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case <-s.exited:
+		case <-time.After(acptest.Wait):
+			t.Errorf("rubichan acp did not exit after its stdin closed")
+		}
+		if t.Failed() {
+			t.Logf("stderr:\n%s", s.stderr.String())
+		}
+	})
+	return s
+}
+
+// newSession initializes and opens a session in the workspace.
+func (s *acpSession) newSession(t *testing.T) string {
+	t.Helper()
+	var init struct {
+		ProtocolVersion int `json:"protocolVersion"`
+	}
+	s.Result("initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}}, &init)
+	if init.ProtocolVersion != 1 {
+		t.Fatalf("protocol version %d, want 1", init.ProtocolVersion)
+	}
+	var ns struct {
+		SessionID string `json:"sessionId"`
+	}
+	s.Result("session/new", map[string]any{"cwd": s.ws, "mcpServers": []any{}}, &ns)
+	if ns.SessionID == "" {
+		t.Fatal("no session id")
+	}
+	return ns.SessionID
+}
+
+// prompt sends one prompt and returns its stop reason.
+func (s *acpSession) prompt(t *testing.T, id, text string) string {
+	t.Helper()
+	var res struct {
+		StopReason string `json:"stopReason"`
+	}
+	s.Result("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": text}}}, &res)
+	return res.StopReason
+}
+
+// bashCall and writeCall are scripted tool calls.
+func bashCall(id, cmd string) llmtest.ToolCall {
+	b, _ := json.Marshal(map[string]string{"command": cmd})
+	return agenttest.Call(id, "bash", string(b))
+}
+
+func writeCall(id, path, content string) llmtest.ToolCall {
+	b, _ := json.Marshal(map[string]string{"path": path, "content": content})
+	return agenttest.Call(id, "write", string(b))
+}
+
+// answerBy answers permission requests by the call's title.
+func answerBy(t *testing.T, answers map[string]string, asked *[]string, offered *[][]string) func(json.RawMessage) any {
+	return func(p json.RawMessage) any {
+		var req struct {
+			ToolCall struct {
+				Title string `json:"title"`
+			} `json:"toolCall"`
+			Options []struct {
+				OptionID string `json:"optionId"`
+			} `json:"options"`
+		}
+		if err := json.Unmarshal(p, &req); err != nil {
+			t.Errorf("permission request %s: %v", p, err)
+		}
+		*asked = append(*asked, req.ToolCall.Title)
+		var ids []string
+		for _, o := range req.Options {
+			ids = append(ids, o.OptionID)
+		}
+		*offered = append(*offered, ids)
+		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": answers[req.ToolCall.Title]}}
+	}
+}
+
+// TestACPSession holds one session through `rubichan acp` as an editor
+// would: bad requests answered with JSON-RPC errors, then prompts whose
+// calls the policy asks about, answered allow once, allow always (the
+// second identical call is not asked again), reject (the call fails and
+// the model is told) and allow for a write (its diff is the update's
+// content); every message rubichan sends is valid under the ACP schema,
+// and every prompt turn ends with a usage_update.
+func TestACPSession(t *testing.T) {
+	script := llmtest.Script{Turns: []llmtest.Turn{
+		{ToolCalls: []llmtest.ToolCall{bashCall("c1", "echo one")}, Usage: llmtest.Usage{InputTokens: 100, OutputTokens: 10}},
+		{Thinking: []string{"it said one"}, Text: []string{"first ", "done"}, Usage: llmtest.Usage{InputTokens: 120, OutputTokens: 5}},
+		{ToolCalls: []llmtest.ToolCall{bashCall("c2", "echo two")}},
+		{ToolCalls: []llmtest.ToolCall{bashCall("c3", "echo two")}},
+		{Text: []string{"second done"}},
+		{ToolCalls: []llmtest.ToolCall{writeCall("c4", "a.txt", "nope\n")}},
+		{Text: []string{"third done"}},
+		{ToolCalls: []llmtest.ToolCall{writeCall("c5", "a.txt", "hello\n")}},
+		{Text: []string{"fourth done"}},
+	}}
+	s := startACP(t, script)
+	var asked []string
+	var offered [][]string
+	s.Permission = answerBy(t, map[string]string{"bash: echo one": "allow_once", "bash: echo two": "allow_always",
+		"write: a.txt": "reject_once"}, &asked, &offered)
+
+	// A bad line and an unknown method are errors; the process stays up.
+	s.SendRaw("this is not json")
+	if e := s.WaitOrphanError(); e.Code != -32700 {
+		t.Errorf("a line that is not JSON: error %+v, want -32700", e)
+	}
+	if m := s.Call("no/such_method", map[string]any{}); m.Error == nil || m.Error.Code != -32601 {
+		t.Errorf("unknown method: %+v", m)
+	}
+	if m := s.Call("session/new", map[string]any{"cwd": s.ws}); m.Error == nil || m.Error.Code != -32600 {
+		t.Errorf("session/new before initialize: %+v", m)
+	}
+	id := s.newSession(t)
+	if m := s.Call("session/prompt", map[string]any{"sessionId": "nope", "prompt": []any{}}); m.Error == nil {
+		t.Errorf("prompt of an unknown session: %+v", m)
+	}
+
+	for i, want := range []string{"end_turn", "end_turn", "end_turn"} {
+		if got := s.prompt(t, id, "task "+string(rune('1'+i))); got != want {
+			t.Errorf("prompt %d: stop reason %q, want %q", i+1, got, want)
+		}
+	}
+	s.Permission = answerBy(t, map[string]string{"write: a.txt": "allow_once"}, &asked, &offered)
+	if got := s.prompt(t, id, "task 4"); got != "end_turn" {
+		t.Errorf("prompt 4: stop reason %q", got)
+	}
+
+	wantAsked := []string{"bash: echo one", "bash: echo two", "write: a.txt", "write: a.txt"}
+	if !slices.Equal(asked, wantAsked) {
+		t.Errorf("asked %q, want %q (the second echo two is the session's)", asked, wantAsked)
+	}
+	for _, o := range offered {
+		if !slices.Equal(o, []string{"allow_once", "allow_always", "reject_once", "reject_always"}) {
+			t.Errorf("options %q", o)
+		}
+	}
+	reqs := s.srv.Requests()
+	results := func(n int) []string {
+		var w agenttest.WireRequest
+		if err := reqs[n-1].JSON(&w); err != nil {
+			t.Fatal(err)
+		}
+		return w.Results()
+	}
+	if len(reqs) != 9 {
+		t.Fatalf("%d model requests, want 9", len(reqs))
+	}
+	for n, want := range map[int]string{2: "c1 ok: one", 4: "c2 ok: two", 5: "c3 ok: two", 7: "c4 error: The person in the editor refused"} {
+		if r := results(n); len(r) != 1 || !strings.HasPrefix(r[0], want) {
+			t.Errorf("request %d results %q, want %q…", n, r, want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(s.ws, "a.txt")); err != nil || string(b) != "hello\n" {
+		t.Errorf("a.txt %q %v", b, err)
+	}
+
+	ups := s.Updates()
+	count := func(kind, status string) int {
+		n := 0
+		for _, u := range ups {
+			if u.Kind() == kind && (status == "" || u["status"] == status) {
+				n++
+			}
+		}
+		return n
+	}
+	checks := []struct {
+		kind, status string
+		want         int
+	}{
+		{"tool_call", "pending", 5}, {"tool_call_update", "in_progress", 4}, {"tool_call_update", "completed", 4},
+		{"tool_call_update", "failed", 1}, {"usage_update", "", 4}, {"agent_thought_chunk", "", 1},
+	}
+	for _, c := range checks {
+		if got := count(c.kind, c.status); got != c.want {
+			t.Errorf("%d %s %s updates, want %d", got, c.kind, c.status, c.want)
+		}
+	}
+	var text strings.Builder
+	for _, u := range ups {
+		if u.Kind() == "agent_message_chunk" {
+			text.WriteString(u["content"].(map[string]any)["text"].(string))
+		}
+		if u.Kind() == "tool_call" && u["toolCallId"] == "c1" && u["kind"] != "execute" {
+			t.Errorf("bash's kind: %v", u)
+		}
+		if u.Kind() == "tool_call" && u["toolCallId"] == "c5" {
+			locs, _ := u["locations"].([]any)
+			if u["kind"] != "edit" || len(locs) != 1 || locs[0].(map[string]any)["path"] != filepath.Join(s.ws, "a.txt") {
+				t.Errorf("write's kind and location: %v", u)
+			}
+		}
+	}
+	if text.String() != "first donesecond donethird donefourth done" {
+		t.Errorf("agent text %q", text.String())
+	}
+	diff := s.WaitUpdate(func(u acptest.Update) bool { return u["toolCallId"] == "c5" && u["status"] == "completed" })
+	content, _ := diff["content"].([]any)
+	if len(content) == 0 {
+		t.Fatalf("the write's update has no content: %v", diff)
+	}
+	d := content[0].(map[string]any)
+	if d["type"] != "diff" || d["path"] != filepath.Join(s.ws, "a.txt") || d["newText"] != "hello\n" || d["oldText"] != nil {
+		t.Errorf("the write's diff: %v", d)
+	}
+	if st := s.stderr.String(); strings.Contains(st, "sk-test-key-0123456789") {
+		t.Errorf("the key on stderr: %s", st)
+	}
+	goldenTranscript(t, filepath.Join("..", "testdata", "acp", "session.golden"), s.Lines(), s.ws, id)
+}
+
+// goldenTranscript compares what the agent sent with a golden file, the
+// workspace and the session id replaced; -update rewrites it.
+func goldenTranscript(t *testing.T, file string, lines []string, ws, id string) {
+	t.Helper()
+	wsJSON, _ := json.Marshal(ws)
+	norm := strings.Join(lines, "\n") + "\n"
+	norm = strings.ReplaceAll(norm, strings.Trim(string(wsJSON), `"`), "$WORK")
+	norm = strings.ReplaceAll(norm, id, "$SESSION")
+	norm = regexp.MustCompile(`"version":"[^"]*"`).ReplaceAllString(norm, `"version":"$$VERSION"`)
+	if *update {
+		if err := os.WriteFile(file, []byte(norm), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != norm {
+		t.Errorf("transcript differs from %s (rerun with -update to accept):\n%s", file, norm)
+	}
+}
+
+// lockedBuffer is a buffer safe for the concurrent writes of a run.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
