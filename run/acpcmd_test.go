@@ -322,3 +322,53 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestACPCancel: session/cancel stops the running turn as Ctrl-C stops a
+// line — the command in flight is stopped and still gets its result, the
+// prompt ends "cancelled", and the next prompt goes on from a valid
+// conversation (its request carries the call's result).
+func TestACPCancel(t *testing.T) {
+	script := llmtest.Script{Turns: []llmtest.Turn{
+		{ToolCalls: []llmtest.ToolCall{bashCall("c1", "sleep 30")}},
+		{Text: []string{"after the cancel"}},
+	}}
+	s := startACP(t, script)
+	var asked []string
+	var offered [][]string
+	s.Permission = answerBy(t, map[string]string{"bash: sleep 30": "allow_once"}, &asked, &offered)
+	id := s.newSession(t)
+	ch := s.Start("session/prompt", map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": "sleep"}}})
+	s.WaitUpdate(func(u acptest.Update) bool { return u["toolCallId"] == "c1" && u["status"] == "in_progress" })
+	start := time.Now()
+	s.Notify("session/cancel", map[string]any{"sessionId": id})
+	m := s.Await(ch)
+	if m.Error != nil || !strings.Contains(string(m.Result), `"stopReason":"cancelled"`) {
+		t.Fatalf("the cancelled prompt: %s %+v", m.Result, m.Error)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the cancel took %v: the command was not stopped", d)
+	}
+	s.WaitUpdate(func(u acptest.Update) bool { return u["toolCallId"] == "c1" && u["status"] == "failed" })
+	if got := s.prompt(t, id, "go on"); got != "end_turn" {
+		t.Errorf("the next prompt: %q", got)
+	}
+	reqs := s.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests, want 2", len(reqs))
+	}
+	var w agenttest.WireRequest
+	if err := reqs[1].JSON(&w); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, msg := range w.Messages {
+		for _, b := range msg.Content {
+			if b.Type == "tool_result" && b.ToolUseID == "c1" && b.IsError {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the next request has no error result of c1: %+v", w.Messages)
+	}
+}
