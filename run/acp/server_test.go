@@ -20,7 +20,7 @@ type fakeEngine struct {
 	run  func(ctx context.Context, emit func(agent.Event), text string) error
 }
 
-func (f *fakeEngine) ID() string                                   { return "sess-1" }
+func (f *fakeEngine) ID() string                                    { return "sess-1" }
 func (f *fakeEngine) Usage() Usage                                  { return Usage{Window: 1000, CostUSD: 0.5, CostKnown: true} }
 func (f *fakeEngine) Close() error                                  { return nil }
 func (f *fakeEngine) Prompt(ctx context.Context, text string) error { return f.run(ctx, f.emit, text) }
