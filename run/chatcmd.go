@@ -25,6 +25,8 @@ var chatCommandHelp = [][2]string{
 	{"/retry", "run the last line again"},
 	{"/diff", "what this chat changed in the workspace"},
 	{"/compact", "compact the conversation now"},
+	{"/skills", "the skills offered"},
+	{"/skill NAME", "use skill NAME for the next line"},
 }
 
 // command runs a line-mode command; it reports whether the chat ends.
@@ -58,6 +60,10 @@ func (c *chat) command(ctx context.Context, line string) bool {
 		c.diff()
 	case "/compact":
 		c.compactNow(ctx)
+	case "/skills":
+		c.listSkills()
+	case "/skill":
+		c.chooseSkill(arg)
 	default:
 		c.note("unknown command %s", name)
 		c.help()

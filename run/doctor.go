@@ -28,7 +28,7 @@ Exit codes: 0 no problem found, 1 a problem (each printed with its fix),
 
 // doctorCommand is `rubichan doctor`.
 func doctorCommand(env environment) *cli.Command {
-	flags := append(policyFlags(""), configFlags()...)
+	flags := append(append(policyFlags(""), skillFlags("")...), configFlags()...)
 	flags = append(flags,
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 		&cli.StringFlag{Name: "session-dir", Usage: "check this session `DIR` instead of the default", EnvVars: envs("session-dir"), TakesFile: true},
@@ -59,6 +59,7 @@ func runDoctor(c *cli.Context, env environment) error {
 			TrustWorkspace: c.Bool("trust-workspace"), Headless: true,
 		},
 		TrustWorkspace: c.Bool("trust-workspace"),
+		Skills:         skillSettings(c),
 		SessionDir:     c.String("session-dir"),
 		Offline:        c.Bool("offline"),
 		JSON:           c.Bool("json"),

@@ -87,6 +87,11 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	runErr := l.Resume(ctx, history, open, st.in.Text)
 	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{Verifier: st.verifier, Patch: st.patch})
 	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir())
+	if cfg.LearnPolicy != "" {
+		if lerr := learnPolicy([]string{st.sess.Path()}, "", cfg.LearnPolicy, stdout, stderr); lerr != nil && err == nil {
+			err = lerr
+		}
+	}
 	return err
 }
 

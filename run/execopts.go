@@ -8,6 +8,7 @@ import (
 
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/urfave/cli/v2"
 )
@@ -28,6 +29,7 @@ type execConfig struct {
 	Settings *config.Loaded
 
 	PolicyFile     string
+	LearnPolicy    string // --learn-policy: write the policy learned from this run's session here
 	Allow, Deny    []string
 	TrustWorkspace bool
 	OnAsk          string // "", "deny", "abort" or "defer"
@@ -41,6 +43,7 @@ type execConfig struct {
 	NoContextFiles bool
 	PassEnv        []string // variable names bash gets although they look secret
 	MCP            mcpChoice
+	Skills         harness.SkillSettings // --skills, --no-skills
 
 	MaxTurns     int
 	Timeout      time.Duration // 0: none
@@ -98,6 +101,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		AppendSystem:    c.String("append-system-prompt"),
 		NoContextFiles:  c.Bool("no-context-files"),
 		PassEnv:         c.StringSlice("pass-env"),
+		Skills:          skillSettings(c),
 		Output:          c.String("output"),
 		IncludeThinking: c.Bool("include-thinking"),
 		Quiet:           c.Bool("quiet"),
@@ -120,6 +124,10 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		NoSubqueries: c.Bool("no-subqueries"),
 		Subqueries:   c.Bool("subqueries"),
 		Patch:        c.String("patch"),
+		LearnPolicy:  c.String("learn-policy"),
+	}
+	if cfg.LearnPolicy != "" && cfg.NoSession {
+		return cfg, usagef("--learn-policy needs the run's session to learn from; it cannot be used with --no-session")
 	}
 	size, err := config.ParseByteSize(c.String("patch-max-size"))
 	if err != nil || size <= 0 {
@@ -201,4 +209,9 @@ func (cfg execConfig) sinkOptions(js *jsonSink, env environment, stop func(error
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
 		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: newRedactor(cfg.secrets(env)), Stop: stop,
 		AllowAll: allowAll(cfg.Settings)}
+}
+
+// skillSettings reads --skills and --no-skills.
+func skillSettings(c *cli.Context) harness.SkillSettings {
+	return harness.SkillSettings{Dirs: c.StringSlice("skills"), Off: c.Bool("no-skills")}
 }

@@ -65,6 +65,8 @@ type Options struct {
 	Policy harness.PolicySource
 	// TrustWorkspace: the workspace's .mcp.json is started too.
 	TrustWorkspace bool
+	// Skills are --skills and --no-skills.
+	Skills harness.SkillSettings
 	// SessionDir is --session-dir; "": the default session directory.
 	SessionDir string
 	// Offline: the provider is not contacted.
@@ -113,6 +115,7 @@ func steps() []step {
 		{"terminal", checkTerminal},
 		{"sandbox", checkSandbox},
 		{"mcp", checkMCP},
+		{"skills", checkSkills},
 		{"github", checkGitHub},
 	}
 }

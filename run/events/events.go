@@ -33,6 +33,16 @@ type Init struct {
 	// OS sandbox but the secret denials and guarded paths; absent when
 	// off.
 	AllowAll bool `json:"allow_all,omitempty"`
+	// Skills are the skills the run offers in its system prompt; absent
+	// when none.
+	Skills []Skill `json:"skills,omitempty"`
+}
+
+// Skill is one skill a run offers: its name and the hex SHA-256 of its
+// SKILL.md.
+type Skill struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
 }
 
 // MCP is what the run's MCP servers offer, after start-up.
