@@ -64,10 +64,19 @@ func acpCommand(stdin io.Reader, env environment) *cli.Command {
 			}
 			o := &acpOpener{c: c, env: env, stderr: stderr}
 			srv := acp.NewServer(c.App.Writer, acp.Options{Open: o.open, Version: readBuildInfo().Version,
-				Notes: stderr, PermissionTimeout: c.Duration("permission-timeout")})
+				Notes: stderr, PermissionTimeout: permissionTimeout(c, base.Settings)})
 			return srv.Serve(c.Context, stdin)
 		},
 	}
+}
+
+// permissionTimeout is --permission-timeout, else [acp] permission_timeout
+// of the configuration rubichan acp started with; 0: no limit.
+func permissionTimeout(c *cli.Context, lc *config.Loaded) time.Duration {
+	if c.IsSet("permission-timeout") || lc == nil {
+		return c.Duration("permission-timeout")
+	}
+	return lc.ACP.PermissionTimeout
 }
 
 // acpOpener opens the sessions of `rubichan acp`, one run stack each, as

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,12 +13,14 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/acp/acptest"
 	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/toolkit"
 )
 
 // fakeEngine runs each prompt with run, which emits through emit.
 type fakeEngine struct {
-	emit func(agent.Event)
-	run  func(ctx context.Context, emit func(agent.Event), text string) error
+	emit  func(agent.Event)
+	asker agent.Asker
+	run   func(ctx context.Context, emit func(agent.Event), text string) error
 }
 
 func (f *fakeEngine) ID() string                                    { return "sess-1" }
@@ -28,12 +31,14 @@ func (f *fakeEngine) Prompt(ctx context.Context, text string) error { return f.r
 // serve starts a server whose sessions run run, with a scripted client.
 func serve(t *testing.T, run func(ctx context.Context, emit func(agent.Event), text string) error, opt Options) *acptest.Client {
 	t.Helper()
+	if opt.Open == nil {
+		opt.Open = func(ctx context.Context, o OpenOptions) (Engine, error) {
+			return &fakeEngine{emit: o.Emit, asker: o.Asker(nil), run: run}, nil
+		}
+	}
 	v := acptest.NewValidator(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	opt.Open = func(ctx context.Context, o OpenOptions) (Engine, error) {
-		return &fakeEngine{emit: o.Emit, run: run}, nil
-	}
 	srv := NewServer(outW, opt)
 	done := make(chan struct{})
 	go func() {
@@ -54,7 +59,7 @@ func serve(t *testing.T, run func(ctx context.Context, emit func(agent.Event), t
 }
 
 // open initializes and opens a session.
-func open(t *testing.T, c *acptest.Client) string {
+func openSession(t *testing.T, c *acptest.Client) string {
 	t.Helper()
 	c.Result("initialize", map[string]any{"protocolVersion": 1}, nil)
 	var ns struct {
@@ -118,7 +123,7 @@ func TestBadRequests(t *testing.T) {
 	if e := c.WaitOrphanError(); e.Code != codeParse {
 		t.Errorf("jsonrpc 1.0: %+v", e)
 	}
-	id := open(t, c)
+	id := openSession(t, c)
 	tests := map[string]struct {
 		method string
 		params any
@@ -170,7 +175,7 @@ func TestStopReasons(t *testing.T) {
 				emit(agent.Event{Kind: agent.EventMessageDone, Stop: tc.last, Usage: &llm.Usage{InputTokens: 3, OutputTokens: 4}})
 				return tc.err
 			}, Options{})
-			id := open(t, c)
+			id := openSession(t, c)
 			m := c.Call("session/prompt", promptParams(id, "go"))
 			if tc.fail {
 				if m.Error == nil || !strings.Contains(m.Error.Message, "the provider said no") {
@@ -203,7 +208,7 @@ func TestCancelMidStream(t *testing.T) {
 			return errors.New("not cancelled")
 		}
 	}, Options{})
-	id := open(t, c)
+	id := openSession(t, c)
 	ch := c.Start("session/prompt", promptParams(id, "go"))
 	c.WaitUpdate(func(u acptest.Update) bool { return u.Kind() == "agent_message_chunk" })
 	c.Notify("session/cancel", map[string]any{"sessionId": id})
@@ -216,5 +221,49 @@ func TestCancelMidStream(t *testing.T) {
 	c.Result("session/prompt", promptParams(id, "again"), &res)
 	if res.StopReason != stopEndTurn {
 		t.Errorf("the prompt after a cancel: %q", res.StopReason)
+	}
+}
+
+// TestPermission: the editor's answer is the call's verdict; a cancelled
+// request is a no; no answer within the permission timeout leaves the
+// call to the headless behaviour (the verdict stays "ask", for on_ask).
+func TestPermission(t *testing.T) {
+	t.Parallel()
+	selected := func(id string) any {
+		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": id}}
+	}
+	tests := map[string]struct {
+		answer  any
+		timeout time.Duration
+		want    agent.VerdictKind
+		message string
+	}{
+		"allow once":          {selected(allowOnce), 0, agent.VerdictAllow, ""},
+		"reject":              {selected(rejectOnce), 0, agent.VerdictDeny, "The person in the editor refused this call: echo hi."},
+		"always, not offered": {selected(allowAlways), 0, agent.VerdictDeny, "refused"},
+		"cancelled":           {map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, 0, agent.VerdictDeny, "refused"},
+		"no answer in time":   {nil, 50 * time.Millisecond, agent.VerdictAsk, ""},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var got agent.Verdict
+			open := func(ctx context.Context, o OpenOptions) (Engine, error) {
+				ask := o.Asker(nil)
+				return &fakeEngine{emit: o.Emit, run: func(ctx context.Context, emit func(agent.Event), text string) error {
+					call := llm.Block{Kind: llm.BlockToolUse, ID: "c1", Name: "bash", Input: []byte(`{"command":"echo hi"}`)}
+					got = ask.Ask(ctx, call, toolkit.Effects{Summary: "echo hi"}, agent.Verdict{Kind: agent.VerdictAsk, Fact: "echo hi"})
+					return nil
+				}}, nil
+			}
+			c := serve(t, nil, Options{Open: open, PermissionTimeout: tc.timeout})
+			c.Permission = func(json.RawMessage) any { return tc.answer }
+			id := openSession(t, c)
+			var res promptResponse
+			c.Result("session/prompt", promptParams(id, "go"), &res)
+			if got.Kind != tc.want || !strings.Contains(got.Message, tc.message) {
+				t.Errorf("verdict %+v, want kind %v with message %q", got, tc.want, tc.message)
+			}
+		})
 	}
 }

@@ -104,6 +104,9 @@ func (c *Client) dispatch(m Message) {
 		if c.Permission != nil {
 			res = c.Permission(m.Params)
 		}
+		if res == nil {
+			return // no answer
+		}
 		c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": res})
 	case m.Method == "":
 		c.mu.Lock()
