@@ -32,7 +32,7 @@ const acpUsageText = `rubichan acp [flags]
 
 // acpCommand is `rubichan acp`: the engine behind an editor.
 func acpCommand(stdin io.Reader, env environment) *cli.Command {
-	flags := append(execFlags(), &cli.DurationFlag{Name: "permission-timeout", Category: "Policy",
+	flags := append(execFlags(), &cli.StringFlag{Name: "permission-timeout", Category: "Policy",
 		Usage: `how long a permission request waits for the editor's answer before the call gets the --on-ask behaviour (0: no limit; config: [acp] permission_timeout)`})
 	return &cli.Command{
 		Name:      "acp",
@@ -48,13 +48,10 @@ func acpCommand(stdin io.Reader, env environment) *cli.Command {
 				return usagef("acp: takes no prompt; the editor sends the prompts")
 			}
 			base, err := configFromContext(c, env)
-			if err != nil && !strings.Contains(err.Error(), "API key") {
-				return err
-			}
 			if err == nil {
 				err = base.checkChat()
 			}
-			if err != nil && !strings.Contains(err.Error(), "API key") {
+			if err != nil && !missingKey(err) {
 				return err
 			}
 			stderr := c.App.ErrWriter
@@ -62,21 +59,40 @@ func acpCommand(stdin io.Reader, env environment) *cli.Command {
 				// Served anyway: each session/new answers with the error.
 				fmt.Fprintf(stderr, "rubichan acp: %v\n", err)
 			}
+			timeout, terr := permissionTimeout(c, base.Settings)
+			if terr != nil {
+				return terr
+			}
 			o := &acpOpener{c: c, env: env, stderr: stderr}
 			srv := acp.NewServer(c.App.Writer, acp.Options{Open: o.open, Version: readBuildInfo().Version,
-				Notes: stderr, PermissionTimeout: permissionTimeout(c, base.Settings)})
+				Notes: stderr, PermissionTimeout: timeout})
 			return srv.Serve(c.Context, stdin)
 		},
 	}
 }
 
+// missingKey reports whether err is the configuration's "no key": the
+// editor is told at session/new (ACP's "authentication required") rather
+// than the process ending before it can say anything.
+func missingKey(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "needs an API key") || strings.Contains(msg, "no model provider")
+}
+
 // permissionTimeout is --permission-timeout, else [acp] permission_timeout
 // of the configuration rubichan acp started with; 0: no limit.
-func permissionTimeout(c *cli.Context, lc *config.Loaded) time.Duration {
-	if c.IsSet("permission-timeout") || lc == nil {
-		return c.Duration("permission-timeout")
+func permissionTimeout(c *cli.Context, lc *config.Loaded) (time.Duration, error) {
+	if c.IsSet("permission-timeout") {
+		d, err := time.ParseDuration(c.String("permission-timeout"))
+		if err != nil || d < 0 {
+			return 0, usagef("--permission-timeout: want a duration such as 5m, got %q", c.String("permission-timeout"))
+		}
+		return d, nil
 	}
-	return lc.ACP.PermissionTimeout
+	if lc == nil {
+		return 0, nil
+	}
+	return lc.ACP.PermissionTimeout, nil
 }
 
 // acpOpener opens the sessions of `rubichan acp`, one run stack each, as

@@ -58,6 +58,10 @@ func (s *Server) Serve(ctx context.Context, r io.Reader) error {
 	go func() {
 		readErr <- readMessages(r, func(m message) {
 			switch {
+			case m.Method == "initialize" && m.ID != nil:
+				// In order: what follows it finds the connection initialized.
+				res, err := s.handle(ctx, m)
+				s.conn.reply(m.ID, res, err)
 			case m.Method != "" && m.ID != nil:
 				wg.Add(1)
 				go func() {
@@ -206,7 +210,7 @@ func (s *Server) newSession(ctx context.Context, params json.RawMessage) (any, e
 // missing API key asks the client to authenticate, in words.
 func openError(err error) error {
 	msg := err.Error()
-	if strings.Contains(msg, "API key") || strings.Contains(msg, "_API_KEY") {
+	if strings.Contains(msg, "needs an API key") || strings.Contains(msg, "no model provider") {
 		return &rpcError{Code: codeAuthRequired, Message: msg}
 	}
 	return &rpcError{Code: codeInternal, Message: msg}
