@@ -64,7 +64,7 @@ func acpCommand(stdin io.Reader, env environment) *cli.Command {
 				return terr
 			}
 			o := &acpOpener{c: c, env: env, stderr: stderr}
-			srv := acp.NewServer(c.App.Writer, acp.Options{Open: o.open, Version: readBuildInfo().Version,
+			srv := acp.NewServer(c.App.Writer, acp.Options{Open: o.open, List: o.list, Version: readBuildInfo().Version,
 				Notes: stderr, PermissionTimeout: timeout})
 			return srv.Serve(c.Context, stdin)
 		},
@@ -130,6 +130,35 @@ func (o *acpOpener) open(ctx context.Context, opt acp.OpenOptions) (acp.Engine, 
 	return &acpEngine{cfg: cfg, st: st, id: id}, nil
 }
 
+// list is [acp.Lister]: the sessions of the session directory exec uses,
+// as `rubichan sessions list` shows them.
+func (o *acpOpener) list(cwd string) ([]acp.SessionInfo, error) {
+	o.mu.Lock()
+	cfg, err := configFromContext(o.c, o.env)
+	o.mu.Unlock()
+	if err != nil && !missingKey(err) {
+		return nil, err
+	}
+	infos, err := session.Store{Dir: cfg.sessionDir(o.env)}.List(cwd)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]acp.SessionInfo, 0, len(infos))
+	for _, in := range infos {
+		out = append(out, acp.SessionInfo{ID: in.ID, Cwd: in.Workspace, Title: shortTitle(in.Prompt), UpdatedAt: in.Updated})
+	}
+	return out, nil
+}
+
+// shortTitle is a prompt's first line, at most 80 characters.
+func shortTitle(p string) string {
+	p, _, _ = strings.Cut(strings.TrimSpace(p), "\n")
+	if r := []rune(p); len(r) > 80 {
+		return string(r[:79]) + "…"
+	}
+	return p
+}
+
 // config is exec's configuration for the session's cwd.
 func (o *acpOpener) config(opt acp.OpenOptions) (execConfig, error) {
 	cfg, err := configFromContext(o.c, o.env)
@@ -145,6 +174,10 @@ func (o *acpOpener) config(opt acp.OpenOptions) (execConfig, error) {
 	}
 	if len(opt.MCPServers) > 0 {
 		cfg.Settings = withClientMCP(cfg.Settings, opt.MCPServers)
+	}
+	if opt.Resume != "" {
+		// session/load and session/resume continue the session as --resume does.
+		cfg.sessionFlags.Resume, cfg.sessionFlags.Continue = opt.Resume, false
 	}
 	if cfg.OnAsk == "defer" {
 		cfg.OnAsk = "deny" // the next prompt must find the conversation valid, as in line mode
@@ -199,6 +232,12 @@ func (e *acpEngine) Prompt(ctx context.Context, text string) error {
 	e.runs++
 	st.sess.Reopen()
 	return err
+}
+
+// History is the conversation of the session the engine resumed.
+func (e *acpEngine) History() []llm.Message {
+	h, _ := e.st.plan.Conversation(e.cfg.Resolved.Type)
+	return h
 }
 
 // Usage is the model's window and the session's cost so far.

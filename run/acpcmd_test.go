@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -370,5 +371,85 @@ func TestACPCancel(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the next request has no error result of c1: %+v", w.Messages)
+	}
+}
+
+// TestACPLoad: session/list shows rubichan's sessions of the workspace;
+// session/load continues one, replaying its user and agent messages and
+// its tool calls as updates first; session/resume continues one without a
+// replay. The next prompt's request carries the whole conversation.
+func TestACPLoad(t *testing.T) {
+	script := llmtest.Script{Turns: []llmtest.Turn{
+		{ToolCalls: []llmtest.ToolCall{bashCall("c1", "echo one")}},
+		{Text: []string{"first done"}},
+		{Text: []string{"loaded and going on"}},
+		{Text: []string{"resumed"}},
+	}}
+	s := startACP(t, script)
+	var asked []string
+	var offered [][]string
+	s.Permission = answerBy(t, map[string]string{"bash: echo one": "allow_once"}, &asked, &offered)
+	id := s.newSession(t)
+	s.prompt(t, id, "task one")
+	s.Result("session/close", map[string]any{"sessionId": id}, nil)
+
+	var list struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			Cwd       string `json:"cwd"`
+			Title     string `json:"title"`
+		} `json:"sessions"`
+	}
+	s.Result("session/list", map[string]any{"cwd": s.ws}, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != id || list.Sessions[0].Cwd != s.ws {
+		t.Errorf("session/list: %+v, want %s in %s", list.Sessions, id, s.ws)
+	}
+
+	before := len(s.Updates())
+	s.Result("session/load", map[string]any{"sessionId": id, "cwd": s.ws, "mcpServers": []any{}}, nil)
+	var replayed []string
+	for _, u := range s.Updates()[before:] {
+		switch u.Kind() {
+		case "user_message_chunk", "agent_message_chunk":
+			replayed = append(replayed, u.Kind()+" "+u["content"].(map[string]any)["text"].(string))
+		case "tool_call", "tool_call_update":
+			replayed = append(replayed, fmt.Sprintf("%s %v %v", u.Kind(), u["toolCallId"], u["status"]))
+		}
+	}
+	want := []string{"user_message_chunk task one", "tool_call c1 pending", "tool_call_update c1 completed", "agent_message_chunk first done"}
+	if !slices.Equal(replayed, want) {
+		t.Errorf("replayed %q, want %q", replayed, want)
+	}
+	if got := s.prompt(t, id, "task two"); got != "end_turn" {
+		t.Errorf("the loaded session's prompt: %q", got)
+	}
+	s.Result("session/close", map[string]any{"sessionId": id}, nil)
+
+	before = len(s.Updates())
+	s.Result("session/resume", map[string]any{"sessionId": id, "cwd": s.ws, "mcpServers": []any{}}, nil)
+	if n := len(s.Updates()) - before; n != 0 {
+		t.Errorf("session/resume sent %d updates, want none", n)
+	}
+	if got := s.prompt(t, id, "task three"); got != "end_turn" {
+		t.Errorf("the resumed session's prompt: %q", got)
+	}
+	reqs := s.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model requests, want 4", len(reqs))
+	}
+	var w agenttest.WireRequest
+	if err := reqs[3].JSON(&w); err != nil {
+		t.Fatal(err)
+	}
+	var users []string
+	for _, m := range w.Messages {
+		for _, b := range m.Content {
+			if m.Role == "user" && b.Type == "text" {
+				users = append(users, b.Text)
+			}
+		}
+	}
+	if len(users) < 3 || !strings.HasSuffix(users[0], "task one") || users[len(users)-1] != "task three" {
+		t.Errorf("the last request's user texts %q: not the whole conversation", users)
 	}
 }

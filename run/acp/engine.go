@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 
+	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/harness"
 )
@@ -22,6 +23,10 @@ type OpenOptions struct {
 	MCPServers []MCPServer
 	// Emit receives every event of the session's runs.
 	Emit func(agent.Event)
+	// Resume, when set, is the id of the rubichan session the engine
+	// continues (session/load, session/resume): its conversation is the
+	// engine's history.
+	Resume string
 	// Asker returns the asker of the calls the policy marks "ask", given
 	// the session's approver (whose session records "always" answers).
 	Asker func(ap *harness.Approver) agent.Asker
@@ -48,6 +53,9 @@ type Engine interface {
 	Prompt(ctx context.Context, text string) error
 	// Usage is the session's context window and its cost so far.
 	Usage() Usage
+	// History is the conversation a resumed engine continues; nil for a
+	// new one.
+	History() []llm.Message
 	// Close ends the session: its MCP servers, session log and sandbox.
 	Close() error
 }
@@ -58,3 +66,14 @@ type Usage struct {
 	CostUSD   float64 // the session's cost so far, when CostKnown
 	CostKnown bool
 }
+
+// SessionInfo is one of rubichan's sessions as session/list shows it.
+type SessionInfo struct {
+	ID        string
+	Cwd       string // its workspace
+	Title     string // its first prompt, shortened
+	UpdatedAt string // RFC 3339
+}
+
+// Lister lists the sessions of a workspace ("" for all), newest first.
+type Lister func(cwd string) ([]SessionInfo, error)

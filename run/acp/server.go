@@ -20,6 +20,8 @@ type Options struct {
 	Version string
 	// Notes receives the server's own notes (stderr); nil: none.
 	Notes io.Writer
+	// List lists rubichan's sessions for session/list (required).
+	List Lister
 	// PermissionTimeout bounds the wait for a permission answer; past it
 	// the call gets the headless behaviour (on_ask). 0: no limit.
 	PermissionTimeout time.Duration
@@ -99,7 +101,7 @@ func (s *Server) handle(ctx context.Context, m message) (any, error) {
 		return nil, errorf(codeInvalidParams, "acp: rubichan offers no authentication methods: set the provider's API key in the environment rubichan acp starts in")
 	}
 	switch m.Method {
-	case "session/new", "session/prompt", "session/close":
+	case "session/new", "session/load", "session/resume", "session/list", "session/prompt", "session/close":
 	default:
 		return nil, errorf(codeNoMethod, "acp: no method %q", m.Method)
 	}
@@ -109,6 +111,12 @@ func (s *Server) handle(ctx context.Context, m message) (any, error) {
 	switch m.Method {
 	case "session/new":
 		return s.newSession(ctx, m.Params)
+	case "session/load":
+		return s.loadSession(ctx, m.Params, true)
+	case "session/resume":
+		return s.loadSession(ctx, m.Params, false)
+	case "session/list":
+		return s.listSessions(m.Params)
 	case "session/prompt":
 		var req promptRequest
 		if err := decode(m.Params, &req); err != nil {
@@ -172,8 +180,10 @@ func (s *Server) initialize(params json.RawMessage) (any, error) {
 	return initializeResponse{
 		ProtocolVersion: ProtocolVersion,
 		AgentCapabilities: agentCapabilities{
-			MCPCapabilities:     mcpCapabilities{HTTP: true},
-			SessionCapabilities: sessionCapabilities{Close: &struct{}{}},
+			LoadSession:     true,
+			MCPCapabilities: mcpCapabilities{HTTP: true},
+			SessionCapabilities: sessionCapabilities{Close: &struct{}{}, List: &struct{}{},
+				Resume: &struct{}{}},
 		},
 		AuthMethods: []json.RawMessage{},
 		AgentInfo:   implementation{Name: "rubichan", Title: "rubichan", Version: s.opt.Version},
@@ -186,24 +196,83 @@ func (s *Server) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err := decode(params, &req); err != nil {
 		return nil, err
 	}
+	ss, err := s.open(ctx, req, "")
+	if err != nil {
+		return nil, err
+	}
+	return newSessionResponse{SessionID: ss.id}, nil
+}
+
+// loadSession opens an engine that continues one of rubichan's sessions:
+// session/load replays its conversation as updates first, session/resume
+// does not.
+func (s *Server) loadSession(ctx context.Context, params json.RawMessage, replay bool) (any, error) {
+	var req newSessionRequest
+	if err := decode(params, &req); err != nil {
+		return nil, err
+	}
+	if req.SessionID == "" {
+		return nil, errorf(codeInvalidParams, "acp: sessionId is required")
+	}
+	if _, err := s.session(req.SessionID); err == nil {
+		return nil, errorf(codeInvalidRequest, "acp: session %q is already open", req.SessionID)
+	}
+	ss, err := s.open(ctx, req, req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if replay {
+		ss.replay(ss.eng.History())
+	}
+	return struct{}{}, nil
+}
+
+// open opens and registers a session's engine; resume names the session
+// it continues ("" for a new one).
+func (s *Server) open(ctx context.Context, req newSessionRequest, resume string) (*session, error) {
 	if !filepath.IsAbs(req.Cwd) {
-		return nil, errorf(codeInvalidParams, "acp: session/new: cwd %q is not an absolute path", req.Cwd)
+		return nil, errorf(codeInvalidParams, "acp: cwd %q is not an absolute path", req.Cwd)
 	}
 	servers, err := mcpServers(req.MCPServers)
 	if err != nil {
 		return nil, err
 	}
 	ss := &session{srv: s, cwd: req.Cwd}
-	eng, err := s.opt.Open(ctx, OpenOptions{Cwd: req.Cwd, MCPServers: servers, Emit: ss.emit, Asker: ss.asker})
+	eng, err := s.opt.Open(ctx, OpenOptions{Cwd: req.Cwd, MCPServers: servers, Resume: resume, Emit: ss.emit, Asker: ss.asker})
 	if err != nil {
 		return nil, openError(err)
 	}
 	ss.eng = eng
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	ss.id = eng.ID()
+	if resume != "" {
+		ss.id = resume // the client's name for it
+	}
 	s.sessions[ss.id] = ss
-	s.mu.Unlock()
-	return newSessionResponse{SessionID: ss.id}, nil
+	return ss, nil
+}
+
+// listSessions is session/list: rubichan's sessions, of the cwd asked
+// for or all, in one page.
+func (s *Server) listSessions(params json.RawMessage) (any, error) {
+	var req struct {
+		Cwd string `json:"cwd"`
+	}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &req); err != nil {
+			return nil, errorf(codeInvalidParams, "acp: bad params: %v", err)
+		}
+	}
+	list, err := s.opt.List(req.Cwd)
+	if err != nil {
+		return nil, errorf(codeInternal, "%v", err)
+	}
+	out := listSessionsResponse{Sessions: []sessionInfo{}}
+	for _, si := range list {
+		out.Sessions = append(out.Sessions, sessionInfo{SessionID: si.ID, Cwd: si.Cwd, Title: si.Title, UpdatedAt: si.UpdatedAt})
+	}
+	return out, nil
 }
 
 // openError is the JSON-RPC error of a session that could not open: a

@@ -26,6 +26,7 @@ type fakeEngine struct {
 func (f *fakeEngine) ID() string                                    { return "sess-1" }
 func (f *fakeEngine) Usage() Usage                                  { return Usage{Window: 1000, CostUSD: 0.5, CostKnown: true} }
 func (f *fakeEngine) Close() error                                  { return nil }
+func (f *fakeEngine) History() []llm.Message                        { return nil }
 func (f *fakeEngine) Prompt(ctx context.Context, text string) error { return f.run(ctx, f.emit, text) }
 
 // serve starts a server whose sessions run run, with a scripted client.
@@ -39,6 +40,9 @@ func serve(t *testing.T, run func(ctx context.Context, emit func(agent.Event), t
 	v := acptest.NewValidator(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
+	if opt.List == nil {
+		opt.List = func(string) ([]SessionInfo, error) { return nil, nil }
+	}
 	srv := NewServer(outW, opt)
 	done := make(chan struct{})
 	go func() {

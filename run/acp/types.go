@@ -44,10 +44,26 @@ type mcpCapabilities struct {
 }
 
 type sessionCapabilities struct {
-	Close *struct{} `json:"close,omitempty"`
+	Close  *struct{} `json:"close,omitempty"`
+	List   *struct{} `json:"list,omitempty"`
+	Resume *struct{} `json:"resume,omitempty"`
 }
 
+type listSessionsResponse struct {
+	Sessions []sessionInfo `json:"sessions"`
+}
+
+type sessionInfo struct {
+	SessionID string `json:"sessionId"`
+	Cwd       string `json:"cwd"`
+	Title     string `json:"title,omitempty"`
+	UpdatedAt string `json:"updatedAt,omitempty"`
+}
+
+// newSessionRequest is session/new's params, and session/load's and
+// session/resume's with SessionID.
 type newSessionRequest struct {
+	SessionID  string      `json:"sessionId,omitempty"`
 	Cwd        string      `json:"cwd"`
 	MCPServers []mcpServer `json:"mcpServers"`
 }

@@ -76,7 +76,8 @@ func NewValidator(t testing.TB) *Validator {
 		t.Fatalf("acptest: compile schema: %v", err)
 	}
 	for _, d := range []string{"SessionNotification", "RequestPermissionRequest", "InitializeResponse",
-		"NewSessionResponse", "PromptResponse", "CloseSessionResponse", "Error"} {
+		"NewSessionResponse", "PromptResponse", "CloseSessionResponse", "ListSessionsResponse", "LoadSessionResponse",
+		"ResumeSessionResponse", "Error"} {
 		if v.defs[d], err = c.Compile(schemaURL + "#/$defs/" + d); err != nil {
 			t.Fatalf("acptest: compile %s: %v", d, err)
 		}
@@ -90,6 +91,9 @@ var methodResult = map[string]string{
 	"session/new":    "NewSessionResponse",
 	"session/prompt": "PromptResponse",
 	"session/close":  "CloseSessionResponse",
+	"session/list":   "ListSessionsResponse",
+	"session/load":   "LoadSessionResponse",
+	"session/resume": "ResumeSessionResponse",
 }
 
 // Validate checks one line the agent sent: a JSON-RPC 2.0 message of the
