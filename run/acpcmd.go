@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -127,7 +128,7 @@ func (o *acpOpener) open(ctx context.Context, opt acp.OpenOptions) (acp.Engine, 
 	if p := st.sess.Path(); p != "" {
 		id = session.IDOf(p)
 	}
-	return &acpEngine{cfg: cfg, st: st, id: id}, nil
+	return &acpEngine{cfg: cfg, st: st, id: id, startModel: st.loop.Model()}, nil
 }
 
 // list is [acp.Lister]: the sessions of the session directory exec uses,
@@ -204,10 +205,11 @@ func withClientMCP(lc *config.Loaded, servers []acp.MCPServer) *config.Loaded {
 
 // acpEngine is one ACP session: its stack, a run per prompt.
 type acpEngine struct {
-	cfg  execConfig
-	st   *runStack
-	id   string
-	runs int
+	startModel string
+	cfg        execConfig
+	st         *runStack
+	id         string
+	runs       int
 }
 
 func (e *acpEngine) ID() string { return e.id }
@@ -232,6 +234,37 @@ func (e *acpEngine) Prompt(ctx context.Context, text string) error {
 	e.runs++
 	st.sess.Reopen()
 	return err
+}
+
+// Models is the session's model and those it may switch to: the
+// provider's default and sub-query models, and the model it started with.
+func (e *acpEngine) Models() (string, []string) {
+	cur := e.st.loop.Model()
+	choices := []string{e.startModel}
+	for _, p := range config.Presets() {
+		if p.Name == e.cfg.Provider {
+			choices = append(choices, p.Model, p.SubModel)
+		}
+	}
+	choices = append(choices, e.cfg.Resolved.SubModel, cur)
+	out := choices[:0]
+	for _, c := range choices {
+		if c != "" && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return cur, out
+}
+
+// SetModel is line mode's /model: under a cost cap the session keeps its
+// model, the cap being priced at it.
+func (e *acpEngine) SetModel(name string) error {
+	if e.cfg.Settings != nil && e.cfg.Settings.Limits.MaxCost > 0 {
+		return fmt.Errorf("acp: --max-cost is priced at %s; start a new session to use another model", e.st.loop.Model())
+	}
+	e.cfg.Model = name
+	e.st.loop.SetModel(name, withPreface(compactSettings(e.cfg.Settings, name, e.cfg.NoCompact, e.st.sinks.emit)))
+	return nil
 }
 
 // History is the conversation of the session the engine resumed.

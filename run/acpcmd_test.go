@@ -453,3 +453,49 @@ func TestACPLoad(t *testing.T) {
 		t.Errorf("the last request's user texts %q: not the whole conversation", users)
 	}
 }
+
+// TestACPModel: a session offers its model as a configuration option
+// (the model it started with, the provider's default and sub-query
+// models); session/set_config_option switches the next requests to one of
+// them, refuses one not offered, and under --max-cost refuses to switch,
+// as line mode's /model does.
+func TestACPModel(t *testing.T) {
+	s := startACP(t, llmtest.Script{Turns: []llmtest.Turn{{Text: []string{"ok"}}, {Text: []string{"ok"}}}})
+	s.Result("initialize", map[string]any{"protocolVersion": 1}, nil)
+	var ns struct {
+		SessionID     string `json:"sessionId"`
+		ConfigOptions []struct {
+			ID           string `json:"id"`
+			CurrentValue string `json:"currentValue"`
+			Options      []struct {
+				Value string `json:"value"`
+			} `json:"options"`
+		} `json:"configOptions"`
+	}
+	s.Result("session/new", map[string]any{"cwd": s.ws, "mcpServers": []any{}}, &ns)
+	var values []string
+	for _, o := range ns.ConfigOptions[0].Options {
+		values = append(values, o.Value)
+	}
+	if ns.ConfigOptions[0].ID != "model" || ns.ConfigOptions[0].CurrentValue != "test-model" ||
+		!slices.Equal(values, []string{"test-model", "claude-sonnet-5-5", "claude-haiku-5-5"}) {
+		t.Errorf("config options %+v", ns.ConfigOptions)
+	}
+	if m := s.Call("session/set_config_option", map[string]any{"sessionId": ns.SessionID, "configId": "model", "value": "gpt-5.5"}); m.Error == nil || m.Error.Code != -32602 {
+		t.Errorf("a model not offered: %+v", m)
+	}
+	s.Result("session/set_config_option", map[string]any{"sessionId": ns.SessionID, "configId": "model", "value": "claude-haiku-5-5"}, nil)
+	s.prompt(t, ns.SessionID, "hi")
+	var body struct {
+		Model string `json:"model"`
+	}
+	if err := s.srv.Requests()[0].JSON(&body); err != nil || body.Model != "claude-haiku-5-5" {
+		t.Errorf("the request's model %q (%v), want claude-haiku-5-5", body.Model, err)
+	}
+
+	capped := startACP(t, llmtest.Script{}, "--model", "claude-sonnet-5-5", "--max-cost", "5")
+	id := capped.newSession(t)
+	if m := capped.Call("session/set_config_option", map[string]any{"sessionId": id, "configId": "model", "value": "claude-haiku-5-5"}); m.Error == nil || !strings.Contains(m.Error.Message, "--max-cost") {
+		t.Errorf("a switch under --max-cost: %+v", m)
+	}
+}

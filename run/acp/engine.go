@@ -53,6 +53,11 @@ type Engine interface {
 	Prompt(ctx context.Context, text string) error
 	// Usage is the session's context window and its cost so far.
 	Usage() Usage
+	// Models is the session's model and the models it may switch to.
+	Models() (current string, choices []string)
+	// SetModel switches the model of the next requests, as line mode's
+	// /model does; an error says why it cannot.
+	SetModel(name string) error
 	// History is the conversation a resumed engine continues; nil for a
 	// new one.
 	History() []llm.Message

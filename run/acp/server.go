@@ -101,7 +101,8 @@ func (s *Server) handle(ctx context.Context, m message) (any, error) {
 		return nil, errorf(codeInvalidParams, "acp: rubichan offers no authentication methods: set the provider's API key in the environment rubichan acp starts in")
 	}
 	switch m.Method {
-	case "session/new", "session/load", "session/resume", "session/list", "session/prompt", "session/close":
+	case "session/new", "session/load", "session/resume", "session/list", "session/prompt", "session/close",
+		"session/set_config_option":
 	default:
 		return nil, errorf(codeNoMethod, "acp: no method %q", m.Method)
 	}
@@ -117,6 +118,8 @@ func (s *Server) handle(ctx context.Context, m message) (any, error) {
 		return s.loadSession(ctx, m.Params, false)
 	case "session/list":
 		return s.listSessions(m.Params)
+	case "session/set_config_option":
+		return s.setConfig(m.Params)
 	case "session/prompt":
 		var req promptRequest
 		if err := decode(m.Params, &req); err != nil {
@@ -200,7 +203,7 @@ func (s *Server) newSession(ctx context.Context, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return newSessionResponse{SessionID: ss.id}, nil
+	return newSessionResponse{SessionID: ss.id, ConfigOptions: ss.configOptions()}, nil
 }
 
 // loadSession opens an engine that continues one of rubichan's sessions:
@@ -224,7 +227,7 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage, replay
 	if replay {
 		ss.replay(ss.eng.History())
 	}
-	return struct{}{}, nil
+	return loadSessionResponse{ConfigOptions: ss.configOptions()}, nil
 }
 
 // open opens and registers a session's engine; resume names the session

@@ -27,6 +27,8 @@ func (f *fakeEngine) ID() string                                    { return "se
 func (f *fakeEngine) Usage() Usage                                  { return Usage{Window: 1000, CostUSD: 0.5, CostKnown: true} }
 func (f *fakeEngine) Close() error                                  { return nil }
 func (f *fakeEngine) History() []llm.Message                        { return nil }
+func (f *fakeEngine) Models() (string, []string)                    { return "m1", []string{"m1", "m2"} }
+func (f *fakeEngine) SetModel(string) error                         { return nil }
 func (f *fakeEngine) Prompt(ctx context.Context, text string) error { return f.run(ctx, f.emit, text) }
 
 // serve starts a server whose sessions run run, with a scripted client.

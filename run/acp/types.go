@@ -86,7 +86,38 @@ type nameText struct {
 }
 
 type newSessionResponse struct {
-	SessionID string `json:"sessionId"`
+	SessionID     string         `json:"sessionId"`
+	ConfigOptions []configOption `json:"configOptions"`
+}
+
+// loadSessionResponse is session/load's and session/resume's result.
+type loadSessionResponse struct {
+	ConfigOptions []configOption `json:"configOptions"`
+}
+
+// configOption is a select among values: the model.
+type configOption struct {
+	ID           string         `json:"id"`
+	Name         string         `json:"name"`
+	Category     string         `json:"category,omitempty"`
+	Type         string         `json:"type"`
+	CurrentValue string         `json:"currentValue"`
+	Options      []selectOption `json:"options"`
+}
+
+type selectOption struct {
+	Value string `json:"value"`
+	Name  string `json:"name"`
+}
+
+type setConfigRequest struct {
+	SessionID string          `json:"sessionId"`
+	ConfigID  string          `json:"configId"`
+	Value     json.RawMessage `json:"value"`
+}
+
+type setConfigResponse struct {
+	ConfigOptions []configOption `json:"configOptions"`
 }
 
 type sessionRequest struct {

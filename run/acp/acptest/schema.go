@@ -77,7 +77,7 @@ func NewValidator(t testing.TB) *Validator {
 	}
 	for _, d := range []string{"SessionNotification", "RequestPermissionRequest", "InitializeResponse",
 		"NewSessionResponse", "PromptResponse", "CloseSessionResponse", "ListSessionsResponse", "LoadSessionResponse",
-		"ResumeSessionResponse", "Error"} {
+		"ResumeSessionResponse", "SetSessionConfigOptionResponse", "Error"} {
 		if v.defs[d], err = c.Compile(schemaURL + "#/$defs/" + d); err != nil {
 			t.Fatalf("acptest: compile %s: %v", d, err)
 		}
@@ -94,6 +94,8 @@ var methodResult = map[string]string{
 	"session/list":   "ListSessionsResponse",
 	"session/load":   "LoadSessionResponse",
 	"session/resume": "ResumeSessionResponse",
+
+	"session/set_config_option": "SetSessionConfigOptionResponse",
 }
 
 // Validate checks one line the agent sent: a JSON-RPC 2.0 message of the
