@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -497,5 +498,36 @@ func TestACPModel(t *testing.T) {
 	id := capped.newSession(t)
 	if m := capped.Call("session/set_config_option", map[string]any{"sessionId": id, "configId": "model", "value": "claude-haiku-5-5"}); m.Error == nil || !strings.Contains(m.Error.Message, "--max-cost") {
 		t.Errorf("a switch under --max-cost: %+v", m)
+	}
+}
+
+// TestACPClientMCP: an MCP server the client passes in session/new is
+// started like a configured one: its tools are offered to the model
+// (the real @modelcontextprotocol/server-everything over stdio).
+func TestACPClientMCP(t *testing.T) {
+	mods := mcpModules(t)
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is needed for the MCP test server: %v", err)
+	}
+	s := startACP(t, llmtest.Script{Turns: []llmtest.Turn{{Text: []string{"ok"}}}})
+	s.Result("initialize", map[string]any{"protocolVersion": 1}, nil)
+	var ns struct {
+		SessionID string `json:"sessionId"`
+	}
+	s.Result("session/new", map[string]any{"cwd": s.ws, "mcpServers": []any{map[string]any{
+		"name": "everything", "command": node, "args": []string{filepath.Join(mods, "server-everything", "dist", "index.js")},
+		"env": []any{}}}}, &ns)
+	s.prompt(t, ns.SessionID, "hi")
+	var w agenttest.WireRequest
+	if err := s.srv.Requests()[0].JSON(&w); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(w.Tools, func(tool struct {
+		Name string `json:"name"`
+	}) bool {
+		return tool.Name == "mcp__everything__echo"
+	}) {
+		t.Errorf("the client's MCP server's tools are not offered: %+v", w.Tools)
 	}
 }
