@@ -27,6 +27,7 @@ var chatCommandHelp = [][2]string{
 	{"/compact", "compact the conversation now"},
 	{"/skills", "the skills offered"},
 	{"/skill NAME", "use skill NAME for the next line"},
+	{"/schema FILE", "answer the next lines as JSON matching FILE; /schema off ends it"},
 }
 
 // command runs a line-mode command; it reports whether the chat ends.
@@ -64,6 +65,8 @@ func (c *chat) command(ctx context.Context, line string) bool {
 		c.listSkills()
 	case "/skill":
 		c.chooseSkill(arg)
+	case "/schema":
+		c.setSchema(arg)
 	default:
 		c.note("unknown command %s", name)
 		c.help()

@@ -126,7 +126,7 @@ func (c *chat) runLine(ctx context.Context, text string) {
 		history, open = c.st.plan.Conversation(c.cfg.Resolved.Type)
 	}
 	runErr := l.Resume(runCtx, history, open, text)
-	err := finishRun(runErr, l, sinks.text, start, sinks.emit, runEnd{Verifier: c.verifier})
+	err := finishRun(runErr, l, sinks.text, start, sinks.emit, runEnd{Verifier: c.verifier, Structured: c.st.structured})
 	c.endRun(err)
 }
 

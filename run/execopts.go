@@ -10,6 +10,7 @@ import (
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
+	"github.com/rubichan/rubichan/run/structured"
 	"github.com/urfave/cli/v2"
 )
 
@@ -27,6 +28,10 @@ type execConfig struct {
 	// limits below are copied from them.
 	Resolved config.ResolvedProvider
 	Settings *config.Loaded
+
+	// ResumeArgs are the flags a run resuming this one needs, as shell
+	// words: the approve and deny lines of a deferred run repeat them.
+	ResumeArgs []string
 
 	PolicyFile     string
 	LearnPolicy    string // --learn-policy: write the policy learned from this run's session here
@@ -55,11 +60,14 @@ type execConfig struct {
 	CompactAt float64 // compact_at: the share of the usable window past which to compact; 0: the default
 	NoCompact bool    // --no-compact
 
-	Output          string // "text", "final", "json" or "stream-json"
-	IncludeThinking bool   // stream-json: thinking events too
-	Quiet           bool
-	Verbose         bool
-	Color           string // "auto", "always" or "never"
+	Output string // "text", "final", "json" or "stream-json"
+	// JSONSchema is --json-schema, compiled; nil without one.
+	JSONSchema        *structured.Schema
+	JSONSchemaRetries int  // --json-schema-retries
+	IncludeThinking   bool // stream-json: thinking events too
+	Quiet             bool
+	Verbose           bool
+	Color             string // "auto", "always" or "never"
 
 	sessionFlags
 
@@ -89,8 +97,9 @@ func (cfg execConfig) verify() config.Verify {
 func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	cfg := execConfig{
 		PolicyFile:      c.String("policy"),
-		Allow:           c.StringSlice("allow"),
-		Deny:            c.StringSlice("deny"),
+		Allow:           ruleFlag(c, "allow"),
+		Deny:            ruleFlag(c, "deny"),
+		ResumeArgs:      resumeArgs(c),
 		TrustWorkspace:  c.Bool("trust-workspace"),
 		OnAsk:           c.String("on-ask"),
 		Dir:             c.String("cwd"),
@@ -139,6 +148,9 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 			return cfg, usagef("--patch: %v", err)
 		}
 	}
+	if err := cfg.loadJSONSchema(c); err != nil {
+		return cfg, err
+	}
 	if cfg.MCP, err = mcpChoiceFromCLI(c); err != nil {
 		return cfg, err
 	}
@@ -153,6 +165,9 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	}
 	if err := cfg.loadSettings(c, env); err != nil {
 		return cfg, settingsError{Err: err}
+	}
+	if err := cfg.resumedJSONSchema(env); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }
@@ -205,7 +220,7 @@ func (cfg execConfig) String() string {
 // is the JSON sink made before the arguments were parsed (nil: text), stop
 // learns a failed write on stdout.
 func (cfg execConfig) sinkOptions(js *jsonSink, env environment, stop func(error)) sink.Options {
-	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Thinking: cfg.IncludeThinking,
+	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Structured: cfg.JSONSchema != nil, Thinking: cfg.IncludeThinking,
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
 		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: newRedactor(cfg.secrets(env)), Stop: stop,
 		AllowAll: allowAll(cfg.Settings)}

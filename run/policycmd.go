@@ -95,8 +95,8 @@ func runPolicyCheck(c *cli.Context, env environment) error {
 	pol, err := loadPolicy(policySource{
 		Dir:            c.String("cwd"),
 		File:           c.String("policy"),
-		Allow:          c.StringSlice("allow"),
-		Deny:           c.StringSlice("deny"),
+		Allow:          ruleFlag(c, "allow"),
+		Deny:           ruleFlag(c, "deny"),
 		TrustWorkspace: c.Bool("trust-workspace"),
 		Headless:       true,
 		Reads:          harness.SkillGrants(set, root),

@@ -10,6 +10,7 @@ import (
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/skills"
+	"github.com/rubichan/rubichan/run/structured"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
@@ -37,8 +38,11 @@ type runStack struct {
 	// verifier is the --verify check, one of the loop's verifiers; nil
 	// without --verify.
 	verifier *verifier
-	parts    []session.PromptPart
-	skills   skills.Set // the skills found; Offered are in the system prompt
+	// structured holds the --json-schema check; nil without one, and in
+	// line mode always there (/schema fills it).
+	structured *structured.Slot
+	parts      []session.PromptPart
+	skills     skills.Set // the skills found; Offered are in the system prompt
 
 	closers []func() // run in reverse order by close
 }
@@ -172,13 +176,14 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
 	st.sess = openPlanned(st.plan, cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
 		Start: src.start, Workspace: st.ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
-		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts,
+		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts, JSONSchema: cfg.schemaRaw(),
 	})
 	st.defer_(func() { st.sess.Close() })
 	lc.Answers = st.plan.Answers()
 	lc.Hooks = asHooks(newHooks(cfg.Settings, cfg.childEnv(env), st.ws.Root(), st.sessionID(), st.sess, emit, rt))
 	st.verifier = newVerifier(cfg.verify(), cfg.childEnv(env), st.ws.Root(), rt, emit)
 	lc.Verifiers = st.verifier.Verifiers()
+	st.structured = withStructuredOutput(cfg, &lc, notice)
 	if src.newAsker != nil {
 		lc.Ask = src.newAsker(ap)
 	}
