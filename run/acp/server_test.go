@@ -34,12 +34,17 @@ func (f *fakeEngine) Prompt(ctx context.Context, text string) error { return f.r
 // serve starts a server whose sessions run run, with a scripted client.
 func serve(t *testing.T, run func(ctx context.Context, emit func(agent.Event), text string) error, opt Options) *acptest.Client {
 	t.Helper()
+	return serveWith(t, acptest.NewValidator(t), run, opt)
+}
+
+// serveWith is serve with a validator compiled once.
+func serveWith(t *testing.T, v *acptest.Validator, run func(ctx context.Context, emit func(agent.Event), text string) error, opt Options) *acptest.Client {
+	t.Helper()
 	if opt.Open == nil {
 		opt.Open = func(ctx context.Context, o OpenOptions) (Engine, error) {
 			return &fakeEngine{emit: o.Emit, asker: o.Asker(nil), run: run}, nil
 		}
 	}
-	v := acptest.NewValidator(t)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	if opt.List == nil {
