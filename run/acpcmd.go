@@ -173,6 +173,11 @@ func (o *acpOpener) config(opt acp.OpenOptions) (execConfig, error) {
 	if err := cfg.loadSettings(o.c, o.env); err != nil {
 		return cfg, err
 	}
+	for _, s := range opt.MCPServers {
+		if err := config.CheckMCPServerName(s.Name); err != nil {
+			return cfg, fmt.Errorf("acp: the client's MCP server %q: %w", s.Name, err)
+		}
+	}
 	if len(opt.MCPServers) > 0 {
 		cfg.Settings = withClientMCP(cfg.Settings, opt.MCPServers)
 	}

@@ -512,6 +512,11 @@ func TestACPClientMCP(t *testing.T) {
 	}
 	s := startACP(t, llmtest.Script{Turns: []llmtest.Turn{{Text: []string{"ok"}}}})
 	s.Result("initialize", map[string]any{"protocolVersion": 1}, nil)
+	// A name that cannot make a tool name is refused, as in a config file.
+	if m := s.Call("session/new", map[string]any{"cwd": s.ws, "mcpServers": []any{map[string]any{
+		"name": "bad name", "command": node, "args": []string{}, "env": []any{}}}}); m.Error == nil || !strings.Contains(m.Error.Message, `MCP server "bad name"`) {
+		t.Errorf("a bad server name: %+v", m)
+	}
 	var ns struct {
 		SessionID string `json:"sessionId"`
 	}
