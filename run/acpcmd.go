@@ -14,7 +14,10 @@ import (
 	"github.com/rubichan/rubichan/run/acp"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/urfave/cli/v2"
 )
 
@@ -46,7 +49,7 @@ func acpCommand(stdin io.Reader, env environment) *cli.Command {
 				_ = c.Set("trust-workspace", "true")
 			}
 			if c.NArg() > 0 {
-				return usagef("acp: takes no prompt; the editor sends the prompts")
+				return exit.Usagef("acp: takes no prompt; the editor sends the prompts")
 			}
 			base, err := configFromContext(c, env)
 			if err == nil {
@@ -86,7 +89,7 @@ func permissionTimeout(c *cli.Context, lc *config.Loaded) (time.Duration, error)
 	if c.IsSet("permission-timeout") {
 		d, err := time.ParseDuration(c.String("permission-timeout"))
 		if err != nil || d < 0 {
-			return 0, usagef("--permission-timeout: want a duration such as 5m, got %q", c.String("permission-timeout"))
+			return 0, exit.Usagef("--permission-timeout: want a duration such as 5m, got %q", c.String("permission-timeout"))
 		}
 		return d, nil
 	}
@@ -107,7 +110,8 @@ type acpOpener struct {
 
 // open is [acp.Opener]: the configuration read for the client's cwd as
 // exec reads it for --cwd, the client's MCP servers added to the
-// configured ones, the stack opened.
+// configured ones, the run opened ([harness.Open]) as line mode opens its
+// one, its sinks on stderr alone.
 func (o *acpOpener) open(ctx context.Context, opt acp.OpenOptions) (acp.Engine, error) {
 	o.mu.Lock()
 	cfg, err := o.config(opt)
@@ -116,19 +120,21 @@ func (o *acpOpener) open(ctx context.Context, opt acp.OpenOptions) (acp.Engine, 
 		return nil, err
 	}
 	start := time.Now()
-	sinks := newRunSinks(cfg, nil, io.Discard, o.stderr, o.env, func(error) {})
-	sinks.observe = opt.Emit
-	st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start,
-		newAsker: func(ap *approver) agent.Asker { return opt.Asker(ap) }}, io.Discard, o.stderr, o.env, sinks)
+	s := cfg.settings()
+	sopt := cfg.sinkOptions(nil, o.env, func(error) {})
+	sopt.Observe = opt.Emit
+	fan := sink.New(io.Discard, o.stderr, sopt)
+	st, err := harness.Open(ctx, s, harness.OpenOptions{Stdout: io.Discard, Stderr: o.stderr, Env: o.env.Env, Sinks: fan,
+		Start: start, Build: sinkBuild(), NewAsker: opt.Asker})
 	if err != nil {
-		sinks.close()
+		fan.Close()
 		return nil, err
 	}
-	id := newSessionID(start)
-	if p := st.sess.Path(); p != "" {
+	id := sink.NewSessionID(start)
+	if p := st.Session.Path(); p != "" {
 		id = session.IDOf(p)
 	}
-	return &acpEngine{cfg: cfg, st: st, id: id, startModel: st.loop.Model()}, nil
+	return &acpEngine{s: s, st: st, fan: fan, id: id, startModel: st.Agent.Model()}, nil
 }
 
 // list is [acp.Lister]: the sessions of the session directory exec uses,
@@ -185,11 +191,7 @@ func (o *acpOpener) config(opt acp.OpenOptions) (execConfig, error) {
 		// session/load and session/resume continue the session as --resume does.
 		cfg.sessionFlags.Resume, cfg.sessionFlags.Continue = opt.Resume, false
 	}
-	if cfg.OnAsk == "defer" {
-		cfg.OnAsk = "deny" // the next prompt must find the conversation valid, as in line mode
-	}
-	cfg.chat = true
-	return cfg, nil
+	return cfg.forLineMode(), nil // a person answers; the next prompt must find the conversation valid
 }
 
 // withClientMCP is lc with the client's MCP servers added to the
@@ -208,50 +210,51 @@ func withClientMCP(lc *config.Loaded, servers []acp.MCPServer) *config.Loaded {
 	return &cp
 }
 
-// acpEngine is one ACP session: its stack, a run per prompt.
+// acpEngine is one ACP session: its run, a run of the agent per prompt.
 type acpEngine struct {
 	startModel string
-	cfg        execConfig
-	st         *runStack
+	s          harness.Settings
+	st         *harness.Run
+	fan        *sink.Fan
 	id         string
 	runs       int
 }
 
 func (e *acpEngine) ID() string { return e.id }
 
-// Prompt runs the loop once, as line mode runs a line: the run's own
+// Prompt runs the agent once, as line mode runs a line: the run's own
 // limits, the conversation going on from the last prompt.
 func (e *acpEngine) Prompt(ctx context.Context, text string) error {
-	st, l := e.st, e.st.loop
+	st, l := e.st, e.st.Agent
 	start := time.Now()
 	if e.runs > 0 {
-		st.sess.NextRun(sessionHeader{Start: start, Workspace: st.ws.Root(), Provider: e.cfg.Provider, API: e.cfg.Resolved.Type,
-			Model: l.Model(), Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: text}, e.runs+1)
+		st.Session.NextRun(sink.SessionHeader{Start: start, Workspace: st.WorkDir(), Provider: e.s.Provider.Name, API: e.s.Provider.Type,
+			Model: l.Model(), Policy: st.Policy.Name(), PolicyFile: st.Policy.File(), Prompt: text}, e.runs+1)
 	}
-	runCtx, cancel := withRunTimeout(ctx, e.cfg.Timeout)
+	runCtx, cancel := harness.WithRunTimeout(ctx, e.s.Limits().Timeout)
 	defer cancel()
 	history, open := l.Messages(), []llm.Block(nil)
 	if e.runs == 0 {
-		history, open = st.plan.Conversation(e.cfg.Resolved.Type)
+		history, open = st.Plan.Conversation(e.s.Provider.Type)
 	}
 	runErr := l.Resume(runCtx, history, open, text)
-	err := finishRun(runErr, l, st.sinks.text, start, st.sinks.emit, runEnd{Verifier: st.verifier})
+	err := harness.Finish(runErr, l, e.fan.Text(), start, e.fan.Emit, harness.RunEnd{Verifier: st.Verifier, Structured: st.Structured})
 	e.runs++
-	st.sess.Reopen()
+	st.Session.Reopen()
 	return err
 }
 
 // Models is the session's model and those it may switch to: the
 // provider's default and sub-query models, and the model it started with.
 func (e *acpEngine) Models() (string, []string) {
-	cur := e.st.loop.Model()
+	cur := e.st.Agent.Model()
 	choices := []string{e.startModel}
 	for _, p := range config.Presets() {
-		if p.Name == e.cfg.Provider {
+		if p.Name == e.s.Provider.Name {
 			choices = append(choices, p.Model, p.SubModel)
 		}
 	}
-	choices = append(choices, e.cfg.Resolved.SubModel, cur)
+	choices = append(choices, e.s.Provider.SubModel, cur)
 	out := choices[:0]
 	for _, c := range choices {
 		if c != "" && !slices.Contains(out, c) {
@@ -264,39 +267,39 @@ func (e *acpEngine) Models() (string, []string) {
 // SetModel is line mode's /model: under a cost cap the session keeps its
 // model, the cap being priced at it.
 func (e *acpEngine) SetModel(name string) error {
-	if e.cfg.Settings != nil && e.cfg.Settings.Limits.MaxCost > 0 {
-		return fmt.Errorf("acp: --max-cost is priced at %s; start a new session to use another model", e.st.loop.Model())
+	if e.s.Limits().MaxCost > 0 {
+		return fmt.Errorf("acp: --max-cost is priced at %s; start a new session to use another model", e.st.Agent.Model())
 	}
-	e.cfg.Model = name
-	e.st.loop.SetModel(name, withPreface(compactSettings(e.cfg.Settings, name, e.cfg.NoCompact, e.st.sinks.emit)))
+	e.st.Agent.SetModel(name, harness.CompactFor(e.s, name, e.fan.Emit))
 	return nil
 }
 
 // History is the conversation of the session the engine resumed.
 func (e *acpEngine) History() []llm.Message {
-	h, _ := e.st.plan.Conversation(e.cfg.Resolved.Type)
+	h, _ := e.st.Plan.Conversation(e.s.Provider.Type)
 	return h
 }
 
 // Usage is the model's window and the session's cost so far.
 func (e *acpEngine) Usage() acp.Usage {
-	var u acp.Usage
-	if e.cfg.Settings != nil {
-		w, ok := config.LookupWindow(e.cfg.Settings.Models, e.st.loop.Model())
-		if !ok {
-			w = config.UnknownWindow() // what compaction assumes too
-		}
-		u.Window = int64(w.ContextWindow)
+	var models map[string]config.Window
+	if e.s.Config != nil {
+		models = e.s.Config.Models
 	}
-	u.CostUSD, u.CostKnown = e.st.budget.Cost()
+	w, ok := config.LookupWindow(models, e.st.Agent.Model())
+	if !ok {
+		w = config.UnknownWindow() // what compaction assumes too
+	}
+	u := acp.Usage{Window: int64(w.ContextWindow)}
+	u.CostUSD, u.CostKnown = e.st.Budget.Cost()
 	return u
 }
 
-// Close closes the stack and writes the traffic's cassette.
+// Close writes the traffic's cassette and closes the run and its sinks.
 func (e *acpEngine) Close() error {
-	notice := func(s string) { e.st.sinks.emit(Event{Kind: EventNotice, Text: s}) }
-	err := e.st.tr.Finish(nil, notice)
-	e.st.close()
-	e.st.sinks.close()
+	notice := func(s string) { e.fan.Emit(agent.Event{Kind: agent.EventNotice, Text: s}) }
+	err := e.st.Traffic.Finish(nil, notice)
+	e.st.Close()
+	e.fan.Close()
 	return err
 }
