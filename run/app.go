@@ -107,6 +107,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 			schemaCommand(),
 			sessionsCommand(env),
 			doctorCommand(env),
+			resultsCommand(),
 		},
 	}
 	for _, c := range app.Commands {
