@@ -221,7 +221,7 @@ func TestCollectorDown(t *testing.T) {
 // TestOffIsNil: off, Start makes nothing and the nil Run does nothing.
 func TestOffIsNil(t *testing.T) {
 	for name, env := range map[string]map[string]string{
-		"no endpoint": {},
+		"no endpoint":  {},
 		"sdk disabled": {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_SDK_DISABLED": "true"},
 	} {
 		s := telemetry.Resolve(func(k string) string { return env[k] }, telemetry.Config{})
