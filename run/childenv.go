@@ -6,5 +6,5 @@ func (cfg execConfig) childEnv(env environment) childEnv {
 	if env.Environ != nil {
 		environ = env.Environ()
 	}
-	return childEnv{Environ: environ, EnvAllow: cfg.PassEnv, DropEnv: cfg.childDropEnv(), PathAdd: pathAdd(cfg)}
+	return childEnv{Environ: childEnviron(environ, cfg.tel), EnvAllow: cfg.PassEnv, DropEnv: cfg.childDropEnv(), PathAdd: pathAdd(cfg), CallEnv: cfg.tel.Env}
 }

@@ -74,6 +74,9 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	}
 	sinks := newRunSinks(cfg, js, stdout, stderr, env, stopRun)
 	defer sinks.close()
+	tel, endTelemetry := startTelemetry(ctx, cfg, env, stderr)
+	defer endTelemetry()
+	cfg.tel, sinks.observe = tel, tel.Observe
 	notice := func(s string) { sinks.emit(Event{Kind: EventNotice, Text: s}) }
 	ctx, cancelTimeout := withRunTimeout(ctx, cfg.Timeout)
 	defer cancelTimeout()
@@ -85,7 +88,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	l := st.loop
 	history, open := st.plan.Conversation(cfg.Resolved.Type)
 	runErr := l.Resume(ctx, history, open, st.in.Text)
-	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{Verifier: st.verifier, Patch: st.patch})
+	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{Verifier: st.verifier, Patch: st.patch, TraceID: tel.TraceID()})
 	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir())
 	return err
 }
@@ -168,12 +171,13 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 		Redact:       newRedactor(cfg.secrets(env)),
 		Compact:      compactSettings(cfg.Settings, cfg.Model, cfg.NoCompact, emit),
 		Clock:        tr.Clock,
+		Around:       aroundOf(cfg.tel),
 	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.HTTPClient), ap, parts, nil
 }
 
 // bashSettings returns what the run's bash tool takes from its settings.
 func (cfg execConfig) bashSettings() bashSettings {
-	return bashSettings{PassEnv: cfg.PassEnv, KeyVars: cfg.keyVars(), PathAdd: pathAdd(cfg), Shell: shellSettings(cfg.Settings)}
+	return bashSettings{PassEnv: cfg.PassEnv, KeyVars: cfg.keyVars(), PathAdd: pathAdd(cfg), Shell: shellSettings(cfg.Settings), CallEnv: cfg.tel.Env}
 }
 
 // pathAdd returns the directories the configuration adds to bash's PATH.

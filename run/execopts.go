@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/rubichan/rubichan/run/telemetry"
 	"os"
 	"path/filepath"
 	"time"
@@ -15,6 +16,8 @@ import (
 // execConfig is everything one exec run needs, resolved from flags and
 // environment variables.
 type execConfig struct {
+	// tel is the run's telemetry, started by runExec; nil: off.
+	tel      *telemetry.Run
 	Provider string // the preset or [providers] name
 	Model    string
 	BaseURL  string

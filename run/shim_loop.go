@@ -60,6 +60,8 @@ type loopConfig struct {
 	Clock        llm.Clock
 	Redact       *redactor
 	Compact      compactConfig
+	// Around runs the loop's operations in telemetry spans; nil: none.
+	Around agent.Around
 }
 
 // newLoop builds the engine from cfg, judging calls with j (whose
@@ -78,7 +80,7 @@ func newLoop(cfg loopConfig, client streamer, j judge, emit func(Event)) *loop {
 		Limits: agent.Limits{MaxTurns: cfg.MaxTurns, MaxToolCalls: cfg.MaxToolCalls, MaxDenials: cfg.MaxDenials, Timeout: cfg.Timeout},
 		Budget: cfg.Budget, Retry: cfg.Retry, Clock: cfg.Clock, Compact: withPreface(cfg.Compact),
 		Judge: j, Answers: cfg.Answers, AskedFacts: pendingFacts, Ask: cfg.Ask, OnAsk: onAsk, Preview: cfg.Preview,
-		Hooks: cfg.Hooks, Verifiers: cfg.Verifiers, Redact: cfg.Redact, Emit: emit,
+		Hooks: cfg.Hooks, Verifiers: cfg.Verifiers, Redact: cfg.Redact, Emit: emit, Around: cfg.Around,
 	})
 }
 

@@ -218,17 +218,21 @@ const (
 
 // callEnv is the environment of a command run under ctx: Env with what
 // [BashConfig.CallEnv] adds.
-func (b *Bash) callEnv(ctx context.Context) []string {
-	if b.extra == nil {
-		return b.env
+func (b *Bash) callEnv(ctx context.Context) []string { return withCallEnv(ctx, b.env, b.extra) }
+
+// withCallEnv is env with the variables extra returns for ctx (nil
+// extra: env).
+func withCallEnv(ctx context.Context, env []string, extra func(context.Context) []string) []string {
+	if extra == nil {
+		return env
 	}
 	set := map[string]string{}
-	for _, kv := range b.extra(ctx) {
+	for _, kv := range extra(ctx) {
 		if name, val, ok := strings.Cut(kv, "="); ok {
 			set[name] = val
 		}
 	}
-	return setEnv(b.env, set)
+	return setEnv(env, set)
 }
 
 func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (Result, error) {

@@ -22,6 +22,7 @@ import (
 type RunEnd struct {
 	Verifier *Verifier
 	Patch    *PatchMode
+	TraceID  string // the run's trace id; "" without telemetry
 }
 
 // Finish reports how the loop ended — its error, unless already shown
@@ -42,6 +43,7 @@ func Finish(runErr error, l *agent.Agent, text *sink.Text, start time.Time, emit
 	sum := l.Summary(start)
 	sum.ExitCode = code
 	sum.Verified = end.Verifier.Outcome()
+	sum.TraceID = end.TraceID
 	// A run the model finished is whole, verified or not; anything else
 	// stopped it midway.
 	pi, perr := end.Patch.Write(code != exit.OK && code != exit.Verify)
@@ -132,7 +134,7 @@ func NewHooks(lc *config.Loaded, ce ChildEnv, root, sessionID string, sess *sink
 	}
 	opt := hooks.Options{
 		Hooks: lc.Hooks, Workspace: root, Emit: emit,
-		Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv,
+		Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv, CallEnv: ce.CallEnv,
 		PathAdd: ce.PathAdd, SessionID: sessionID, Reaper: rt.Reaper, TempDir: rt.TempDir, Sandbox: rt.Box,
 	}
 	if p := sess.Path(); p != "" {
