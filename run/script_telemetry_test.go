@@ -56,4 +56,3 @@ func telemetryScriptCmds() map[string]func(ts *testscript.TestScript, neg bool, 
 		},
 	}
 }
-
