@@ -172,7 +172,7 @@ func execLoopConfig(ctx context.Context, cfg execConfig, ws *toolkit.Workspace, 
 		Compact:      compactSettings(cfg.Settings, cfg.Model, cfg.NoCompact, emit),
 		Clock:        tr.Clock,
 		Around:       aroundOf(cfg.tel),
-	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), tr.HTTPClient), ap, parts, nil
+	}, newProviderClient(cfg.Resolved, streamLimits(cfg.Settings), cfg.tel.Client(tr.HTTPClient)), ap, parts, nil
 }
 
 // bashSettings returns what the run's bash tool takes from its settings.

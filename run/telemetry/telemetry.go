@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -216,3 +217,36 @@ func (e *failures) err() error {
 
 // since is the time from start to now in seconds.
 func since(start time.Time) float64 { return time.Since(start).Seconds() }
+
+// Client returns hc with the W3C traceparent header of each request's
+// span added, when the settings propagate to providers
+// ([telemetry] propagate_to_providers); hc itself otherwise. A nil hc
+// stands for a client without timeout on the default transport, as the
+// llm clients' default is.
+func (r *Run) Client(hc *http.Client) *http.Client {
+	if r == nil || !r.s.Propagate {
+		return hc
+	}
+	c := &http.Client{}
+	if hc != nil {
+		*c = *hc
+	}
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = traceTransport{base: base, r: r}
+	return c
+}
+
+// traceTransport adds the traceparent header of the request's span.
+type traceTransport struct {
+	base http.RoundTripper
+	r    *Run
+}
+
+func (t traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	t.r.Inject(req.Context(), req.Header.Set)
+	return t.base.RoundTrip(req)
+}

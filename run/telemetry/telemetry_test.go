@@ -236,3 +236,40 @@ func TestOffIsNil(t *testing.T) {
 		}
 	}
 }
+
+// TestPropagateToProviders: a model request carries the traceparent of
+// its chat span only when [telemetry] propagate_to_providers says so.
+func TestPropagateToProviders(t *testing.T) {
+	rec := otlptest.New()
+	defer rec.Close()
+	var got []string
+	provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Get("traceparent"))
+	}))
+	defer provider.Close()
+	for _, propagate := range []bool{false, true} {
+		s := telemetry.Resolve(func(k string) string {
+			return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": rec.URL, "TRACEPARENT": ciParent}[k]
+		}, telemetry.Config{PropagateToProviders: propagate})
+		tel, err := telemetry.Start(context.Background(), s, telemetry.Info{Model: "m"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hc := tel.Client(nil)
+		if hc == nil {
+			hc = http.DefaultClient // off: the llm client's default
+		}
+		_ = tel.Around(context.Background(), agent.Op{Kind: agent.OpRequest, Model: "m"}, func(ctx context.Context) error {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, provider.URL, nil)
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp.Body.Close()
+		})
+		tel.Close()
+	}
+	if len(got) != 2 || got[0] != "" || !strings.HasPrefix(got[1], "00-4bf92f3577b34da6a3ce929d0e0e4736-") || got[1] == ciParent {
+		t.Errorf("traceparent headers sent: %q, want none, then the chat span's", got)
+	}
+}
