@@ -58,7 +58,8 @@ func TestActionShape(t *testing.T) {
 	if a.Runs.Using != "composite" {
 		t.Errorf("runs.using %q", a.Runs.Using)
 	}
-	for _, in := range []string{"prompt", "prompt-file", "policy", "provider", "model", "patch", "verify", "max-cost", "max-turns", "timeout", "version"} {
+	for _, in := range []string{"prompt", "prompt-file", "policy", "provider", "model", "patch", "verify", "json-schema", "max-cost", "max-turns", "timeout", "version",
+		"allow", "deny", "args", "on-ask", "mcp-config", "resume", "session-file", "input-file"} {
 		if _, ok := a.Inputs[in]; !ok {
 			t.Errorf("no input %s", in)
 		}
@@ -68,7 +69,7 @@ func TestActionShape(t *testing.T) {
 			t.Errorf("input %s: keys go through env:, never inputs", name)
 		}
 	}
-	for _, out := range []string{"exit-code", "result-json", "patch-path", "session-path"} {
+	for _, out := range []string{"exit-code", "result-json", "structured-output", "patch-path", "session-path"} {
 		if v := a.Outputs[out].Value; v != "${{ steps.run.outputs."+out+" }}" {
 			t.Errorf("output %s = %q", out, v)
 		}
@@ -85,7 +86,7 @@ func TestActionShape(t *testing.T) {
 			uses = append(uses, s.Uses)
 		}
 	}
-	if !slices.Contains(uses, "actions/setup-go@v5") || !slices.Contains(uses, "actions/upload-artifact@v4") {
+	if !slices.Contains(uses, "actions/setup-go@v5") || !slices.Contains(uses, "actions/cache@v4") || !slices.Contains(uses, "actions/upload-artifact@v4") {
 		t.Errorf("uses %v", uses)
 	}
 }

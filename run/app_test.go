@@ -70,7 +70,7 @@ func TestAppUsage(t *testing.T) {
 		"bad bool variable":       {args: []string{"exec", "fix"}, env: fakeEnv(map[string]string{"RUBICHAN_QUIET": "maybe"}), wantCode: exitUsage, wantStderr: []string{`RUBICHAN_QUIET: want true or false (or 1 or 0), got "maybe"`}},
 		"subcommand unknown flag": {args: []string{"config", "show", "--bogus"}, wantCode: exitUsage, wantStderr: []string{"rubichan: config show: unknown flag --bogus\n", "run 'rubichan config show --help' for usage"}},
 		"subcommand usage hint":   {args: []string{"policy", "check", "--", "ls"}, wantCode: exitUsage, wantStderr: []string{"run 'rubichan policy check --help' for usage"}},
-		"unknown global flag":     {args: []string{"--bogus"}, wantCode: exitUsage, wantStderr: []string{"rubichan: unknown flag --bogus; commands: exec, chat, query, config, version, policy, sandbox, mcp, schema, sessions, doctor\n"}},
+		"unknown global flag":     {args: []string{"--bogus"}, wantCode: exitUsage, wantStderr: []string{"rubichan: unknown flag --bogus; commands: exec, chat, query, config, version, policy, skills, sandbox, mcp, schema, sessions, doctor\n"}},
 		"config alone":            {args: []string{"config"}, wantCode: exitUsage, wantStderr: []string{"config: missing subcommand", "rubichan config show"}},
 		"config unknown":          {args: []string{"config", "bogus"}, wantCode: exitUsage, wantStderr: []string{`config: unknown subcommand "bogus"`}},
 	}

@@ -28,13 +28,13 @@ func TestApprovalTextIsWhole(t *testing.T) {
 	tests := map[string]func(*testing.T) string{
 		"pending list: one fact": func(*testing.T) string {
 			var b bytes.Buffer
-			reportPending(&b, []session.Pending{{ID: "c", Tool: "bash", Fact: long, Rule: "r"}}, "", "")
+			reportPending(&b, []session.Pending{{ID: "c", Tool: "bash", Fact: long, Rule: "r"}}, "", "", nil)
 			return b.String()
 		},
 		"pending list: facts": func(*testing.T) string {
 			var b bytes.Buffer
 			facts := []session.PendingFact{{Fact: "write: x", Rule: "r"}, {Fact: "command: " + long, Rule: "r"}}
-			reportPending(&b, []session.Pending{{ID: "c", Tool: "bash", Fact: "write: x", Rule: "r", Facts: facts}}, "", "")
+			reportPending(&b, []session.Pending{{ID: "c", Tool: "bash", Fact: "write: x", Rule: "r", Facts: facts}}, "", "", nil)
 			return b.String()
 		},
 		"line mode: question": func(t *testing.T) string {

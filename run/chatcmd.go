@@ -25,6 +25,9 @@ var chatCommandHelp = [][2]string{
 	{"/retry", "run the last line again"},
 	{"/diff", "what this chat changed in the workspace"},
 	{"/compact", "compact the conversation now"},
+	{"/skills", "the skills offered"},
+	{"/skill NAME", "use skill NAME for the next line"},
+	{"/schema FILE", "answer the next lines as JSON matching FILE; /schema off ends it"},
 }
 
 // command runs a line-mode command; it reports whether the chat ends.
@@ -58,6 +61,12 @@ func (c *chat) command(ctx context.Context, line string) bool {
 		c.diff()
 	case "/compact":
 		c.compactNow(ctx)
+	case "/skills":
+		c.listSkills()
+	case "/skill":
+		c.chooseSkill(arg)
+	case "/schema":
+		c.setSchema(arg)
 	default:
 		c.note("unknown command %s", name)
 		c.help()

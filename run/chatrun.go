@@ -10,6 +10,7 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/skills"
 )
 
 // chat is a line-mode session: the stack a headless run opens, kept for
@@ -32,7 +33,8 @@ type chat struct {
 	runs     int // runs this process made
 	lastErr  error
 	lastLine string
-	edits    []fileEdit // what this chat's tools changed, for /diff
+	edits    []fileEdit   // what this chat's tools changed, for /diff
+	skill    skills.Skill // chosen with /skill for the next line; zero: none
 }
 
 // fileEdit is one change a write or edit call made, as its diff.
@@ -100,6 +102,7 @@ func (c *chat) close() error {
 // stays valid for the next line.
 func (c *chat) runLine(ctx context.Context, text string) {
 	c.lastLine = text
+	text = c.withSkill(text)
 	l, sinks := c.st.loop, c.st.sinks
 	start := time.Now()
 	if c.runs > 0 {
@@ -123,7 +126,7 @@ func (c *chat) runLine(ctx context.Context, text string) {
 		history, open = c.st.plan.Conversation(c.cfg.Resolved.Type)
 	}
 	runErr := l.Resume(runCtx, history, open, text)
-	err := finishRun(runErr, l, sinks.text, start, sinks.emit, runEnd{Verifier: c.verifier})
+	err := finishRun(runErr, l, sinks.text, start, sinks.emit, runEnd{Verifier: c.verifier, Structured: c.st.structured})
 	c.endRun(err)
 }
 

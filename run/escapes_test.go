@@ -61,13 +61,13 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 		"activity: sub-query":     activity(true, Event{Kind: EventSubquery, Subquery: &SubqueryInfo{Status: "error", Error: h}}, Event{Kind: EventSubquery, Subquery: &SubqueryInfo{Status: subqueryOK, Model: h}}),
 		"deferred run: pending list": func(*testing.T) string {
 			var b bytes.Buffer
-			reportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Diff: h + "\n+" + h}}, filepath.Join("dir", "x"+session.Ext), "dir")
+			reportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Diff: h + "\n+" + h}}, filepath.Join("dir", "x"+session.Ext), "dir", []string{"--model", h})
 			return b.String()
 		},
 		"deferred run: pending facts": func(*testing.T) string {
 			var b bytes.Buffer
 			facts := []session.PendingFact{{Fact: "write: " + h, Rule: h}, {Fact: "command: " + h, Rule: h}}
-			reportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Facts: facts}}, "", "")
+			reportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Facts: facts}}, "", "", nil)
 			return b.String()
 		},
 		"line mode: approval": func(t *testing.T) string {

@@ -30,11 +30,12 @@ const execDescription = `Examples:
    rubichan exec --output stream-json "fix the lint errors" | jq -c 'select(.type=="result")'
    rubichan exec --session-id pr-7 "fix the failing test"; rubichan exec --resume pr-7 "address the review"
    rubichan exec --on-ask defer --session-id rel "publish"; rubichan exec --resume rel --approve all
+   rubichan exec --json-schema triage.json "classify this failure" < build.log | jq -r .label
 
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 3 stopped by the policy or paused for an approval (--on-ask defer),
 4 a limit was reached, 5 the model provider failed, 6 --verify never passed,
-130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
+7 the answer did not match --json-schema, 130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
 
 // execCommand is the exec command; its runs write to early's sinks.
 func execCommand(stdin io.Reader, env environment, early earlyOutput) *cli.Command {
@@ -87,9 +88,14 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer st.close()
 	l := st.loop
 	history, open := st.plan.Conversation(cfg.Resolved.Type)
-	runErr := l.Resume(ctx, history, open, st.in.Text)
-	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{Verifier: st.verifier, Patch: st.patch, TraceID: tel.TraceID()})
-	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir())
+	runErr := l.Resume(ctx, history, open, resumePrompt(st.in.Text, history, open))
+	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{Verifier: st.verifier, Patch: st.patch, Structured: st.structured, TraceID: tel.TraceID()})
+	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir(), cfg.ResumeArgs)
+	if cfg.LearnPolicy != "" {
+		if lerr := learnPolicy([]string{st.sess.Path()}, "", cfg.LearnPolicy, stdout, stderr); lerr != nil && err == nil {
+			err = lerr
+		}
+	}
 	return err
 }
 
@@ -97,7 +103,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 func (cfg execConfig) inputOptions(notice func(string)) inputOptions {
 	return inputOptions{
 		Args: cfg.PromptArgs, PromptFile: cfg.PromptFile, NoStdin: cfg.NoStdin, Notice: notice,
-		InlineMax: inlineMax(cfg.Settings), StdinMax: stdinMax(cfg.Settings), Optional: cfg.answering(),
+		InlineMax: inlineMax(cfg.Settings), StdinMax: stdinMax(cfg.Settings), Optional: cfg.answering() || cfg.resuming(),
 	}
 }
 

@@ -9,7 +9,9 @@ import (
 
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
+	"github.com/rubichan/rubichan/run/structured"
 	"github.com/urfave/cli/v2"
 )
 
@@ -30,7 +32,12 @@ type execConfig struct {
 	Resolved config.ResolvedProvider
 	Settings *config.Loaded
 
+	// ResumeArgs are the flags a run resuming this one needs, as shell
+	// words: the approve and deny lines of a deferred run repeat them.
+	ResumeArgs []string
+
 	PolicyFile     string
+	LearnPolicy    string // --learn-policy: write the policy learned from this run's session here
 	Allow, Deny    []string
 	TrustWorkspace bool
 	OnAsk          string // "", "deny", "abort" or "defer"
@@ -44,6 +51,7 @@ type execConfig struct {
 	NoContextFiles bool
 	PassEnv        []string // variable names bash gets although they look secret
 	MCP            mcpChoice
+	Skills         harness.SkillSettings // --skills, --no-skills
 
 	MaxTurns     int
 	Timeout      time.Duration // 0: none
@@ -55,11 +63,14 @@ type execConfig struct {
 	CompactAt float64 // compact_at: the share of the usable window past which to compact; 0: the default
 	NoCompact bool    // --no-compact
 
-	Output          string // "text", "final", "json" or "stream-json"
-	IncludeThinking bool   // stream-json: thinking events too
-	Quiet           bool
-	Verbose         bool
-	Color           string // "auto", "always" or "never"
+	Output string // "text", "final", "json" or "stream-json"
+	// JSONSchema is --json-schema, compiled; nil without one.
+	JSONSchema        *structured.Schema
+	JSONSchemaRetries int  // --json-schema-retries
+	IncludeThinking   bool // stream-json: thinking events too
+	Quiet             bool
+	Verbose           bool
+	Color             string // "auto", "always" or "never"
 
 	sessionFlags
 
@@ -89,8 +100,9 @@ func (cfg execConfig) verify() config.Verify {
 func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	cfg := execConfig{
 		PolicyFile:      c.String("policy"),
-		Allow:           c.StringSlice("allow"),
-		Deny:            c.StringSlice("deny"),
+		Allow:           ruleFlag(c, "allow"),
+		Deny:            ruleFlag(c, "deny"),
+		ResumeArgs:      resumeArgs(c),
 		TrustWorkspace:  c.Bool("trust-workspace"),
 		OnAsk:           c.String("on-ask"),
 		Dir:             c.String("cwd"),
@@ -101,6 +113,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		AppendSystem:    c.String("append-system-prompt"),
 		NoContextFiles:  c.Bool("no-context-files"),
 		PassEnv:         c.StringSlice("pass-env"),
+		Skills:          skillSettings(c),
 		Output:          c.String("output"),
 		IncludeThinking: c.Bool("include-thinking"),
 		Quiet:           c.Bool("quiet"),
@@ -123,6 +136,10 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		NoSubqueries: c.Bool("no-subqueries"),
 		Subqueries:   c.Bool("subqueries"),
 		Patch:        c.String("patch"),
+		LearnPolicy:  c.String("learn-policy"),
+	}
+	if cfg.LearnPolicy != "" && cfg.NoSession {
+		return cfg, usagef("--learn-policy needs the run's session to learn from; it cannot be used with --no-session")
 	}
 	size, err := config.ParseByteSize(c.String("patch-max-size"))
 	if err != nil || size <= 0 {
@@ -133,6 +150,9 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		if cfg.Patch, err = filepath.Abs(cfg.Patch); err != nil {
 			return cfg, usagef("--patch: %v", err)
 		}
+	}
+	if err := cfg.loadJSONSchema(c); err != nil {
+		return cfg, err
 	}
 	if cfg.MCP, err = mcpChoiceFromCLI(c); err != nil {
 		return cfg, err
@@ -148,6 +168,9 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	}
 	if err := cfg.loadSettings(c, env); err != nil {
 		return cfg, settingsError{Err: err}
+	}
+	if err := cfg.resumedJSONSchema(env); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }
@@ -200,8 +223,13 @@ func (cfg execConfig) String() string {
 // is the JSON sink made before the arguments were parsed (nil: text), stop
 // learns a failed write on stdout.
 func (cfg execConfig) sinkOptions(js *jsonSink, env environment, stop func(error)) sink.Options {
-	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Thinking: cfg.IncludeThinking,
+	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Structured: cfg.JSONSchema != nil, Thinking: cfg.IncludeThinking,
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
 		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: newRedactor(cfg.secrets(env)), Stop: stop,
 		AllowAll: allowAll(cfg.Settings)}
+}
+
+// skillSettings reads --skills and --no-skills.
+func skillSettings(c *cli.Context) harness.SkillSettings {
+	return harness.SkillSettings{Dirs: c.StringSlice("skills"), Off: c.Bool("no-skills")}
 }

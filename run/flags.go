@@ -39,6 +39,8 @@ func execFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass the environment variable `NAME` to bash although its name looks secret (never a provider's key variable); repeat for more", EnvVars: envs("pass-env"), Category: catInput},
 
 		&cli.StringFlag{Name: "output", Value: "text", Usage: "stdout `FORMAT`: text (streamed), final (the last message only), stream-json (one JSON event per line; see `rubichan schema events`) or json (the result object only)", EnvVars: envs("output"), Category: catOutput},
+		&cli.StringFlag{Name: "json-schema", Aliases: []string{"output-schema"}, Usage: "the final answer must be JSON matching the JSON Schema (2020-12) `SCHEMA`: inline JSON, @FILE or a path; stdout then holds that JSON alone, on one line (json, stream-json: the result's structured_output); an answer that never matches exits 7", EnvVars: envs("json-schema"), Category: catOutput, TakesFile: true},
+		&cli.StringFlag{Name: "json-schema-retries", Value: "2", Usage: "send an answer that does not match --json-schema back to the model with its errors at most `N` times", EnvVars: envs("json-schema-retries"), Category: catOutput},
 		&cli.BoolFlag{Name: "include-thinking", Usage: "stream-json: also write the model's reasoning as thinking events", EnvVars: envs("include-thinking"), Category: catOutput},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "stderr: errors only", EnvVars: envs("quiet"), Category: catOutput},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stderr: tool output too", EnvVars: envs("verbose"), Category: catOutput},
@@ -57,6 +59,7 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "patch-max-size", Value: "1GB", Usage: "outside git, refuse (exit 2) to copy a workspace larger than `SIZE`", EnvVars: envs("patch-max-size"), Category: catPatch},
 	}...)
 	flags = append(flags, mcpFlags("MCP")...)
+	flags = append(flags, skillFlags("Skills")...)
 	return append(append(flags, sessionFlagList(catSession)...), configFlags()...)
 }
 
@@ -64,12 +67,22 @@ func execFlags() []cli.Flag {
 func sessionFlagList(cat string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "session-id", Usage: "name the new session `ID` (letters, digits, -_.)", EnvVars: envs("session-id"), Category: cat},
+		&cli.StringFlag{Name: "learn-policy", Usage: "at the end, write the policy learned from this run's session to `FILE` (see rubichan policy learn)", EnvVars: envs("learn-policy"), Category: cat, TakesFile: true},
 		&cli.StringFlag{Name: "session-file", Usage: "write the session to `FILE` instead of the state directory (a CI artifact; resume it with --resume FILE)", EnvVars: envs("session-file"), Category: cat, TakesFile: true},
 		&cli.StringFlag{Name: "resume", Usage: "add this run to session `ID|PATH`, its conversation restored before the prompt", EnvVars: envs("resume"), Category: cat},
 		&cli.BoolFlag{Name: "continue", Usage: "resume the newest session of this workspace", EnvVars: envs("continue"), Category: cat},
 		&cli.BoolFlag{Name: "fork", Usage: "with --resume or --continue: go on in a new session copied from it", EnvVars: envs("fork"), Category: cat},
 		&cli.StringSliceFlag{Name: "approve", Usage: "run the pending call `CALL_ID` (or all) of the resumed session as approved; repeat for more", EnvVars: envs("approve"), Category: cat},
 		&cli.BoolFlag{Name: "deny-pending", Usage: "deny the pending calls of the resumed session; the model is told", EnvVars: envs("deny-pending"), Category: cat},
+	}
+}
+
+// skillFlags choose the skills a run offers (exec, chat, `skills list`,
+// `policy check`, which shows their read rules).
+func skillFlags(category string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "skills", Usage: "also offer the skills in `DIR` (a folder of skill folders, or one skill folder), trusted wherever it is; repeat for more", EnvVars: envs("skills"), Category: category, TakesFile: true},
+		&cli.BoolFlag{Name: "no-skills", Usage: "offer no skills: no discovery at all", EnvVars: envs("no-skills"), Category: category},
 	}
 }
 

@@ -14,5 +14,8 @@ func (cfg execConfig) initSettings() initSettings {
 	if cfg.Settings != nil {
 		is.Limits = cfg.Settings.Limits
 	}
+	if cfg.JSONSchema != nil {
+		is.SchemaDigest = cfg.JSONSchema.Digest
+	}
 	return is
 }

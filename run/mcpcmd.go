@@ -69,7 +69,7 @@ func runMCPList(c *cli.Context, env environment) error {
 		return err
 	}
 	dir, _ := filepath.Abs(c.String("cwd"))
-	pol, err := loadPolicy(policySource{Dir: dir, File: c.String("policy"), Allow: c.StringSlice("allow"), Deny: c.StringSlice("deny"),
+	pol, err := loadPolicy(policySource{Dir: dir, File: c.String("policy"), Allow: ruleFlag(c, "allow"), Deny: ruleFlag(c, "deny"),
 		TrustWorkspace: c.Bool("trust-workspace"), Headless: true}, c.App.ErrWriter)
 	if err != nil {
 		return err

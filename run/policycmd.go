@@ -10,11 +10,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
-// policyCommand is `rubichan policy`, with its one subcommand `check`.
-func policyCommand() *cli.Command {
+// policyCommand is `rubichan policy`, with its subcommands `check` and
+// `learn`.
+func policyCommand(env environment) *cli.Command {
 	return &cli.Command{
 		Name:            "policy",
 		Usage:           "work with policy files",
@@ -22,16 +24,16 @@ func policyCommand() *cli.Command {
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{Err: err}
 		},
-		Subcommands: []*cli.Command{policyCheckCommand()},
+		Subcommands: []*cli.Command{policyCheckCommand(env), policyLearnCommand(env)},
 		Action:      requireSubcommand("policy", "; try: rubichan policy check --tool shell -- 'git status'"),
 	}
 }
 
-func policyCheckCommand() *cli.Command {
+func policyCheckCommand(env environment) *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "show how the policy judges one tool call, without running it",
-		UsageText: "rubichan policy check [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [--allow-all] [--json] [-C DIR] --tool shell|read|write|mcp -- ARG",
+		UsageText: "rubichan policy check --policy FILE   (runs its self-tests)\n   rubichan policy check [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [--allow-all] [--json] [-C DIR] --tool shell|read|write|mcp -- ARG",
 		Description: `Resolves the policy exactly as exec would in the same directory (--policy,
 else a trusted .rubichan/policy.toml, else the built-in default, plus --allow
 and --deny), then prints the facts of the call, the rule that decided each,
@@ -45,22 +47,28 @@ Examples:
    rubichan policy check --allow 'write:src/**' --tool write src/main.go
    rubichan policy check --allow 'mcp:github/get_*' --tool mcp -- github/create_issue
 
+With --policy FILE alone, runs the file's [[test]] self-tests and says how many
+passed (a failing one is exit 2, naming it).
+
 Exit codes: 0 when it decided (whatever the decision), 2 when the policy or
 the arguments are invalid.`,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{Err: err}
 		},
-		Flags: append(policyFlags(""),
+		Flags: append(append(policyFlags(""), skillFlags("")...),
 			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 			&cli.StringFlag{Name: "tool", Usage: "`CLASS` of the call: shell, read, write or mcp (required)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
 			&cli.BoolFlag{Name: "allow-all", Usage: "judge as a run with --allow-all does (inside the OS sandbox)"},
 		),
-		Action: runPolicyCheck,
+		Action: func(c *cli.Context) error { return runPolicyCheck(c, env) },
 	}
 }
 
-func runPolicyCheck(c *cli.Context) error {
+func runPolicyCheck(c *cli.Context, env environment) error {
+	if !c.IsSet("tool") && c.NArg() == 0 && c.IsSet("policy") {
+		return runPolicySelfTests(c)
+	}
 	if !c.IsSet("tool") {
 		return usagef("policy check: --tool shell|read|write|mcp is required")
 	}
@@ -79,13 +87,19 @@ func runPolicyCheck(c *cli.Context) error {
 	}
 	arg := c.Args().First()
 	stderr := c.App.ErrWriter
+	// The skills' read rules, as a run in the same directory layers them in.
+	set, root, err := discoverSkillsCLI(c, env, c.String("cwd"))
+	if err != nil {
+		return err
+	}
 	pol, err := loadPolicy(policySource{
 		Dir:            c.String("cwd"),
 		File:           c.String("policy"),
-		Allow:          c.StringSlice("allow"),
-		Deny:           c.StringSlice("deny"),
+		Allow:          ruleFlag(c, "allow"),
+		Deny:           ruleFlag(c, "deny"),
 		TrustWorkspace: c.Bool("trust-workspace"),
 		Headless:       true,
+		Reads:          harness.SkillGrants(set, root),
 	}, stderr)
 	if err != nil {
 		return err
@@ -126,6 +140,19 @@ func runPolicyCheck(c *cli.Context) error {
 		return writeCheckJSON(c.App.Writer, r, allow)
 	}
 	return writeCheckText(c.App.Writer, pol, class, arg, r, allow)
+}
+
+// runPolicySelfTests is `policy check --policy FILE` alone: it loads the
+// file, which runs its [[test]] entries (a failing one is exit 2, naming
+// it), and says how many passed.
+func runPolicySelfTests(c *cli.Context) error {
+	file := c.String("policy")
+	pol, err := loadPolicy(policySource{File: file, Headless: true}, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(c.App.Writer, "%s: %d self-test(s) pass\n", file, pol.SelfTests())
+	return err
 }
 
 // resolver is the part of the workspace `policy check` needs: resolving a

@@ -60,6 +60,8 @@ type loopConfig struct {
 	Clock        llm.Clock
 	Redact       *redactor
 	Compact      compactConfig
+	Format       *llm.JSONFormat // --json-schema, native: the answer's format
+	FinalTool    toolkit.Spec    // --json-schema, tool: the respond tool
 	// Around runs the loop's operations in telemetry spans; nil: none.
 	Around agent.Around
 }
@@ -79,6 +81,7 @@ func newLoop(cfg loopConfig, client streamer, j judge, emit func(Event)) *loop {
 		Model: cfg.Model, System: cfg.System, Tools: cfg.Tools,
 		Limits: agent.Limits{MaxTurns: cfg.MaxTurns, MaxToolCalls: cfg.MaxToolCalls, MaxDenials: cfg.MaxDenials, Timeout: cfg.Timeout},
 		Budget: cfg.Budget, Retry: cfg.Retry, Clock: cfg.Clock, Compact: withPreface(cfg.Compact),
+		Format: cfg.Format, FinalTool: cfg.FinalTool,
 		Judge: j, Answers: cfg.Answers, AskedFacts: pendingFacts, Ask: cfg.Ask, OnAsk: onAsk, Preview: cfg.Preview,
 		Hooks: cfg.Hooks, Verifiers: cfg.Verifiers, Redact: cfg.Redact, Emit: emit, Around: cfg.Around,
 	})

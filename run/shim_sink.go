@@ -64,8 +64,8 @@ func newSessionID(start time.Time) string { return sink.NewSessionID(start) }
 func sessionPendings(ps []agent.Pending) []session.Pending { return sink.SessionPendings(ps) }
 
 // reportPending is [sink.ReportPending].
-func reportPending(w io.Writer, pending []session.Pending, path, storeDir string) {
-	sink.ReportPending(w, pending, path, storeDir)
+func reportPending(w io.Writer, pending []session.Pending, path, storeDir string, flags []string) {
+	sink.ReportPending(w, pending, path, storeDir, flags)
 }
 
 // redactedPending is [sink.RedactedPending].

@@ -7,7 +7,10 @@ import (
 
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/skills"
+	"github.com/rubichan/rubichan/run/structured"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
@@ -35,7 +38,11 @@ type runStack struct {
 	// verifier is the --verify check, one of the loop's verifiers; nil
 	// without --verify.
 	verifier *verifier
-	parts    []session.PromptPart
+	// structured holds the --json-schema check; nil without one, and in
+	// line mode always there (/schema fills it).
+	structured *structured.Slot
+	parts      []session.PromptPart
+	skills     skills.Set // the skills found; Offered are in the system prompt
 
 	closers []func() // run in reverse order by close
 }
@@ -87,7 +94,16 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 	}
 	st.patch = pm
 	st.defer_(leavePatch)
-	if st.ws, st.pol, err = openWorkspace(cfg.policySource(), notes, notice); err != nil {
+	// The skills, before the policy, which grants reads of their folders.
+	if st.skills, err = harness.DiscoverSkills(cfg.settings(), env.Env); err != nil {
+		return st, err
+	}
+	for _, n := range st.skills.Notes {
+		notice(n)
+	}
+	ps := cfg.policySource()
+	ps.Reads = harness.SkillGrants(st.skills, cfg.Dir)
+	if st.ws, st.pol, err = openWorkspace(ps, notes, notice); err != nil {
 		return st, err
 	}
 	st.defer_(func() { st.ws.Close() })
@@ -152,22 +168,29 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 		st.tr.Finish(err, notice)
 		return err
 	}
+	if p, ok := harness.SkillPrompt(st.skills, notice); ok {
+		parts = append(parts, p)
+		lc.System = joinParts(parts)
+	}
 	st.ap, st.parts = ap, parts
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
 	st.sess = openPlanned(st.plan, cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
 		Start: src.start, Workspace: st.ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
-		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts,
+		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts, JSONSchema: cfg.schemaRaw(),
 	})
 	st.defer_(func() { st.sess.Close() })
 	lc.Answers = st.plan.Answers()
 	lc.Hooks = asHooks(newHooks(cfg.Settings, cfg.childEnv(env), st.ws.Root(), st.sessionID(), st.sess, emit, rt))
 	st.verifier = newVerifier(cfg.verify(), cfg.childEnv(env), st.ws.Root(), rt, emit)
 	lc.Verifiers = st.verifier.Verifiers()
+	st.structured = withStructuredOutput(cfg, &lc, notice)
 	if src.newAsker != nil {
 		lc.Ask = src.newAsker(ap)
 	}
-	st.loop = newLoop(lc, client, ap.Judge, emit)
-	st.sinks.started(st.sess, withMCP(initEvent(cfg.initSettings(), st.ws.Root(), st.loop.ToolNames(), st.pol, st.box), rt.MCP, st.loop.ToolSpecs()))
+	st.loop = newLoop(lc, client, ap.Judge, harness.SkillActivations(st.skills, st.ws.Root(), emit))
+	init := withMCP(initEvent(cfg.initSettings(), st.ws.Root(), st.loop.ToolNames(), st.pol, st.box), rt.MCP, st.loop.ToolSpecs())
+	init.Skills = harness.InitSkills(st.skills)
+	st.sinks.started(st.sess, init)
 	return nil
 }
 

@@ -16,27 +16,28 @@ import (
 type valueKind uint8
 
 const (
-	kindTable        valueKind = iota // fixed set of keys (field.fields)
-	kindMap                           // any names (checked by field.name), values field.elem
-	kindString                        // non-empty string
-	kindProviderName                  // a preset or [providers] name
-	kindURL                           // http(s) URL without credentials
-	kindEnvName                       // environment variable name
-	kindProviderType                  // "openai" or "anthropic"
-	kindWire                          // "chat" or "responses"
-	kindHeaderValue                   // HTTP header value
-	kindCount                         // whole number >= 0
-	kindTurns                         // whole number >= 1 (max_turns has no "none")
-	kindUSD                           // number >= 0
-	kindDuration                      // "30m", "1h30m", or 0
-	kindSize                          // "256KB" or a whole number of bytes
-	kindPathList                      // array of directory names
-	kindBool                          // true or false
-	kindSandbox                       // "auto", "required" or "off"
-	kindHookList                      // array of hook tables (see hooks.go)
-	kindRatio                         // number above 0 and at most 1
-	kindStringList                    // array of non-empty strings (see mcp.go)
-	kindEnvValue                      // any string without NUL (see mcp.go)
+	kindTable            valueKind = iota // fixed set of keys (field.fields)
+	kindMap                               // any names (checked by field.name), values field.elem
+	kindString                            // non-empty string
+	kindProviderName                      // a preset or [providers] name
+	kindURL                               // http(s) URL without credentials
+	kindEnvName                           // environment variable name
+	kindProviderType                      // "openai" or "anthropic"
+	kindWire                              // "chat" or "responses"
+	kindStructuredOutput                  // "native" or "tool"
+	kindHeaderValue                       // HTTP header value
+	kindCount                             // whole number >= 0
+	kindTurns                             // whole number >= 1 (max_turns has no "none")
+	kindUSD                               // number >= 0
+	kindDuration                          // "30m", "1h30m", or 0
+	kindSize                              // "256KB" or a whole number of bytes
+	kindPathList                          // array of directory names
+	kindBool                              // true or false
+	kindSandbox                           // "auto", "required" or "off"
+	kindHookList                          // array of hook tables (see hooks.go)
+	kindRatio                             // number above 0 and at most 1
+	kindStringList                        // array of non-empty strings (see mcp.go)
+	kindEnvValue                          // any string without NUL (see mcp.go)
 )
 
 // field describes one key of the configuration schema.
@@ -72,6 +73,7 @@ func configSchema() *field {
 	provider := table(
 		"type", leaf(kindProviderType),
 		"wire", leaf(kindWire),
+		"structured_output", leaf(kindStructuredOutput),
 		"base_url", leaf(kindURL),
 		"api_key_env", leaf(kindEnvName),
 		"headers", &field{kind: kindMap, elem: leaf(kindHeaderValue), name: checkHeaderName},
@@ -191,7 +193,7 @@ func (n normalizer) value(path []string, v any, f *field) (any, error) {
 				if sf == nil {
 					return nil, n.wrap(p, fmt.Errorf("%w (known keys here: %s)", ErrUnknownKey, strings.Join(f.order, ", ")))
 				}
-			} else if err := f.name(k); err != nil {
+			} else if err := f.name(k); err != nil && !presetKeysOnly(k, sub) {
 				return nil, n.wrap(p, err)
 			}
 			nv, err := n.value(p, sub, sf)
@@ -396,6 +398,10 @@ func normalizeString(k valueKind, v any) (any, error) {
 		if s != WireChat && s != WireResponses {
 			err = fmt.Errorf("want %q or %q, got %q", WireChat, WireResponses, s)
 		}
+	case kindStructuredOutput:
+		if s != "native" && s != "tool" {
+			err = fmt.Errorf("want \"native\" or \"tool\", got %q", s)
+		}
 	case kindHeaderValue:
 		if strings.ContainsAny(s, "\r\n\x00") {
 			err = errors.New("header value must not contain line breaks or NUL")
@@ -498,6 +504,22 @@ func checkCustomProviderName(s string) error {
 		return fmt.Errorf("%q is a built-in preset; pick another name, or set base_url to point the preset elsewhere", s)
 	}
 	return nil
+}
+
+// presetKeysOnly says whether v, the table [providers.NAME], only sets
+// the keys a built-in preset takes there (structured_output): such an
+// entry adjusts the preset rather than shadowing it.
+func presetKeysOnly(name string, v any) bool {
+	m, ok := v.(map[string]any)
+	if _, preset := presetByName(name); !ok || !preset || len(m) == 0 {
+		return false
+	}
+	for k := range m {
+		if k != "structured_output" {
+			return false
+		}
+	}
+	return true
 }
 
 // checkModelName accepts any non-empty model name without control characters.

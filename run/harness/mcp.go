@@ -68,7 +68,8 @@ func mcpServerList(all map[string]config.MCPServer) []mcp.ServerConfig {
 	for _, n := range names {
 		s := all[n]
 		out = append(out, mcp.ServerConfig{Name: n, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
-			Required: s.Required, StartupTimeout: s.StartupTimeout, CallTimeout: s.CallTimeout, Tools: s.Tools})
+			Required: s.Required, StartupTimeout: s.StartupTimeout, CallTimeout: s.CallTimeout, Tools: s.Tools,
+			Network: s.Network, WritableRoots: s.WritableRoots})
 	}
 	return out
 }

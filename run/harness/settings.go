@@ -28,6 +28,7 @@ type Settings struct {
 	// PassEnv names the variables bash gets although they look secret.
 	PassEnv []string
 	MCP     MCPChoice
+	Skills  SkillSettings
 
 	Subqueries SubquerySettings
 	// NoCompact is --no-compact.

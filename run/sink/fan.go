@@ -18,11 +18,14 @@ type Options struct {
 	// JSON is the sink of --output json or stream-json, made before the
 	// arguments were parsed (it writes the result of a usage error);
 	// nil: text on stdout.
-	JSON     *JSON
-	Final    bool // --output final: the last message alone, at the end
-	Thinking bool // --include-thinking
-	Quiet    bool // --quiet
-	Verbose  bool // --verbose
+	JSON  *JSON
+	Final bool // --output final: the last message alone, at the end
+	// Structured: --json-schema, whose answer alone stdout holds in the
+	// text and final formats.
+	Structured bool
+	Thinking   bool // --include-thinking
+	Quiet      bool // --quiet
+	Verbose    bool // --verbose
 	// Color is --color: always, never or auto (stderr is a terminal,
 	// TERM is not dumb, NO_COLOR is unset or empty; LookupEnv reads them).
 	Color     string
@@ -94,7 +97,7 @@ func New(stdout, stderr io.Writer, o Options) *Fan {
 	if s.js != nil {
 		s.text = NewText(io.Discard, TextOptions{Final: true, Terminal: terminal, OnError: o.Stop})
 	} else {
-		s.text = NewText(textOut, TextOptions{Final: o.Final, Terminal: terminal, OnError: o.Stop})
+		s.text = NewText(textOut, TextOptions{Final: o.Final, Structured: o.Structured, Terminal: terminal, OnError: o.Stop})
 	}
 	lookupEnv := o.LookupEnv
 	if lookupEnv == nil {
