@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/urfave/cli/v2"
 )
 
@@ -129,7 +130,7 @@ func checkBoolEnv(app *cli.App, args []string, lookupEnv func(string) (string, b
 				continue
 			}
 			if _, err := strconv.ParseBool(v); err != nil {
-				return usagef("%s: want true or false (or 1 or 0), got %q", name, v)
+				return exit.Usagef("%s: want true or false (or 1 or 0), got %q", name, v)
 			}
 		}
 	}

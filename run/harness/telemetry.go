@@ -2,7 +2,9 @@ package harness
 
 import (
 	"context"
+	"strings"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/telemetry"
 )
@@ -37,4 +39,31 @@ func (e Env) Getenv(name string) string {
 	}
 	v, _ := e.LookupEnv(name)
 	return v
+}
+
+// aroundOf is tel as the agent's [agent.Around]; nil when it is off.
+func aroundOf(tel *telemetry.Run) agent.Around {
+	if tel == nil {
+		return nil
+	}
+	return tel
+}
+
+// withTrace is ce for a run with telemetry tel: the commands started
+// outside a tool call (the MCP servers) get the run's TRACEPARENT in
+// place of the one it joined, and a hook or --verify its own span's.
+func withTrace(ce ChildEnv, tel *telemetry.Run) ChildEnv {
+	set := tel.Env(context.Background())
+	if len(set) == 0 {
+		return ce
+	}
+	out := make([]string, 0, len(ce.Environ)+len(set))
+	for _, kv := range ce.Environ {
+		if !strings.HasPrefix(kv, "TRACEPARENT=") && !strings.HasPrefix(kv, "TRACESTATE=") {
+			out = append(out, kv)
+		}
+	}
+	ce.Environ = append(out, set...)
+	ce.CallEnv = tel.Env
+	return ce
 }

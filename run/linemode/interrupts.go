@@ -1,20 +1,20 @@
-package run
+package linemode
 
 import (
-	"context"
-	"io"
 	"os"
 	"sync"
+
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 // Interrupts hands SIGINT to line mode, which takes it for itself: Ctrl-C
 // during a run cancels that run, at the prompt it prints a hint, and the
-// process goes on. [NotifySignals] creates one, which main passes to
-// [MainWith], and for each SIGINT calls [Interrupts.Deliver]; when that
+// process goes on. run.NotifySignals creates one, which main passes to
+// run.MainWith, and for each SIGINT calls [Interrupts.Deliver]; when that
 // returns false (no chat is running) it cancels the run's context as
 // before. It is safe for concurrent use.
 //
-// [NotifySignals] takes the signals in a goroutine (the first
+// run.NotifySignals takes the signals in a goroutine (the first
 // signal.Notify waits for a thread the runtime starts for signals) and
 // calls [Interrupts.Listening] once it does: a command waits for that before
 // it runs, so that a write on a broken stdout is EPIPE, not a fatal
@@ -34,9 +34,9 @@ func NewInterrupts() *Interrupts { return &Interrupts{listening: make(chan struc
 // Listening says main now catches SIGINT, SIGTERM and SIGPIPE.
 func (i *Interrupts) Listening() { i.once.Do(func() { close(i.listening) }) }
 
-// awaitListening waits until main catches the signals. A nil Interrupts
+// AwaitListening waits until main catches the signals. A nil Interrupts
 // (no main, as in tests) does not wait.
-func (i *Interrupts) awaitListening() {
+func (i *Interrupts) AwaitListening() {
 	if i != nil {
 		<-i.listening
 	}
@@ -77,14 +77,6 @@ func (i *Interrupts) claim() (<-chan struct{}, func()) {
 	}
 }
 
-// MainWith is [Main] with the process's SIGINT offered to line mode first
-// (see [Interrupts]).
-func MainWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, intr *Interrupts) int {
-	env := processEnvironment()
-	env.interrupts = intr
-	return runMain(ctx, args, stdin, stdout, stderr, env)
-}
-
 // errRunInterrupted is the cause that ends a line-mode run on Ctrl-C: the
 // chat goes on.
-var errRunInterrupted = SignalError{Signal: os.Interrupt}
+var errRunInterrupted = exit.SignalError{Signal: os.Interrupt}

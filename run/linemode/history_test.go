@@ -1,4 +1,4 @@
-package run
+package linemode
 
 import (
 	"os"
@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/agent"
 )
 
 func TestSecretLine(t *testing.T) {
 	t.Parallel()
-	red := newRedactor([]string{"hunter2-the-real-key"})
+	red := agent.NewRedactor([]string{"hunter2-the-real-key"})
 	tests := map[string]bool{
 		"fix the failing test":                      false,
 		"export GITHUB_TOKEN=abc123":                true,
@@ -58,7 +58,7 @@ func TestSecretLine(t *testing.T) {
 func TestHistoryFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "state", "rubichan", "history")
-	h := loadHistory(path, newRedactor(nil))
+	h := loadHistory(path, agent.NewRedactor(nil))
 	for _, l := range []string{"first", "", "export API_TOKEN=s3cr3t", "second", "second", "third"} {
 		h.Add(l)
 	}
@@ -79,7 +79,7 @@ func TestHistoryFile(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("history file mode %v, want 0600", fi.Mode().Perm())
 	}
-	again := loadHistory(path, newRedactor(nil))
+	again := loadHistory(path, agent.NewRedactor(nil))
 	if again.Len() != 3 || again.At(0) != "third" {
 		t.Errorf("reloaded: %d entries, newest %q", again.Len(), again.At(0))
 	}
@@ -90,8 +90,8 @@ func TestHistoryFile(t *testing.T) {
 
 func TestHistoryPath(t *testing.T) {
 	t.Parallel()
-	env := func(vars map[string]string) environment {
-		return environment{Env: harness.Env{LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}}
+	env := func(vars map[string]string) func(string) (string, bool) {
+		return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
 	}
 	tests := []struct {
 		vars map[string]string
@@ -103,7 +103,7 @@ func TestHistoryPath(t *testing.T) {
 		{map[string]string{}, ""},
 	}
 	for _, tc := range tests {
-		if got := historyPath(env(tc.vars)); got != tc.want {
+		if got := HistoryPath(env(tc.vars)); got != tc.want {
 			t.Errorf("historyPath(%v) = %q, want %q", tc.vars, got, tc.want)
 		}
 	}
@@ -127,7 +127,7 @@ func TestHistoryWaitsForTheSecrets(t *testing.T) {
 		t.Fatal("a line was added before the secrets were known")
 	case <-time.After(50 * time.Millisecond):
 	}
-	h.know(newRedactor([]string{"later-known-secret-value"}), true)
+	h.know(agent.NewRedactor([]string{"later-known-secret-value"}), true)
 	select {
 	case <-added:
 	case <-time.After(5 * time.Second):

@@ -1,4 +1,4 @@
-package run
+package linemode
 
 import (
 	"bytes"
@@ -8,7 +8,10 @@ import (
 	"testing"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -22,23 +25,23 @@ func TestApprovalTextIsWhole(t *testing.T) {
 	t.Parallel()
 	long := "bash -c 'echo " + strings.Repeat("a", 400) + "\nrm -f victim.txt'"
 	want := "echo " + strings.Repeat("a", 400) + `\nrm -f victim.txt'`
-	ask := func(t *testing.T, v verdict) string {
+	ask := func(t *testing.T, v agent.Verdict) string {
 		return askedOnce(t, llm.Block{Name: "bash"}, toolkit.Effects{Kind: toolkit.EffectExecute, Command: long, Summary: long}, v)
 	}
 	tests := map[string]func(*testing.T) string{
 		"pending list: one fact": func(*testing.T) string {
 			var b bytes.Buffer
-			reportPending(&b, []session.Pending{{ID: "c", Tool: "bash", Fact: long, Rule: "r"}}, "", "", nil)
+			sink.ReportPending(&b, []session.Pending{{ID: "c", Tool: "bash", Fact: long, Rule: "r"}}, "", "", nil)
 			return b.String()
 		},
 		"pending list: facts": func(*testing.T) string {
 			var b bytes.Buffer
 			facts := []session.PendingFact{{Fact: "write: x", Rule: "r"}, {Fact: "command: " + long, Rule: "r"}}
-			reportPending(&b, []session.Pending{{ID: "c", Tool: "bash", Fact: "write: x", Rule: "r", Facts: facts}}, "", "", nil)
+			sink.ReportPending(&b, []session.Pending{{ID: "c", Tool: "bash", Fact: "write: x", Rule: "r", Facts: facts}}, "", "", nil)
 			return b.String()
 		},
 		"line mode: question": func(t *testing.T) string {
-			return ask(t, verdict{Kind: verdictAsk, Rule: "r", Fact: long})
+			return ask(t, agent.Verdict{Kind: agent.VerdictAsk, Rule: "r", Fact: long})
 		},
 	}
 	for name, tc := range tests {
@@ -54,7 +57,7 @@ func TestApprovalTextIsWhole(t *testing.T) {
 
 // askedOnce puts call to line mode's asker, answers "n", and returns what
 // the asker wrote for the person.
-func askedOnce(t *testing.T, call llm.Block, eff toolkit.Effects, v verdict) string {
+func askedOnce(t *testing.T, call llm.Block, eff toolkit.Effects, v agent.Verdict) string {
 	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -63,7 +66,7 @@ func askedOnce(t *testing.T, call llm.Block, eff toolkit.Effects, v verdict) str
 	defer w.Close()
 	w.WriteString("n\n")
 	var b bytes.Buffer
-	a := newTTYAsker(r, &b, &approver{}, false)
+	a := newTTYAsker(r, &b, &harness.Approver{}, false)
 	defer a.close()
 	a.ask(context.Background(), call, eff, v)
 	return b.String()

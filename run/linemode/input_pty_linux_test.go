@@ -1,4 +1,4 @@
-package run
+package linemode
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/internal/ptytest"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,8 +23,8 @@ func TestLineInputUnderThePrompt(t *testing.T) {
 	}
 	defer ptmx.Close()
 	defer tty.Close()
-	screen := &ptyScreen{changed: make(chan struct{}, 1)}
-	go screen.copyFrom(ptmx)
+	screen := ptytest.NewScreen(20 * time.Second)
+	go screen.CopyFrom(ptmx)
 	cooked := func() bool {
 		tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
 		if err != nil {
@@ -33,21 +35,21 @@ func TestLineInputUnderThePrompt(t *testing.T) {
 	if !cooked() {
 		t.Fatal("the new terminal is not cooked")
 	}
-	in := newLineInput(tty, tty, true, "", newRedactor(nil))
-	in.next(promptMain)
-	at, err := screen.await(regexp.MustCompile(promptMain), 0)
+	in := newLineInput(tty, tty, true, "", agent.NewRedactor(nil))
+	in.next(Prompt)
+	at, err := screen.Await(regexp.MustCompile(Prompt), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprint(in.writer(tty), "the stack says something\n")
-	if _, err := screen.await(regexp.MustCompile(`\x1b\[K`+"the stack says something\r\n"+promptMain), at); err != nil {
+	fmt.Fprint(in.Writer(tty), "the stack says something\n")
+	if _, err := screen.Await(regexp.MustCompile(`\x1b\[K`+"the stack says something\r\n"+Prompt), at); err != nil {
 		t.Fatalf("the note is not above a redrawn prompt: %v", err)
 	}
 	if cooked() {
 		t.Fatal("the editor has the terminal, but it is cooked")
 	}
-	in.close()
-	if _, err := screen.await(regexp.MustCompile(promptMain+`\r\x1b\[K\x1b\[\?2004l$`), at); err != nil {
+	in.Close()
+	if _, err := screen.Await(regexp.MustCompile(Prompt+`\r\x1b\[K\x1b\[\?2004l$`), at); err != nil {
 		t.Fatalf("the prompt is not erased at close: %v", err)
 	}
 	if !cooked() {
@@ -55,7 +57,7 @@ func TestLineInputUnderThePrompt(t *testing.T) {
 	}
 	in.done()
 	select {
-	case r := <-in.next(promptMain):
+	case r := <-in.next(Prompt):
 		if r.err != errInputClosed {
 			t.Fatalf("a read after close: %v, want errInputClosed", r.err)
 		}

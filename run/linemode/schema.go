@@ -1,4 +1,4 @@
-package run
+package linemode
 
 import (
 	"github.com/rubichan/rubichan/run/structured"
@@ -9,7 +9,7 @@ import (
 // lines JSON matching the schema in FILE (or inline JSON), "/schema off"
 // ends that, "/schema" alone says which is on.
 func (c *chat) setSchema(arg string) {
-	slot, l := c.st.structured, c.st.loop
+	slot, l := c.st.Structured, c.st.Agent
 	switch arg {
 	case "":
 		if slot.On() {
@@ -21,22 +21,22 @@ func (c *chat) setSchema(arg string) {
 	case "off":
 		l.SetStructured(nil, toolkit.Spec{})
 		slot.Set(nil)
-		c.st.sinks.text.SetStructured(false)
+		c.sinks.Text().SetStructured(false)
 		c.note("schema: off")
 		return
 	}
-	s, err := structured.Load(arg, c.cfg.Dir)
+	s, err := structured.Load(arg, c.o.Dir)
 	if err != nil {
 		c.note("/schema: %v", err)
 		return
 	}
-	plan := c.cfg.structuredPlan(s, l.Model())
+	plan := c.o.StructuredPlan(s, l.Model())
 	var tool toolkit.Spec
 	if plan.Mode == structured.Tool {
 		tool = s.Tool()
 	}
 	l.SetStructured(plan.Format, tool)
-	slot.Set(structured.NewCheck(s, structured.CheckOptions{Retries: c.cfg.JSONSchemaRetries, Tool: plan.Mode == structured.Tool, Redact: c.st.sinks.red}))
-	c.st.sinks.text.SetStructured(true)
+	slot.Set(structured.NewCheck(s, structured.CheckOptions{Retries: c.o.SchemaRetries, Tool: plan.Mode == structured.Tool, Redact: c.sinks.Redactor()}))
+	c.sinks.Text().SetStructured(true)
 	c.note("schema: %s, asked for with the %s form (%s)", s.Source, plan.Mode, plan.Why)
 }

@@ -1,4 +1,4 @@
-package run
+package linemode
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink"
 )
 
 // chatCommandHelp lists line mode's commands, for /help and for an
@@ -85,33 +87,31 @@ func (c *chat) help() {
 // clear starts a new conversation: the next line is a first message. The
 // session gets a "clear" line, after which a resumed session starts.
 func (c *chat) clear() {
-	c.st.loop.Reset()
-	c.st.sess.Clear()
+	c.st.Agent.Reset()
+	c.st.Session.Clear()
 	c.note("a new conversation begins")
 }
 
 // setModel switches the model of the next requests. Under --max-cost the
 // chat keeps its model: the cap is priced at it.
 func (c *chat) setModel(name string) {
-	l := c.st.loop
+	l := c.st.Agent
 	switch {
 	case name == "":
 		c.note("model: %s (change it with /model NAME)", l.Model())
 		return
-	case c.cfg.Settings != nil && c.cfg.Settings.Limits.MaxCost > 0:
+	case c.o.ModelLocked:
 		c.note("/model: --max-cost is priced at %s; start a new chat to use another model", l.Model())
 		return
 	}
-	cfg := c.cfg
-	cfg.Model = name
-	l.SetModel(name, withPreface(compactSettings(cfg.Settings, cfg.Model, cfg.NoCompact, c.st.sinks.emit)))
+	l.SetModel(name, c.o.CompactFor(name, c.sinks.Emit))
 	c.note("model: %s", name)
 }
 
 // tools lists the tools offered to the model and the policy class each
 // is judged by.
 func (c *chat) tools() {
-	for _, name := range c.st.loop.ToolNames() {
+	for _, name := range c.st.Agent.ToolNames() {
 		c.note("  %-6s %s", name, toolClass(name))
 	}
 }
@@ -132,14 +132,14 @@ func toolClass(name string) string {
 // policy shows the effective rules: the policy's, the command line's, the
 // fallbacks, and the answers given in this session.
 func (c *chat) policy() {
-	pol := c.st.pol
+	pol := c.st.Policy
 	c.note("policy: %s", pol.Name())
 	for _, r := range pol.RuleLines() {
 		c.note("  %s", r)
 	}
 	c.note("  otherwise: read %s, write %s, shell %s", pol.Fallback(policy.ClassRead), pol.Fallback(policy.ClassWrite), pol.Fallback(policy.ClassShell))
 	c.note("  headless_ask %s (when nobody can answer)", pol.HeadlessAsk())
-	rules := c.st.ap.Session().Rules()
+	rules := c.st.Approver.Session().Rules()
 	if len(rules) == 0 {
 		c.note("session: no answers yet")
 		return
@@ -153,10 +153,10 @@ func (c *chat) policy() {
 // cost shows the chat's tokens and cost so far; when it used more than
 // one model (/model), what each spent, at its own price.
 func (c *chat) cost() {
-	b := c.st.budget
+	b := c.st.Budget
 	u := b.Spent()
-	c.note("tokens: %s in, %s out (%d requests); cost %s", formatTokens(inTokens(u)),
-		formatTokens(int64(u.OutputTokens)), b.Requests(), b.CostSummary())
+	c.note("tokens: %s in, %s out (%d requests); cost %s", sink.FormatTokens(inTokens(u)),
+		sink.FormatTokens(int64(u.OutputTokens)), b.Requests(), b.CostSummary())
 	models := b.ByModel()
 	if len(models) < 2 {
 		return
@@ -165,14 +165,14 @@ func (c *chat) cost() {
 	for _, m := range models {
 		cost := "cost unknown (no price)"
 		if m.CostKnown {
-			cost = "cost " + formatUSD(m.CostUSD)
+			cost = "cost " + agent.FormatUSD(m.CostUSD)
 		}
-		c.note("  %s: %s in, %s out (%d requests); %s", m.Model, formatTokens(inTokens(m.Usage)),
-			formatTokens(int64(m.Usage.OutputTokens)), m.Requests, cost)
+		c.note("  %s: %s in, %s out (%d requests); %s", m.Model, sink.FormatTokens(inTokens(m.Usage)),
+			sink.FormatTokens(int64(m.Usage.OutputTokens)), m.Requests, cost)
 	}
 	if n, su := b.SubTotals(); n > 0 {
-		c.note("  sub-queries: %s in, %s out (%d, each at its own model's price)", formatTokens(inTokens(su)),
-			formatTokens(int64(su.OutputTokens)), n)
+		c.note("  sub-queries: %s in, %s out (%d, each at its own model's price)", sink.FormatTokens(inTokens(su)),
+			sink.FormatTokens(int64(su.OutputTokens)), n)
 	}
 }
 
@@ -183,7 +183,7 @@ func inTokens(u llm.Usage) int64 {
 
 // session names the session log.
 func (c *chat) session() {
-	p := c.st.sess.Path()
+	p := c.st.Session.Path()
 	if p == "" {
 		c.note("no session log (--no-session, or it could not be written)")
 		return
@@ -193,19 +193,19 @@ func (c *chat) session() {
 
 // diff shows the changes this chat's tools made, call by call.
 func (c *chat) diff() {
-	if len(c.edits) == 0 {
+	if len(c.edits.list) == 0 {
 		c.note("this chat changed no files")
 		return
 	}
 	var files []string
-	for _, e := range c.edits {
+	for _, e := range c.edits.list {
 		for _, f := range e.files {
 			if !slices.Contains(files, f) {
 				files = append(files, f)
 			}
 		}
 		if e.diff != "" {
-			fmt.Fprintln(c.stderr, shown(strings.TrimRight(e.diff, "\n")))
+			fmt.Fprintln(c.stderr, agent.Shown(strings.TrimRight(e.diff, "\n")))
 		}
 	}
 	c.note("changed: %s", strings.Join(files, ", "))
@@ -215,15 +215,15 @@ func (c *chat) diff() {
 // nears the window: the summary request, the compaction event and the
 // session line.
 func (c *chat) compactNow(ctx context.Context) {
-	out, err := c.st.loop.CompactNow(ctx)
+	out, err := c.st.Agent.CompactNow(ctx)
 	switch {
 	case err != nil:
-		c.st.sinks.emit(Event{Kind: EventError, Err: err})
-	case out == compactOff:
+		c.sinks.Emit(agent.Event{Kind: agent.EventError, Err: err})
+	case out == agent.CompactOff:
 		c.note("compaction is off (--no-compact)")
-	case out == compactTooShort:
+	case out == agent.CompactTooShort:
 		c.note("nothing to compact yet")
-	case out == compactNothing:
+	case out == agent.CompactNothing:
 		c.note("nothing to compact")
 	}
 }

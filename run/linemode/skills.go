@@ -1,16 +1,17 @@
-package run
+package linemode
 
 import (
 	"fmt"
 	"os"
 	"strings"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/skills"
 )
 
 // listSkills is /skills: the offered skills, and what discovery skipped.
 func (c *chat) listSkills() {
-	set := c.st.skills
+	set := c.st.Skills
 	if len(set.Offered) == 0 {
 		c.note("no skills offered")
 	}
@@ -25,11 +26,11 @@ func (c *chat) listSkills() {
 // chooseSkill is /skill NAME: the skill's SKILL.md goes before the next
 // line, once. The activation is a notice the session records.
 func (c *chat) chooseSkill(name string) {
-	for _, s := range c.st.skills.Offered {
+	for _, s := range c.st.Skills.Offered {
 		if s.Name == name {
 			c.skill = s
 			c.note("skill %s activated for the next line", name)
-			c.st.sinks.emit(Event{Kind: EventNotice, Text: fmt.Sprintf("skill %s activated (/skill)", name)})
+			c.sinks.Emit(agent.Event{Kind: agent.EventNotice, Text: fmt.Sprintf("skill %s activated (/skill)", name)})
 			return
 		}
 	}

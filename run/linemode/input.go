@@ -1,4 +1,4 @@
-package run
+package linemode
 
 import (
 	"bufio"
@@ -11,12 +11,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"golang.org/x/term"
 )
 
-// The prompts of line mode, on stderr when a person types.
+// The prompts of line mode, on stderr when a person types: Prompt for a
+// message, promptMore for the lines that go on with it.
 const (
-	promptMain = "› "
+	Prompt     = "› "
 	promptMore = "… "
 )
 
@@ -36,13 +38,13 @@ type lineResult struct {
 	err    error
 }
 
-// lineInput reads the chat's lines: on a terminal with golang.org/x/term's
+// Input reads the chat's lines: on a terminal with golang.org/x/term's
 // line editor (history, bracketed paste), else plain lines from the pipe or
 // file, with no prompt, no echo and no escape codes. A line is read only
 // when the chat asks for one, in a goroutine of its own, so that Ctrl-C
 // at the prompt is seen while the read blocks; a read left waiting is
 // taken up by the next request.
-type lineInput struct {
+type Input struct {
 	plain   *bufio.Reader // nil on a terminal
 	term    *term.Terminal
 	fd      int
@@ -58,9 +60,9 @@ type lineInput struct {
 // newLineInput reads stdin as a person's terminal (person) or as plain
 // lines. red is the run's secrets, which history lines must not hold;
 // when nil (the prompt shows before they are known), a line entered waits
-// for [lineInput.know].
-func newLineInput(stdin io.Reader, stderr io.Writer, person bool, histPath string, red *redactor) *lineInput {
-	in := &lineInput{}
+// for [Input.know].
+func newLineInput(stdin io.Reader, stderr io.Writer, person bool, histPath string, red *agent.Redactor) *Input {
+	in := &Input{}
 	f, isFile := stdin.(*os.File)
 	if !person || !isFile {
 		in.plain = bufio.NewReader(stdin)
@@ -78,11 +80,11 @@ func newLineInput(stdin io.Reader, stderr io.Writer, person bool, histPath strin
 // anew: x/term's keeps the Ctrl-C among its unread keys and would end the
 // next line with it again; the line being typed is dropped, as a shell
 // drops it.
-func (in *lineInput) newTerminal() {
+func (in *Input) newTerminal() {
 	in.term = term.NewTerminal(struct {
 		io.Reader
 		io.Writer
-	}{in.keys, in.out}, promptMain)
+	}{in.keys, in.out}, Prompt)
 	in.term.History = in.hist
 	in.term.SetBracketedPasteMode(true)
 }
@@ -91,7 +93,7 @@ func (in *lineInput) newTerminal() {
 // it was, also when the chat ends while a read has it in raw mode (a
 // stack that failed to open under the first prompt): the prompt is
 // erased then, so that what follows starts a clean line.
-func (in *lineInput) close() {
+func (in *Input) Close() {
 	if in == nil || in.plain != nil {
 		return
 	}
@@ -110,7 +112,7 @@ func (in *lineInput) close() {
 }
 
 // know gives the history the run's secrets, once they are known.
-func (in *lineInput) know(red *redactor) {
+func (in *Input) know(red *agent.Redactor) {
 	if in.hist != nil {
 		in.hist.know(red, true)
 	}
@@ -121,16 +123,16 @@ func (in *lineInput) know(red *redactor) {
 // write goes through it, which puts the text above the prompt and the
 // line typed so far and draws them again (in raw mode a bare newline
 // would not return the cursor). Otherwise it goes to w as it is.
-func (in *lineInput) writer(w io.Writer) io.Writer {
+func (in *Input) Writer(w io.Writer) io.Writer {
 	if pw, ok := w.(*promptWriter); in.plain != nil || ok && pw.in == in {
 		return w
 	}
 	return &promptWriter{in: in, w: w}
 }
 
-// promptWriter is [lineInput.writer]'s writer.
+// promptWriter is [Input.writer]'s writer.
 type promptWriter struct {
-	in *lineInput
+	in *Input
 	w  io.Writer
 }
 
@@ -154,7 +156,7 @@ func (p *promptWriter) Fd() uintptr {
 
 // next starts reading a line, unless a read is under way, and returns the
 // channel its result comes on; the caller calls done once it took it.
-func (in *lineInput) next(prompt string) <-chan lineResult {
+func (in *Input) next(prompt string) <-chan lineResult {
 	if in.pending == nil {
 		ch := make(chan lineResult, 1)
 		in.pending = ch
@@ -164,9 +166,9 @@ func (in *lineInput) next(prompt string) <-chan lineResult {
 }
 
 // done says the pending read's result was taken.
-func (in *lineInput) done() { in.pending = nil }
+func (in *Input) done() { in.pending = nil }
 
-func (in *lineInput) read(prompt string) lineResult {
+func (in *Input) read(prompt string) lineResult {
 	if in.plain != nil {
 		line, err := in.plain.ReadString('\n')
 		if err == io.EOF && line != "" {
@@ -194,7 +196,7 @@ func (in *lineInput) read(prompt string) lineResult {
 }
 
 // makeRaw puts the terminal in raw mode for the line editor.
-func (in *lineInput) makeRaw() error {
+func (in *Input) makeRaw() error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.closed {
@@ -206,7 +208,7 @@ func (in *lineInput) makeRaw() error {
 }
 
 // restore gives the terminal its state from before makeRaw.
-func (in *lineInput) restore() {
+func (in *Input) restore() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.raw != nil {
@@ -279,7 +281,7 @@ func (c *chat) readLine(ctx context.Context, prompt string) (lineResult, error) 
 // is returned with errChatEnd; a second Ctrl-C returns errChatQuit and
 // no message.
 func (c *chat) readMessage(ctx context.Context) (string, error) {
-	r, err := c.readLine(ctx, promptMain)
+	r, err := c.readLine(ctx, Prompt)
 	if err != nil {
 		return "", err
 	}
@@ -315,13 +317,13 @@ func (c *chat) readMessage(ctx context.Context) (string, error) {
 	return strings.Join(lines, "\n"), err
 }
 
-// historyPath is $XDG_STATE_HOME/rubichan/history, or
+// HistoryPath is $XDG_STATE_HOME/rubichan/history, or
 // ~/.local/state/rubichan/history; "" when neither is known.
-func historyPath(env environment) string {
-	if d, ok := env.LookupEnv("XDG_STATE_HOME"); ok && filepath.IsAbs(d) {
+func HistoryPath(lookupEnv func(string) (string, bool)) string {
+	if d, ok := lookupEnv("XDG_STATE_HOME"); ok && filepath.IsAbs(d) {
 		return filepath.Join(d, "rubichan", "history")
 	}
-	if h, ok := env.LookupEnv("HOME"); ok && h != "" {
+	if h, ok := lookupEnv("HOME"); ok && h != "" {
 		return filepath.Join(h, ".local", "state", "rubichan", "history")
 	}
 	return ""

@@ -1,4 +1,4 @@
-package run
+package linemode
 
 import (
 	"bufio"
@@ -12,6 +12,9 @@ import (
 	"github.com/fatih/color"
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -32,12 +35,12 @@ type ttyAsker struct {
 	tty       *os.File
 	r         *bufio.Reader
 	out       io.Writer
-	ap        *approver
+	ap        *harness.Approver
 	add, del  *color.Color
 	hunk, hdr *color.Color
 }
 
-func newTTYAsker(tty *os.File, out io.Writer, ap *approver, colors bool) *ttyAsker {
+func newTTYAsker(tty *os.File, out io.Writer, ap *harness.Approver, colors bool) *ttyAsker {
 	a := &ttyAsker{tty: tty, r: bufio.NewReader(tty), out: out, ap: ap,
 		add: color.New(color.FgGreen), del: color.New(color.FgRed), hunk: color.New(color.FgCyan), hdr: color.New(color.Bold)}
 	for _, c := range []*color.Color{a.add, a.del, a.hunk, a.hdr} {
@@ -57,17 +60,17 @@ func (a *ttyAsker) close() {
 	}
 }
 
-// ask is the loop's [agent.Options.Ask]: it returns the verdict to act on.
+// ask is the loop's [agent.Options.Ask]: it returns the agent.Verdict to act on.
 // Enter alone is no; a Ctrl-C (the run's context ending) is no as well,
 // and the loop then stops the run.
-func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v verdict) verdict {
-	a.hdr.Fprintf(a.out, "? %s: %s\n", shown(call.Name), whole(eff.Summary))
-	fmt.Fprintf(a.out, "  needs approval: %s (rule %s", whole(v.Fact), shown(v.Rule))
+func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v agent.Verdict) agent.Verdict {
+	a.hdr.Fprintf(a.out, "? %s: %s\n", agent.Shown(call.Name), sink.Whole(eff.Summary))
+	fmt.Fprintf(a.out, "  needs approval: %s (rule %s", sink.Whole(v.Fact), agent.Shown(v.Rule))
 	if v.Reason != "" {
-		fmt.Fprintf(a.out, ": %s", shown(v.Reason))
+		fmt.Fprintf(a.out, ": %s", agent.Shown(v.Reason))
 	}
 	fmt.Fprintln(a.out, ")")
-	if d := previewDiff(call, eff); d != "" {
+	if d := harness.PreviewDiff(call, eff); d != "" {
 		a.printDiff(d)
 	}
 	result, _ := v.Detail.(policy.Result) // the judge's policy result; zero for the runner's own verdicts
@@ -86,12 +89,12 @@ func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects,
 		}
 		switch strings.ToLower(strings.TrimSpace(ans)) {
 		case "y", "yes":
-			return verdict{Kind: verdictAllow, Rule: ruleTerminalAllow, Fact: v.Fact, Reason: "you said yes"}
+			return agent.Verdict{Kind: agent.VerdictAllow, Rule: ruleTerminalAllow, Fact: v.Fact, Reason: "you said yes"}
 		case "", "n", "no":
 			return refusedVerdict(v, ruleTerminalDeny, "you said no")
 		case "a", "always":
 			if always && a.ap.Session().Approve(result) == nil {
-				return verdict{Kind: verdictAllow, Rule: policy.RuleSession, Fact: v.Fact, Reason: "you said always, for this session"}
+				return agent.Verdict{Kind: agent.VerdictAllow, Rule: policy.RuleSession, Fact: v.Fact, Reason: "you said always, for this session"}
 			}
 		case "d", "deny":
 			if always && a.ap.Session().DenyAlways(result) == nil {
@@ -112,13 +115,13 @@ func (a *ttyAsker) printSessionFacts(r policy.Result) {
 	}
 	fmt.Fprintln(a.out, "  always allows each of these on its own (deny always denies each):")
 	for _, f := range facts {
-		fmt.Fprintf(a.out, "    %s\n", whole(f.String()))
+		fmt.Fprintf(a.out, "    %s\n", sink.Whole(f.String()))
 	}
 }
 
 // refusedVerdict is a person's no: the model is told, and not to retry.
-func refusedVerdict(v verdict, rule, reason string) verdict {
-	return verdict{Kind: verdictDeny, Rule: rule, Fact: v.Fact, Reason: reason,
+func refusedVerdict(v agent.Verdict, rule, reason string) agent.Verdict {
+	return agent.Verdict{Kind: agent.VerdictDeny, Rule: rule, Fact: v.Fact, Reason: reason,
 		Message: fmt.Sprintf("The person at the terminal refused this call: %s. Do not retry it or a variant; "+
 			"take another approach, or stop and ask them what they want.", v.Fact)}
 }
@@ -143,7 +146,7 @@ func (a *ttyAsker) readAnswer(ctx context.Context) (string, error) {
 // control characters shown ([shown]): the file and the new text are the
 // workspace's and the model's.
 func (a *ttyAsker) printDiff(d string) {
-	for _, line := range strings.Split(strings.TrimRight(shown(d), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimRight(agent.Shown(d), "\n"), "\n") {
 		switch {
 		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
 			a.hdr.Fprintln(a.out, "  "+line)
@@ -157,4 +160,12 @@ func (a *ttyAsker) printDiff(d string) {
 			fmt.Fprintln(a.out, "  "+line)
 		}
 	}
+}
+
+// askSeam asks on the chat's terminal through [agent.Asker].
+type askSeam struct{ a *ttyAsker }
+
+// Ask asks the person (see [ttyAsker.ask]).
+func (s askSeam) Ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v agent.Verdict) agent.Verdict {
+	return s.a.ask(ctx, call, eff, v)
 }

@@ -1,4 +1,4 @@
-package run
+package linemode
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/run/skills"
 )
 
@@ -18,22 +20,20 @@ import (
 // approvals are asked on, the session's run numbers. It is used from one
 // goroutine.
 type chat struct {
-	cfg            execConfig
-	env            environment
-	st             *runStack
-	stdout, stderr io.Writer
-	person         bool // stdin and stderr are terminals
+	o      Options
+	st     *harness.Run
+	sinks  *sink.Fan
+	stderr io.Writer
 
-	in       *lineInput
-	ask      *ttyAsker // nil: "ask" resolves as in a headless run
-	intr     <-chan struct{}
-	verifier *verifier
+	in    *Input
+	ask   *ttyAsker // nil: "ask" resolves as in a headless run
+	intr  <-chan struct{}
+	edits *editLog
 
 	runNo    int // the session's number of the next run
 	runs     int // runs this process made
 	lastErr  error
 	lastLine string
-	edits    []fileEdit   // what this chat's tools changed, for /diff
 	skill    skills.Skill // chosen with /skill for the next line; zero: none
 }
 
@@ -43,20 +43,25 @@ type fileEdit struct {
 	diff  string
 }
 
-// observe keeps what the chat shows later: the changes of its tools.
-func (c *chat) observe(ev Event) {
-	if ev.Kind == EventToolResult && ev.Result != nil && len(ev.Result.Changed) > 0 && !ev.Result.IsError {
-		c.edits = append(c.edits, fileEdit{files: ev.Result.Changed, diff: ev.Result.Diff})
+// editLog keeps what the chat shows later: the changes of its tools. The
+// sinks call observe from the goroutines that emit; the chat reads the
+// list between runs, when none emits.
+type editLog struct {
+	list []fileEdit
+}
+
+// observe is the sinks' [sink.Options.Observe].
+func (e *editLog) observe(ev agent.Event) {
+	if ev.Kind == agent.EventToolResult && ev.Result != nil && len(ev.Result.Changed) > 0 && !ev.Result.IsError {
+		e.list = append(e.list, fileEdit{files: ev.Result.Changed, diff: ev.Result.Diff})
 	}
 }
 
-func newChat(cfg execConfig, env environment, st *runStack, in *lineInput, stdout, stderr io.Writer, person bool, ask *ttyAsker) *chat {
-	c := &chat{cfg: cfg, env: env, st: st, stdout: stdout, stderr: stderr, person: person, in: in,
-		ask: ask, verifier: st.verifier, runNo: 1}
-	if st.plan.Loaded() != nil {
-		c.runNo = len(st.plan.Loaded().Runs) + 1
+func newChat(o Options, st *harness.Run, sinks *sink.Fan, in *Input, stderr io.Writer, ask *ttyAsker, edits *editLog) *chat {
+	c := &chat{o: o, st: st, sinks: sinks, stderr: stderr, in: in, ask: ask, edits: edits, runNo: 1}
+	if st.Plan.Loaded() != nil {
+		c.runNo = len(st.Plan.Loaded().Runs) + 1
 	}
-	st.sinks.observe = c.observe
 	return c
 }
 
@@ -70,8 +75,8 @@ type chatAsker struct {
 	tty    *ttyAsker // nil until open found a terminal
 }
 
-// open is [stackInput.newAsker]: nil when nobody can be asked.
-func (a *chatAsker) open(ap *approver) agent.Asker {
+// open is [Options.Open]'s newAsker: nil when nobody can be asked.
+func (a *chatAsker) open(ap *harness.Approver) agent.Asker {
 	if !a.person {
 		return nil
 	}
@@ -87,10 +92,10 @@ func (a *chatAsker) open(ap *approver) agent.Asker {
 // the cassette's error, already shown, for the exit code.
 func (c *chat) close() error {
 	defer c.ask.close()
-	notice := func(s string) { c.st.sinks.emit(Event{Kind: EventNotice, Text: s}) }
-	if err := c.st.tr.Finish(nil, notice); err != nil {
+	notice := func(s string) { c.sinks.Emit(agent.Event{Kind: agent.EventNotice, Text: s}) }
+	if err := c.st.Traffic.Finish(nil, notice); err != nil {
 		c.note("rubichan: %v", err)
-		return reportedError{Err: err}
+		return exit.Reported{Err: err}
 	}
 	return nil
 }
@@ -103,14 +108,14 @@ func (c *chat) close() error {
 func (c *chat) runLine(ctx context.Context, text string) {
 	c.lastLine = text
 	text = c.withSkill(text)
-	l, sinks := c.st.loop, c.st.sinks
+	l := c.st.Agent
 	start := time.Now()
 	if c.runs > 0 {
-		c.st.sess.NextRun(c.header(start, text), c.runNo)
+		c.st.Session.NextRun(c.header(start, text), c.runNo)
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	runCtx, cancelTimeout := withRunTimeout(runCtx, c.cfg.Timeout)
+	runCtx, cancelTimeout := harness.WithRunTimeout(runCtx, c.o.Timeout)
 	defer cancelTimeout()
 	done := make(chan struct{})
 	defer close(done)
@@ -123,10 +128,10 @@ func (c *chat) runLine(ctx context.Context, text string) {
 	}()
 	history, open := l.Messages(), []llm.Block(nil)
 	if c.runs == 0 {
-		history, open = c.st.plan.Conversation(c.cfg.Resolved.Type)
+		history, open = c.st.Plan.Conversation(c.o.API)
 	}
 	runErr := l.Resume(runCtx, history, open, text)
-	err := finishRun(runErr, l, sinks.text, start, sinks.emit, runEnd{Verifier: c.verifier, Structured: c.st.structured})
+	err := harness.Finish(runErr, l, c.sinks.Text(), start, c.sinks.Emit, harness.RunEnd{Verifier: c.st.Verifier, Structured: c.st.Structured})
 	c.endRun(err)
 }
 
@@ -137,21 +142,21 @@ func (c *chat) endRun(err error) {
 	c.runs++
 	c.runNo++
 	code, err := chatOutcome(err)
-	if js := c.st.sinks.js; js != nil {
+	if js := c.sinks.JSON(); js != nil {
 		js.EndRun(err, code)
 	}
-	c.st.sess.Reopen()
+	c.st.Session.Reopen()
 	c.lastErr = err
 }
 
 // chatOutcome is err with its exit code, a signal (Ctrl-C, SIGTERM) as
 // the status it ends the process with.
 func chatOutcome(err error) (int, error) {
-	code := exitCode(err)
-	var sig SignalError
+	code := exit.Code(err)
+	var sig exit.SignalError
 	if errors.As(err, &sig) {
 		code = sig.ExitCode()
-		err = reportedError{Err: exit.CodeError{Code: code, Err: sig}}
+		err = exit.Reported{Err: exit.CodeError{Code: code, Err: sig}}
 	}
 	return code, err
 }
@@ -161,19 +166,19 @@ func chatOutcome(err error) (int, error) {
 // that every stream ends with a result: no turns, the chat's exit code,
 // and the usage and cost of what it spent outside runs (a /compact).
 func (c *chat) endChat(err error) {
-	js := c.st.sinks.js
+	js := c.sinks.JSON()
 	if js == nil || c.runs > 0 {
 		return
 	}
 	code, err := chatOutcome(err)
-	cost, known := c.st.budget.Cost()
-	sum := &Summary{ExitCode: code, Usage: c.st.budget.Spent(), CostUSD: cost, CostKnown: known}
+	cost, known := c.st.Budget.Cost()
+	sum := &agent.Summary{ExitCode: code, Usage: c.st.Budget.Spent(), CostUSD: cost, CostKnown: known}
 	js.FinishWith(sum, err, code)
 }
 
 // header is the session's "run" line of a run after the first.
-func (c *chat) header(start time.Time, prompt string) sessionHeader {
+func (c *chat) header(start time.Time, prompt string) sink.SessionHeader {
 	st := c.st
-	return sessionHeader{Start: start, Workspace: st.ws.Root(), Provider: c.cfg.Provider, API: c.cfg.Resolved.Type,
-		Model: st.loop.Model(), Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: prompt}
+	return sink.SessionHeader{Start: start, Workspace: st.WorkDir(), Provider: c.o.Provider, API: c.o.API,
+		Model: st.Agent.Model(), Policy: st.Policy.Name(), PolicyFile: st.Policy.File(), Prompt: prompt}
 }

@@ -1,4 +1,4 @@
-package run
+package linemode
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -24,7 +25,7 @@ const historyMax = 1000
 // makes Add wait for [history.know].
 type history struct {
 	path    string // "": in memory only
-	red     *redactor
+	red     *agent.Redactor
 	entries []string      // oldest first
 	known   chan struct{} // closed by know; nil when red was given
 	once    sync.Once
@@ -32,7 +33,7 @@ type history struct {
 
 // loadHistory reads the last [historyMax] lines of the file at path. A
 // nil red is given later, by know.
-func loadHistory(path string, red *redactor) *history {
+func loadHistory(path string, red *agent.Redactor) *history {
 	h := &history{path: path, red: red}
 	if red == nil {
 		h.known = make(chan struct{})
@@ -66,7 +67,7 @@ func loadHistory(path string, red *redactor) *history {
 //
 // Waiting for the secrets here is safe because golang.org/x/term (from
 // v0.47) calls History.Add without holding its terminal's lock, so a note
-// written above the prompt meanwhile ([lineInput.writer]) does not wait
+// written above the prompt meanwhile ([Input.writer]) does not wait
 // on it.
 func (h *history) Add(line string) {
 	if h.known != nil {
@@ -100,10 +101,10 @@ func (h *history) Add(line string) {
 // know gives the history the run's secrets (the redactor) when loadHistory
 // was not given them; with keep false (the chat ends before it knew them)
 // nothing is written to the file. Only the first call counts.
-func (h *history) know(red *redactor, keep bool) {
+func (h *history) know(red *agent.Redactor, keep bool) {
 	h.once.Do(func() {
 		if red == nil {
-			red = newRedactor(nil)
+			red = agent.NewRedactor(nil)
 		}
 		h.red = red
 		if !keep {
@@ -133,7 +134,7 @@ var keyPrefixes = []string{"sk-", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_",
 // well-known key — also inside a word: a header (`x-api-key:sk-…`,
 // `Authorization: Bearer …`), a URL's query (`?key=AIza…`) or JSON
 // (`"api_key":"sk-ant-…"`).
-func secretLine(line string, red *redactor) bool {
+func secretLine(line string, red *agent.Redactor) bool {
 	if red.Redact(line) != line {
 		return true
 	}
