@@ -273,3 +273,29 @@ func TestPropagateToProviders(t *testing.T) {
 		t.Errorf("traceparent headers sent: %q, want none, then the chat span's", got)
 	}
 }
+
+// TestHookSpans: a finished hook is a span under its tool call's span; a
+// stop hook under the run's.
+func TestHookSpans(t *testing.T) {
+	rec := otlptest.New()
+	defer rec.Close()
+	tel := start(t, rec, map[string]string{}, nil)
+	code := 0
+	call := &agent.ToolCallInfo{ID: "c1", Name: "bash"}
+	_ = tel.Around(context.Background(), agent.Op{Kind: agent.OpToolCall, Call: call}, func(context.Context) error {
+		tel.Observe(agent.Event{Kind: agent.EventHook, Hook: &agent.HookInfo{Name: "lint", Event: "before_tool", Tool: "bash", ID: "c1", ExitCode: &code, Duration: time.Millisecond, Decision: "allow"}})
+		return nil
+	})
+	tel.Observe(agent.Event{Kind: agent.EventHook, Hook: &agent.HookInfo{Name: "tests", Event: "stop", Decision: "finish", ExitCode: &code}})
+	if w := tel.Close(); w != "" {
+		t.Fatal(w)
+	}
+	want := `invoke_agent rubichan
+  execute_tool bash
+    hook lint rubichan.hook.event=before_tool
+  hook tests rubichan.hook.event=stop
+`
+	if got := rec.Tree("rubichan.hook.event"); got != want {
+		t.Errorf("span tree:\n%s\nwant:\n%s", got, want)
+	}
+}
