@@ -59,6 +59,10 @@ type Options struct {
 	// Redact hides the run's secrets in tool results before the model,
 	// the sinks or the session see them. nil: no change.
 	Redact *Redactor
+	// Around, when set, runs each model request, tool call, compaction
+	// and verify check inside the caller's context (telemetry spans);
+	// nil: they run in the run's context.
+	Around Around
 	// Emit receives every event of the runs; required.
 	Emit func(Event)
 }
