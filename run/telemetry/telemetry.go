@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -59,10 +58,11 @@ func Start(ctx context.Context, s Settings, info Info) (*Run, error) {
 	if info.Redact == nil {
 		info.Redact = func(s string) string { return s }
 	}
-	texp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(s.TracesURL))
-	if err != nil {
-		return nil, fmt.Errorf("telemetry: traces exporter: %w", err)
+	lookup := s.lookup
+	if lookup == nil {
+		lookup = os.Getenv
 	}
+	texp := spanExporter{newClient(lookup, "TRACES", s.TracesURL)}
 	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", "rubichan"), attribute.String("service.version", info.Version)),
 		resource.WithFromEnv(), resource.WithTelemetrySDK())
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
@@ -71,10 +71,7 @@ func Start(ctx context.Context, s Settings, info Info) (*Run, error) {
 	r := &Run{s: s, info: info, exp: &countingExporter{SpanExporter: texp}, tools: map[string]trace.Span{}}
 	r.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(r.exp), sdktrace.WithResource(res))
 	r.tracer = r.tp.Tracer("github.com/rubichan/rubichan/run/telemetry")
-	mexp, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(s.MetricsURL))
-	if err != nil {
-		return nil, fmt.Errorf("telemetry: metrics exporter: %w", err)
-	}
+	mexp := metricExporter{newClient(lookup, "METRICS", s.MetricsURL)}
 	r.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(countingMetrics{mexp, &r.exp.failures})), sdkmetric.WithResource(res))
 	r.inst = newInstruments(r.mp.Meter("github.com/rubichan/rubichan/run/telemetry"))
 	parent := r.prop.Extract(ctx, propagation.MapCarrier{"traceparent": s.Traceparent, "tracestate": s.Tracestate})
