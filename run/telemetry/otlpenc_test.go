@@ -218,7 +218,7 @@ func FuzzEncodeSpan(f *testing.F) {
 				same = av.GetBoolValue() == want.AsBool()
 			}
 			if !same {
-				t.Errorf("attribute %q: %v, want %v", kv.GetKey(), av, want.Emit())
+				t.Errorf("attribute %q: %v, want %v", kv.GetKey(), av, want.String())
 			}
 		}
 		if len(span.GetAttributes()) != len(rec.Ended()[0].Attributes()) {

@@ -5,10 +5,13 @@ import (
 	"cmp"
 	"compress/gzip"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -43,8 +46,10 @@ type otlpClient struct {
 // as the official exporters do: the signal-specific form wins over
 // OTEL_EXPORTER_OTLP_*. Headers are name=value pairs separated by commas,
 // values URL-decoded; the timeout is in milliseconds; the compression is
-// gzip or none.
-func newClient(lookup func(string) string, signal, endpoint string) *otlpClient {
+// gzip or none; CERTIFICATE is the PEM file of the CAs to trust,
+// CLIENT_CERTIFICATE and CLIENT_KEY the client's own for mutual TLS. A
+// file that cannot be read is an error.
+func newClient(lookup func(string) string, signal, endpoint string) (*otlpClient, error) {
 	get := func(name string) string {
 		return cmp.Or(lookup("OTEL_EXPORTER_OTLP_"+signal+"_"+name), lookup("OTEL_EXPORTER_OTLP_"+name))
 	}
@@ -54,7 +59,41 @@ func newClient(lookup func(string) string, signal, endpoint string) *otlpClient 
 	if ms, err := strconv.Atoi(get("TIMEOUT")); err == nil && ms > 0 {
 		c.timeout = time.Duration(ms) * time.Millisecond
 	}
-	return c
+	tc, err := tlsConfig(get("CERTIFICATE"), get("CLIENT_CERTIFICATE"), get("CLIENT_KEY"))
+	if err != nil || tc == nil {
+		return c, err
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = tc
+	c.hc.Transport = tr
+	return c, nil
+}
+
+// tlsConfig is the TLS configuration of the certificate files; nil when
+// none is named.
+func tlsConfig(ca, cert, key string) (*tls.Config, error) {
+	if ca == "" && cert == "" && key == "" {
+		return nil, nil
+	}
+	tc := &tls.Config{}
+	if ca != "" {
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			return nil, fmt.Errorf("telemetry: certificate: %w", err)
+		}
+		tc.RootCAs = x509.NewCertPool()
+		if !tc.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("telemetry: certificate: no PEM certificate in %s", ca)
+		}
+	}
+	if cert != "" || key != "" {
+		kp, err := tls.LoadX509KeyPair(cert, key)
+		if err != nil {
+			return nil, fmt.Errorf("telemetry: client certificate: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{kp}
+	}
+	return tc, nil
 }
 
 // parseHeaders reads OTEL_EXPORTER_OTLP_HEADERS; a malformed pair is left

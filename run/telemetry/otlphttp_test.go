@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -25,7 +28,8 @@ func TestClientFromEnv(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "none",
 	}
 	lookup := func(k string) string { return env[k] }
-	tc, mc := newClient(lookup, "TRACES", "u1"), newClient(lookup, "METRICS", "u2")
+	tc, _ := newClient(lookup, "TRACES", "u1")
+	mc, _ := newClient(lookup, "METRICS", "u2")
 	if got := tc.headers; len(got) != 2 || got["authorization"] != "Bearer tok" || got["x-a"] != "1" {
 		t.Errorf("traces headers %v", got)
 	}
@@ -38,7 +42,7 @@ func TestClientFromEnv(t *testing.T) {
 	if tc.gzip || !mc.gzip {
 		t.Errorf("gzip traces %v metrics %v", tc.gzip, mc.gzip)
 	}
-	if d := newClient(func(string) string { return "" }, "TRACES", "u"); d.timeout != defaultTimeout || d.gzip || len(d.headers) != 0 {
+	if d, _ := newClient(func(string) string { return "" }, "TRACES", "u"); d.timeout != defaultTimeout || d.gzip || len(d.headers) != 0 {
 		t.Errorf("defaults %+v", d)
 	}
 }
@@ -83,7 +87,7 @@ func TestClientPost(t *testing.T) {
 				io.WriteString(w, "no\n")
 			}))
 			defer srv.Close()
-			c := newClient(func(k string) string {
+			c, _ := newClient(func(k string) string {
 				return map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer tok"}[k]
 			}, "TRACES", srv.URL+"/v1/traces")
 			c.gzip, c.backoff = tt.gzip, func(int) time.Duration { return time.Millisecond }
@@ -112,12 +116,49 @@ func TestClientTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(stop)
-	c := newClient(func(k string) string { return map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "100"}[k] }, "TRACES", srv.URL)
+	c, _ := newClient(func(k string) string { return map[string]string{"OTEL_EXPORTER_OTLP_TIMEOUT": "100"}[k] }, "TRACES", srv.URL)
 	start := time.Now()
 	if err := c.post(context.Background(), []byte("x")); err == nil {
 		t.Fatal("no error from a silent collector")
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("took %v with a 100ms timeout", d)
+	}
+}
+
+// TestClientCertificate: OTEL_EXPORTER_OTLP_CERTIFICATE names the CA a
+// collector's TLS certificate is checked against; a file that cannot be
+// read is an error, not a silent plain client.
+func TestClientCertificate(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600)
+	tests := []struct {
+		name, certVar, wantNew, wantPost string
+	}{
+		{"trusted", ca, "", ""},
+		{"not trusted", "", "", "certificate"},
+		{"missing file", ca + ".none", "no such file", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := newClient(func(k string) string {
+				return map[string]string{"OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE": tt.certVar}[k]
+			}, "TRACES", srv.URL)
+			if tt.wantNew != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantNew) {
+					t.Fatalf("newClient: %v, want %q", err, tt.wantNew)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = c.post(context.Background(), []byte("x"))
+			if tt.wantPost == "" && err != nil || tt.wantPost != "" && (err == nil || !strings.Contains(err.Error(), tt.wantPost)) {
+				t.Errorf("post: %v, want %q", err, tt.wantPost)
+			}
+		})
 	}
 }

@@ -62,17 +62,23 @@ func Start(ctx context.Context, s Settings, info Info) (*Run, error) {
 	if lookup == nil {
 		lookup = os.Getenv
 	}
-	texp := spanExporter{newClient(lookup, "TRACES", s.TracesURL)}
+	tc, err := newClient(lookup, "TRACES", s.TracesURL)
+	if err != nil {
+		return nil, err
+	}
+	mc, err := newClient(lookup, "METRICS", s.MetricsURL)
+	if err != nil {
+		return nil, err
+	}
 	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", "rubichan"), attribute.String("service.version", info.Version)),
 		resource.WithFromEnv(), resource.WithTelemetrySDK())
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
 		return nil, fmt.Errorf("telemetry: resource: %w", err)
 	}
-	r := &Run{s: s, info: info, exp: &countingExporter{SpanExporter: texp}, tools: map[string]trace.Span{}}
+	r := &Run{s: s, info: info, exp: &countingExporter{SpanExporter: spanExporter{tc}}, tools: map[string]trace.Span{}}
 	r.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(r.exp), sdktrace.WithResource(res))
 	r.tracer = r.tp.Tracer("github.com/rubichan/rubichan/run/telemetry")
-	mexp := metricExporter{newClient(lookup, "METRICS", s.MetricsURL)}
-	r.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(countingMetrics{mexp, &r.exp.failures})), sdkmetric.WithResource(res))
+	r.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(countingMetrics{metricExporter{mc}, &r.exp.failures})), sdkmetric.WithResource(res))
 	r.inst = newInstruments(r.mp.Meter("github.com/rubichan/rubichan/run/telemetry"))
 	parent := r.prop.Extract(ctx, propagation.MapCarrier{"traceparent": s.Traceparent, "tracestate": s.Tracestate})
 	r.rootCtx, r.root = r.tracer.Start(parent, "invoke_agent rubichan", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
