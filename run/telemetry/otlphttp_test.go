@@ -136,15 +136,17 @@ func TestClientCertificate(t *testing.T) {
 	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600)
 	tests := []struct {
 		name, certVar, wantNew, wantPost string
+		clientKey                        string
 	}{
-		{"trusted", ca, "", ""},
-		{"not trusted", "", "", "certificate"},
-		{"missing file", ca + ".none", "no such file", ""},
+		{"trusted", ca, "", "", ""},
+		{"not trusted", "", "", "certificate", ""},
+		{"missing file", ca + ".none", "no such file", "", ""},
+		{"client certificate", ca, "not built in", "", ca},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := newClient(func(k string) string {
-				return map[string]string{"OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE": tt.certVar}[k]
+				return map[string]string{"OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE": tt.certVar, "OTEL_EXPORTER_OTLP_CLIENT_KEY": tt.clientKey}[k]
 			}, "TRACES", srv.URL)
 			if tt.wantNew != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantNew) {
