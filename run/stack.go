@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"io"
+	"os"
 	"time"
 
 	"github.com/rubichan/rubichan/policy"
@@ -116,6 +117,7 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 		policy.Guarded{Path: st.plan.LogPath(cfg.sessionFlags.settings(), st.sinks.sessionID(), src.start), What: "the run's session log"},
 		policy.Guarded{Path: cfg.Record, What: "the run's cassette"},
 		policy.Guarded{Path: cfg.Replay, What: "the run's cassette"},
+		policy.Guarded{Path: runningBinary(), What: "the running rubichan binary"},
 	)
 	if allowAll(cfg.Settings) {
 		st.pol = st.pol.WithAllowAll()
@@ -124,6 +126,19 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 		return st, err
 	}
 	return st, st.openLoop(ctx, *cfg, env, stderr, src)
+}
+
+// runningBinary is the path of the running binary, "" when unknown. The
+// policy allows `rubichan query` and the bash tool's commands reach this
+// binary as rubichan ($RUBICHAN): a tool that could replace it (a
+// ./bin/rubichan in the workspace under write:**) would have its own
+// program run under that rule.
+func runningBinary() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
 }
 
 // readInput reads the first prompt: exec's arguments, prompt file and
