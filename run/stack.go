@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rubichan/rubichan/policy"
@@ -117,7 +119,7 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 		policy.Guarded{Path: st.plan.LogPath(cfg.sessionFlags.settings(), st.sinks.sessionID(), src.start), What: "the run's session log"},
 		policy.Guarded{Path: cfg.Record, What: "the run's cassette"},
 		policy.Guarded{Path: cfg.Replay, What: "the run's cassette"},
-		policy.Guarded{Path: runningBinary(), What: "the running rubichan binary"},
+		policy.Guarded{Path: binaryInWorkspace(st.ws.Root()), What: "the running rubichan binary"},
 	)
 	if allowAll(cfg.Settings) {
 		st.pol = st.pol.WithAllowAll()
@@ -128,14 +130,21 @@ func openStack(ctx context.Context, cfg *execConfig, src stackInput, stdout, std
 	return st, st.openLoop(ctx, *cfg, env, stderr, src)
 }
 
-// runningBinary is the path of the running binary, "" when unknown. The
-// policy allows `rubichan query` and the bash tool's commands reach this
-// binary as rubichan ($RUBICHAN): a tool that could replace it (a
-// ./bin/rubichan in the workspace under write:**) would have its own
-// program run under that rule.
-func runningBinary() string {
+// binaryInWorkspace is the path of the running binary when it lies in
+// the workspace root (./bin/rubichan, the README's make build route),
+// else "". The policy allows `rubichan query` and the bash tool's
+// commands reach this binary as rubichan ($RUBICHAN): a tool that could
+// replace it (under write:**) would have its own program run under that
+// rule. Outside the workspace only an absolute allow rule reaches it.
+func binaryInWorkspace(root string) string {
 	exe, err := os.Executable()
 	if err != nil {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	if rel, err := filepath.Rel(root, exe); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return ""
 	}
 	return exe
