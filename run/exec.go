@@ -87,7 +87,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	history, open := st.plan.Conversation(cfg.Resolved.Type)
 	runErr := l.Resume(ctx, history, open, resumePrompt(st.in.Text, history, open))
 	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{Verifier: st.verifier, Patch: st.patch, Structured: st.structured})
-	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir(), cfg.ResumeArgs)
+	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir(), redactedArgs(cfg.ResumeArgs, sinks.red))
 	if cfg.LearnPolicy != "" {
 		if lerr := learnPolicy([]string{st.sess.Path()}, "", cfg.LearnPolicy, stdout, stderr); lerr != nil && err == nil {
 			err = lerr
