@@ -67,7 +67,7 @@ func Load(dir string, src Source) Skill {
 		dir = real
 	}
 	s.Dir, s.File = dir, filepath.Join(dir, "SKILL.md")
-	data, err := readCapped(s.File)
+	data, err := ReadFile(s.File)
 	if err != nil {
 		s.Problems = []Problem{{Msg: err.Error()}}
 		return s
@@ -81,13 +81,24 @@ func Load(dir string, src Source) Skill {
 	return s
 }
 
-// readCapped reads a SKILL.md of at most MaxFileSize bytes.
-func readCapped(file string) ([]byte, error) {
+// ReadFile reads a SKILL.md of at most MaxFileSize bytes. Anything but a
+// regular file (a link a checkout commits to /dev/stdin, a FIFO,
+// /dev/zero) is an error found before it is opened: reading it could eat
+// the run's standard input, hang or fill memory.
+func ReadFile(file string) ([]byte, error) {
+	if fi, err := os.Stat(file); err != nil {
+		return nil, fmt.Errorf("skills: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("skills: %s is not a regular file", file)
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("skills: %w", err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("skills: %s is not a regular file", file)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("skills: read %s: %w", file, err)
