@@ -25,7 +25,7 @@ func (c *chat) setSchema(arg string) {
 		c.note("schema: off")
 		return
 	}
-	s, err := structured.Load(arg, c.cfg.Dir)
+	s, err := structured.LoadIn(arg, c.cfg.Dir, c.cfg.Dir)
 	if err != nil {
 		c.note("/schema: %v", err)
 		return

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -43,7 +42,11 @@ func (e *Error) Error() string {
 
 // Load reads the schema arg names — inline JSON (it begins with "{"),
 // "@FILE" or a path, relative to dir — and compiles it.
-func Load(arg, dir string) (*Schema, error) {
+func Load(arg, dir string) (*Schema, error) { return LoadIn(arg, dir, "") }
+
+// LoadIn is [Load] for a run in workspace: a schema file named inside the
+// workspace must not be a link out of it (see readSchemaFile).
+func LoadIn(arg, dir, workspace string) (*Schema, error) {
 	arg = strings.TrimSpace(arg)
 	if strings.HasPrefix(arg, "{") {
 		return Parse([]byte(arg), Inline)
@@ -55,9 +58,9 @@ func Load(arg, dir string) (*Schema, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readSchemaFile(path, workspace)
 	if err != nil {
-		return nil, fmt.Errorf("structured: read schema: %w", err)
+		return nil, err
 	}
 	return Parse(data, path)
 }
