@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rubichan/rubichan/llm/llmtest"
+	"github.com/rubichan/rubichan/run/exit"
 	"gopkg.in/yaml.v3"
 )
 
@@ -167,8 +168,8 @@ func TestActionFails(t *testing.T) {
 		}
 	}
 	code, log := env.runStep(t, run, a, map[string]string{"prompt": "look around", "max-turns": "1"})
-	if code != exitLimit {
-		t.Fatalf("step exit %d, want %d\n%s", code, exitLimit, log)
+	if code != exit.Limit {
+		t.Fatalf("step exit %d, want %d\n%s", code, exit.Limit, log)
 	}
 	if !strings.Contains(log, "::error title=rubichan failed (exit 4%3A a limit was reached)::") {
 		t.Errorf("no error annotation:\n%s", log)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/doctor"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/urfave/cli/v2"
@@ -50,7 +51,7 @@ func doctorCommand(env environment) *cli.Command {
 // checks.
 func runDoctor(c *cli.Context, env environment) error {
 	if c.NArg() > 0 {
-		return usagef("doctor takes no arguments")
+		return exit.Usagef("doctor takes no arguments")
 	}
 	lc, lcErr := loadCommandConfig(c, env, "doctor")
 	mcpCh, err := mcpChoiceFromCLI(c)
@@ -75,17 +76,11 @@ func runDoctor(c *cli.Context, env environment) error {
 	})
 }
 
-// doctorProbeMCP is how the doctor starts the MCP servers: with the
-// sandbox and reaper a run's would have ([probeTools]), the run's child
-// environment, and stopped at once.
+// doctorProbeMCP is how the doctor starts the MCP servers: as a run
+// would ([harness.ProbeMCP]), and stopped at once.
 func doctorProbeMCP(env environment, lc *config.Loaded) func(context.Context, []mcp.ServerConfig, string) ([]mcp.Status, error) {
 	return func(ctx context.Context, servers []mcp.ServerConfig, dir string) ([]mcp.Status, error) {
-		cfg := execConfig{Settings: lc}
-		rt, closeTools, err := probeTools(cfg, env, dir, func(string) {}) // the sandbox step reports it
-		if err != nil {
-			return nil, err
-		}
-		defer closeTools()
-		return mcp.Probe(ctx, servers, mcpOptions(cfg.childEnv(env), dir, rt)), nil
+		// the sandbox step reports the sandbox
+		return harness.ProbeMCP(ctx, harness.Settings{Config: lc}, env.Env, servers, dir, func(string) {})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/urfave/cli/v2"
 )
 
@@ -60,6 +61,7 @@ func execFlags() []cli.Flag {
 	}...)
 	flags = append(flags, mcpFlags("MCP")...)
 	flags = append(flags, skillFlags("Skills")...)
+	flags = append(flags, taskFlags("Fan-out")...)
 	return append(append(flags, sessionFlagList(catSession)...), configFlags()...)
 }
 
@@ -129,7 +131,7 @@ func checkBoolEnv(app *cli.App, args []string, lookupEnv func(string) (string, b
 				continue
 			}
 			if _, err := strconv.ParseBool(v); err != nil {
-				return usagef("%s: want true or false (or 1 or 0), got %q", name, v)
+				return exit.Usagef("%s: want true or false (or 1 or 0), got %q", name, v)
 			}
 		}
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/skills"
 )
@@ -23,7 +25,7 @@ func skillsCommand(env environment) *cli.Command {
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 		&cli.BoolFlag{Name: "trust-workspace", Usage: "list the workspace's skills as trusted, as a run with --trust-workspace offers them", EnvVars: envs("trust-workspace")},
 	}, skillFlags("")...)
-	usageErr := func(_ *cli.Context, err error, _ bool) error { return usageError{Err: err} }
+	usageErr := func(_ *cli.Context, err error, _ bool) error { return exit.UsageError{Err: err} }
 	return &cli.Command{
 		Name:            "skills",
 		Usage:           "list and show the Agent Skills a run would offer",
@@ -62,7 +64,7 @@ func discoverSkillsCLI(c *cli.Context, env environment, dir string) (skills.Set,
 	}
 	root, err := filepath.Abs(dir)
 	if err != nil {
-		return skills.Set{}, "", usagef("workspace %s: %v", dir, err)
+		return skills.Set{}, "", exit.Usagef("workspace %s: %v", dir, err)
 	}
 	set, err := harness.DiscoverSkills(harness.Settings{
 		Dir: root, Policy: harness.PolicySettings{TrustWorkspace: c.Bool("trust-workspace")}, Skills: skillSettings(c),
@@ -91,7 +93,7 @@ func skillName(s skills.Skill) string {
 
 func runSkillsList(c *cli.Context, env environment) error {
 	if c.NArg() != 0 {
-		return usagef("skills list: takes no arguments, got %d", c.NArg())
+		return exit.Usagef("skills list: takes no arguments, got %d", c.NArg())
 	}
 	set, _, err := discoverSkillsCLI(c, env, c.String("cwd"))
 	if err != nil {
@@ -128,14 +130,14 @@ func writeSkillsText(w io.Writer, all []skills.Skill) error {
 		if len(desc) > 70 {
 			desc = desc[:67] + "..."
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", shown(skillName(s)), s.Source, yesNo(s.Trusted), status, shown(desc))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", agent.Shown(skillName(s)), s.Source, yesNo(s.Trusted), status, agent.Shown(desc))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, s := range all {
 		for _, p := range s.ProblemTexts() {
-			fmt.Fprintf(w, "%s: %s\n", shown(skillName(s)), shown(p))
+			fmt.Fprintf(w, "%s: %s\n", agent.Shown(skillName(s)), agent.Shown(p))
 		}
 	}
 	return nil
@@ -150,7 +152,7 @@ func yesNo(b bool) string {
 
 func runSkillsShow(c *cli.Context, env environment) error {
 	if c.NArg() != 1 {
-		return usagef("skills show: want one skill NAME, got %d arguments", c.NArg())
+		return exit.Usagef("skills show: want one skill NAME, got %d arguments", c.NArg())
 	}
 	set, _, err := discoverSkillsCLI(c, env, c.String("cwd"))
 	if err != nil {
@@ -159,32 +161,32 @@ func runSkillsShow(c *cli.Context, env environment) error {
 	name := c.Args().First()
 	s, ok := findSkill(set, name)
 	if !ok {
-		return usagef("skills show: no skill %q found; rubichan skills list shows them", name)
+		return exit.Usagef("skills show: no skill %q found; rubichan skills list shows them", name)
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "name: %s\ndescription: %s\npath: %s\nsource: %s\ntrusted: %s\n", shown(skillName(s)), shown(s.Description), shown(s.File), s.Source, yesNo(s.Trusted))
+	fmt.Fprintf(w, "name: %s\ndescription: %s\npath: %s\nsource: %s\ntrusted: %s\n", agent.Shown(skillName(s)), agent.Shown(s.Description), agent.Shown(s.File), s.Source, yesNo(s.Trusted))
 	for _, kv := range [][2]string{{"license", s.License}, {"compatibility", s.Compatibility}} {
 		if kv[1] != "" {
-			fmt.Fprintf(w, "%s: %s\n", kv[0], shown(kv[1]))
+			fmt.Fprintf(w, "%s: %s\n", kv[0], agent.Shown(kv[1]))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Metadata)) {
-		fmt.Fprintf(w, "metadata.%s: %s\n", shown(k), shown(s.Metadata[k]))
+		fmt.Fprintf(w, "metadata.%s: %s\n", agent.Shown(k), agent.Shown(s.Metadata[k]))
 	}
 	if len(s.AllowedTools) > 0 {
-		fmt.Fprintf(w, "allowed-tools: %s (recorded only: the policy decides every call)\n", shown(strings.Join(s.AllowedTools, " ")))
+		fmt.Fprintf(w, "allowed-tools: %s (recorded only: the policy decides every call)\n", agent.Shown(strings.Join(s.AllowedTools, " ")))
 	}
 	if s.SHA256 != "" {
 		fmt.Fprintf(w, "sha256: %s\n", s.SHA256)
 	}
 	for _, p := range s.ProblemTexts() {
-		fmt.Fprintf(w, "problem: %s\n", shown(p))
+		fmt.Fprintf(w, "problem: %s\n", agent.Shown(p))
 	}
 	data, err := skills.ReadFile(s.File)
 	if err != nil {
 		return nil // the problem says why
 	}
-	_, err = fmt.Fprintf(w, "\n%s", shown(string(data)))
+	_, err = fmt.Fprintf(w, "\n%s", agent.Shown(string(data)))
 	return err
 }
 

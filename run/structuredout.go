@@ -1,9 +1,9 @@
 package run
 
 import (
-	"encoding/json"
 	"strconv"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/structured"
 	"github.com/urfave/cli/v2"
@@ -15,7 +15,7 @@ import (
 func (cfg *execConfig) loadJSONSchema(c *cli.Context) error {
 	n, err := strconv.Atoi(c.String("json-schema-retries"))
 	if err != nil || n < 0 {
-		return usagef("--json-schema-retries must be a number, 0 or more, not %q", c.String("json-schema-retries"))
+		return exit.Usagef("--json-schema-retries must be a number, 0 or more, not %q", c.String("json-schema-retries"))
 	}
 	cfg.JSONSchemaRetries = n
 	arg := c.String("json-schema")
@@ -28,53 +28,10 @@ func (cfg *execConfig) loadJSONSchema(c *cli.Context) error {
 	}
 	s, err := structured.LoadIn(arg, "", ws)
 	if err != nil {
-		return usagef("--json-schema: %v", err)
+		return exit.Usagef("--json-schema: %v", err)
 	}
 	cfg.JSONSchema = s
 	return nil
-}
-
-// withStructuredOutput sets --json-schema up on the loop's configuration:
-// the provider's native format or the final tool (as [structured.Choose]
-// decides for the provider, its model and structured_output), a line of
-// a headless run's system prompt that says how to answer, and the check of the answer
-// after --verify's. It returns the check's slot: nil without
-// --json-schema, and in line mode always a slot (empty without one),
-// which /schema fills for the next lines.
-func withStructuredOutput(cfg execConfig, lc *loopConfig, notice func(string)) *structured.Slot {
-	s := cfg.JSONSchema
-	if s == nil {
-		if !cfg.chat {
-			return nil
-		}
-		slot := structured.NewSlot(nil)
-		lc.Verifiers = append(lc.Verifiers, slot)
-		return slot
-	}
-	plan := cfg.structuredPlan(s, cfg.Model)
-	notice("--json-schema: the answer is asked for with the " + plan.Mode.String() + " form (" + plan.Why + ")")
-	if plan.Mode == structured.Native {
-		lc.Format = plan.Format
-	} else {
-		lc.FinalTool = s.Tool()
-	}
-	if !cfg.chat {
-		// A chat's system prompt stays the same when /schema changes;
-		// the format or the tool's description says how to answer.
-		lc.System += "\n\n" + plan.Instruction()
-	}
-	slot := structured.NewSlot(structured.NewCheck(s, structured.CheckOptions{Retries: cfg.JSONSchemaRetries, Tool: plan.Mode == structured.Tool, Redact: lc.Redact}))
-	lc.Verifiers = append(lc.Verifiers, slot)
-	return slot
-}
-
-// structuredPlan is how the run's provider is asked for s with model.
-func (cfg execConfig) structuredPlan(s *structured.Schema, model string) structured.Plan {
-	preset := ""
-	if cfg.Resolved.Preset {
-		preset = cfg.Resolved.Name
-	}
-	return structured.Choose(s, structured.Provider{Type: cfg.Resolved.Type, Preset: preset, Model: model, Override: cfg.Resolved.StructuredOutput})
 }
 
 // resumedJSONSchema keeps the schema of the session a run resumes when
@@ -90,16 +47,8 @@ func (cfg *execConfig) resumedJSONSchema(env environment) error {
 	}
 	s, err := structured.Parse(raw, path)
 	if err != nil {
-		return usagef("--json-schema of the resumed session: %v", err)
+		return exit.Usagef("--json-schema of the resumed session: %v", err)
 	}
 	cfg.JSONSchema = s
 	return nil
-}
-
-// schemaRaw is --json-schema as the session records it; nil without one.
-func (cfg execConfig) schemaRaw() json.RawMessage {
-	if cfg.JSONSchema == nil {
-		return nil
-	}
-	return cfg.JSONSchema.Raw
 }

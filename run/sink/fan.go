@@ -140,6 +140,10 @@ func (s *Fan) JSON() *JSON { return s.js }
 // Redactor holds the run's secrets.
 func (s *Fan) Redactor() *agent.Redactor { return s.red }
 
+// GitHub is the GitHub Actions reporter, nil when not under Actions (its
+// methods do nothing on nil).
+func (s *Fan) GitHub() *GitHub { return s.gh }
+
 // Emit hands ev to every sink, the model's text redacted (see
 // [Fan.redacted]).
 func (s *Fan) Emit(ev agent.Event) {
