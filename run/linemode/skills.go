@@ -45,7 +45,7 @@ func (c *chat) withSkill(text string) string {
 	if s.Name == "" {
 		return text
 	}
-	data, err := skills.ReadFile(s.File)
+	data, err := s.Read()
 	if err != nil {
 		c.note("/skill: %v", err)
 		return text

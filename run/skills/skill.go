@@ -67,7 +67,7 @@ func Load(dir string, src Source) Skill {
 		dir = real
 	}
 	s.Dir, s.File = dir, filepath.Join(dir, "SKILL.md")
-	data, err := ReadFile(s.File)
+	data, err := s.Read()
 	if err != nil {
 		s.Problems = []Problem{{Msg: err.Error()}}
 		return s
@@ -107,4 +107,31 @@ func ReadFile(file string) ([]byte, error) {
 		return nil, fmt.Errorf("skills: %s is larger than %d bytes", file, MaxFileSize)
 	}
 	return data, nil
+}
+
+// Read reads the skill's SKILL.md again, as [ReadFile] (for /skill). A
+// workspace skill's SKILL.md must still lie in its folder, links
+// resolved: the model may have made it a link since discovery.
+func (s Skill) Read() ([]byte, error) {
+	if err := s.fileInFolder(); err != nil {
+		return nil, err
+	}
+	return ReadFile(s.File)
+}
+
+// fileInFolder refuses a workspace skill whose SKILL.md is a link out of
+// its folder: the checkout pointing at a file of the user's. A user's or
+// a --skills skill may be a link (a dotfiles manager makes them).
+func (s Skill) fileInFolder() error {
+	if s.Source != SourceProject {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(s.File)
+	if err != nil {
+		return fmt.Errorf("skills: %w", err)
+	}
+	if rel, err := filepath.Rel(s.Dir, real); err != nil || rel != "SKILL.md" {
+		return fmt.Errorf("skills: %s is a link out of its folder (to %s)", s.File, real)
+	}
+	return nil
 }

@@ -11,21 +11,23 @@ import (
 	"time"
 )
 
-// TestSpecialSkillFile: a SKILL.md that is not a regular file — a link
-// a checkout commits to /dev/stdin (the build log the run was given), to
-// a FIFO or to /dev/zero — is a problem, found without reading it:
-// discovery reads an untrusted workspace's skills too (to list them), and
-// must neither hang, nor eat the run's standard input, nor fill memory.
-// ReadFile, which `skills show` and /skill use, refuses it the same way.
+// TestSpecialSkillFile: a SKILL.md that is not a regular file — a FIFO,
+// a link to /dev/zero or /dev/stdin (the build log the run was given) —
+// is a problem, found without reading it: discovery reads an untrusted
+// workspace's skills too (to list them; there a link out of the folder is
+// a problem before this one), and must neither hang, nor eat the run's
+// standard input, nor fill memory. ReadFile, which `skills show` uses,
+// refuses it the same way. The skills here are a --skills folder's, whose
+// links are followed.
 func TestSpecialSkillFile(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
+	top := t.TempDir()
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for name, target := range map[string]string{"fifo": fifo, "zero": "/dev/zero", "null": "/dev/null"} {
-		dir := filepath.Join(ws, ".agents", "skills", name)
+		dir := filepath.Join(top, name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +37,7 @@ func TestSpecialSkillFile(t *testing.T) {
 	}
 	done := make(chan Set, 1)
 	go func() {
-		set, _ := Discover(Roots{Workspace: ws})
+		set, _ := Discover(Roots{Dirs: []string{top}})
 		done <- set
 	}()
 	select {
