@@ -41,9 +41,16 @@ $(MCP_MODULES): testdata/mcp/package.json testdata/mcp/package-lock.json
 	npm ci --prefix testdata/mcp --no-audit --no-fund
 	@touch $@
 
+# The ACP TypeScript SDK (testdata/acp): its JSON Schema validates what
+# rubichan acp sends, and its client drives rubichan acp from outside.
+ACP_MODULES = testdata/acp/node_modules/.package-lock.json
+$(ACP_MODULES): testdata/acp/package.json testdata/acp/package-lock.json
+	npm ci --prefix testdata/acp --no-audit --no-fund
+	@touch $@
+
 # -timeout: the run package's end-to-end scripts take 8-10 minutes under
 # -race on a loaded 2-core machine, past go test's default of 10.
-test: vet $(MCP_MODULES)
+test: vet $(MCP_MODULES) $(ACP_MODULES)
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 bench: mods

@@ -71,6 +71,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 		UsageText: "rubichan exec [flags] [PROMPT...]\n" +
 			"rubichan chat [flags] [PROMPT...]   (or rubichan -i: line mode)\n" +
 			"rubichan query [flags] PROMPT\n" +
+			"rubichan acp [flags]                (an editor's agent: the Agent Client Protocol)\n" +
 			"rubichan policy check [flags] --tool CLASS -- ARG\n" +
 			"rubichan config show [flags]\n" +
 			"rubichan schema events\n" +
@@ -95,6 +96,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 		Commands: []*cli.Command{
 			execCommand(stdin, env, early),
 			chatCommand(stdin, env),
+			acpCommand(stdin, env),
 			queryCommand(stdin, env),
 			configCommand(env),
 			versionCommand(),
