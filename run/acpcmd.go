@@ -36,7 +36,7 @@ const acpUsageText = `rubichan acp [flags]
 
 // acpCommand is `rubichan acp`: the engine behind an editor.
 func acpCommand(stdin io.Reader, env environment) *cli.Command {
-	flags := append(execFlags(), &cli.StringFlag{Name: "permission-timeout", Category: "Policy",
+	flags := append(acpFlags(), &cli.StringFlag{Name: "permission-timeout", Category: "Policy",
 		Usage: `how long a permission request waits for the editor's answer before the call gets the --on-ask behaviour (0: no limit; config: [acp] permission_timeout)`})
 	return &cli.Command{
 		Name:      "acp",
@@ -73,6 +73,18 @@ func acpCommand(stdin io.Reader, env environment) *cli.Command {
 			return srv.Serve(c.Context, stdin)
 		},
 	}
+}
+
+// acpFlags are exec's flags but the fan-out's (--tasks, --task-index):
+// the editor sends the prompts, so a task would be read and ignored.
+func acpFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, f := range execFlags() {
+		if n := f.Names()[0]; n != "tasks" && n != "task-index" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // missingKey reports whether err is the configuration's "no key": the
