@@ -36,8 +36,8 @@ const acpUsageText = `rubichan acp [flags]
 
 // acpCommand is `rubichan acp`: the engine behind an editor.
 func acpCommand(stdin io.Reader, env environment) *cli.Command {
-	flags := append(acpFlags(), &cli.StringFlag{Name: "permission-timeout", Category: "Policy",
-		Usage: `how long a permission request waits for the editor's answer before the call gets the --on-ask behaviour (0: no limit; config: [acp] permission_timeout)`})
+	flags := append(acpFlags(), &cli.StringFlag{Name: "permission-timeout", Category: "Policy", EnvVars: envs("permission-timeout"),
+		Usage: "how long a permission request waits for the editor's answer (`DURATION`, 0: no limit; config: [acp] permission_timeout) before the call gets the --on-ask behaviour"})
 	return &cli.Command{
 		Name:      "acp",
 		Usage:     "serve editors over the Agent Client Protocol on stdin/stdout",
