@@ -117,8 +117,8 @@ func (s *Activity) Handle(ev agent.Event) {
 	case agent.EventLimit:
 		s.line("%s", p.fail.Sprint("rubichan: stopped: "+agent.Shown(ev.Text)))
 	case agent.EventStreamCut:
-		// Shown even when quiet: it explains a repeated answer on stdout.
-		s.line("%s", p.warn.Sprint("⚠ the partial answer above was interrupted; asking again"))
+		// Shown even when quiet: it explains a second answer on stdout.
+		s.line("%s", p.warn.Sprint("⚠ the retried answer differs from the partial answer above; it follows in full"))
 	}
 	if s.quiet {
 		return

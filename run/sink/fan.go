@@ -170,11 +170,13 @@ func (s *Fan) redacted(ev agent.Event, f func(agent.Event)) {
 			f(ev)
 		}
 		return
-	case agent.EventNotice:
+	case agent.EventNotice, agent.EventRetry:
+		// A retry's text continues what was shown (the engine holds
+		// back what it repeats), so the held start of a key stays held.
 		f(ev)
 		return
 	case agent.EventStreamCut:
-		// The answer so far is void and comes again: what waits,
+		// The retried answer departed and comes whole: what waits,
 		// the start of a key perhaps, is dropped.
 		s.textRed.Drop()
 		s.thinkRed.Drop()
