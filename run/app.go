@@ -131,8 +131,13 @@ func rootAction(c *cli.Context) error {
 		_ = cli.ShowAppHelp(c)
 		return usageError{Err: errBareInvocation}
 	}
-	first := c.Args().First()
-	return usagef("unknown command %q; to give the agent a task, run: rubichan exec %q", first, first)
+	var names []string
+	for _, cmd := range c.App.Commands {
+		if !cmd.Hidden {
+			names = append(names, cmd.Name)
+		}
+	}
+	return unknownCommandError(c.Args().Slice(), names)
 }
 
 func versionCommand() *cli.Command {
