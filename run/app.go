@@ -24,8 +24,12 @@ Examples:
    rubichan exec --policy ci.toml --max-turns 20 --timeout 10m "fix the lint errors"
 
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
-3 stopped by the policy, 4 a limit was reached, 5 the model provider failed,
-130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
+3 stopped by the policy or paused for an approval (--on-ask defer),
+4 a limit was reached, 5 the model provider failed, 6 --verify never passed,
+130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.
+
+Coming from claude, gemini or codex (-p, --output-format, -o): see the README,
+"Coming from another agent". Policy files, every key: docs/policy-file.md.`
 
 // environment is what the runner reads from the process beyond its standard
 // streams and arguments ([harness.Env]) and, for line mode, its interrupts.

@@ -99,6 +99,8 @@ func (cfg execConfig) checkChat() error {
 		return usagef("chat: --approve and --deny-pending answer a deferred run; use rubichan exec --resume")
 	case cfg.Output == outputFinal:
 		return usagef("chat: --output final is for one run; use text, json or stream-json")
+	case cfg.LastMessage != "":
+		return usagef("chat: --output-last-message is for one run; use rubichan exec -o FILE")
 	case cfg.PromptFile != "":
 		return usagef("chat: --prompt-file is for one run; give the first line as arguments")
 	}

@@ -86,6 +86,9 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	history, open := st.plan.Conversation(cfg.Resolved.Type)
 	runErr := l.Resume(ctx, history, open, st.in.Text)
 	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{Verifier: st.verifier, Patch: st.patch})
+	if werr := writeLastMessage(cfg.LastMessage, sinks.LastMessage()); werr != nil && err == nil {
+		err = werr
+	}
 	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir())
 	return err
 }

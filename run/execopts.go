@@ -53,6 +53,7 @@ type execConfig struct {
 	NoCompact bool    // --no-compact
 
 	Output          string // "text", "final", "json" or "stream-json"
+	LastMessage     string // -o/--output-last-message: the final message also goes to this file
 	IncludeThinking bool   // stream-json: thinking events too
 	Quiet           bool
 	Verbose         bool
@@ -99,6 +100,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		NoContextFiles:  c.Bool("no-context-files"),
 		PassEnv:         c.StringSlice("pass-env"),
 		Output:          c.String("output"),
+		LastMessage:     c.String("output-last-message"),
 		IncludeThinking: c.Bool("include-thinking"),
 		Quiet:           c.Bool("quiet"),
 		Verbose:         c.Bool("verbose"),

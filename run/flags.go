@@ -38,7 +38,8 @@ func execFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-context-files", Usage: "do not add AGENTS.md, AGENT.md or CLAUDE.md to the system prompt", EnvVars: envs("no-context-files"), Category: catInput},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass the environment variable `NAME` to bash although its name looks secret (never a provider's key variable); repeat for more", EnvVars: envs("pass-env"), Category: catInput},
 
-		&cli.StringFlag{Name: "output", Value: "text", Usage: "stdout `FORMAT`: text (streamed), final (the last message only), stream-json (one JSON event per line; see `rubichan schema events`) or json (the result object only)", EnvVars: envs("output"), Category: catOutput},
+		&cli.StringFlag{Name: "output", Aliases: []string{"output-format"}, Value: "text", Usage: "stdout `FORMAT`: text (streamed), final (the last message only), stream-json (one JSON event per line; see `rubichan schema events`) or json (the result object only)", EnvVars: envs("output"), Category: catOutput},
+		&cli.StringFlag{Name: "output-last-message", Aliases: []string{"o"}, Usage: "also write the final message, with a trailing newline, to `FILE` (stdout is unchanged)", EnvVars: envs("output-last-message"), Category: catOutput, TakesFile: true},
 		&cli.BoolFlag{Name: "include-thinking", Usage: "stream-json: also write the model's reasoning as thinking events", EnvVars: envs("include-thinking"), Category: catOutput},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "stderr: errors only", EnvVars: envs("quiet"), Category: catOutput},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stderr: tool output too", EnvVars: envs("verbose"), Category: catOutput},

@@ -66,6 +66,7 @@ type Fan struct {
 	// reaches stdout in no output mode, also split across deltas.
 	textRed, thinkRed StreamRedactor
 	red               *agent.Redactor // the run's secrets
+	last              string          // the last assistant message, redacted
 }
 
 // IsTerminal reports whether w is a terminal.
@@ -131,6 +132,14 @@ func (s *Fan) Notes() io.Writer { return s.notes }
 // Text is the text sink; with JSON output it writes nothing.
 func (s *Fan) Text() *Text { return s.text }
 
+// LastMessage is the text of the run's last assistant message, redacted
+// ("" before the first), as --output final prints it.
+func (s *Fan) LastMessage() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
 // JSON is the JSON sink, nil with text output.
 func (s *Fan) JSON() *JSON { return s.js }
 
@@ -193,6 +202,9 @@ func (s *Fan) redacted(ev agent.Event, f func(agent.Event)) {
 
 // dispatch hands ev to every sink.
 func (s *Fan) dispatch(ev agent.Event) {
+	if ev.Kind == agent.EventMessageDone {
+		s.last = ev.Text
+	}
 	if s.js != nil {
 		s.js.Handle(ev)
 	} else {
