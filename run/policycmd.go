@@ -31,7 +31,8 @@ func policyCheckCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "check",
 		Usage:     "show how the policy judges one tool call, without running it",
-		UsageText: "rubichan policy check [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [--allow-all] [--json] [-C DIR] --tool shell|read|write|mcp -- ARG",
+		UsageText: "rubichan policy check [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [--allow-all] [--json] [-C DIR] --tool shell|read|write|mcp -- ARG\n" +
+			"rubichan policy check [--policy FILE] [-C DIR]   (validate the policy and run its self-tests)",
 		Description: `Resolves the policy exactly as exec would in the same directory (--policy,
 else a trusted .rubichan/policy.toml, else the built-in default, plus --allow
 and --deny), then prints the facts of the call, the rule that decided each,
@@ -45,8 +46,13 @@ Examples:
    rubichan policy check --allow 'write:src/**' --tool write src/main.go
    rubichan policy check --allow 'mcp:github/get_*' --tool mcp -- github/create_issue
 
-Exit codes: 0 when it decided (whatever the decision), 2 when the policy or
-the arguments are invalid.`,
+With no call (no --tool, no ARG) it validates the policy instead, as
+doctor --offline does: it loads the file and runs its [[test]] self-tests.
+The keys of a policy file: docs/policy-file.md.
+
+Exit codes: 0 when it decided (whatever the decision), or when the policy is
+valid and its self-tests pass; 1 when a self-test fails (named); 2 when the
+policy or the arguments are invalid.`,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{Err: err}
 		},
@@ -61,6 +67,9 @@ the arguments are invalid.`,
 }
 
 func runPolicyCheck(c *cli.Context) error {
+	if !c.IsSet("tool") && c.NArg() == 0 {
+		return validatePolicy(c)
+	}
 	if !c.IsSet("tool") {
 		return usagef("policy check: --tool shell|read|write|mcp is required")
 	}
