@@ -29,8 +29,8 @@ func policyCommand() *cli.Command {
 
 func policyCheckCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "check",
-		Usage:     "show how the policy judges one tool call, without running it",
+		Name:  "check",
+		Usage: "show how the policy judges one tool call, without running it",
 		UsageText: "rubichan policy check [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [--allow-all] [--json] [-C DIR] --tool shell|read|write|mcp -- ARG\n" +
 			"rubichan policy check [--policy FILE] [-C DIR]   (validate the policy and run its self-tests)",
 		Description: `Resolves the policy exactly as exec would in the same directory (--policy,
