@@ -104,7 +104,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 			queryCommand(stdin, env),
 			configCommand(env),
 			versionCommand(),
-			policyCommand(),
+			policyCommand(env),
 			sandboxCommand(env),
 			mcpCommand(env),
 			schemaCommand(),

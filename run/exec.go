@@ -90,6 +90,11 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		err = werr
 	}
 	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir())
+	if cfg.LearnPolicy != "" {
+		if lerr := learnPolicy([]string{st.sess.Path()}, "", cfg.LearnPolicy, stdout, stderr); lerr != nil && err == nil {
+			err = lerr
+		}
+	}
 	return err
 }
 

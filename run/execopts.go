@@ -28,6 +28,7 @@ type execConfig struct {
 	Settings *config.Loaded
 
 	PolicyFile     string
+	LearnPolicy    string // --learn-policy: write the policy learned from this run's session here
 	Allow, Deny    []string
 	TrustWorkspace bool
 	OnAsk          string // "", "deny", "abort" or "defer"
@@ -122,6 +123,10 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		NoSubqueries: c.Bool("no-subqueries"),
 		Subqueries:   c.Bool("subqueries"),
 		Patch:        c.String("patch"),
+		LearnPolicy:  c.String("learn-policy"),
+	}
+	if cfg.LearnPolicy != "" && cfg.NoSession {
+		return cfg, usagef("--learn-policy needs the run's session to learn from; it cannot be used with --no-session")
 	}
 	size, err := config.ParseByteSize(c.String("patch-max-size"))
 	if err != nil || size <= 0 {

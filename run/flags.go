@@ -65,6 +65,7 @@ func execFlags() []cli.Flag {
 func sessionFlagList(cat string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "session-id", Usage: "name the new session `ID` (letters, digits, -_.)", EnvVars: envs("session-id"), Category: cat},
+		&cli.StringFlag{Name: "learn-policy", Usage: "at the end, write the policy learned from this run's session to `FILE` (see rubichan policy learn)", EnvVars: envs("learn-policy"), Category: cat, TakesFile: true},
 		&cli.StringFlag{Name: "session-file", Usage: "write the session to `FILE` instead of the state directory (a CI artifact; resume it with --resume FILE)", EnvVars: envs("session-file"), Category: cat, TakesFile: true},
 		&cli.StringFlag{Name: "resume", Usage: "add this run to session `ID|PATH`, its conversation restored before the prompt", EnvVars: envs("resume"), Category: cat},
 		&cli.BoolFlag{Name: "continue", Usage: "resume the newest session of this workspace", EnvVars: envs("continue"), Category: cat},

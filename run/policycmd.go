@@ -13,8 +13,9 @@ import (
 	"github.com/rubichan/rubichan/toolkit"
 )
 
-// policyCommand is `rubichan policy`, with its one subcommand `check`.
-func policyCommand() *cli.Command {
+// policyCommand is `rubichan policy`, with its subcommands `check` and
+// `learn`.
+func policyCommand(env environment) *cli.Command {
 	return &cli.Command{
 		Name:            "policy",
 		Usage:           "work with policy files",
@@ -22,7 +23,7 @@ func policyCommand() *cli.Command {
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{Err: err}
 		},
-		Subcommands: []*cli.Command{policyCheckCommand()},
+		Subcommands: []*cli.Command{policyCheckCommand(), policyLearnCommand(env)},
 		Action:      requireSubcommand("policy", "; try: rubichan policy check --tool shell -- 'git status'"),
 	}
 }

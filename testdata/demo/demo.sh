@@ -32,7 +32,8 @@ echo "changes:"
 diff -u "$demo/ws/greet.go" greet.go | sed '1,2d' || true
 echo
 echo "session log (first lines; a run's log lives in ~/.local/state/rubichan/sessions):"
-head -n 4 "$work"/sessions/*.jsonl | cut -c1-150
+session=$(ls "$work"/sessions/*.jsonl)
+head -n 4 "$session" | cut -c1-150
 
 kill "$server" 2>/dev/null || true
 wait "$server" 2>/dev/null || true
@@ -56,3 +57,12 @@ else
   echo "the replay differs from the recorded run" >&2
   exit 1
 fi
+
+echo
+echo "\$ rubichan policy learn SESSION -o learned.toml   (the smallest policy this run needed, to review)"
+echo
+"$rubichan" policy learn "$session" -o "$work/learned.toml"
+cat "$work/learned.toml"
+echo
+echo "\$ rubichan policy check --policy learned.toml"
+"$rubichan" policy check --policy "$work/learned.toml"
