@@ -260,9 +260,28 @@ func (s *Activity) verifyResult(v *agent.VerifyInfo) {
 	default:
 		s.line("%s", p.fail.Sprintf("✗ %s · %s", agent.Clip(stopNote(v.Output), 100), formatDuration(v.Duration)))
 	}
-	if s.verbose && !v.Passed {
+	switch {
+	case s.verbose && !v.Passed:
 		s.framed("output of verify: "+agent.Clip(v.Command, 100), v.Output)
+	case !v.Passed && v.Attempt >= v.Max:
+		// The last attempt failed and the run stops: its reason is the
+		// end of the output, shown without -v too.
+		s.framed("output of verify: "+agent.Clip(v.Command, 100), tail(v.Output, verifyTailLines))
 	}
+}
+
+// verifyTailLines is how many of a failed --verify's last lines stderr
+// shows without --verbose.
+const verifyTailLines = 10
+
+// tail is the last n lines of out, after a line saying how many came
+// before them.
+func tail(out string, n int) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) <= n {
+		return out
+	}
+	return fmt.Sprintf("… %d earlier lines\n", len(lines)-n) + strings.Join(lines[len(lines)-n:], "\n")
 }
 
 // stopNote is why a command that did not exit ended, from the bash tool's
