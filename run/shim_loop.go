@@ -79,6 +79,7 @@ func newLoop(cfg loopConfig, client streamer, j judge, emit func(Event)) *loop {
 		Budget: cfg.Budget, Retry: cfg.Retry, Clock: cfg.Clock, Compact: withPreface(cfg.Compact),
 		Judge: j, Answers: cfg.Answers, AskedFacts: pendingFacts, Ask: cfg.Ask, OnAsk: onAsk, Preview: cfg.Preview,
 		Hooks: cfg.Hooks, Verifiers: cfg.Verifiers, Redact: cfg.Redact, Emit: emit,
+		Heartbeat: agent.Heartbeat{First: agent.DefaultHeartbeat},
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
@@ -52,6 +53,16 @@ func New(client Client, o Options) *Agent {
 	l := &Agent{cfg: o, client: client, judge: o.Judge, emit: o.Emit, now: o.Now, tools: map[string]toolkit.Tool{}}
 	if l.judge == nil {
 		l.judge = denyAll
+	}
+	if o.Heartbeat.First > 0 && o.Emit != nil {
+		// The heartbeat emits from its own goroutine.
+		var mu sync.Mutex
+		emit := o.Emit
+		l.emit = func(ev Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			emit(ev)
+		}
 	}
 	if l.now == nil {
 		l.now = time.Now
@@ -296,6 +307,12 @@ func (l *Agent) policyStop(kind StopKind, format string, args ...any) error {
 func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
 	req := llm.Request{Model: l.cfg.Model, System: l.cfg.System, Messages: l.messages, Tools: l.specs}
 	var rt retext
+	hb := startBeat(ctx, l.cfg.Heartbeat, l.turns, l.emit)
+	defer hb.stop()
+	var client Client = l.client
+	if hb != nil {
+		client = beatClient{l.client, hb}
+	}
 	text := func(t string, diverged bool) {
 		if diverged {
 			l.emit(Event{Kind: EventStreamCut, Turn: l.turns})
@@ -306,8 +323,9 @@ func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.U
 	}
 	policy := l.cfg.Retry
 	policy.Retryable = retryableAfterPrint
-	c, err := Complete(ctx, l.client, req, CompleteOptions{Retry: policy, Clock: l.cfg.Clock,
+	c, err := Complete(ctx, client, req, CompleteOptions{Retry: policy, Clock: l.cfg.Clock,
 		OnEvent: func(ev llm.Event) {
+			hb.event(ev)
 			switch {
 			case ev.Kind == llm.EventText && ev.Text != "":
 				text(rt.delta(ev.Text))
@@ -330,6 +348,7 @@ func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.U
 			return nil
 		},
 		OnRetry: func(n llm.RetryNotice) {
+			hb.progress("")
 			rt.retry()
 			l.emit(Event{Kind: EventRetry, Turn: l.turns, Retry: &RetryInfo{Attempt: n.Attempt, Wait: n.Wait, Reason: retryReason(n.Err), Err: n.Err}})
 		},

@@ -47,7 +47,11 @@ type Options struct {
 	// Redact hides the run's secrets in tool results before the model,
 	// the sinks or the session see them. nil: no change.
 	Redact *Redactor
-	// Emit receives every event of the runs; required.
+	// Heartbeat says when a silent model gets a notice; zero: never.
+	Heartbeat Heartbeat
+	// Emit receives every event of the runs; required. With a Heartbeat
+	// its notices come from another goroutine; the Agent serialises its
+	// calls of Emit, so Emit needs no lock of its own.
 	Emit func(Event)
 }
 
