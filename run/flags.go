@@ -51,8 +51,8 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "session-dir", Usage: "write the session log (JSONL) in `DIR` (default: $XDG_STATE_HOME/rubichan/sessions, ~/.local/state/…)", EnvVars: envs("session-dir"), Category: catOutput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-session", Usage: "write no session log", EnvVars: envs("no-session"), Category: catOutput},
 
-		&cli.BoolFlag{Name: "no-subqueries", Usage: "give the run's commands no sub-query socket: `rubichan query` in them cannot reach the model", EnvVars: envs("no-subqueries"), Category: "Sub-queries"},
-		&cli.BoolFlag{Name: "subqueries", Usage: "tell the model about `rubichan query` also without a spilled stdin", EnvVars: envs("subqueries"), Category: "Sub-queries"},
+		&cli.BoolFlag{Name: "no-subqueries", Usage: "give the run's commands no sub-query socket: 'rubichan query' in them cannot reach the model", EnvVars: envs("no-subqueries"), Category: "Sub-queries"},
+		&cli.BoolFlag{Name: "subqueries", Usage: "tell the model about 'rubichan query' also without a spilled stdin", EnvVars: envs("subqueries"), Category: "Sub-queries"},
 		&cli.BoolFlag{Name: "no-compact", Usage: "never compact: a conversation that outgrows the context window ends the run (exit 5)", EnvVars: envs("no-compact"), Category: catContext},
 		&cli.StringFlag{Name: "patch", Usage: "work on a private copy of the workspace, leave the checkout untouched and write the patch of the changes to `FILE` at the end (\"-\": stdout, the model's text then goes to stderr)", EnvVars: envs("patch"), Category: catPatch, TakesFile: true},
 		&cli.StringFlag{Name: "patch-max-size", Value: "1GB", Usage: "outside git, refuse (exit 2) to copy a workspace larger than `SIZE`", EnvVars: envs("patch-max-size"), Category: catPatch},
