@@ -29,6 +29,7 @@ Exit codes: 0 no problem found, 1 a problem (each printed with its fix),
 // doctorCommand is `rubichan doctor`.
 func doctorCommand(env environment) *cli.Command {
 	flags := append(policyFlags(""), configFlags()...)
+	flags = append(flags, mcpFlags("")...)
 	flags = append(flags,
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 		&cli.StringFlag{Name: "session-dir", Usage: "check this session `DIR` instead of the default", EnvVars: envs("session-dir"), TakesFile: true},
@@ -38,7 +39,7 @@ func doctorCommand(env environment) *cli.Command {
 	return &cli.Command{
 		Name:        "doctor",
 		Usage:       "check the configuration, key, provider, policy and environment a run would use",
-		UsageText:   "rubichan doctor [--json] [--offline] [-C DIR] [exec's policy, model, limit and session flags]",
+		UsageText:   "rubichan doctor [--json] [--offline] [-C DIR] [--mcp-config FILE] [--no-mcp] [exec's policy, model, limit and session flags]",
 		Description: doctorDescription,
 		Flags:       flags,
 		Action:      func(c *cli.Context) error { return runDoctor(c, env) },
@@ -51,6 +52,10 @@ func runDoctor(c *cli.Context, env environment) error {
 	if c.NArg() > 0 {
 		return usagef("doctor takes no arguments")
 	}
+	ch, err := mcpChoiceFromCLI(c)
+	if err != nil {
+		return err
+	}
 	lc, lcErr := loadCommandConfig(c, env, "doctor")
 	return doctor.Run(c.Context, doctor.Options{
 		Config: lc, ConfigErr: lcErr, Env: env.Env, Dir: c.String("cwd"),
@@ -59,6 +64,7 @@ func runDoctor(c *cli.Context, env environment) error {
 			TrustWorkspace: c.Bool("trust-workspace"), Headless: true,
 		},
 		TrustWorkspace: c.Bool("trust-workspace"),
+		MCP:            ch,
 		SessionDir:     c.String("session-dir"),
 		Offline:        c.Bool("offline"),
 		JSON:           c.Bool("json"),

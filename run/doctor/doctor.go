@@ -63,6 +63,9 @@ type Options struct {
 	Dir string
 	// Policy is the policy as a run would load it.
 	Policy harness.PolicySource
+	// MCP is the run's MCP flags: --mcp-config's servers too, or with
+	// --no-mcp none.
+	MCP harness.MCPChoice
 	// TrustWorkspace: the workspace's .mcp.json is started too.
 	TrustWorkspace bool
 	// SessionDir is --session-dir; "": the default session directory.

@@ -21,9 +21,9 @@ func checkMCP(ctx context.Context, st *state) []Check {
 	if err != nil {
 		return []Check{{Status: StatusSkipped, Detail: err.Error()}}
 	}
-	servers, err := harness.MCPServers(harness.MCPChoice{}, st.lc, dir, st.opts.TrustWorkspace, func(string) {})
+	servers, err := harness.MCPServers(st.opts.MCP, st.lc, dir, st.opts.TrustWorkspace, func(string) {})
 	if err != nil {
-		return []Check{{Status: StatusProblem, Detail: err.Error(), Fix: "fix the workspace's .mcp.json"}}
+		return []Check{{Status: StatusProblem, Detail: err.Error(), Fix: "fix the MCP server file it names (the workspace's .mcp.json, or --mcp-config's)"}}
 	}
 	if len(servers) == 0 {
 		return nil
