@@ -154,7 +154,7 @@ func (st *runStack) openLoop(ctx context.Context, cfg execConfig, env environmen
 	}
 	st.ap, st.parts = ap, parts
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
-	st.sess = openPlanned(st.plan, cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet)}, sessionHeader{
+	st.sess = openPlanned(st.plan, cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: unlessQuiet(stderr, cfg.Quiet), NoteAtClose: cfg.chat}, sessionHeader{
 		Start: src.start, Workspace: st.ws.Root(), Provider: cfg.Provider, API: cfg.Resolved.Type, Model: cfg.Model,
 		Policy: st.pol.Name(), PolicyFile: st.pol.File(), Prompt: st.in.Text, System: parts,
 	})
