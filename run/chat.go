@@ -144,6 +144,10 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer st.close()
+	if person && js == nil {
+		// What the person talks to, and where to look next.
+		fmt.Fprintf(stderr, "rubichan · model %s · policy: %s · /help for commands\n", shown(st.loop.Model()), shown(st.pol.Name()))
+	}
 	env.interrupts.awaitListening() // before the first run writes on stdout (see Interrupts)
 	c := newChat(cfg, env, st, in, stdout, stderr, person, ask.tty)
 	err = c.run(ctx)
