@@ -117,6 +117,10 @@ func playDialog(ptmx *os.File, screen *ptyScreen, dialog string, abs func(string
 			if _, err := ptmx.WriteString(arg + "\r"); err != nil {
 				return err
 			}
+		case "type": // keys without Enter
+			if _, err := ptmx.WriteString(arg); err != nil {
+				return err
+			}
 		case "key":
 			keys := map[string]string{"ctrl-c": "\x03", "ctrl-d": "\x04"}
 			k, ok := keys[arg]

@@ -186,6 +186,9 @@ func (in *lineInput) read(prompt string) lineResult {
 		return lineResult{line: line, pasted: true}
 	case err == io.EOF && in.keys.seen:
 		in.mu.Lock() // promptWriter uses the editor under the lock
+		// What was typed is dropped: so is its line on the screen,
+		// and the notice that follows starts a clean line.
+		io.WriteString(in.out, "\r\x1b[K")
 		in.newTerminal()
 		in.mu.Unlock()
 		return lineResult{err: errCtrlC}
