@@ -207,5 +207,5 @@ func (cfg execConfig) sinkOptions(js *jsonSink, env environment, stop func(error
 	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Thinking: cfg.IncludeThinking,
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
 		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: newRedactor(cfg.secrets(env)), Stop: stop,
-		AllowAll: allowAll(cfg.Settings)}
+		AllowAll: allowAll(cfg.Settings), LineMode: cfg.chat}
 }

@@ -33,6 +33,8 @@ type Activity struct {
 	group func(title string) (end func())
 	// allowAll: --allow-all is on, which the closing summary says.
 	allowAll bool
+	// failedTail: a failed command's last lines show without verbose.
+	failedTail bool
 }
 
 // palette holds the colors of the activity lines, each switched on or off
@@ -92,6 +94,9 @@ type ActivityOptions struct {
 	// (under GitHub Actions, a ::group::): it opens the frame titled title
 	// and returns what closes it.
 	Group func(title string) (end func())
+	// FailedTail shows the last lines of a command that failed without
+	// Verbose (line mode: the person sees why).
+	FailedTail bool
 }
 
 // NewActivity returns an Activity writing to w (nil: nowhere).
@@ -99,7 +104,7 @@ func NewActivity(w io.Writer, o ActivityOptions) *Activity {
 	if w == nil {
 		w = io.Discard
 	}
-	return &Activity{w: w, quiet: o.Quiet, verbose: o.Verbose, pal: newPalette(o.Colors), red: o.Redact, group: o.Group, allowAll: o.AllowAll}
+	return &Activity{w: w, quiet: o.Quiet, verbose: o.Verbose, pal: newPalette(o.Colors), red: o.Redact, group: o.Group, allowAll: o.AllowAll, failedTail: o.FailedTail}
 }
 
 func (s *Activity) line(format string, args ...any) {
@@ -208,6 +213,9 @@ func (s *Activity) toolResult(t *agent.ToolCallInfo, r *agent.ToolResultInfo) {
 		s.line("%s", p.fail.Sprintf("✗ %s · %s", what, formatDuration(r.Duration)))
 	} else {
 		s.line("%s", p.ok.Sprintf("✓ %s · %s", what, formatDuration(r.Duration)))
+	}
+	if !s.verbose && s.failedTail && r.IsError && r.ExitCode != nil {
+		s.output(tail(r.Content, verifyTailLines))
 	}
 	if s.verbose {
 		title := "output"

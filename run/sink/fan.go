@@ -39,6 +39,9 @@ type Options struct {
 	Stop func(error)
 	// AllowAll says --allow-all is on: the closing summary says so.
 	AllowAll bool
+	// LineMode: a person reads stderr line by line, so a failed
+	// command's last lines are shown without Verbose.
+	LineMode bool
 }
 
 // Fan is the sinks of one run, each fed every event: stdout's (the text
@@ -101,7 +104,7 @@ func New(stdout, stderr io.Writer, o Options) *Fan {
 	if lookupEnv == nil {
 		lookupEnv = os.LookupEnv
 	}
-	act := ActivityOptions{Quiet: o.Quiet, Verbose: o.Verbose, AllowAll: o.AllowAll,
+	act := ActivityOptions{Quiet: o.Quiet, Verbose: o.Verbose, AllowAll: o.AllowAll, FailedTail: o.LineMode,
 		Colors: ColorEnabled(o.Color, IsTerminal(stderr), lookupEnv), Redact: s.red}
 	if s.gh != nil && o.Verbose {
 		act.Group = s.gh.Group
