@@ -3,9 +3,10 @@ package run
 import (
 	"fmt"
 	"io"
-	"time"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/linemode"
 	"github.com/urfave/cli/v2"
 )
 
@@ -38,15 +39,12 @@ type environment struct {
 	harness.Env
 	// interrupts hands SIGINT to line mode; nil: a SIGINT cancels the
 	// context, also in line mode.
-	interrupts *Interrupts
+	interrupts *linemode.Interrupts
 }
 
 func processEnvironment() environment {
 	return environment{Env: harness.ProcessEnv()}
 }
-
-// today is the time whose date the system prompt shows.
-func (env environment) today() time.Time { return env.Today() }
 
 // newProcessApp builds the command-line application on the given streams. It never
 // calls os.Exit: errors come back from Run and [Main] turns them into exit
@@ -69,7 +67,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 		stderr = io.Discard
 	}
 	onUsage := func(_ *cli.Context, err error, _ bool) error {
-		return usageError{Err: err}
+		return exit.UsageError{Err: err}
 	}
 	app := &cli.App{
 		Name:  "rubichan",
@@ -105,6 +103,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 			configCommand(env),
 			versionCommand(),
 			policyCommand(env),
+			skillsCommand(env),
 			sandboxCommand(env),
 			mcpCommand(env),
 			schemaCommand(),
@@ -133,7 +132,7 @@ func rootAction(c *cli.Context) error {
 	if c.NArg() == 0 {
 		c.App.Writer = c.App.ErrWriter
 		_ = cli.ShowAppHelp(c)
-		return usageError{Err: errBareInvocation}
+		return exit.UsageError{Err: errBareInvocation}
 	}
 	var names []string
 	for _, cmd := range c.App.Commands {
@@ -155,7 +154,7 @@ func versionCommand() *cli.Command {
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("version takes no arguments")
+				return exit.Usagef("version takes no arguments")
 			}
 			if c.Bool("json") {
 				return printVersionJSON(c.App.Writer)
@@ -168,7 +167,7 @@ func versionCommand() *cli.Command {
 // printVersion prints the line of `rubichan version` and `--version`.
 func printVersion(c *cli.Context) error {
 	if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, readBuildInfo()); err != nil {
-		return stdoutError{Err: err}
+		return exit.StdoutError{Err: err}
 	}
 	return nil
 }
@@ -182,9 +181,9 @@ func helpAction(c *cli.Context) error {
 	case 2:
 		name := c.Args().Get(1)
 		if c.App.Command(name) == nil {
-			return usagef("help: unknown command %q; the commands are exec, chat, policy, config and version", name)
+			return exit.Usagef("help: unknown command %q; the commands are exec, chat, policy, config and version", name)
 		}
 		return cli.ShowCommandHelp(c, name)
 	}
-	return usagef("help takes at most one command name")
+	return exit.Usagef("help takes at most one command name")
 }

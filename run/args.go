@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/urfave/cli/v2"
 )
 
@@ -72,16 +73,16 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			}
 			slices.Sort(names)
 			if s, whole := flagSuggestion(path, a, names); whole {
-				return nil, usagef("%s: %s", path, s)
+				return nil, exit.Usagef("%s: %s", path, s)
 			} else if s != "" {
-				return nil, usagef("%s: unknown flag %s (%s)%s", path, a, s, hint)
+				return nil, exit.Usagef("%s: unknown flag %s (%s)%s", path, a, s, hint)
 			}
-			return nil, usagef("%s: unknown flag %s%s", path, a, hint)
+			return nil, exit.Usagef("%s: unknown flag %s%s", path, a, hint)
 		}
 		front = append(front, a)
 		if takes && !hasValue {
 			if i+1 >= len(rest) {
-				return nil, usagef("%s: flag %s needs a value", path, a)
+				return nil, exit.Usagef("%s: flag %s needs a value", path, a)
 			}
 			i++
 			front = append(front, rest[i])
@@ -115,13 +116,13 @@ func unknownGlobalFlag(app *cli.App, args []string) error {
 		}
 	}
 	if name == "v" {
-		return usagef("unknown flag %s: the version is --version (or rubichan version); -v is --verbose, a flag of exec", first)
+		return exit.Usagef("unknown flag %s: the version is --version (or rubichan version); -v is --verbose, a flag of exec", first)
 	}
 	if slices.Contains(args[2:], "-i") || slices.Contains(args[2:], "--interactive") {
-		return usagef("unknown flag %s: line mode's flags go after -i: rubichan -i %s …", first, first)
+		return exit.Usagef("unknown flag %s: line mode's flags go after -i: rubichan -i %s …", first, first)
 	}
 	if commandFlag(app, "exec", name) {
-		return usagef("unknown flag %s: a command's flags go after it: rubichan exec %s …", first, first)
+		return exit.Usagef("unknown flag %s: a command's flags go after it: rubichan exec %s …", first, first)
 	}
 	var names []string
 	for _, c := range app.Commands {
@@ -129,7 +130,7 @@ func unknownGlobalFlag(app *cli.App, args []string) error {
 			names = append(names, c.Name)
 		}
 	}
-	return usagef("unknown flag %s; commands: %s", first, strings.Join(names, ", "))
+	return exit.Usagef("unknown flag %s; commands: %s", first, strings.Join(names, ", "))
 }
 
 // commandFlag reports whether the command called cmd has a flag called

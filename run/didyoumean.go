@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/rubichan/rubichan/run/exit"
 	"strings"
 )
 
@@ -55,14 +56,14 @@ func unknownCommandError(words, commands []string) error {
 		if prompt == "" {
 			prompt = "PROMPT"
 		}
-		return usagef("unknown command %q; to give the agent a task, run: rubichan exec %q", first, prompt)
+		return exit.Usagef("unknown command %q; to give the agent a task, run: rubichan exec %q", first, prompt)
 	}
 	if !strings.ContainsAny(first, " \t\n") {
 		if c := closest(first, commands); c != "" {
-			return usagef("unknown command %q; did you mean rubichan %s?", first, c)
+			return exit.Usagef("unknown command %q; did you mean rubichan %s?", first, c)
 		}
 	}
-	return usagef("unknown command %q; to give the agent a task, run: rubichan exec %q", first, first)
+	return exit.Usagef("unknown command %q; to give the agent a task, run: rubichan exec %q", first, first)
 }
 
 // flagSuggestion is the hint after "unknown flag": a near flag's name, or

@@ -97,3 +97,44 @@ func yamlText(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestGitHubActionsDocLetsTestsRun: in each workflow of
+// docs/github-actions.md whose use of the action verifies with go test,
+// the rules it gives (allow: lines, RUBICHAN_ALLOW lines) let the model
+// run go test and write the code, as `rubichan policy check` judges with
+// the built-in policy; and no rule there looks like several joined by a
+// comma. Not parallel: runApp.
+func TestGitHubActionsDocLetsTestsRun(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "github-actions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, m := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllSubmatch(doc, -1) {
+		var wf docWorkflow
+		if yaml.Unmarshal(m[1], &wf) != nil || wf.Jobs == nil {
+			continue
+		}
+		for name, job := range wf.Jobs {
+			for _, s := range job.Steps {
+				if !strings.HasPrefix(s.Uses, "rubichan/rubichan@") || !strings.Contains(s.With["verify"], "go test") || s.With["policy"] != "" {
+					continue
+				}
+				checked++
+				var args []string
+				for _, r := range splitRules([]string{s.With["allow"], s.Env["RUBICHAN_ALLOW"]}) {
+					args = append(args, "--allow", r)
+				}
+				for _, call := range [][]string{{"--tool", "shell", "--", "go test ./..."}, {"--tool", "write", "pkg/x.go"}} {
+					stdout, stderr, code := runApp(t, append(append([]string{"policy", "check"}, args...), call...)...)
+					if code != 0 || !strings.Contains(stdout, "\ndecision: allow\n") || strings.Contains(stderr, "joined by a comma") {
+						t.Errorf("job %s: %v is not allowed by its rules %q (exit %d)\n%s%s", name, call, args, code, stdout, stderr)
+					}
+				}
+			}
+		}
+	}
+	if checked < 2 {
+		t.Errorf("%d uses of the action verify with go test; want the propose and the matrix jobs", checked)
+	}
+}

@@ -17,6 +17,7 @@ func (cfg execConfig) settings() harness.Settings {
 		System:   harness.SystemSettings{Replace: cfg.SystemPrompt, Append: cfg.AppendSystem, NoContextFiles: cfg.NoContextFiles},
 		PassEnv:  cfg.PassEnv,
 		MCP:      harness.MCPChoice{ConfigFile: cfg.MCP.ConfigFile, Off: cfg.MCP.Off},
+		Skills:   cfg.Skills,
 
 		Subqueries: harness.SubquerySettings{Off: cfg.NoSubqueries, Announce: cfg.Subqueries},
 		NoCompact:  cfg.NoCompact,
@@ -27,5 +28,8 @@ func (cfg execConfig) settings() harness.Settings {
 		Traffic:  harness.TrafficSettings{Record: cfg.Record, ReplayFile: cfg.Replay, Mode: cfg.ReplayMode, Cassette: cfg.cassette},
 		Patch:    harness.PatchSettings{Dest: cfg.Patch, MaxSize: cfg.PatchMaxSize},
 		LineMode: cfg.chat,
+
+		JSONSchema:        cfg.JSONSchema,
+		JSONSchemaRetries: cfg.JSONSchemaRetries,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/urfave/cli/v2"
 )
 
@@ -40,6 +41,8 @@ func execFlags() []cli.Flag {
 
 		&cli.StringFlag{Name: "output", Aliases: []string{"output-format"}, Value: "text", Usage: "stdout `FORMAT`: text (streamed), final (the last message only), stream-json (one JSON event per line; see `rubichan schema events`) or json (the result object only)", EnvVars: envs("output"), Category: catOutput},
 		&cli.StringFlag{Name: "output-last-message", Aliases: []string{"o"}, Usage: "also write the final message, with a trailing newline, to `FILE` (stdout is unchanged)", EnvVars: envs("output-last-message"), Category: catOutput, TakesFile: true},
+		&cli.StringFlag{Name: "json-schema", Aliases: []string{"output-schema"}, Usage: "the final answer must be JSON matching the JSON Schema (2020-12) `SCHEMA`: inline JSON, @FILE or a path; stdout then holds that JSON alone, on one line (json, stream-json: the result's structured_output); an answer that never matches exits 7", EnvVars: envs("json-schema"), Category: catOutput, TakesFile: true},
+		&cli.StringFlag{Name: "json-schema-retries", Value: "2", Usage: "send an answer that does not match --json-schema back to the model with its errors at most `N` times", EnvVars: envs("json-schema-retries"), Category: catOutput},
 		&cli.BoolFlag{Name: "include-thinking", Usage: "stream-json: also write the model's reasoning as thinking events", EnvVars: envs("include-thinking"), Category: catOutput},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "stderr: errors only", EnvVars: envs("quiet"), Category: catOutput},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stderr: tool output too", EnvVars: envs("verbose"), Category: catOutput},
@@ -58,6 +61,7 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "patch-max-size", Value: "1GB", Usage: "outside git, refuse (exit 2) to copy a workspace larger than `SIZE`", EnvVars: envs("patch-max-size"), Category: catPatch},
 	}...)
 	flags = append(flags, mcpFlags("MCP")...)
+	flags = append(flags, skillFlags("Skills")...)
 	return append(append(flags, sessionFlagList(catSession)...), configFlags()...)
 }
 
@@ -72,6 +76,15 @@ func sessionFlagList(cat string) []cli.Flag {
 		&cli.BoolFlag{Name: "fork", Usage: "with --resume or --continue: go on in a new session copied from it", EnvVars: envs("fork"), Category: cat},
 		&cli.StringSliceFlag{Name: "approve", Usage: "run the pending call `CALL_ID` (or all) of the resumed session as approved; repeat for more", EnvVars: envs("approve"), Category: cat},
 		&cli.BoolFlag{Name: "deny-pending", Usage: "deny the pending calls of the resumed session; the model is told", EnvVars: envs("deny-pending"), Category: cat},
+	}
+}
+
+// skillFlags choose the skills a run offers (exec, chat, `skills list`,
+// `policy check`, which shows their read rules).
+func skillFlags(category string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "skills", Usage: "also offer the skills in `DIR` (a folder of skill folders, or one skill folder), trusted wherever it is; repeat for more", EnvVars: envs("skills"), Category: category, TakesFile: true},
+		&cli.BoolFlag{Name: "no-skills", Usage: "offer no skills: no discovery at all", EnvVars: envs("no-skills"), Category: category},
 	}
 }
 
@@ -118,7 +131,7 @@ func checkBoolEnv(app *cli.App, args []string, lookupEnv func(string) (string, b
 				continue
 			}
 			if _, err := strconv.ParseBool(v); err != nil {
-				return usagef("%s: want true or false (or 1 or 0), got %q", name, v)
+				return exit.Usagef("%s: want true or false (or 1 or 0), got %q", name, v)
 			}
 		}
 	}

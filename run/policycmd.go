@@ -10,6 +10,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -21,14 +25,14 @@ func policyCommand(env environment) *cli.Command {
 		Usage:           "work with policy files",
 		HideHelpCommand: true,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{Err: err}
+			return exit.UsageError{Err: err}
 		},
-		Subcommands: []*cli.Command{policyCheckCommand(), policyLearnCommand(env)},
+		Subcommands: []*cli.Command{policyCheckCommand(env), policyLearnCommand(env)},
 		Action:      requireSubcommand("policy", "; try: rubichan policy check --tool shell -- 'git status'"),
 	}
 }
 
-func policyCheckCommand() *cli.Command {
+func policyCheckCommand(env environment) *cli.Command {
 	return &cli.Command{
 		Name:  "check",
 		Usage: "show how the policy judges one tool call, without running it",
@@ -55,28 +59,28 @@ Exit codes: 0 when it decided (whatever the decision), or when the policy is
 valid and its self-tests pass; 1 when a self-test fails (named); 2 when the
 policy or the arguments are invalid.`,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{Err: err}
+			return exit.UsageError{Err: err}
 		},
-		Flags: append(policyFlags(""),
+		Flags: append(append(policyFlags(""), skillFlags("")...),
 			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 			&cli.StringFlag{Name: "tool", Usage: "`CLASS` of the call: shell, read, write or mcp (required)"},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
 			&cli.BoolFlag{Name: "allow-all", Usage: "judge as a run with --allow-all does (inside the OS sandbox)"},
 		),
-		Action: runPolicyCheck,
+		Action: func(c *cli.Context) error { return runPolicyCheck(c, env) },
 	}
 }
 
-func runPolicyCheck(c *cli.Context) error {
+func runPolicyCheck(c *cli.Context, env environment) error {
 	if !c.IsSet("tool") && c.NArg() == 0 {
 		return validatePolicy(c)
 	}
 	if !c.IsSet("tool") {
-		return usagef("policy check: --tool shell|read|write|mcp is required")
+		return exit.Usagef("policy check: --tool shell|read|write|mcp is required")
 	}
 	class, err := policy.ParseClass(c.String("tool"))
 	if err != nil {
-		return usagef("policy check: --tool: %v", err)
+		return exit.Usagef("policy check: --tool: %v", err)
 	}
 	if c.NArg() != 1 {
 		what := "the command, quoted as one argument"
@@ -85,17 +89,23 @@ func runPolicyCheck(c *cli.Context) error {
 		} else if class != policy.ClassShell {
 			what = "one path"
 		}
-		return usagef("policy check: want %s after --, got %d arguments", what, c.NArg())
+		return exit.Usagef("policy check: want %s after --, got %d arguments", what, c.NArg())
 	}
 	arg := c.Args().First()
 	stderr := c.App.ErrWriter
-	pol, err := loadPolicy(policySource{
+	// The skills' read rules, as a run in the same directory layers them in.
+	set, root, err := discoverSkillsCLI(c, env, c.String("cwd"))
+	if err != nil {
+		return err
+	}
+	pol, err := harness.LoadPolicy(harness.PolicySource{
 		Dir:            c.String("cwd"),
 		File:           c.String("policy"),
-		Allow:          c.StringSlice("allow"),
-		Deny:           c.StringSlice("deny"),
+		Allow:          ruleFlag(c, "allow"),
+		Deny:           ruleFlag(c, "deny"),
 		TrustWorkspace: c.Bool("trust-workspace"),
 		Headless:       true,
+		Reads:          harness.SkillGrants(set, root),
 	}, stderr)
 	if err != nil {
 		return err
@@ -109,7 +119,7 @@ func runPolicyCheck(c *cli.Context) error {
 	}
 	ws, err := toolkit.OpenWorkspace(dir)
 	if err != nil {
-		return usagef("policy check: %v", err)
+		return exit.Usagef("policy check: %v", err)
 	}
 	defer ws.Close()
 	for _, r := range pol.ExtraRoots() {
@@ -149,7 +159,7 @@ type resolver interface {
 func checkAction(pol *policy.Policy, ws resolver, class policy.Class, arg string) policy.Result {
 	a := policy.Action{Class: class}
 	if r, ok := ws.(interface{ Root() string }); ok {
-		a.Links = func(p string) int { return linksIn(r.Root(), p) }
+		a.Links = func(p string) int { return harness.LinksIn(r.Root(), p) }
 	}
 	if class == policy.ClassMCP {
 		a.Name = arg
@@ -162,8 +172,8 @@ func checkAction(pol *policy.Policy, ws resolver, class policy.Class, arg string
 			return ref.Resolved, err
 		}
 		if r, ok := ws.(interface{ Root() string }); ok {
-			a.Files = listFiles(r.Root(), a.Resolve)
-			a.Env = shellEnv(r.Root(), "", nil) // no bash tool: $HOME and the like stay opaque
+			a.Files = harness.ListFiles(r.Root(), a.Resolve)
+			a.Env = harness.ShellEnv(r.Root(), "", nil) // no bash tool: $HOME and the like stay opaque
 		}
 		return pol.Decide(a)
 	}
@@ -210,7 +220,7 @@ func writeCheckJSON(w io.Writer, r policy.Result, allow []string) error {
 		out.Facts = append(out.Facts, checkFactJSON{Kind: f.Kind.String(), Value: f.Value,
 			Decision: f.Decision.String(), Rule: f.Rule, Reason: f.Reason})
 	}
-	enc := json.NewEncoder(newJSONShown(w))
+	enc := json.NewEncoder(sink.NewJSONShown(w))
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }
@@ -239,13 +249,13 @@ func writeCheckText(w io.Writer, pol *policy.Policy, class policy.Class, arg str
 	fmt.Fprintf(&b, "fact:     %s\n", oneLine(r.Fact))
 	fmt.Fprintf(&b, "reason:   %s\n", r.Reason)
 	if len(allow) > 0 {
-		fmt.Fprintf(&b, "allow with: %s\n", allowFlags(allow))
+		fmt.Fprintf(&b, "allow with: %s\n", sink.AllowFlags(allow))
 	} else if r.Remedy != "" {
 		fmt.Fprintf(&b, "remedy:   %s\n", oneLine(r.Remedy))
 	}
 	// The call and the rules (a policy file's) may hold control
 	// characters: they are shown.
-	_, err := io.WriteString(w, shown(b.String()))
+	_, err := io.WriteString(w, agent.Shown(b.String()))
 	return err
 }
 

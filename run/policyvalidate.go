@@ -8,6 +8,7 @@ import (
 
 	"github.com/rubichan/rubichan/policy"
 	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
 )
 
 // validatePolicy is `rubichan policy check` with no call: it loads the
@@ -16,7 +17,7 @@ import (
 // self-tests, and says so. A failing self-test is exit 1 with its name,
 // file and line; an invalid file is the usual exit 2.
 func validatePolicy(c *cli.Context) error {
-	pol, err := loadPolicy(policySource{
+	pol, err := harness.LoadPolicy(harness.PolicySource{
 		Dir:            c.String("cwd"),
 		File:           c.String("policy"),
 		Allow:          c.StringSlice("allow"),

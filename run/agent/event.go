@@ -205,6 +205,9 @@ type Summary struct {
 	Verified *bool
 	// Patch is set when --patch wrote a patch.
 	Patch *PatchInfo
+	// StructuredOutput is the --json-schema answer, compact; nil without
+	// one.
+	StructuredOutput json.RawMessage
 	// Status names how the run ended, in the words of the session file
 	// ("done", "limit", …); "" means: from ExitCode.
 	Status string

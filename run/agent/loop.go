@@ -38,9 +38,10 @@ type Agent struct {
 	turns     int
 	toolCalls int
 	denials   int
-	pending   []Pending // the calls a deferred run leaves for a person
-	before    runBase   // what a chat's earlier runs spent, which this run's summary leaves out
-	attempts  []int     // per verifier, the checks made in this run
+	pending   []Pending  // the calls a deferred run leaves for a person
+	before    runBase    // what a chat's earlier runs spent, which this run's summary leaves out
+	attempts  []int      // per verifier, the checks made in this run
+	final     *llm.Block // the call to the final tool in the last message's calls
 
 	est         *tokenEstimator
 	compactions int
@@ -72,6 +73,9 @@ func New(client Client, o Options) *Agent {
 		s := t.Spec()
 		l.tools[s.Name] = t
 		l.specs = append(l.specs, llm.ToolSpec{Name: s.Name, Description: strings.TrimSpace(s.Description), Schema: CompactJSON(s.Schema)})
+	}
+	if f := cfg.FinalTool; f.Name != "" {
+		l.specs = append(l.specs, llm.ToolSpec{Name: f.Name, Description: strings.TrimSpace(f.Description), Schema: CompactJSON(f.Schema)})
 	}
 	l.est = newTokenEstimator(o.System, l.specs)
 	return l
@@ -187,35 +191,50 @@ func (l *Agent) turnLoop(ctx context.Context) error {
 				l.add(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(cutAnswerNote)}})
 				continue
 			}
-			back, err := l.finalAnswer(ctx, msg)
-			if err != nil {
+			done, err := l.finish(ctx, Final{Text: msg.Text(), Message: msg, Turn: l.turns})
+			if done || err != nil {
 				return err
 			}
-			if back != "" {
-				l.addUser([]llm.Block{llm.TextBlock(back)})
-				continue
-			}
-			return nil
+			continue
 		}
+		l.final = nil
 		results, err := l.runCalls(ctx, calls, stop == llm.StopMaxTokens)
 		l.addUser(results)
 		if err != nil {
 			return err
 		}
+		if f := l.final; f != nil {
+			if done, err := l.finish(ctx, Final{Text: msg.Text(), Message: msg, Tool: f.Name, Input: f.Input, Turn: l.turns}); done || err != nil {
+				return err
+			}
+		}
 	}
+}
+
+// finish checks a final answer: done when the run ends with it, or
+// false after sending the model back with what the checks said.
+func (l *Agent) finish(ctx context.Context, final Final) (bool, error) {
+	back, err := l.finalAnswer(ctx, final)
+	if err != nil {
+		return true, err
+	}
+	if back != "" {
+		l.addUser([]llm.Block{llm.TextBlock(back)})
+		return false, nil
+	}
+	return true, nil
 }
 
 // finalAnswer is the step after an answer without tool calls: the stop
 // hooks, then the verifiers in order. It returns what sends the model
 // back to work, or "" when the run ends with this answer; an error ends
 // the run.
-func (l *Agent) finalAnswer(ctx context.Context, msg llm.Message) (string, error) {
+func (l *Agent) finalAnswer(ctx context.Context, final Final) (string, error) {
 	if l.cfg.Hooks != nil {
 		if back := l.cfg.Hooks.Stop(ctx, l.turns); back != "" {
 			return back, nil
 		}
 	}
-	final := Final{Text: msg.Text(), Message: msg, Turn: l.turns}
 	for i, v := range l.cfg.Verifiers {
 		l.attempts[i]++
 		res, err := v.Verify(ctx, l.attempts[i], final)
@@ -305,7 +324,7 @@ func (l *Agent) policyStop(kind StopKind, format string, args ...any) error {
 // failed attempts reported is counted in the run's usage and budget as
 // they fail, and a retry that would pass the budget is not made.
 func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
-	req := llm.Request{Model: l.cfg.Model, System: l.cfg.System, Messages: l.messages, Tools: l.specs}
+	req := llm.Request{Model: l.cfg.Model, System: l.cfg.System, Messages: l.messages, Tools: l.specs, Format: l.cfg.Format}
 	var rt retext
 	hb := startBeat(ctx, l.cfg.Heartbeat, l.turns, l.emit)
 	defer hb.stop()

@@ -96,7 +96,7 @@ type Hooks interface {
 }
 
 // Final is a run's final answer: the text of the last assistant message,
-// or the input of a [FinalTool] call.
+// or the input of a call to [Options.FinalTool].
 type Final struct {
 	Text    string
 	Message llm.Message

@@ -18,6 +18,9 @@ const (
 	notRunCut = "Not run: your response was cut off at the output token limit before this tool call was complete, " +
 		"so its arguments may be incomplete. Send the call again, with smaller arguments if needed (for example, write a large file in parts)."
 	notRunStopped = "Not run: the run stopped before this call (%s)."
+	notRunFinal   = "Not run: the run ended with %s."
+	// FinalRecorded is the result of a call to [Options.FinalTool].
+	FinalRecorded = "Answer recorded."
 )
 
 // runCalls answers every tool call of one assistant message, in order, with
@@ -37,6 +40,14 @@ func (l *Agent) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]ll
 		}
 		if stop != nil {
 			results = append(results, llm.ToolResultBlock(call.ID, fmt.Sprintf(notRunStopped, stopReason(stop)), true))
+			continue
+		}
+		if l.final != nil {
+			results = append(results, llm.ToolResultBlock(call.ID, fmt.Sprintf(notRunFinal, l.final.Name), true))
+			continue
+		}
+		if call.Name == l.cfg.FinalTool.Name && call.Name != "" {
+			results = append(results, l.finalCall(call, cut))
 			continue
 		}
 		l.toolCalls++
@@ -254,4 +265,25 @@ func sanitize(m llm.Message) llm.Message {
 // by SIGINT").
 func stopReason(err error) string {
 	return err.Error()
+}
+
+// finalCall answers a call to the final tool: the engine's own tool, not
+// judged and run by nobody. A call with arguments that are not one JSON
+// object gets an error result; a good one is recorded as the answer.
+func (l *Agent) finalCall(call llm.Block, cut bool) llm.Block {
+	l.toolCalls++
+	info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: Clip(strings.Join(strings.Fields(string(call.Input)), " "), 120), Input: call.Input}
+	l.emit(Event{Kind: EventToolCall, Turn: l.turns, Tool: info})
+	res := ToolResultInfo{Content: FinalRecorded}
+	switch err := CheckArgs(call.Input); {
+	case cut:
+		res = ToolResultInfo{IsError: true, Content: notRunCut}
+	case err != nil:
+		res = ToolResultInfo{IsError: true, Content: fmt.Sprintf("Invalid arguments for %s: %v. Send the answer as one JSON object that matches the tool's schema.", call.Name, err)}
+	default:
+		c := call
+		l.final = &c
+	}
+	l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &res})
+	return llm.ToolResultBlock(call.ID, res.Content, res.IsError)
 }

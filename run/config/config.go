@@ -68,6 +68,11 @@ type ProviderConfig struct {
 	APIKeyEnv string `koanf:"api_key_env"`
 	// Headers are sent with every request.
 	Headers map[string]string `koanf:"headers"`
+	// StructuredOutput is how --json-schema asks this provider for the
+	// schema: "native" (its own structured-output field) or "tool" (a
+	// final tool); empty: rubichan chooses by provider and model. It is
+	// the one key a [providers.NAME] entry may set for a built-in preset.
+	StructuredOutput string `koanf:"structured_output"`
 }
 
 // Limits bound one run. Zero means no limit.

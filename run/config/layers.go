@@ -326,10 +326,27 @@ func tighter(v, cur any) bool {
 	return b == 0 || a <= b
 }
 
+// presetSettings says whether [providers.NAME] only sets a built-in
+// preset's own keys (structured_output), rather than defining an entry.
+func (s *stack) presetSettings(name string) bool {
+	if _, ok := presetByName(name); !ok {
+		return false
+	}
+	for _, k := range s.ko.MapKeys(strings.Join([]string{"providers", name}, pathSep)) {
+		if k != "structured_output" {
+			return false
+		}
+	}
+	return true
+}
+
 // finish checks custom providers and prices and decodes the merged values
 // into a Config.
 func (s *stack) finish() (Config, error) {
 	for _, name := range s.ko.MapKeys("providers") {
+		if s.presetSettings(name) {
+			continue
+		}
 		for _, k := range []string{"type", "base_url"} {
 			if !s.ko.Exists(strings.Join([]string{"providers", name, k}, pathSep)) {
 				return Config{}, s.missing([]string{"providers", name}, k, "a custom provider needs type and base_url")

@@ -63,11 +63,12 @@ type Options struct {
 	Dir string
 	// Policy is the policy as a run would load it.
 	Policy harness.PolicySource
-	// MCP is the run's MCP flags: --mcp-config's servers too, or with
-	// --no-mcp none.
-	MCP harness.MCPChoice
 	// TrustWorkspace: the workspace's .mcp.json is started too.
 	TrustWorkspace bool
+	// MCP is --mcp-config and --no-mcp, as exec takes them.
+	MCP harness.MCPChoice
+	// Skills are --skills and --no-skills.
+	Skills harness.SkillSettings
 	// SessionDir is --session-dir; "": the default session directory.
 	SessionDir string
 	// Offline: the provider is not contacted.
@@ -116,6 +117,7 @@ func steps() []step {
 		{"terminal", checkTerminal},
 		{"sandbox", checkSandbox},
 		{"mcp", checkMCP},
+		{"skills", checkSkills},
 		{"github", checkGitHub},
 	}
 }

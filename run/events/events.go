@@ -33,6 +33,23 @@ type Init struct {
 	// OS sandbox but the secret denials and guarded paths; absent when
 	// off.
 	AllowAll bool `json:"allow_all,omitempty"`
+	// Skills are the skills the run offers in its system prompt; absent
+	// when none.
+	Skills []Skill `json:"skills,omitempty"`
+	// JSONSchema is the digest of --json-schema; absent without one.
+	JSONSchema *JSONSchema `json:"json_schema,omitempty"`
+}
+
+// Skill is one skill a run offers: its name and the hex SHA-256 of its
+// SKILL.md.
+type Skill struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+}
+
+// JSONSchema identifies the schema of a run's structured output.
+type JSONSchema struct {
+	SHA256 string `json:"sha256"` // hex SHA-256 of the schema, compact
 }
 
 // MCP is what the run's MCP servers offer, after start-up.
@@ -293,7 +310,10 @@ type Result struct {
 	FilesChanged []string     `json:"files_changed"` // workspace-relative, sorted
 	SessionPath  *string      `json:"session_path"`  // null without a session log
 	Verified     *bool        `json:"verified"`      // null without --verify
-	Patch        *Patch       `json:"patch"`         // null without --patch
+	// StructuredOutput is the --json-schema answer, the JSON value
+	// itself; absent without one.
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
+	Patch            *Patch          `json:"patch"` // null without --patch
 	// Pending are the calls a deferred run left for a person to approve
 	// or deny (status "deferred"); absent otherwise.
 	Pending []Pending `json:"pending,omitempty"`

@@ -28,6 +28,9 @@ type PolicySource struct {
 	Allow, Deny []string
 	// TrustWorkspace is --trust-workspace.
 	TrustWorkspace bool
+	// Reads are the folders outside the workspace a run makes readable:
+	// its skills' ([SkillGrants]).
+	Reads []policy.ReadGrant
 	// Headless is true for `exec` (and `policy check`, which answers as
 	// exec would), false for line mode with a person at a terminal.
 	Headless bool
@@ -87,6 +90,9 @@ func LoadPolicy(src PolicySource, notes io.Writer) (*policy.Policy, error) {
 		return nil, exit.UsageError{Err: err}
 	}
 	if p, err = p.WithRules(src.Allow, src.Deny); err != nil {
+		return nil, exit.UsageError{Err: err}
+	}
+	if p, err = p.WithReads(src.Reads...); err != nil {
 		return nil, exit.UsageError{Err: err}
 	}
 	for _, w := range p.Warnings() {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 
 	"github.com/rubichan/rubichan/policy"
@@ -98,20 +99,31 @@ func ProbeTools(s Settings, env Env, root string, notice func(string)) (rt Tools
 }
 
 // MCPOptions are the servers' process settings: the bash tool's scrubbed
-// environment without the provider keys, the workspace as working
-// directory, the run's reaper, and the run's OS sandbox, which confines a
-// stdio server as it does shell commands (through the one-shot helper:
-// [toolkit.Sandbox.Wrap]).
+// environment without the provider keys, the run's private TMPDIR, the
+// workspace as working directory, the run's reaper, and the run's OS
+// sandbox, which confines a stdio server as it does shell commands
+// (through the one-shot helper: [toolkit.Sandbox.WrapFor]), with the
+// network and the writable roots its configuration gives it; a server
+// that cannot start under it gets [MCPSandboxHint].
 func MCPOptions(ce ChildEnv, root string, rt Tools) mcp.Options {
 	opts := mcp.Options{
 		Environ: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv,
-		PathAdd: ce.PathAdd, Dir: root, Reaper: rt.Reaper,
+		PathAdd: ce.PathAdd, Dir: root, Reaper: rt.Reaper, TempDir: rt.TempDir,
 	}
 	if rt.Box != nil {
-		opts.Prepare = func(cmd *exec.Cmd) error {
-			rt.Box.Wrap(cmd)
+		home := lookupIn(ce.Environ, "HOME")
+		opts.Prepare = func(cmd *exec.Cmd, cfg mcp.ServerConfig) error {
+			roots := MCPWritableRoots(cfg.WritableRoots, home)
+			for _, r := range roots {
+				if filepath.IsAbs(r) {
+					// Asked for by the configuration; Landlock needs it to exist.
+					_ = os.MkdirAll(r, 0o700)
+				}
+			}
+			rt.Box.WrapFor(cmd, cfg.Network, roots)
 			return nil
 		}
+		opts.StartHint = MCPSandboxHint
 	}
 	return opts
 }

@@ -101,6 +101,9 @@ type Line struct {
 	DenyPending bool     `json:"deny_pending,omitempty"`
 	PromptBytes *int     `json:"prompt_bytes,omitempty"`
 	Prompt      *string  `json:"prompt,omitempty"`
+	// JSONSchema is the run's --json-schema, which a run resuming the
+	// session without one keeps.
+	JSONSchema json.RawMessage `json:"json_schema,omitempty"`
 
 	// system
 	Hash  string       `json:"hash,omitempty"`

@@ -1,0 +1,2 @@
+#!/bin/sh
+echo repeated "$1"
