@@ -75,6 +75,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 		UsageText: "rubichan exec [flags] [PROMPT...]\n" +
 			"rubichan chat [flags] [PROMPT...]   (or rubichan -i: line mode)\n" +
 			"rubichan query [flags] PROMPT\n" +
+			"rubichan acp [flags]                (an editor's agent: the Agent Client Protocol)\n" +
 			"rubichan policy check [flags] --tool CLASS -- ARG\n" +
 			"rubichan config show [flags]\n" +
 			"rubichan schema events\n" +
@@ -99,6 +100,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 		Commands: []*cli.Command{
 			execCommand(stdin, env, early),
 			chatCommand(stdin, env),
+			acpCommand(stdin, env),
 			queryCommand(stdin, env),
 			configCommand(env),
 			versionCommand(),
@@ -109,6 +111,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 			schemaCommand(),
 			sessionsCommand(env),
 			doctorCommand(env),
+			resultsCommand(),
 		},
 	}
 	for _, c := range app.Commands {

@@ -71,7 +71,7 @@ func TestAppUsage(t *testing.T) {
 		"bad bool variable":       {args: []string{"exec", "fix"}, env: fakeEnv(map[string]string{"RUBICHAN_QUIET": "maybe"}), wantCode: exit.Usage, wantStderr: []string{`RUBICHAN_QUIET: want true or false (or 1 or 0), got "maybe"`}},
 		"subcommand unknown flag": {args: []string{"config", "show", "--bogus"}, wantCode: exit.Usage, wantStderr: []string{"rubichan: config show: unknown flag --bogus\n", "run 'rubichan config show --help' for usage"}},
 		"subcommand usage hint":   {args: []string{"policy", "check", "--", "ls"}, wantCode: exit.Usage, wantStderr: []string{"run 'rubichan policy check --help' for usage"}},
-		"unknown global flag":     {args: []string{"--bogus"}, wantCode: exit.Usage, wantStderr: []string{"rubichan: unknown flag --bogus; commands: exec, chat, query, config, version, policy, skills, sandbox, mcp, schema, sessions, doctor\n"}},
+		"unknown global flag":     {args: []string{"--bogus"}, wantCode: exit.Usage, wantStderr: []string{"rubichan: unknown flag --bogus; commands: exec, chat, acp, query, config, version, policy, skills, sandbox, mcp, schema, sessions, doctor, results\n"}},
 		"config alone":            {args: []string{"config"}, wantCode: exit.Usage, wantStderr: []string{"config: missing subcommand", "rubichan config show"}},
 		"config unknown":          {args: []string{"config", "bogus"}, wantCode: exit.Usage, wantStderr: []string{`config: unknown subcommand "bogus"`}},
 	}
@@ -108,7 +108,7 @@ func TestHelpCommand(t *testing.T) {
 		args []string
 		want []string
 	}{
-		"help": {[]string{"help"}, []string{"USAGE:\n   rubichan exec [flags] [PROMPT...]\n   rubichan chat [flags] [PROMPT...]   (or rubichan -i: line mode)\n   rubichan query [flags] PROMPT\n   rubichan policy check [flags] --tool CLASS -- ARG\n   rubichan config show [flags]\n   rubichan schema events\n   rubichan version\n   rubichan help [COMMAND]\n",
+		"help": {[]string{"help"}, []string{"USAGE:\n   rubichan exec [flags] [PROMPT...]\n   rubichan chat [flags] [PROMPT...]   (or rubichan -i: line mode)\n   rubichan query [flags] PROMPT\n   rubichan acp [flags]                (an editor's agent: the Agent Client Protocol)\n   rubichan policy check [flags] --tool CLASS -- ARG\n   rubichan config show [flags]\n   rubichan schema events\n   rubichan version\n   rubichan help [COMMAND]\n",
 			"--version", "exec", "policy", "config"}},
 		"help exec":   {[]string{"help", "exec"}, []string{"--verbose, -v", "--model NAME, -m NAME"}},
 		"help policy": {[]string{"help", "policy"}, []string{"work with policy files"}},

@@ -148,6 +148,9 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	if err := cfg.resolveDir(); err != nil {
 		return cfg, err
 	}
+	if err := cfg.applyTask(c, env); err != nil {
+		return cfg, err
+	}
 	if err := cfg.loadCassette(c.String("replay-mode")); err != nil {
 		return cfg, err
 	}

@@ -62,6 +62,7 @@ func execFlags() []cli.Flag {
 	}...)
 	flags = append(flags, mcpFlags("MCP")...)
 	flags = append(flags, skillFlags("Skills")...)
+	flags = append(flags, taskFlags("Fan-out")...)
 	return append(append(flags, sessionFlagList(catSession)...), configFlags()...)
 }
 

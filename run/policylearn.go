@@ -34,8 +34,8 @@ run only tried them. Each rule names the session and call ids it came from and
 has [[test]] self-tests; check them with rubichan policy check --policy FILE.
 With --base, the output is the base followed by the rules it lacks.
 
-Exit codes: 0 when a policy was written, 2 when a session or the base cannot be
-read.`,
+Exit codes: 0 when a policy was written, 1 when -o FILE cannot be written, 2
+when a session or the base cannot be read.`,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return exit.UsageError{Err: err} },
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "base", Usage: "add only the rules missing from this policy `FILE`", TakesFile: true},

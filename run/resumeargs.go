@@ -8,14 +8,16 @@ import (
 // resumedFlags are the flags whose values a resumed run needs as the
 // deferred run had them: where the model is and which, what the policy
 // allows, how calls needing approval are handled, the sandbox, the MCP
-// servers and skills, the limits, the output and where the session lives. The
-// prompt, the session's own naming and the patch are not carried.
+// servers and skills, the limits, the verification and the structured
+// output's retries, the output and where the session lives. The prompt,
+// the session's own naming and the patch are not carried, nor
+// --json-schema, which the session keeps.
 var resumedFlags = []string{
 	"config", "provider", "model", "base-url",
 	"policy", "allow", "deny", "trust-workspace", "allow-all", "on-ask",
 	"sandbox", "network", "mcp-config", "no-mcp", "skills", "no-skills", "pass-env", "no-subqueries", "sub-model",
 	"max-cost", "max-tokens-total", "max-turns", "timeout", "max-tool-calls",
-	"verify", "verify-attempts", "verify-timeout",
+	"verify", "verify-attempts", "verify-timeout", "json-schema-retries",
 	"output", "include-thinking", "quiet", "verbose", "github",
 	"cwd", "session-dir",
 }

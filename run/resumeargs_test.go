@@ -16,10 +16,13 @@ func TestResumeArgs(t *testing.T) {
 		"none": {nil, nil},
 		"model and rules": {[]string{"--model", "m-1", "--allow", "shell:go test *", "--allow", "write:src/**", "--deny", "write:x"},
 			[]string{"--model", "m-1", "--allow", "'shell:go test *'", "--allow", "'write:src/**'", "--deny", "write:x"}},
-		"booleans":   {[]string{"--trust-workspace", "--github=false"}, []string{"--trust-workspace", "--github=false"}},
-		"left out":   {[]string{"--session-id", "x", "--patch", "p.diff", "--prompt-file", "f"}, nil},
-		"quoted":     {[]string{"--base-url", "http://127.0.0.1:1/v1", "--policy", "my policy.toml", "-C", "it's"}, []string{"--base-url", "http://127.0.0.1:1/v1", "--policy", "'my policy.toml'", "--cwd", `'it'\''s'`}},
-		"rule lines": {[]string{"--allow", "write:a\n  shell:go vet *\n"}, []string{"--allow", "write:a", "--allow", "'shell:go vet *'"}},
+		"booleans": {[]string{"--trust-workspace", "--github=false"}, []string{"--trust-workspace", "--github=false"}},
+		"left out": {[]string{"--session-id", "x", "--patch", "p.diff", "--prompt-file", "f"}, nil},
+		"quoted":   {[]string{"--base-url", "http://127.0.0.1:1/v1", "--policy", "my policy.toml", "-C", "it's"}, []string{"--base-url", "http://127.0.0.1:1/v1", "--policy", "'my policy.toml'", "--cwd", `'it'\''s'`}},
+		// The session keeps its --json-schema (not repeated); its retries
+		// it does not keep, so the line repeats them.
+		"schema retries": {[]string{"--json-schema", "{}", "--json-schema-retries", "5"}, []string{"--json-schema-retries", "5"}},
+		"rule lines":     {[]string{"--allow", "write:a\n  shell:go vet *\n"}, []string{"--allow", "write:a", "--allow", "'shell:go vet *'"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var got []string

@@ -110,12 +110,14 @@ func runSkillsList(c *cli.Context, env environment) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	return writeSkillsText(c.App.Writer, set.All)
+	return writeSkillsText(c.App.Writer, set)
 }
 
-// writeSkillsText prints the skills as a table, each skill's problems
-// indented beneath it, the files' text escaped.
-func writeSkillsText(w io.Writer, all []skills.Skill) error {
+// writeSkillsText prints the skills as a table, then each skill's
+// problems and, for the loser of a name collision, the skill a run offers
+// instead; the files' text escaped.
+func writeSkillsText(w io.Writer, set skills.Set) error {
+	all := set.All
 	if len(all) == 0 {
 		_, err := fmt.Fprintln(w, "no skills found")
 		return err
@@ -139,6 +141,11 @@ func writeSkillsText(w io.Writer, all []skills.Skill) error {
 	for _, s := range all {
 		for _, p := range s.ProblemTexts() {
 			fmt.Fprintf(w, "%s: %s\n", agent.Shown(skillName(s)), agent.Shown(p))
+		}
+		for _, won := range set.Offered {
+			if s.Valid() && s.Trusted && won.Name == s.Name && won.File != s.File {
+				fmt.Fprintf(w, "%s: overridden by %s, which a run offers\n", agent.Shown(skillName(s)), agent.Shown(won.File))
+			}
 		}
 	}
 	return nil

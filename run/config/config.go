@@ -51,6 +51,16 @@ type Config struct {
 	// built-in table (see [DefaultWindows]) with [models."model"] entries
 	// merged over it.
 	Models map[string]Window `koanf:"models"`
+	// ACP configures `rubichan acp`, the editors' front end.
+	ACP ACP `koanf:"acp"`
+}
+
+// ACP is the [acp] table.
+type ACP struct {
+	// PermissionTimeout bounds the wait for the editor's answer to a
+	// permission request; past it the call gets the on_ask behaviour.
+	// 0: no limit (a person is present).
+	PermissionTimeout time.Duration `koanf:"permission_timeout"`
 }
 
 // ProviderConfig is a [providers.NAME] entry: any endpoint that speaks the

@@ -194,6 +194,8 @@ type PublicProvider struct {
 	APIKeyEnv   string   `json:"api_key_env,omitempty"`
 	Headers     []string `json:"headers,omitempty"`
 	Chosen      string   `json:"chosen"`
+	// StructuredOutput is structured_output when the configuration sets it.
+	StructuredOutput string `json:"structured_output,omitempty"`
 }
 
 // Public returns the printable form of p: the key redacted, header values
@@ -202,7 +204,7 @@ func (p ResolvedProvider) Public() PublicProvider {
 	return PublicProvider{
 		Name: p.Name, Type: p.Type, Wire: p.Wire, BaseURL: p.BaseURL, BaseURLFrom: p.BaseURLFrom,
 		Model: p.Model, ModelFrom: p.ModelFrom, APIKey: p.keyState(), APIKeyEnv: p.KeyEnv,
-		Headers: sortedKeys(p.Headers), Chosen: p.Chosen,
+		Headers: sortedKeys(p.Headers), Chosen: p.Chosen, StructuredOutput: p.StructuredOutput,
 	}
 }
 

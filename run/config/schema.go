@@ -118,6 +118,9 @@ func configSchema() *field {
 		),
 		"hooks", hooksSchema(),
 		"mcp", mcpSchema(),
+		"acp", table(
+			"permission_timeout", leaf(kindDuration),
+		),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
 		"prices", &field{kind: kindMap, elem: price, name: checkModelName},
 		"models", &field{kind: kindMap, elem: table(
