@@ -27,7 +27,8 @@ Examples:
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
 3 stopped by the policy or paused for an approval (--on-ask defer),
 4 a limit was reached, 5 the model provider failed, 6 --verify never passed,
-130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.
+7 the answer did not match --json-schema, 130/143 interrupted by SIGINT/SIGTERM,
+141 stdout closed by its reader.
 
 Coming from claude, gemini or codex (-p, --output-format, -o): see the README,
 "Coming from another agent". Policy files, every key: docs/policy-file.md.`
