@@ -71,14 +71,18 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		js = sink.NewJSON(sink.NewJSONShown(stdout), cfg.Output == outputStreamJSON, sink.NewSessionID(start), nil)
 		defer func() { js.Finish(err, exit.Code(err)) }()
 	}
-	sinks := sink.New(stdout, stderr, cfg.sinkOptions(js, env, stopRun))
+	tel, endTelemetry := startTelemetry(ctx, cfg, env, stderr)
+	defer endTelemetry()
+	opts := cfg.sinkOptions(js, env, stopRun)
+	opts.Observe = tel.Observe
+	sinks := sink.New(stdout, stderr, opts)
 	defer sinks.Close()
 	notice := func(s string) { sinks.Emit(agent.Event{Kind: agent.EventNotice, Text: s}) }
 	s := cfg.settings()
 	ctx, cancelTimeout := harness.WithRunTimeout(ctx, s.Limits().Timeout)
 	defer cancelTimeout()
 	r, err := harness.Open(ctx, s, harness.OpenOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr, Env: env.Env,
-		Sinks: sinks, Start: start, Build: sinkBuild()})
+		Sinks: sinks, Start: start, Build: sinkBuild(), Telemetry: tel})
 	if err != nil {
 		return err
 	}
@@ -86,7 +90,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	l := r.Agent
 	history, open := r.Plan.Conversation(s.Provider.Type)
 	runErr := l.Resume(ctx, history, open, resumePrompt(r.Input.Text, history, open))
-	err = harness.Finish(r.Traffic.Finish(runErr, notice), l, sinks.Text(), start, sinks.Emit, harness.RunEnd{Verifier: r.Verifier, Patch: r.Patch, Structured: r.Structured})
+	err = harness.Finish(r.Traffic.Finish(runErr, notice), l, sinks.Text(), start, sinks.Emit, harness.RunEnd{Verifier: r.Verifier, Patch: r.Patch, Structured: r.Structured, TraceID: tel.TraceID()})
 	if werr := writeLastMessage(cfg.LastMessage, sinks.LastMessage()); werr != nil && err == nil {
 		err = werr
 	}

@@ -118,6 +118,7 @@ func (s *serverSet) cmds() map[string]func(ts *testscript.TestScript, neg bool, 
 	cmds := s.serverCmds()
 	maps.Copy(cmds, ptyScriptCmds())
 	maps.Copy(cmds, s.sandboxScriptCmds())
+	maps.Copy(cmds, telemetryScriptCmds())
 	return cmds
 }
 

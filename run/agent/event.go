@@ -216,6 +216,9 @@ type Summary struct {
 	// Subqueries counts the sub-queries sent through the run; their
 	// tokens and cost are in Usage, the token counts and CostUSD.
 	Subqueries int
+	// TraceID is the run's OpenTelemetry trace id, the caller's to fill;
+	// "" when telemetry is off.
+	TraceID string
 }
 
 // CompactionInfo describes one compaction of the conversation.
@@ -248,6 +251,9 @@ type SubqueryInfo struct {
 	Duration   time.Duration
 	InputBytes int64  // the material and the prompt
 	Error      string // refused, error: why
+	// Traceparent is the W3C trace context the command that sent it ran
+	// under (its TRACEPARENT); "" when none.
+	Traceparent string
 }
 
 // The statuses of a [SubqueryInfo].

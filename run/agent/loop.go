@@ -173,14 +173,23 @@ func (l *Agent) turnLoop(ctx context.Context) error {
 			return err
 		}
 		l.turns++
-		l.emit(Event{Kind: EventTurnStart, Turn: l.turns})
-		msg, stop, used, err := l.requestCompacting(ctx)
+		var msg llm.Message
+		var stop llm.StopReason
+		var used llm.Usage
+		err := l.around(ctx, Op{Kind: OpRequest, Turn: l.turns, Model: l.cfg.Model}, func(ctx context.Context) error {
+			l.emit(Event{Kind: EventTurnStart, Turn: l.turns})
+			var err error
+			if msg, stop, used, err = l.requestCompacting(ctx); err != nil {
+				return err
+			}
+			l.add(sanitize(msg))
+			l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Cost: l.requestCost(used), Stop: stop})
+			return nil
+		})
 		if err != nil {
 			return l.requestError(ctx, err)
 		}
 		calls := msg.ToolUses()
-		l.add(sanitize(msg))
-		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Cost: l.requestCost(used), Stop: stop})
 		// Past a cap, a run that would go on stops; a finished answer stands.
 		if err := l.cfg.Budget.AfterRequest(used); err != nil && (len(calls) > 0 || stop == llm.StopMaxTokens) {
 			return l.budgetStop(err)
@@ -237,7 +246,12 @@ func (l *Agent) finalAnswer(ctx context.Context, final Final) (string, error) {
 	}
 	for i, v := range l.cfg.Verifiers {
 		l.attempts[i]++
-		res, err := v.Verify(ctx, l.attempts[i], final)
+		var res Verification
+		err := l.around(ctx, Op{Kind: OpVerify, Turn: l.turns, Attempt: l.attempts[i]}, func(ctx context.Context) error {
+			var err error
+			res, err = v.Verify(ctx, l.attempts[i], final)
+			return err
+		})
 		if err != nil {
 			return "", err
 		}

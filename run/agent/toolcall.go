@@ -53,32 +53,44 @@ func (l *Agent) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]ll
 		l.toolCalls++
 		prep := l.prepare(call, cut)
 		info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: prep.summary(call.Input), Input: call.Input}
-		l.emit(Event{Kind: EventToolCall, Turn: l.turns, Tool: info})
 		var res toolkit.Result
-		var dur timeSpan
-		res, dur, stop = l.runCall(ctx, call, info, prep)
+		_ = l.around(ctx, Op{Kind: OpToolCall, Turn: l.turns, Call: info}, func(ctx context.Context) error {
+			res, stop = l.callOne(ctx, call, info, prep)
+			return stop
+		})
 		if errors.Is(stop, errDeferred) {
 			// This call and the ones after it stay open for the run that
 			// resumes the session; the conversation is valid again once
 			// that run answers them.
 			return results, l.deferRest(calls[i+1:])
 		}
-		res.Content = l.cfg.Redact.Redact(res.Content)
-		res.Meta.Diff = l.cfg.Redact.Redact(res.Meta.Diff)
-		if res.Content == "" && !res.IsError {
-			res.Content = "(no output)"
-		}
 		results = append(results, llm.ToolResultBlock(call.ID, res.Content, res.IsError))
-		if dur.ran {
-			l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{
-				IsError: res.IsError, ExitCode: res.Meta.ExitCode, Duration: dur.d, Content: res.Content, Changed: res.Meta.Changed, Diff: res.Meta.Diff,
-			}})
-		}
 		if errors.Is(stop, errRunEnded) {
 			stop = l.contextError(ctx)
 		}
 	}
 	return results, stop
+}
+
+// callOne reports, judges and runs one call, and reports its result: the
+// operation an [Around] wraps. The result's content is redacted.
+func (l *Agent) callOne(ctx context.Context, call llm.Block, info *ToolCallInfo, prep prepared) (toolkit.Result, error) {
+	l.emit(Event{Kind: EventToolCall, Turn: l.turns, Tool: info})
+	res, dur, stop := l.runCall(ctx, call, info, prep)
+	if errors.Is(stop, errDeferred) {
+		return res, stop
+	}
+	res.Content = l.cfg.Redact.Redact(res.Content)
+	res.Meta.Diff = l.cfg.Redact.Redact(res.Meta.Diff)
+	if res.Content == "" && !res.IsError {
+		res.Content = "(no output)"
+	}
+	if dur.ran {
+		l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &ToolResultInfo{
+			IsError: res.IsError, ExitCode: res.Meta.ExitCode, Duration: dur.d, Content: res.Content, Changed: res.Meta.Changed, Diff: res.Meta.Diff,
+		}})
+	}
+	return res, stop
 }
 
 // prepared is a call decoded once: its tool and effects, or why it

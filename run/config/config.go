@@ -47,6 +47,9 @@ type Config struct {
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`
+	// Telemetry configures the run's OpenTelemetry export; see
+	// [Telemetry]. An untrusted workspace file cannot set it.
+	Telemetry Telemetry `koanf:"telemetry"`
 	// Models are context windows and output limits by model name: the
 	// built-in table (see [DefaultWindows]) with [models."model"] entries
 	// merged over it.
@@ -265,3 +268,23 @@ func readCapped(r io.Reader, file string) ([]byte, error) {
 // maxConfigSize bounds how much of a config file is read: a config file
 // is a few hundred bytes; anything near this is a mistake.
 const maxConfigSize = 1 << 20
+
+// Telemetry is the [telemetry] section: the run's OpenTelemetry export
+// (OTLP/HTTP protobuf), which the standard OTEL_* variables configure as
+// well. An untrusted workspace file cannot set it: a pull request must not
+// send the run's spans to its own collector.
+type Telemetry struct {
+	// Enabled turns the export on (with the OTEL_* endpoint, else
+	// Endpoint, else http://localhost:4318) or off; unset: on when an
+	// OTEL_EXPORTER_OTLP_*ENDPOINT variable is set. OTEL_SDK_DISABLED=true
+	// wins.
+	Enabled *bool `koanf:"enabled"`
+	// Endpoint is the collector's base URL when no OTEL_* variable names
+	// one; /v1/traces and /v1/metrics are added.
+	Endpoint string `koanf:"endpoint"`
+	// FlushTimeout bounds the flush at the end of the run; 0: 2s.
+	FlushTimeout time.Duration `koanf:"flush_timeout"`
+	// PropagateToProviders sends the W3C traceparent header with model
+	// requests; off, a provider never learns the trace ids.
+	PropagateToProviders bool `koanf:"propagate_to_providers"`
+}

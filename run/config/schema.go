@@ -116,6 +116,12 @@ func configSchema() *field {
 			"concurrency", leaf(kindTurns),
 			"max_queries", leaf(kindCount),
 		),
+		"telemetry", table(
+			"enabled", leaf(kindBool),
+			"endpoint", leaf(kindURL),
+			"flush_timeout", leaf(kindDuration),
+			"propagate_to_providers", leaf(kindBool),
+		),
 		"hooks", hooksSchema(),
 		"mcp", mcpSchema(),
 		"acp", table(

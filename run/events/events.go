@@ -317,6 +317,9 @@ type Result struct {
 	// Pending are the calls a deferred run left for a person to approve
 	// or deny (status "deferred"); absent otherwise.
 	Pending []Pending `json:"pending,omitempty"`
+	// TraceID is the run's OpenTelemetry trace id, to link a CI log to
+	// the trace; absent without telemetry.
+	TraceID string `json:"trace_id,omitempty"`
 }
 
 // Pending is a tool call waiting for a person's approval: its id, tool,

@@ -8,6 +8,7 @@ import (
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/input"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/telemetry"
 )
 
 // agentOptions makes what the run's agent is built from: the spilled
@@ -17,7 +18,7 @@ import (
 // until ctx ends. It returns the system prompt's parts for the session.
 // The caller adds the seams that need the session log (the answers, the
 // hooks, the verifiers, the asker) and builds the agent.
-func (r *Run) agentOptions(ctx context.Context, s Settings, env Env, secrets []string, emit func(agent.Event)) (agent.Options, agent.Client, []session.PromptPart, error) {
+func (r *Run) agentOptions(ctx context.Context, s Settings, env Env, secrets []string, emit func(agent.Event), tel *telemetry.Run) (agent.Options, agent.Client, []session.PromptPart, error) {
 	ws, pol, sp := r.Workspace, r.Policy, r.Input.Spill
 	spillDir := ""
 	if sp != nil {
@@ -36,7 +37,9 @@ func (r *Run) agentOptions(ctx context.Context, s Settings, env Env, secrets []s
 	}
 	// The tools first: the approver learns the bash tool's variables
 	// before anything, a sub-query among them, is judged.
-	tools := BuildTools(ws, r.Approver, s.BashSettings(), env, r.Tools)
+	bs := s.BashSettings()
+	bs.CallEnv = tel.Env // each command joins its execute_tool span
+	tools := BuildTools(ws, r.Approver, bs, env, r.Tools)
 	r.Tools.Queries.Serve(ctx, NewSubqueries(s.SubqueryConfig(), ws, r.Approver.Judge, r.Budget, r.Traffic, emit))
 	lim := s.Limits()
 	onAsk := agent.OnAsk{Mode: agent.AskDeny}
@@ -51,8 +54,9 @@ func (r *Run) agentOptions(ctx context.Context, s Settings, env Env, secrets []s
 		Budget: r.Budget, Retry: llm.DefaultRetryPolicy(), Clock: r.Traffic.Clock,
 		Compact: CompactFor(s, s.Provider.Model, emit),
 		Judge:   r.Approver.Judge, AskedFacts: PendingFacts, OnAsk: onAsk, Preview: PreviewDiff,
-		Redact: agent.NewRedactor(secrets), Emit: emit,
-	}, NewProviderClient(s.Provider, StreamLimits(s.Config), r.Traffic.HTTPClient), parts, nil
+		Redact: agent.NewRedactor(secrets), Emit: emit, Around: aroundOf(tel),
+		Heartbeat: agent.Heartbeat{First: agent.DefaultHeartbeat},
+	}, NewProviderClient(s.Provider, StreamLimits(s.Config), tel.Client(r.Traffic.HTTPClient)), parts, nil
 }
 
 // CompactFor is the agent's compaction at model (a chat's /model changes

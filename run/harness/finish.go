@@ -25,6 +25,7 @@ type RunEnd struct {
 	Verifier   *Verifier
 	Patch      *PatchMode
 	Structured *structured.Slot
+	TraceID    string // the run's trace id; "" without telemetry
 }
 
 // Finish reports how the loop ended — its error, unless already shown
@@ -45,6 +46,7 @@ func Finish(runErr error, l *agent.Agent, text *sink.Text, start time.Time, emit
 	sum := l.Summary(start)
 	sum.ExitCode = code
 	sum.Verified = end.Verifier.Outcome()
+	sum.TraceID = end.TraceID
 	sum.StructuredOutput = end.Structured.Output()
 	end.Structured.Reset()
 	// A run the model finished is whole, verified or matching its schema
@@ -137,7 +139,7 @@ func NewHooks(lc *config.Loaded, ce ChildEnv, root, sessionID string, sess *sink
 	}
 	opt := hooks.Options{
 		Hooks: lc.Hooks, Workspace: root, Emit: emit,
-		Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv,
+		Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv, CallEnv: ce.CallEnv,
 		PathAdd: ce.PathAdd, SessionID: sessionID, Reaper: rt.Reaper, TempDir: rt.TempDir, Sandbox: rt.Box,
 	}
 	if p := sess.Path(); p != "" {

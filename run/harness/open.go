@@ -12,6 +12,7 @@ import (
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/run/skills"
 	"github.com/rubichan/rubichan/run/structured"
+	"github.com/rubichan/rubichan/run/telemetry"
 	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
@@ -61,6 +62,10 @@ type OpenOptions struct {
 	// NewAsker, when set, returns the asker of calls that need approval
 	// (a chat's terminal), given the run's approver; nil: none.
 	NewAsker func(ap *Approver) agent.Asker
+	// Telemetry is the run's OpenTelemetry export ([StartTelemetry]): its
+	// spans wrap the agent's operations and the commands the run starts
+	// get their span's TRACEPARENT. nil: off.
+	Telemetry *telemetry.Run
 }
 
 // Close releases what Open opened, last first.
@@ -185,7 +190,7 @@ func (r *Run) openAgent(ctx context.Context, s Settings, o OpenOptions, secrets 
 	if r.Traffic, err = OpenTraffic(s.Traffic, s.Provider, root, o.Env.Today(), secrets); err != nil {
 		return err
 	}
-	rt, closeTools, err := OpenTools(r.Sandbox, s, o.Env, root, MCPStarter(ctx, s, s.ChildEnv(o.Env), root, notice))
+	rt, closeTools, err := OpenTools(r.Sandbox, s, o.Env, root, MCPStarter(ctx, s, withTrace(s.ChildEnv(o.Env), o.Telemetry), root, notice))
 	if err != nil {
 		return err
 	}
@@ -193,7 +198,7 @@ func (r *Run) openAgent(ctx context.Context, s Settings, o OpenOptions, secrets 
 	r.onClose(closeTools)
 	// The system prompt, the tools and the compaction settings (whose
 	// notice precedes a warning of the session log on stderr).
-	opts, client, parts, err := r.agentOptions(ctx, s, o.Env, secrets, emit)
+	opts, client, parts, err := r.agentOptions(ctx, s, o.Env, secrets, emit, o.Telemetry)
 	if err != nil {
 		r.Traffic.Finish(err, notice)
 		return err
@@ -209,10 +214,10 @@ func (r *Run) openAgent(ctx context.Context, s Settings, o OpenOptions, secrets 
 	})
 	r.onClose(func() { r.Session.Close() })
 	opts.Answers = r.Plan.Answers()
-	if h := NewHooks(s.Config, s.ChildEnv(o.Env), root, r.sessionID(), r.Session, emit, rt); h != nil {
+	if h := NewHooks(s.Config, withTrace(s.ChildEnv(o.Env), o.Telemetry), root, r.sessionID(), r.Session, emit, rt); h != nil {
 		opts.Hooks = h
 	}
-	r.Verifier = NewVerifier(s.Verify(), s.ChildEnv(o.Env), root, rt, emit)
+	r.Verifier = NewVerifier(s.Verify(), withTrace(s.ChildEnv(o.Env), o.Telemetry), root, rt, emit)
 	opts.Verifiers = r.Verifier.Verifiers()
 	r.Structured = withStructuredOutput(s, &opts, notice)
 	if o.NewAsker != nil {

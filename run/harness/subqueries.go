@@ -52,7 +52,7 @@ type Subqueries struct {
 // handle answers one request from a command of the run.
 func (s *Subqueries) handle(ctx context.Context, _ int, req subquery.Request) subquery.Response {
 	start := time.Now()
-	info := &agent.SubqueryInfo{Model: req.Model}
+	info := &agent.SubqueryInfo{Model: req.Model, Traceparent: req.Traceparent}
 	if info.Model == "" {
 		info.Model = s.opt.Model
 	}

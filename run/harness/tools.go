@@ -39,6 +39,9 @@ type ChildEnv struct {
 	EnvAllow []string // --pass-env: variables let through the scrubbing
 	DropEnv  []string // variables removed whatever the allow list says
 	PathAdd  []string // directories added to PATH ([bash] path_add)
+	// CallEnv adds a command's variables from its context: the
+	// TRACEPARENT of the span it runs under; nil: none.
+	CallEnv func(ctx context.Context) []string
 }
 
 // OpenTools makes what the run's commands — the bash tool's, the
@@ -147,6 +150,9 @@ type BashSettings struct {
 	KeyVars []string     // the provider key variables, which no command sees
 	PathAdd []string     // directories added to PATH ([bash] path_add)
 	Shell   config.Shell // how the commands are confined
+	// CallEnv adds a command's variables from its call's context: the
+	// TRACEPARENT of its execute_tool span; nil: none.
+	CallEnv func(ctx context.Context) []string
 }
 
 // BuildTools returns the tools of a headless run: the file tools with the
@@ -160,7 +166,7 @@ func BuildTools(ws *toolkit.Workspace, ap *Approver, bs BashSettings, env Env, r
 		ReadFilter: ap.ReadFilter(),
 		SkipLinked: ap.Policy().GuardsReads(),
 		Bash: toolkit.BashConfig{
-			Env: WithQuerySocket(env.Environ(), rt.Queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.Reaper,
+			Env: WithQuerySocket(env.Environ(), rt.Queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.Reaper, CallEnv: bs.CallEnv,
 			TempDir: rt.TempDir, Sandbox: SandboxConfig(rt.Sandbox, bs.Shell, env), Confine: rt.Box,
 		},
 	})

@@ -292,6 +292,7 @@ func (s *JSON) result(err error, code int) events.Result {
 		}
 		res.Verified, res.Patch = sum.Verified, patchEvent(sum.Patch)
 		res.StructuredOutput = sum.StructuredOutput
+		res.TraceID = sum.TraceID
 		if len(sum.Pending) > 0 && code == exit.Policy {
 			res.Status = events.StatusDeferred
 			for _, p := range sum.Pending {

@@ -359,6 +359,7 @@ func addSummary(l *session.Line, sum *agent.Summary) {
 		l.CostUSD = session.Ptr(sum.CostUSD)
 	}
 	l.Pending = SessionPendings(sum.Pending)
+	l.TraceID = sum.TraceID
 }
 
 // sessionPending is p as the session file records it.
