@@ -94,7 +94,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if werr := writeLastMessage(cfg.LastMessage, sinks.LastMessage()); werr != nil && err == nil {
 		err = werr
 	}
-	sink.ReportPending(stderr, sink.RedactedPending(sink.SessionPendings(l.Pending()), sinks.Redactor()), r.Session.Path(), r.Plan.StoreDir(), cfg.ResumeArgs)
+	sink.ReportPending(stderr, sink.RedactedPending(sink.SessionPendings(l.Pending()), sinks.Redactor()), r.Session.Path(), r.Plan.StoreDir(), redactedArgs(cfg.ResumeArgs, sinks.Redactor()))
 	if cfg.LearnPolicy != "" {
 		if lerr := learnPolicy([]string{r.Session.Path()}, "", cfg.LearnPolicy, stdout, stderr); lerr != nil && err == nil {
 			err = lerr

@@ -130,6 +130,7 @@ func Open(ctx context.Context, s Settings, o OpenOptions) (r *Run, err error) {
 		policy.Guarded{Path: r.Plan.LogPath(s.Session, o.Sinks.SessionID(), o.Start), What: "the run's session log"},
 		policy.Guarded{Path: s.Traffic.Record, What: "the run's cassette"},
 		policy.Guarded{Path: s.Traffic.ReplayFile, What: "the run's cassette"},
+		policy.Guarded{Path: binaryInWorkspace(r.WorkDir()), What: "the running rubichan binary"},
 	)
 	if AllowAll(s.Config) {
 		r.Policy = r.Policy.WithAllowAll()
