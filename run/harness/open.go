@@ -209,7 +209,7 @@ func (r *Run) openAgent(ctx context.Context, s Settings, o OpenOptions, secrets 
 		opts.System = input.JoinParts(parts)
 	}
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
-	r.Session = r.Plan.Open(s.Session, sink.SessionOptions{Secrets: secrets, Warn: o.Stderr, Notes: UnlessQuiet(o.Stderr, s.Quiet), Build: o.Build}, sink.SessionHeader{
+	r.Session = r.Plan.Open(s.Session, sink.SessionOptions{Secrets: secrets, Warn: o.Stderr, Notes: UnlessQuiet(o.Stderr, s.Quiet), Build: o.Build, NoteAtClose: s.LineMode}, sink.SessionHeader{
 		Start: o.Start, Workspace: root, Provider: s.Provider.Name, API: s.Provider.Type, Model: s.Provider.Model,
 		Policy: r.Policy.Name(), PolicyFile: r.Policy.File(), Prompt: r.Input.Text, System: parts, JSONSchema: s.SchemaRaw(),
 	})
