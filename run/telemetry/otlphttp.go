@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -142,7 +143,7 @@ func (c *otlpClient) post(ctx context.Context, body []byte) error {
 func (c *otlpClient) try(ctx context.Context, body []byte) (time.Duration, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return -1, fmt.Errorf("telemetry: export to %s: %w", c.url, err)
+		return -1, fmt.Errorf("telemetry: export to %s: %w", shownURL(c.url), err)
 	}
 	for k, v := range c.headers {
 		req.Header.Set(k, v)
@@ -154,7 +155,12 @@ func (c *otlpClient) try(ctx context.Context, body []byte) (time.Duration, error
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return -1, fmt.Errorf("telemetry: export: %w", err)
+		// Not the *url.Error: its URL keeps a user (a token) and a query.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return -1, fmt.Errorf("telemetry: export to %s: %w", shownURL(c.url), err)
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
@@ -167,9 +173,9 @@ func (c *otlpClient) try(ctx context.Context, body []byte) (time.Duration, error
 		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
 			wait = time.Duration(s) * time.Second
 		}
-		return wait, fmt.Errorf("telemetry: export to %s: %s", c.url, resp.Status)
+		return wait, fmt.Errorf("telemetry: export to %s: %s", shownURL(c.url), resp.Status)
 	}
-	return -1, fmt.Errorf("telemetry: export to %s: %s: %s", c.url, resp.Status, oneLine(fmt.Errorf("%s", bytes.TrimSpace(msg))))
+	return -1, fmt.Errorf("telemetry: export to %s: %s: %s", shownURL(c.url), resp.Status, oneLine(fmt.Errorf("%s", bytes.TrimSpace(msg))))
 }
 
 // spanExporter is the sdktrace.SpanExporter over otlpClient.

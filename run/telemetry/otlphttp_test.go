@@ -164,3 +164,22 @@ func TestClientCertificate(t *testing.T) {
 		})
 	}
 }
+
+// TestClientErrorHidesURLCredentials: an endpoint's user, password and
+// query never reach the error, whatever fails.
+func TestClientErrorHidesURLCredentials(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(400) }))
+	defer srv.Close()
+	for _, raw := range []string{"http://usertok:pass@127.0.0.1:1/v1/traces?api_key=qsecret", strings.Replace(srv.URL, "http://", "http://usertok:pass@", 1) + "/v1/traces?api_key=qsecret"} {
+		c, _ := newClient(func(string) string { return "" }, "TRACES", raw)
+		err := c.post(context.Background(), []byte("x"))
+		if err == nil {
+			t.Fatalf("%s: no error", raw)
+		}
+		for _, secret := range []string{"usertok", "pass@", "qsecret"} {
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("the error shows %q: %v", secret, err)
+			}
+		}
+	}
+}
