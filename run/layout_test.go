@@ -1,6 +1,10 @@
 package run
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -126,5 +130,95 @@ func TestLayoutNames(t *testing.T) {
 		if !got[w] {
 			t.Errorf("layoutNames lacks %q: %v", w, got)
 		}
+	}
+}
+
+// sizeLimits are issue 31's limits on the code of the module.
+const (
+	maxFileLines = 600 // a non-test file has at most this many lines
+	maxFuncLines = 80  // a function, from func to its closing brace
+)
+
+// sizeViolations returns what breaks the limits in one non-test file:
+// its length, functions that are too long, and init functions.
+func sizeViolations(name string, src []byte) ([]string, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	if n := fset.File(f.Pos()).LineCount(); n > maxFileLines {
+		out = append(out, fmt.Sprintf("%s: %d lines, more than %d", name, n, maxFileLines))
+	}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		if fd.Recv == nil && fd.Name.Name == "init" {
+			out = append(out, fmt.Sprintf("%s: an init function", name))
+		}
+		if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > maxFuncLines {
+			out = append(out, fmt.Sprintf("%s: %s has %d lines, more than %d", name, fd.Name.Name, n, maxFuncLines))
+		}
+	}
+	return out, nil
+}
+
+// TestArchSizes holds every non-test Go file of the module to the
+// limits: files of at most 600 lines, functions of at most 80, no init.
+func TestArchSizes(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("go list over the module: not in -short")
+	}
+	for _, pkg := range listModule(t) {
+		names, err := filepath.Glob(filepath.Join("..", pkg.path, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad, err := sizeViolations(name, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range bad {
+				t.Error(b)
+			}
+		}
+	}
+}
+
+func TestSizeViolations(t *testing.T) {
+	t.Parallel()
+	body := func(n int) string { return "func f() {\n" + strings.Repeat("\t_ = 1\n", n-2) + "}\n" }
+	tests := map[string]struct {
+		src  string
+		want string // a part of the one violation; "" for none
+	}{
+		"80-line function": {"package a\n" + body(80), ""},
+		"81-line function": {"package a\n" + body(81), "f has 81 lines"},
+		"init":             {"package a\nfunc init() {}\n", "an init function"},
+		"init method":      {"package a\ntype T int\nfunc (T) init() {}\n", ""},
+		"601-line file":    {"package a\n" + strings.Repeat("// x\n", 600), "601 lines"},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := sizeViolations("a.go", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" && len(got) != 0 || tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)) {
+				t.Errorf("sizeViolations = %q, want one with %q", got, tc.want)
+			}
+		})
 	}
 }
