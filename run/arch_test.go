@@ -231,13 +231,20 @@ func listModule(t *testing.T) []archPkg {
 	return pkgs
 }
 
-// TestArchArrows holds the module to DESIGN's arrows.
-func TestArchArrows(t *testing.T) {
-	t.Parallel()
+// moduleUnlessShort is listModule, skipped in -short (go list over the
+// whole module takes seconds).
+func moduleUnlessShort(t *testing.T) []archPkg {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("go list over the module: not in -short")
 	}
-	pkgs := listModule(t)
+	return listModule(t)
+}
+
+// TestArchArrows holds the module to DESIGN's arrows.
+func TestArchArrows(t *testing.T) {
+	t.Parallel()
+	pkgs := moduleUnlessShort(t)
 	if len(pkgs) < 10 || !slices.ContainsFunc(pkgs, func(p archPkg) bool { return p.path == "run" }) {
 		t.Fatalf("go list found %d packages of the module, run among them? %v", len(pkgs), pkgs)
 	}
@@ -310,10 +317,7 @@ func TestArchRulesCatch(t *testing.T) {
 // rules know (runRoles), so a new package is placed, not passed over.
 func TestArchEveryPackageHasARole(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("go list over the module: not in -short")
-	}
-	for _, pkg := range listModule(t) {
+	for _, pkg := range moduleUnlessShort(t) {
 		if pkgWithin(pkg.path, "run") && roleOf(pkg.path) == "" {
 			t.Errorf("%s has no role in run/arch_test.go: a format leaf, a plug-in, a front end or one of the engine's parts?", pkg.path)
 		}

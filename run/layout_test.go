@@ -33,10 +33,7 @@ func docMissing(src string) string {
 // who may import it.
 func TestArchDocGo(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("go list over the module: not in -short")
-	}
-	for _, pkg := range listModule(t) {
+	for _, pkg := range moduleUnlessShort(t) {
 		src, err := os.ReadFile(filepath.Join("..", pkg.path, "doc.go"))
 		name := pkg.path
 		if name == "" {
@@ -92,9 +89,6 @@ func layoutNames(readme string) (map[string]bool, bool) {
 // the module and no package that is not there.
 func TestREADMELayout(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("go list over the module: not in -short")
-	}
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +98,7 @@ func TestREADMELayout(t *testing.T) {
 		t.Fatal("README.md has no \"Layout:\" section")
 	}
 	pkgs := map[string]bool{}
-	for _, pkg := range listModule(t) {
+	for _, pkg := range moduleUnlessShort(t) {
 		pkgs[pkg.path] = true
 		if pkg.path != "" && !names[pkg.path] {
 			t.Errorf("README's layout section does not name `%s`", pkg.path)
@@ -170,10 +164,7 @@ func sizeViolations(name string, src []byte) ([]string, error) {
 // limits: files of at most 600 lines, functions of at most 80, no init.
 func TestArchSizes(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("go list over the module: not in -short")
-	}
-	for _, pkg := range listModule(t) {
+	for _, pkg := range moduleUnlessShort(t) {
 		names, err := filepath.Glob(filepath.Join("..", pkg.path, "*.go"))
 		if err != nil {
 			t.Fatal(err)
