@@ -48,6 +48,7 @@ type execConfig struct {
 	MaxTurns     int
 	Timeout      time.Duration // 0: none
 	MaxToolCalls int           // 0: none
+	Parallel     int           // read-only calls at once; 0: the engine's default
 
 	NoSubqueries bool // --no-subqueries: no socket for `rubichan query`
 	Subqueries   bool // --subqueries: the system prompt tells of them without a spill

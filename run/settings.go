@@ -29,6 +29,7 @@ func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
 	cfg.APIKey, cfg.KeyVar = rp.APIKey(), rp.KeyEnv
 	cfg.MaxTurns, cfg.Timeout, cfg.MaxToolCalls = lc.Limits.MaxTurns, lc.Limits.Timeout, lc.Limits.MaxToolCalls
 	cfg.CompactAt = lc.CompactAt
+	cfg.Parallel = lc.Limits.ParallelToolCalls
 	return nil
 }
 

@@ -46,6 +46,7 @@ type loopConfig struct {
 	Tools        []toolkit.Tool
 	MaxTurns     int
 	MaxToolCalls int
+	Parallel     int // read-only calls at once; 0: the engine's default
 	MaxDenials   int
 	AbortOnAsk   string // why a call that needs approval stops the run; "": it does not
 	DeferOnAsk   string // why a call that needs approval is deferred; "": it is not
@@ -75,8 +76,9 @@ func newLoop(cfg loopConfig, client streamer, j judge, emit func(Event)) *loop {
 	}
 	return agent.New(client, agent.Options{
 		Model: cfg.Model, System: cfg.System, Tools: cfg.Tools,
-		Limits: agent.Limits{MaxTurns: cfg.MaxTurns, MaxToolCalls: cfg.MaxToolCalls, MaxDenials: cfg.MaxDenials, Timeout: cfg.Timeout},
-		Budget: cfg.Budget, Retry: cfg.Retry, Clock: cfg.Clock, Compact: withPreface(cfg.Compact),
+		Limits:   agent.Limits{MaxTurns: cfg.MaxTurns, MaxToolCalls: cfg.MaxToolCalls, MaxDenials: cfg.MaxDenials, Timeout: cfg.Timeout},
+		Parallel: cfg.Parallel,
+		Budget:   cfg.Budget, Retry: cfg.Retry, Clock: cfg.Clock, Compact: withPreface(cfg.Compact),
 		Judge: j, Answers: cfg.Answers, AskedFacts: pendingFacts, Ask: cfg.Ask, OnAsk: onAsk, Preview: cfg.Preview,
 		Hooks: cfg.Hooks, Verifiers: cfg.Verifiers, Redact: cfg.Redact, Emit: emit,
 	})
