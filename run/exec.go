@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
@@ -11,6 +12,7 @@ import (
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/toolkit"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 )
 
@@ -84,6 +86,14 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer st.close()
 	l := st.loop
 	history, open := st.plan.Conversation(cfg.Resolved.Type)
+	// Start-up's code (flags, configuration, policy, MCP, skills) is
+	// done with: its pages leave the resident set; and the heap grows by
+	// half its live size between collections, not by all of it (issue
+	// 41: the peak of a 50-turn run).
+	sandbox.TrimResident()
+	if _, set := env.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(50)
+	}
 	runErr := l.Resume(ctx, history, open, st.in.Text)
 	err = finishRun(st.tr.Finish(runErr, notice), l, sinks.text, start, sinks.emit, runEnd{Verifier: st.verifier, Patch: st.patch})
 	reportPending(stderr, redactedPending(sessionPendings(l.Pending()), sinks.red), st.sess.Path(), st.plan.StoreDir())
