@@ -138,9 +138,11 @@ func sampleTree(cmd *exec.Cmd, exe string) (treeMem, error) {
 //     iteration, per call; it includes the model round trip on the
 //     scripted server. sandbox-ms/call is the same with the sandbox off
 //     subtracted: what the sandbox costs per call.
-//   - floor-ms/spawn: one `bash -c true`.
+//   - floor-ms/spawn: one `bash -c true`; floor-MB: the peak resident
+//     set of an empty Go program idling.
 func BenchmarkShellTurns(b *testing.B) {
 	bin := benchRubichan(b)
+	floorMem := floorRSS(b, buildFloor(b))
 	exe, _ := filepath.Abs(bin)
 	ws := b.TempDir()
 	run := func(script llmtest.Script, sandbox string) (time.Duration, treeMem) {
@@ -192,6 +194,7 @@ func BenchmarkShellTurns(b *testing.B) {
 	b.Logf("tree peak %.1f MB, main peak %.1f MB, helper %.1f MB (peak %.1f MB), %.3f ms per shell call (sandbox %.3f ms), bash -c true %.3f ms",
 		float64(peak.tree)/(1<<20), float64(peak.main)/(1<<20), float64(peak.helperRSS)/(1<<20), float64(peak.helperPeak)/(1<<20),
 		perCall(on), perCall(on)-perCall(off), float64(floor.Microseconds())/float64(b.N*shellTurns)/1000)
+	b.ReportMetric(float64(floorMem)/(1<<20), "floor-MB")
 	b.ReportMetric(float64(peak.tree)/(1<<20), "tree-peak-MB")
 	b.ReportMetric(float64(peak.main)/(1<<20), "main-peak-MB")
 	b.ReportMetric(float64(peak.helperRSS)/(1<<20), "helper-rss-MB")
