@@ -8,7 +8,7 @@ BENCHTIME ?= 1s
 # initialisers cost every start 1.5 ms (line mode's target is 20 ms).
 TAGS    ?= urfave_cli_no_docs
 
-.PHONY: build test vet race bench install demo fmt clean mods
+.PHONY: build test vet race bench install demo fmt clean mods image image-check
 
 # The first build on a fresh machine downloads the modules (about 9 s) and
 # compiles them (minutes on a small machine): say so, and show each download.
@@ -41,9 +41,16 @@ $(MCP_MODULES): testdata/mcp/package.json testdata/mcp/package-lock.json
 	npm ci --prefix testdata/mcp --no-audit --no-fund
 	@touch $@
 
+# The ACP TypeScript SDK (testdata/acp): its JSON Schema validates what
+# rubichan acp sends, and its client drives rubichan acp from outside.
+ACP_MODULES = testdata/acp/node_modules/.package-lock.json
+$(ACP_MODULES): testdata/acp/package.json testdata/acp/package-lock.json
+	npm ci --prefix testdata/acp --no-audit --no-fund
+	@touch $@
+
 # -timeout: the run package's end-to-end scripts take 8-10 minutes under
 # -race on a loaded 2-core machine, past go test's default of 10.
-test: vet $(MCP_MODULES)
+test: vet $(MCP_MODULES) $(ACP_MODULES)
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 bench: mods
@@ -56,6 +63,30 @@ install: mods
 demo: build
 	$(GO) build -o bin/llmserve ./run/internal/llmserve
 	testdata/demo/demo.sh $(BIN) bin/llmserve
+
+# The OCI image (docs/scale-out.md): buildah from scratch plus files of
+# this machine's Debian packages (testdata/image/build.sh), tagged
+# rubichan:VERSION and rubichan:latest. Reproducible: the binary is built
+# with -trimpath and every timestamp is SOURCE_DATE_EPOCH (default: the
+# commit time of HEAD), so the same commit on the same packages gives the
+# same digest. Needs buildah, git and busybox-static.
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+IMAGE_BIN = bin/image/rubichan
+image: mods
+	CGO_ENABLED=0 $(GO) build -trimpath -tags $(TAGS) \
+	  -ldflags '-s -w -X github.com/rubichan/rubichan/run.version=$(VERSION)' -o $(IMAGE_BIN) .
+	testdata/image/build.sh $(IMAGE_BIN) '$(VERSION)' '$(REVISION)' '$(SOURCE_DATE_EPOCH)' \
+	  rubichan:$(VERSION) rubichan:latest
+
+# The image's checks (testdata/image/check.sh), apart from make test: size,
+# user, labels, runs against the scripted model server, the sandbox inside
+# the container, and a second build with the same digest. .ci/run calls it
+# after make test. Needs podman, buildah and runc.
+image-check: image
+	$(GO) build -o bin/llmserve ./run/internal/llmserve
+	testdata/image/check.sh rubichan:$(VERSION) $(IMAGE_BIN) '$(VERSION)' '$(REVISION)' '$(SOURCE_DATE_EPOCH)' bin/llmserve
 
 fmt:
 	gofmt -w .

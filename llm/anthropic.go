@@ -107,7 +107,16 @@ type (
 		Stream        bool            `json:"stream"`
 	}
 	antOutputCfg struct {
-		Effort string `json:"effort,omitempty"`
+		Effort string         `json:"effort,omitempty"`
+		Format *antFormatSpec `json:"format,omitempty"`
+	}
+	// antFormatSpec is structured output's output_config.format, GA on
+	// the Messages API without a beta header (it replaced the beta's
+	// top-level output_format): {"type":"json_schema","schema":{…}}.
+	// Source: https://platform.claude.com/docs/en/build-with-claude/structured-outputs
+	antFormatSpec struct {
+		Type   string          `json:"type"`
+		Schema json.RawMessage `json:"schema"`
 	}
 	antMessage struct {
 		Role    Role       `json:"role"`
@@ -171,6 +180,12 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 	}
 	if req.ReasoningEffort != "" && adaptiveThinking(req.Model) {
 		w.OutputConfig = &antOutputCfg{Effort: req.ReasoningEffort}
+	}
+	if req.Format != nil {
+		if w.OutputConfig == nil {
+			w.OutputConfig = &antOutputCfg{}
+		}
+		w.OutputConfig.Format = &antFormatSpec{Type: "json_schema", Schema: req.Format.Schema}
 	}
 	var err error
 	if w.System, err = c.encodeSystem(req.System); err != nil {

@@ -190,6 +190,19 @@ type Request struct {
 	// reasoning.effort, and the Anthropic client as output_config.effort
 	// with adaptive thinking.
 	ReasoningEffort string
+	// Format, when set, asks the provider to constrain the final answer
+	// to a JSON schema in its native form (structured output); nil: the
+	// answer is free text.
+	Format *JSONFormat
+}
+
+// JSONFormat is a request for a final answer that is a JSON document
+// matching Schema: OpenAI's response_format (Chat Completions) or
+// text.format (Responses), Anthropic's output_config.format.
+type JSONFormat struct {
+	Name   string          // a name for the schema ([a-zA-Z0-9_-], OpenAI wants one)
+	Schema json.RawMessage // the JSON Schema, as sent
+	Strict bool            // OpenAI's strict mode: the schema is inside its subset
 }
 
 // Usage counts the tokens of one or more model calls.

@@ -98,8 +98,21 @@ type (
 		Temperature         *float64          `json:"temperature,omitempty"`
 		Stop                []string          `json:"stop,omitempty"`
 		ReasoningEffort     string            `json:"reasoning_effort,omitempty"`
+		ResponseFormat      *oaiRespFormat    `json:"response_format,omitempty"`
 		Stream              bool              `json:"stream"`
 		StreamOptions       *oaiStreamOptions `json:"stream_options,omitempty"`
+	}
+	// oaiRespFormat is structured output's response_format:
+	// {"type":"json_schema","json_schema":{"name","schema","strict"}}.
+	// Source: https://platform.openai.com/docs/guides/structured-outputs
+	oaiRespFormat struct {
+		Type       string        `json:"type"`
+		JSONSchema oaiJSONSchema `json:"json_schema"`
+	}
+	oaiJSONSchema struct {
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict bool            `json:"strict"`
 	}
 	oaiStreamOptions struct {
 		IncludeUsage bool `json:"include_usage"`
@@ -140,6 +153,9 @@ func (c *OpenAIClient) encode(req Request) ([]byte, error) {
 		Stop:            req.StopSequences,
 		ReasoningEffort: req.ReasoningEffort,
 		Stream:          true,
+	}
+	if f := req.Format; f != nil {
+		w.ResponseFormat = &oaiRespFormat{Type: "json_schema", JSONSchema: oaiJSONSchema{Name: f.Name, Schema: f.Schema, Strict: f.Strict}}
 	}
 	if !c.cfg.NoStreamUsage {
 		w.StreamOptions = &oaiStreamOptions{IncludeUsage: true}

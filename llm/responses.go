@@ -88,8 +88,22 @@ type (
 		Temperature     *float64       `json:"temperature,omitempty"`
 		Reasoning       *respReasoning `json:"reasoning,omitempty"`
 		Include         []string       `json:"include,omitempty"`
+		Text            *respText      `json:"text,omitempty"`
 		Store           bool           `json:"store"`
 		Stream          bool           `json:"stream"`
+	}
+	// respText carries structured output's text.format:
+	// {"type":"json_schema","name","schema","strict"}, flat, unlike
+	// Chat Completions' response_format.
+	// Source: https://platform.openai.com/docs/api-reference/responses/create
+	respText struct {
+		Format respFormat `json:"format"`
+	}
+	respFormat struct {
+		Type   string          `json:"type"`
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict bool            `json:"strict"`
 	}
 	respReasoning struct {
 		Effort  string `json:"effort,omitempty"`
@@ -143,6 +157,9 @@ func (c *ResponsesClient) encode(req Request) ([]byte, error) {
 		}
 		w.Include = []string{encryptedReasoning}
 		w.Temperature = nil
+	}
+	if f := req.Format; f != nil {
+		w.Text = &respText{Format: respFormat{Type: "json_schema", Name: f.Name, Schema: f.Schema, Strict: f.Strict}}
 	}
 	for _, t := range req.Tools {
 		w.Tools = append(w.Tools, respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: toolSchema(t)})

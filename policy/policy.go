@@ -195,6 +195,16 @@ func (p *Policy) SelfTests() int { return len(p.tests) }
 // fails, as a [*LoadError].
 func (p *Policy) SelfTest() error { return p.selfTest() }
 
+// HasRule reports whether the policy has a rule whose id is id.
+func (p *Policy) HasRule(id string) bool {
+	for _, r := range p.rules {
+		if r.id == id {
+			return true
+		}
+	}
+	return false
+}
+
 // HeadlessAsk returns what a headless run does with an "ask".
 func (p *Policy) HeadlessAsk() HeadlessAsk { return p.headless }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rubichan/rubichan/llm/llmtest"
+	"github.com/rubichan/rubichan/run/exit"
 	"gopkg.in/yaml.v3"
 )
 
@@ -58,7 +59,8 @@ func TestActionShape(t *testing.T) {
 	if a.Runs.Using != "composite" {
 		t.Errorf("runs.using %q", a.Runs.Using)
 	}
-	for _, in := range []string{"prompt", "prompt-file", "policy", "provider", "model", "patch", "verify", "max-cost", "max-turns", "timeout", "version"} {
+	for _, in := range []string{"prompt", "prompt-file", "policy", "provider", "model", "patch", "verify", "json-schema", "max-cost", "max-turns", "timeout", "version",
+		"allow", "deny", "args", "on-ask", "mcp-config", "resume", "session-file", "input-file"} {
 		if _, ok := a.Inputs[in]; !ok {
 			t.Errorf("no input %s", in)
 		}
@@ -68,7 +70,7 @@ func TestActionShape(t *testing.T) {
 			t.Errorf("input %s: keys go through env:, never inputs", name)
 		}
 	}
-	for _, out := range []string{"exit-code", "result-json", "patch-path", "session-path"} {
+	for _, out := range []string{"exit-code", "result-json", "structured-output", "patch-path", "session-path"} {
 		if v := a.Outputs[out].Value; v != "${{ steps.run.outputs."+out+" }}" {
 			t.Errorf("output %s = %q", out, v)
 		}
@@ -85,7 +87,7 @@ func TestActionShape(t *testing.T) {
 			uses = append(uses, s.Uses)
 		}
 	}
-	if !slices.Contains(uses, "actions/setup-go@v5") || !slices.Contains(uses, "actions/upload-artifact@v4") {
+	if !slices.Contains(uses, "actions/setup-go@v5") || !slices.Contains(uses, "actions/cache@v4") || !slices.Contains(uses, "actions/upload-artifact@v4") {
 		t.Errorf("uses %v", uses)
 	}
 }
@@ -166,8 +168,8 @@ func TestActionFails(t *testing.T) {
 		}
 	}
 	code, log := env.runStep(t, run, a, map[string]string{"prompt": "look around", "max-turns": "1"})
-	if code != exitLimit {
-		t.Fatalf("step exit %d, want %d\n%s", code, exitLimit, log)
+	if code != exit.Limit {
+		t.Fatalf("step exit %d, want %d\n%s", code, exit.Limit, log)
 	}
 	if !strings.Contains(log, "::error title=rubichan failed (exit 4%3A a limit was reached)::") {
 		t.Errorf("no error annotation:\n%s", log)

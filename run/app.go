@@ -3,9 +3,10 @@ package run
 import (
 	"fmt"
 	"io"
-	"time"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/linemode"
 	"github.com/urfave/cli/v2"
 )
 
@@ -34,15 +35,12 @@ type environment struct {
 	harness.Env
 	// interrupts hands SIGINT to line mode; nil: a SIGINT cancels the
 	// context, also in line mode.
-	interrupts *Interrupts
+	interrupts *linemode.Interrupts
 }
 
 func processEnvironment() environment {
 	return environment{Env: harness.ProcessEnv()}
 }
-
-// today is the time whose date the system prompt shows.
-func (env environment) today() time.Time { return env.Today() }
 
 // newProcessApp builds the command-line application on the given streams. It never
 // calls os.Exit: errors come back from Run and [Main] turns them into exit
@@ -65,7 +63,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 		stderr = io.Discard
 	}
 	onUsage := func(_ *cli.Context, err error, _ bool) error {
-		return usageError{Err: err}
+		return exit.UsageError{Err: err}
 	}
 	app := &cli.App{
 		Name:  "rubichan",
@@ -73,6 +71,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 		UsageText: "rubichan exec [flags] [PROMPT...]\n" +
 			"rubichan chat [flags] [PROMPT...]   (or rubichan -i: line mode)\n" +
 			"rubichan query [flags] PROMPT\n" +
+			"rubichan acp [flags]                (an editor's agent: the Agent Client Protocol)\n" +
 			"rubichan policy check [flags] --tool CLASS -- ARG\n" +
 			"rubichan config show [flags]\n" +
 			"rubichan schema events\n" +
@@ -97,6 +96,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 		Commands: []*cli.Command{
 			execCommand(stdin, env, early),
 			chatCommand(stdin, env),
+			acpCommand(stdin, env),
 			queryCommand(stdin, env),
 			configCommand(env),
 			versionCommand(),
@@ -107,6 +107,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 			schemaCommand(),
 			sessionsCommand(env),
 			doctorCommand(env),
+			resultsCommand(),
 		},
 	}
 	for _, c := range app.Commands {
@@ -130,10 +131,10 @@ func rootAction(c *cli.Context) error {
 	if c.NArg() == 0 {
 		c.App.Writer = c.App.ErrWriter
 		_ = cli.ShowAppHelp(c)
-		return usageError{Err: errBareInvocation}
+		return exit.UsageError{Err: errBareInvocation}
 	}
 	first := c.Args().First()
-	return usagef("unknown command %q; to give the agent a task, run: rubichan exec %q", first, first)
+	return exit.Usagef("unknown command %q; to give the agent a task, run: rubichan exec %q", first, first)
 }
 
 func versionCommand() *cli.Command {
@@ -147,7 +148,7 @@ func versionCommand() *cli.Command {
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print one JSON object"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("version takes no arguments")
+				return exit.Usagef("version takes no arguments")
 			}
 			if c.Bool("json") {
 				return printVersionJSON(c.App.Writer)
@@ -160,7 +161,7 @@ func versionCommand() *cli.Command {
 // printVersion prints the line of `rubichan version` and `--version`.
 func printVersion(c *cli.Context) error {
 	if _, err := fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, readBuildInfo()); err != nil {
-		return stdoutError{Err: err}
+		return exit.StdoutError{Err: err}
 	}
 	return nil
 }
@@ -174,9 +175,9 @@ func helpAction(c *cli.Context) error {
 	case 2:
 		name := c.Args().Get(1)
 		if c.App.Command(name) == nil {
-			return usagef("help: unknown command %q; the commands are exec, chat, policy, config and version", name)
+			return exit.Usagef("help: unknown command %q; the commands are exec, chat, policy, config and version", name)
 		}
 		return cli.ShowCommandHelp(c, name)
 	}
-	return usagef("help takes at most one command name")
+	return exit.Usagef("help takes at most one command name")
 }

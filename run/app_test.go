@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 )
 
@@ -49,30 +50,30 @@ func TestAppUsage(t *testing.T) {
 		wantStdout string
 		wantStderr []string
 	}{
-		"bare":                    {args: nil, wantCode: exitUsage, wantStderr: []string{"USAGE", "rubichan exec"}},
-		"unknown command":         {args: []string{"fix it"}, wantCode: exitUsage, wantStderr: []string{`unknown command "fix it"`, `rubichan exec "fix it"`}},
-		"version":                 {args: []string{"version"}, wantCode: exitOK, wantStdout: "rubichan version " + readBuildInfo().String() + "\n"},
-		"--version":               {args: []string{"--version"}, wantCode: exitOK, wantStdout: "rubichan version " + readBuildInfo().String() + "\n"},
-		"-v is not --version":     {args: []string{"-v"}, wantCode: exitUsage, wantStderr: []string{"unknown flag -v: the version is --version", "-v is --verbose"}},
-		"help unknown":            {args: []string{"help", "bogus"}, wantCode: exitUsage, wantStderr: []string{`help: unknown command "bogus"`}},
-		"unknown flag":            {args: []string{"exec", "fix", "--bogus"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"unknown flag --bogus", "rubichan exec --help"}},
-		"bad flag value":          {args: []string{"exec", "fix", "--max-turns", "many"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"max-turns"}},
-		"zero max turns":          {args: []string{"exec", "fix", "--max-turns", "0"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"--max-turns: must be at least 1, got 0"}},
-		"negative max turns":      {args: []string{"exec", "fix", "--max-turns", "-1"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"--max-turns: must be at least 1, got -1"}},
-		"bad output":              {args: []string{"exec", "--output", "xml", "fix"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"--output must be text, final, json or stream-json"}},
-		"bad on-ask":              {args: []string{"exec", "--on-ask", "maybe", "fix"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"--on-ask"}},
-		"bad provider":            {args: []string{"exec", "--provider", "x", "fix"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"--provider"}},
-		"missing key":             {args: []string{"exec", "fix"}, env: fakeEnv(nil), wantCode: exitUsage, wantStderr: []string{"ANTHROPIC_API_KEY"}},
-		"missing openai key":      {args: []string{"exec", "--provider", "openai", "fix"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"OPENAI_API_KEY"}},
-		"quiet and verbose":       {args: []string{"exec", "-q", "-v", "fix"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"--quiet and --verbose"}},
-		"missing workspace":       {args: []string{"exec", "-C", "/nonexistent/dir", "fix"}, env: keyed, wantCode: exitUsage, wantStderr: []string{"workspace"}},
-		"version extra words":     {args: []string{"version", "x"}, wantCode: exitUsage, wantStderr: []string{"no arguments"}},
-		"bad bool variable":       {args: []string{"exec", "fix"}, env: fakeEnv(map[string]string{"RUBICHAN_QUIET": "maybe"}), wantCode: exitUsage, wantStderr: []string{`RUBICHAN_QUIET: want true or false (or 1 or 0), got "maybe"`}},
-		"subcommand unknown flag": {args: []string{"config", "show", "--bogus"}, wantCode: exitUsage, wantStderr: []string{"rubichan: config show: unknown flag --bogus\n", "run 'rubichan config show --help' for usage"}},
-		"subcommand usage hint":   {args: []string{"policy", "check", "--", "ls"}, wantCode: exitUsage, wantStderr: []string{"run 'rubichan policy check --help' for usage"}},
-		"unknown global flag":     {args: []string{"--bogus"}, wantCode: exitUsage, wantStderr: []string{"rubichan: unknown flag --bogus; commands: exec, chat, query, config, version, policy, skills, sandbox, mcp, schema, sessions, doctor\n"}},
-		"config alone":            {args: []string{"config"}, wantCode: exitUsage, wantStderr: []string{"config: missing subcommand", "rubichan config show"}},
-		"config unknown":          {args: []string{"config", "bogus"}, wantCode: exitUsage, wantStderr: []string{`config: unknown subcommand "bogus"`}},
+		"bare":                    {args: nil, wantCode: exit.Usage, wantStderr: []string{"USAGE", "rubichan exec"}},
+		"unknown command":         {args: []string{"fix it"}, wantCode: exit.Usage, wantStderr: []string{`unknown command "fix it"`, `rubichan exec "fix it"`}},
+		"version":                 {args: []string{"version"}, wantCode: exit.OK, wantStdout: "rubichan version " + readBuildInfo().String() + "\n"},
+		"--version":               {args: []string{"--version"}, wantCode: exit.OK, wantStdout: "rubichan version " + readBuildInfo().String() + "\n"},
+		"-v is not --version":     {args: []string{"-v"}, wantCode: exit.Usage, wantStderr: []string{"unknown flag -v: the version is --version", "-v is --verbose"}},
+		"help unknown":            {args: []string{"help", "bogus"}, wantCode: exit.Usage, wantStderr: []string{`help: unknown command "bogus"`}},
+		"unknown flag":            {args: []string{"exec", "fix", "--bogus"}, env: keyed, wantCode: exit.Usage, wantStderr: []string{"unknown flag --bogus", "rubichan exec --help"}},
+		"bad flag value":          {args: []string{"exec", "fix", "--max-turns", "many"}, env: keyed, wantCode: exit.Usage, wantStderr: []string{"max-turns"}},
+		"zero max turns":          {args: []string{"exec", "fix", "--max-turns", "0"}, env: keyed, wantCode: exit.Usage, wantStderr: []string{"--max-turns: must be at least 1, got 0"}},
+		"negative max turns":      {args: []string{"exec", "fix", "--max-turns", "-1"}, env: keyed, wantCode: exit.Usage, wantStderr: []string{"--max-turns: must be at least 1, got -1"}},
+		"bad output":              {args: []string{"exec", "--output", "xml", "fix"}, env: keyed, wantCode: exit.Usage, wantStderr: []string{"--output must be text, final, json or stream-json"}},
+		"bad on-ask":              {args: []string{"exec", "--on-ask", "maybe", "fix"}, env: keyed, wantCode: exit.Usage, wantStderr: []string{"--on-ask"}},
+		"bad provider":            {args: []string{"exec", "--provider", "x", "fix"}, env: keyed, wantCode: exit.Usage, wantStderr: []string{"--provider"}},
+		"missing key":             {args: []string{"exec", "fix"}, env: fakeEnv(nil), wantCode: exit.Usage, wantStderr: []string{"ANTHROPIC_API_KEY"}},
+		"missing openai key":      {args: []string{"exec", "--provider", "openai", "fix"}, env: keyed, wantCode: exit.Usage, wantStderr: []string{"OPENAI_API_KEY"}},
+		"quiet and verbose":       {args: []string{"exec", "-q", "-v", "fix"}, env: keyed, wantCode: exit.Usage, wantStderr: []string{"--quiet and --verbose"}},
+		"missing workspace":       {args: []string{"exec", "-C", "/nonexistent/dir", "fix"}, env: keyed, wantCode: exit.Usage, wantStderr: []string{"workspace"}},
+		"version extra words":     {args: []string{"version", "x"}, wantCode: exit.Usage, wantStderr: []string{"no arguments"}},
+		"bad bool variable":       {args: []string{"exec", "fix"}, env: fakeEnv(map[string]string{"RUBICHAN_QUIET": "maybe"}), wantCode: exit.Usage, wantStderr: []string{`RUBICHAN_QUIET: want true or false (or 1 or 0), got "maybe"`}},
+		"subcommand unknown flag": {args: []string{"config", "show", "--bogus"}, wantCode: exit.Usage, wantStderr: []string{"rubichan: config show: unknown flag --bogus\n", "run 'rubichan config show --help' for usage"}},
+		"subcommand usage hint":   {args: []string{"policy", "check", "--", "ls"}, wantCode: exit.Usage, wantStderr: []string{"run 'rubichan policy check --help' for usage"}},
+		"unknown global flag":     {args: []string{"--bogus"}, wantCode: exit.Usage, wantStderr: []string{"rubichan: unknown flag --bogus; commands: exec, chat, acp, query, config, version, policy, skills, sandbox, mcp, schema, sessions, doctor, results\n"}},
+		"config alone":            {args: []string{"config"}, wantCode: exit.Usage, wantStderr: []string{"config: missing subcommand", "rubichan config show"}},
+		"config unknown":          {args: []string{"config", "bogus"}, wantCode: exit.Usage, wantStderr: []string{`config: unknown subcommand "bogus"`}},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -107,7 +108,7 @@ func TestHelpCommand(t *testing.T) {
 		args []string
 		want []string
 	}{
-		"help": {[]string{"help"}, []string{"USAGE:\n   rubichan exec [flags] [PROMPT...]\n   rubichan chat [flags] [PROMPT...]   (or rubichan -i: line mode)\n   rubichan query [flags] PROMPT\n   rubichan policy check [flags] --tool CLASS -- ARG\n   rubichan config show [flags]\n   rubichan schema events\n   rubichan version\n   rubichan help [COMMAND]\n",
+		"help": {[]string{"help"}, []string{"USAGE:\n   rubichan exec [flags] [PROMPT...]\n   rubichan chat [flags] [PROMPT...]   (or rubichan -i: line mode)\n   rubichan query [flags] PROMPT\n   rubichan acp [flags]                (an editor's agent: the Agent Client Protocol)\n   rubichan policy check [flags] --tool CLASS -- ARG\n   rubichan config show [flags]\n   rubichan schema events\n   rubichan version\n   rubichan help [COMMAND]\n",
 			"--version", "exec", "policy", "config"}},
 		"help exec":   {[]string{"help", "exec"}, []string{"--verbose, -v", "--model NAME, -m NAME"}},
 		"help policy": {[]string{"help", "policy"}, []string{"work with policy files"}},
@@ -115,7 +116,7 @@ func TestHelpCommand(t *testing.T) {
 	}
 	for name, tc := range tests {
 		code, stdout, stderr := runCLI(t, fakeEnv(nil), "", tc.args...)
-		if code != exitOK || stderr != "" {
+		if code != exit.OK || stderr != "" {
 			t.Errorf("%s: exit %d, stderr %q", name, code, stderr)
 		}
 		for _, w := range tc.want {
@@ -132,7 +133,7 @@ func TestHelpCommand(t *testing.T) {
 func TestHelpGoesToStdout(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"exec", "--help"}} {
 		code, stdout, stderr := runCLI(t, fakeEnv(nil), "", args...)
-		if code != exitOK || !strings.Contains(stdout, "rubichan") || stderr != "" {
+		if code != exit.OK || !strings.Contains(stdout, "rubichan") || stderr != "" {
 			t.Errorf("%q: code %d, stdout %q, stderr %q", args, code, stdout, stderr)
 		}
 	}
@@ -148,7 +149,7 @@ func TestFlagsReadEnvironment(t *testing.T) {
 	// The configuration's variables are read through the environment the
 	// runner is given (LoadConfig), not by urfave/cli.
 	code, _, stderr := runCLI(t, fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "k", "RUBICHAN_MAX_TURNS": "0"}), "", "exec", "fix")
-	if code != exitUsage || !strings.Contains(stderr, "RUBICHAN_MAX_TURNS: must be at least 1, got 0") {
+	if code != exit.Usage || !strings.Contains(stderr, "RUBICHAN_MAX_TURNS: must be at least 1, got 0") {
 		t.Fatalf("RUBICHAN_MAX_TURNS=0: code %d, stderr %q", code, stderr)
 	}
 }
@@ -179,7 +180,7 @@ func TestHelpHasExamples(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			code, stdout, _ := runCLI(t, fakeEnv(nil), "", tc.args...)
-			if code != exitOK {
+			if code != exit.OK {
 				t.Fatalf("exit code %d", code)
 			}
 			for _, w := range tc.want {
@@ -210,9 +211,9 @@ func TestSignalErrorNamesTheSignal(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			e := SignalError{Signal: tc.sig}
+			e := exit.SignalError{Signal: tc.sig}
 			if e.Error() != tc.want || e.ExitCode() != tc.code {
-				t.Errorf("SignalError{%v} = %q, exit %d; want %q, exit %d", tc.sig, e.Error(), e.ExitCode(), tc.want, tc.code)
+				t.Errorf("exit.SignalError{%v} = %q, exit %d; want %q, exit %d", tc.sig, e.Error(), e.ExitCode(), tc.want, tc.code)
 			}
 		})
 	}
@@ -220,7 +221,7 @@ func TestSignalErrorNamesTheSignal(t *testing.T) {
 
 func TestStdoutErrorSaysItOnce(t *testing.T) {
 	t.Parallel()
-	err := stdoutError{Err: &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}}
+	err := exit.StdoutError{Err: &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}}
 	if got, want := err.Error(), "run: write stdout: no space left on device"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}

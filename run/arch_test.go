@@ -37,7 +37,7 @@ func pkgWithinAny(p string, dirs ...string) bool {
 var frontEnds = []string{"run/linemode", "run/query", "run/doctor", "run/acp"}
 
 // formatLeaves are the packages that only know a file or wire format.
-var formatLeaves = []string{"run/config", "run/events", "run/session", "run/cassette", "run/patch", "run/ghactions", "run/subquery", "run/skills"}
+var formatLeaves = []string{"run/config", "run/events", "run/session", "run/cassette", "run/patch", "run/ghactions", "run/subquery", "run/skills", "run/tasks", "run/results"}
 
 // archRule is one of DESIGN's arrows: check returns the offending import
 // of pkg, if any.

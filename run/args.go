@@ -3,6 +3,7 @@ package run
 import (
 	"strings"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/urfave/cli/v2"
 )
 
@@ -65,12 +66,12 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		takes, known := flags[name]
 		if !known || strings.HasPrefix(a, "---") {
-			return nil, usagef("%s: unknown flag %s%s", path, a, hint)
+			return nil, exit.Usagef("%s: unknown flag %s%s", path, a, hint)
 		}
 		front = append(front, a)
 		if takes && !hasValue {
 			if i+1 >= len(rest) {
-				return nil, usagef("%s: flag %s needs a value", path, a)
+				return nil, exit.Usagef("%s: flag %s needs a value", path, a)
 			}
 			i++
 			front = append(front, rest[i])
@@ -103,7 +104,7 @@ func unknownGlobalFlag(app *cli.App, first string) error {
 		}
 	}
 	if name == "v" {
-		return usagef("unknown flag %s: the version is --version (or rubichan version); -v is --verbose, a flag of exec", first)
+		return exit.Usagef("unknown flag %s: the version is --version (or rubichan version); -v is --verbose, a flag of exec", first)
 	}
 	var names []string
 	for _, c := range app.Commands {
@@ -111,5 +112,5 @@ func unknownGlobalFlag(app *cli.App, first string) error {
 			names = append(names, c.Name)
 		}
 	}
-	return usagef("unknown flag %s; commands: %s", first, strings.Join(names, ", "))
+	return exit.Usagef("unknown flag %s; commands: %s", first, strings.Join(names, ", "))
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 func TestNormalizeArgs(t *testing.T) {
@@ -67,7 +68,7 @@ func TestNormalizeArgs(t *testing.T) {
 			t.Parallel()
 			got, err := normalizeArgs(app, tc.in)
 			if tc.wantErr {
-				var ue usageError
+				var ue exit.UsageError
 				if !errors.As(err, &ue) {
 					t.Fatalf("normalizeArgs(%q) = %q, %v; want a usage error", tc.in, got, err)
 				}
@@ -135,7 +136,7 @@ func FuzzNormalizeArgs(f *testing.F) {
 		in := append([]string{"rubichan", "exec"}, words...)
 		out, err := normalizeArgs(app, in)
 		if err != nil {
-			var ue usageError
+			var ue exit.UsageError
 			if !errors.As(err, &ue) {
 				t.Fatalf("error %v is not a usage error", err)
 			}

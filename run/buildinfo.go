@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/sink"
 )
@@ -110,7 +111,7 @@ func printVersionJSON(w io.Writer) error {
 		return err
 	}
 	if _, err := fmt.Fprintf(w, "%s\n", data); err != nil {
-		return stdoutError{Err: err}
+		return exit.StdoutError{Err: err}
 	}
 	return nil
 }

@@ -2,16 +2,17 @@ package run
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/linemode"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 )
 
 const chatUsageText = `rubichan chat [flags] [PROMPT...]
@@ -34,7 +35,7 @@ Limits: --max-turns, --timeout and --max-tool-calls apply to each line's run;
 exit code is that of the last run.`
 
 // chatCommand is `rubichan chat`, also reached as `rubichan -i`: exec's
-// flags, the same loop, a line at a time.
+// flags, the same loop, a line at a time (see [linemode]).
 func chatCommand(stdin io.Reader, env environment) *cli.Command {
 	return &cli.Command{
 		Name:        "chat",
@@ -43,7 +44,7 @@ func chatCommand(stdin io.Reader, env environment) *cli.Command {
 		Description: chatDescription,
 		Flags:       execFlags(),
 		Action: func(c *cli.Context) error {
-			person := personPresent(stdin, c.App.ErrWriter)
+			person := linemode.PersonPresent(stdin, c.App.ErrWriter)
 			if person && !c.IsSet("trust-workspace") {
 				// A person is there: the workspace's .rubichan/ files
 				// are theirs to trust (DESIGN: workspace trust).
@@ -55,10 +56,10 @@ func chatCommand(stdin io.Reader, env environment) *cli.Command {
 				err = cfg.checkChat()
 			}
 			if err != nil {
-				in.close()
+				in.Close()
 				return err
 			}
-			return runChat(c.Context, cfg, stdin, c.App.Writer, c.App.ErrWriter, env, person, in)
+			return runChat(c.Context, cfg.forLineMode(), stdin, c.App.Writer, c.App.ErrWriter, env, person, in)
 		},
 	}
 }
@@ -69,141 +70,67 @@ func chatCommand(stdin io.Reader, env environment) *cli.Command {
 // opened while the person types, what they say meanwhile goes above the
 // prompt (c's error writer goes through the line editor from here on),
 // and the line waits for them. Otherwise it returns nil.
-func firstPrompt(c *cli.Context, stdin io.Reader, env environment, person bool) *lineInput {
+func firstPrompt(c *cli.Context, stdin io.Reader, env environment, person bool) *linemode.Input {
 	if !person || c.String("output") != outputText || strings.TrimSpace(strings.Join(c.Args().Slice(), " ")) != "" {
 		return nil
 	}
-	in := newLineInput(stdin, c.App.ErrWriter, true, historyPath(env), nil)
-	c.App.ErrWriter = in.writer(c.App.ErrWriter)
-	// No raw terminal before main catches SIGTERM (it has by now, as a
-	// rule): a signal's default action would leave it raw.
-	env.interrupts.awaitListening()
-	in.next(promptMain)
+	in := linemode.StartPrompt(stdin, c.App.ErrWriter, linemode.HistoryPath(env.LookupEnv), env.interrupts)
+	c.App.ErrWriter = in.Writer(c.App.ErrWriter)
 	runtime.Gosched() // let the read draw the prompt before the rest takes this thread
 	return in
-}
-
-// personPresent reports whether a person is at a terminal: standard
-// input and standard error are both terminals.
-func personPresent(stdin io.Reader, stderr io.Writer) bool {
-	f, ok := stdin.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd())) && isTerminal(stderr)
 }
 
 // checkChat refuses the exec flags that make no sense a line at a time.
 func (cfg execConfig) checkChat() error {
 	switch {
 	case cfg.Patch != "":
-		return usagef("chat: --patch is for one headless run; use rubichan exec --patch")
+		return exit.Usagef("chat: --patch is for one headless run; use rubichan exec --patch")
 	case cfg.answering():
-		return usagef("chat: --approve and --deny-pending answer a deferred run; use rubichan exec --resume")
+		return exit.Usagef("chat: --approve and --deny-pending answer a deferred run; use rubichan exec --resume")
 	case cfg.Output == outputFinal:
-		return usagef("chat: --output final is for one run; use text, json or stream-json")
+		return exit.Usagef("chat: --output final is for one run; use text, json or stream-json")
 	case cfg.PromptFile != "":
-		return usagef("chat: --prompt-file is for one run; give the first line as arguments")
+		return exit.Usagef("chat: --prompt-file is for one run; give the first line as arguments")
 	}
 	return nil
 }
 
-// runChat is line mode: the run's stack opened once (policy, workspace,
-// session, tools, loop, as exec opens it), then a run per line until the
-// input ends, /quit, or a second Ctrl-C at the prompt. It returns the
-// last run's error, which gives the exit code.
-func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment, person bool, in *lineInput) error {
-	start := time.Now()
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	var js *jsonSink
-	if cfg.Output == outputJSON || cfg.Output == outputStreamJSON {
-		js = newJSONSink(newJSONShown(stdout), cfg.Output == outputStreamJSON, newSessionID(start), nil)
-	}
+// forLineMode is cfg as line mode runs it, decided once before anything
+// is opened: a chat cannot leave a call open (the next line must find
+// the conversation valid), so "defer" asks are denied; and the approver
+// keeps the person's session answers.
+func (cfg execConfig) forLineMode() execConfig {
 	if cfg.OnAsk == "defer" {
-		// A chat cannot leave a call open: the next line must find the
-		// conversation valid.
 		cfg.OnAsk = "deny"
 	}
 	cfg.chat = true
-	red := newRedactor(cfg.secrets(env))
-	if in == nil {
-		in = newLineInput(stdin, stderr, person, historyPath(env), red)
-	}
-	in.know(red)
-	defer in.close()
-	stderr = in.writer(stderr)
-	sinks := newRunSinks(cfg, js, stdout, stderr, env, stop)
-	defer sinks.close()
-	ask := &chatAsker{stderr: stderr, colors: colorEnabled(cfg.Color, true, env.LookupEnv), person: person}
-	st, err := openStack(ctx, &cfg, stackInput{chat: true, start: start, newAsker: ask.open}, stdout, stderr, env, sinks)
-	if err != nil {
-		ask.tty.close()
-		if js != nil {
-			js.Finish(err, exitCode(err))
-		}
-		return err
-	}
-	defer st.close()
-	env.interrupts.awaitListening() // before the first run writes on stdout (see Interrupts)
-	c := newChat(cfg, env, st, in, stdout, stderr, person, ask.tty)
-	err = c.run(ctx)
-	if cerr := c.close(); err == nil {
-		err = cerr // the cassette could not be written
-	}
-	c.endChat(err)
-	return err
+	return cfg
 }
 
-// errChatEnd is how a chat ends at the end of its input (a pipe's end,
-// Ctrl-D) or at /quit; errChatQuit is a second Ctrl-C, which also drops
-// a message being typed.
-var (
-	errChatEnd  = errors.New("chat ended")
-	errChatQuit = errors.New("chat quit")
-)
-
-// run reads and runs lines until the chat ends. A message the input's end
-// cut short (inside a block) is still run; one a second Ctrl-C cut short
-// is dropped.
-func (c *chat) run(ctx context.Context) error {
-	intr, release := c.env.interrupts.claim()
-	defer release()
-	c.intr = intr
-	if first := strings.TrimSpace(c.st.in.Text); first != "" {
-		c.runLine(ctx, first)
+// runChat is line mode ([linemode.Run]) over the run's stack, opened
+// once as exec opens it (policy, workspace, session, tools, loop).
+func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stderr io.Writer, env environment, person bool, in *linemode.Input) error {
+	start := time.Now()
+	s := cfg.settings()
+	var js *sink.JSON
+	if cfg.Output == outputJSON || cfg.Output == outputStreamJSON {
+		js = sink.NewJSON(sink.NewJSONShown(stdout), cfg.Output == outputStreamJSON, sink.NewSessionID(start), nil)
 	}
-	for ctx.Err() == nil {
-		msg, err := c.readMessage(ctx)
-		if errors.Is(err, errChatQuit) {
-			break
-		}
-		if err != nil && !errors.Is(err, errChatEnd) {
-			return err
-		}
-		if c.handle(ctx, msg) || err != nil {
-			break
-		}
-	}
-	if ctx.Err() != nil {
-		return context.Cause(ctx)
-	}
-	return c.lastErr
-}
-
-// handle runs one message, or the command it is; it reports whether the
-// chat ends (/quit).
-func (c *chat) handle(ctx context.Context, msg string) bool {
-	switch {
-	case strings.TrimSpace(msg) == "":
-		return false
-	case strings.HasPrefix(msg, "/") && !strings.Contains(strings.TrimSpace(msg), "\n"):
-		return c.command(ctx, strings.TrimSpace(msg))
-	}
-	c.runLine(ctx, msg)
-	return false
-}
-
-// note writes a line of the chat's own on stderr (the commands' output),
-// its control characters shown ([shown]): it may name tools, files and
-// rules that come from servers, the workspace and the model.
-func (c *chat) note(format string, args ...any) {
-	io.WriteString(c.stderr, shown(fmt.Sprintf(format, args...))+"\n")
+	return linemode.Run(ctx, linemode.Options{
+		Stdin: stdin, Stdout: stdout, Stderr: stderr, Person: person, Input: in, Interrupts: env.interrupts,
+		HistoryPath: linemode.HistoryPath(env.LookupEnv), Secrets: s.Secrets(env.Env, s.Dir),
+		Colors: sink.ColorEnabled(cfg.Color, true, env.LookupEnv), JSON: js, Timeout: s.Limits().Timeout,
+		ModelLocked: s.Limits().MaxCost > 0, Provider: s.Provider.Name, API: s.Provider.Type,
+		NewSinks: func(stderr io.Writer, observe func(agent.Event), stop func(error)) *sink.Fan {
+			opt := cfg.sinkOptions(js, env, stop)
+			opt.Observe = observe
+			return sink.New(stdout, stderr, opt)
+		},
+		Open: func(ctx context.Context, fan *sink.Fan, stderr io.Writer, newAsker func(*harness.Approver) agent.Asker) (*harness.Run, error) {
+			return harness.Open(ctx, s, harness.OpenOptions{Stdout: stdout, Stderr: stderr, Env: env.Env, Sinks: fan,
+				Start: start, Build: sinkBuild(), NewAsker: newAsker})
+		},
+		CompactFor:     func(model string, emit func(agent.Event)) agent.Compact { return harness.CompactFor(s, model, emit) },
+		StructuredPlan: s.StructuredPlan, Dir: s.Dir, SchemaRetries: s.JSONSchemaRetries,
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/rubichan/rubichan/run/linemode"
 )
 
 // BenchmarkChatStartup is line mode's start-up to its first prompt, as a
@@ -67,7 +68,7 @@ func timeToPrompt(cmd *exec.Cmd) (time.Duration, *os.ProcessState, error) {
 		for {
 			n, err := ptmx.Read(buf)
 			screen = append(screen, buf[:n]...)
-			if bytes.Contains(screen, []byte(promptMain)) {
+			if bytes.Contains(screen, []byte(linemode.Prompt)) {
 				seen <- time.Since(start)
 				return
 			}
@@ -107,7 +108,7 @@ const promptFloorSource = `package main
 import "os"
 
 func main() {
-	os.Stderr.WriteString("` + promptMain + `")
+	os.Stderr.WriteString("` + linemode.Prompt + `")
 	os.Stdin.Read(make([]byte, 1))
 }
 `

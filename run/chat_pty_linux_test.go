@@ -7,12 +7,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/rubichan/rubichan/run/internal/ptytest"
 )
 
 // ptyDialogTimeout bounds each expect and the program's exit.
@@ -44,8 +44,8 @@ func cmdPtyChat(ts *testscript.TestScript, neg bool, args []string) {
 	err = cmd.Start()
 	tty.Close()
 	ts.Check(err)
-	screen := &ptyScreen{changed: make(chan struct{}, 1)}
-	go screen.copyFrom(ptmx)
+	screen := ptytest.NewScreen(ptyDialogTimeout)
+	go screen.CopyFrom(ptmx)
 	dialogErr := playDialog(ptmx, screen, ts.ReadFile(args[1]), ts.MkAbs)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -58,7 +58,7 @@ func cmdPtyChat(ts *testscript.TestScript, neg bool, args []string) {
 		dialogErr = fmt.Errorf("the program did not exit; %v", dialogErr)
 	}
 	fmt.Fprint(ts.Stdout(), stdout.String())
-	fmt.Fprint(ts.Stderr(), strings.ReplaceAll(screen.text(), "\r\n", "\n"))
+	fmt.Fprint(ts.Stderr(), strings.ReplaceAll(screen.Text(), "\r\n", "\n"))
 	if dialogErr != nil {
 		ts.Fatalf("dialogue: %v", dialogErr)
 	}
@@ -67,38 +67,8 @@ func cmdPtyChat(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// ptyScreen is what the program wrote on its terminal.
-type ptyScreen struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	changed chan struct{}
-}
-
-func (s *ptyScreen) copyFrom(f *os.File) {
-	b := make([]byte, 4096)
-	for {
-		n, err := f.Read(b)
-		s.mu.Lock()
-		s.buf.Write(b[:n])
-		s.mu.Unlock()
-		select {
-		case s.changed <- struct{}{}:
-		default:
-		}
-		if err != nil {
-			return // EIO once the program closed the terminal
-		}
-	}
-}
-
-func (s *ptyScreen) text() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
-
 // playDialog types and waits as the dialogue says.
-func playDialog(ptmx *os.File, screen *ptyScreen, dialog string, abs func(string) string) error {
+func playDialog(ptmx *os.File, screen *ptytest.Screen, dialog string, abs func(string) string) error {
 	seen := 0
 	for _, step := range strings.Split(strings.TrimSpace(dialog), "\n") {
 		verb, arg, _ := strings.Cut(strings.TrimSpace(step), " ")
@@ -108,7 +78,7 @@ func playDialog(ptmx *os.File, screen *ptyScreen, dialog string, abs func(string
 			if err != nil {
 				return err
 			}
-			n, err := screen.await(re, seen)
+			n, err := screen.Await(re, seen)
 			if err != nil {
 				return err
 			}
@@ -136,23 +106,6 @@ func playDialog(ptmx *os.File, screen *ptyScreen, dialog string, abs func(string
 		}
 	}
 	return nil
-}
-
-// await waits until the screen after from matches re and returns where
-// the match ends.
-func (s *ptyScreen) await(re *regexp.Regexp, from int) (int, error) {
-	deadline := time.After(ptyDialogTimeout)
-	for {
-		text := s.text()
-		if loc := re.FindStringIndex(text[from:]); loc != nil {
-			return from + loc[1], nil
-		}
-		select {
-		case <-s.changed:
-		case <-deadline:
-			return from, fmt.Errorf("no %q on the terminal after:\n%s", re, text[from:])
-		}
-	}
 }
 
 // awaitFile waits until the file at path exists.

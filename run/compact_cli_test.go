@@ -12,6 +12,7 @@ import (
 	"github.com/rubichan/rubichan/llm/llmtest"
 	"github.com/rubichan/rubichan/run/agent/agenttest"
 	"github.com/rubichan/rubichan/run/events/eventstest"
+	"github.com/rubichan/rubichan/run/exit"
 )
 
 // testSummary is the summary the scripted model writes.
@@ -84,7 +85,7 @@ func TestCompactionCLI(t *testing.T) {
 
 func TestNoCompactCLI(t *testing.T) {
 	code, out, stderr, _ := compactCLI(t, "--no-compact")
-	if code != exitProvider || !strings.Contains(stderr, "no longer fits the model's context window") {
+	if code != exit.Provider || !strings.Contains(stderr, "no longer fits the model's context window") {
 		t.Fatalf("exit %d, want 5\n%s", code, stderr)
 	}
 	evs := eventstest.StreamOf(t, out)
@@ -95,7 +96,7 @@ func TestNoCompactCLI(t *testing.T) {
 
 func TestCompactAtFlag(t *testing.T) {
 	code, _, stderr, _ := compactCLI(t, "--compact-at", "1.5")
-	if code != exitUsage || !strings.Contains(stderr, "want a ratio above 0 and at most 1") {
+	if code != exit.Usage || !strings.Contains(stderr, "want a ratio above 0 and at most 1") {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 }

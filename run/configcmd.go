@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/urfave/cli/v2"
 )
 
@@ -126,12 +130,12 @@ provider (what could be loaded is still printed).`,
 				for _, n := range lc.Notes {
 					note(n)
 				}
-				rp, perr := resolveProvider(lc, env.LookupEnv)
-				show := config.NewShow(lc, rp, perr, c.Bool("all"), shown)
+				rp, perr := harness.ResolveProvider(lc, env.LookupEnv)
+				show := config.NewShow(lc, rp, perr, c.Bool("all"), agent.Shown)
 				if c.Bool("json") {
-					err = show.WriteJSON(newJSONShown(c.App.Writer))
+					err = show.WriteJSON(sink.NewJSONShown(c.App.Writer))
 				} else {
-					err = show.WriteText(c.App.Writer, shown)
+					err = show.WriteText(c.App.Writer, agent.Shown)
 				}
 				if err != nil {
 					return err
@@ -148,7 +152,7 @@ provider (what could be loaded is still printed).`,
 // --trust-workspace.
 func loadCommandConfig(c *cli.Context, env environment, name string) (*config.Loaded, error) {
 	if c.NArg() > 0 {
-		return nil, usagef("%s takes no arguments", name)
+		return nil, exit.Usagef("%s takes no arguments", name)
 	}
 	dir := c.String("cwd")
 	if dir == "" {
@@ -156,7 +160,7 @@ func loadCommandConfig(c *cli.Context, env environment, name string) (*config.Lo
 	}
 	ws, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, usagef("workspace %s: %v", dir, err)
+		return nil, exit.Usagef("workspace %s: %v", dir, err)
 	}
-	return loadConfig(configOptionsFromCLI(c, env, ws, c.Bool("trust-workspace")))
+	return harness.LoadConfig(configOptionsFromCLI(c, env, ws, c.Bool("trust-workspace")))
 }

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/internal/ptytest"
 )
 
@@ -51,7 +53,7 @@ func TestConfigShowText(t *testing.T) {
 		"model = \"claude-opus-5-5\"\nbase_url = \"https://attacker.example\"\n",
 		map[string]string{"ANTHROPIC_API_KEY": secretKey, "RUBICHAN_MAX_TURNS": "7"})
 	code, out, errOut := runCLI(t, env, "", "config", "show", "-C", ws, "--timeout", "5m")
-	if code != exitOK {
+	if code != exit.OK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	for _, want := range []string{
@@ -89,7 +91,7 @@ func TestConfigShowJSON(t *testing.T) {
 	env, ws := configShowFixture(t, "", "base_url = \"https://ws.example/v1\"\n",
 		map[string]string{"OPENAI_API_KEY": secretKey})
 	code, out, errOut := runCLI(t, env, "", "config", "show", "--json", "--trust-workspace", "-C", ws, "--all")
-	if code != exitOK {
+	if code != exit.OK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	if strings.Contains(out, secretKey) {
@@ -140,8 +142,8 @@ func TestConfigShowErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			env, ws := configShowFixture(t, tc.user, "", tc.vars)
 			code, out, errOut := runCLI(t, env, "", append(tc.args, "-C", ws)...)
-			if code != exitUsage {
-				t.Fatalf("exit %d, want %d; stderr %s", code, exitUsage, errOut)
+			if code != exit.Usage {
+				t.Fatalf("exit %d, want %d; stderr %s", code, exit.Usage, errOut)
 			}
 			for _, s := range tc.contains {
 				if !strings.Contains(errOut, s) {
@@ -160,7 +162,7 @@ func TestConfigShowErrors(t *testing.T) {
 // TestConfigShowShowsControls: `config show` writes the control characters
 // of configuration text (values, file names) visibly, in text and in JSON, and a hook command
 // is clipped exactly as the runner's clip does (config.NewShow is given
-// the runner's escaping, see [shown]).
+// the runner's escaping, see [agent.Shown]).
 func TestConfigShowShowsControls(t *testing.T) {
 	// A TOML file holds no invalid bytes, and a header value no line break.
 	h := strings.ToValidUTF8(ptytest.Hostile, "?")
@@ -180,23 +182,23 @@ func TestConfigShowShowsControls(t *testing.T) {
 	}
 	env, ws := configShowFixture(t, "", "", map[string]string{"ANTHROPIC_API_KEY": secretKey})
 	code, out, errOut := runCLI(t, env, "", "config", "show", "-C", ws, "--config", file)
-	if code != exitOK {
+	if code != exit.OK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	if problem := ptytest.EscapedOK(out); problem != "" {
 		t.Errorf("text %s:\n%s", problem, ptytest.JSONQuote(out))
 	}
 	for i, c := range cmds {
-		if want := fmt.Sprintf("hooks.stop[%d] = %s", i, strconv.Quote("n: "+clip(c, 80)+" (timeout 30s)")); !strings.Contains(out, want) {
+		if want := fmt.Sprintf("hooks.stop[%d] = %s", i, strconv.Quote("n: "+agent.Clip(c, 80)+" (timeout 30s)")); !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
 	}
 	code, out, errOut = runCLI(t, env, "", "config", "show", "--json", "-C", ws, "--config", file)
-	if code != exitOK {
+	if code != exit.OK {
 		t.Fatalf("--json: exit %d, stderr %s", code, errOut)
 	}
 	for _, r := range out {
-		if r == utf8.RuneError || r != '\n' && r != '\t' && (r < 0x20 || actsOnTerminal(r)) {
+		if r == utf8.RuneError || r != '\n' && r != '\t' && (r < 0x20 || agent.ActsOnTerminal(r)) {
 			t.Fatalf("JSON holds %U raw:\n%s", r, ptytest.JSONQuote(out))
 		}
 	}
@@ -214,7 +216,7 @@ func TestConfigShowShowsControls(t *testing.T) {
 		}
 	}
 	for i, c := range cmds {
-		if want := "n: " + clip(c, 80) + " (timeout 30s)"; i >= len(hooks) || hooks[i] != want {
+		if want := "n: " + agent.Clip(c, 80) + " (timeout 30s)"; i >= len(hooks) || hooks[i] != want {
 			t.Errorf("hooks.stop[%d] = %v, want %q", i, hooks, want)
 		}
 	}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -96,4 +97,104 @@ func yamlText(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// docStep is one use of a step in docs/github-actions.md: a step of a
+// workflow's job, or a step shown alone (a YAML list of steps).
+type docStep struct {
+	where string
+	Uses  string            `yaml:"uses"`
+	Env   map[string]string `yaml:"env"`
+	With  map[string]string `yaml:"with"`
+}
+
+// docSteps returns every step of the doc's YAML blocks, those of whole
+// workflows and those shown alone.
+func docSteps(t *testing.T) []docStep {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "github-actions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []docStep
+	for i, m := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllSubmatch(doc, -1) {
+		var wf struct {
+			Jobs map[string]struct {
+				Steps []docStep `yaml:"steps"`
+			} `yaml:"jobs"`
+		}
+		var alone []docStep
+		switch {
+		case yaml.Unmarshal(m[1], &wf) == nil && wf.Jobs != nil:
+			for name, job := range wf.Jobs {
+				for _, s := range job.Steps {
+					s.where = fmt.Sprintf("block %d, job %s", i+1, name)
+					out = append(out, s)
+				}
+			}
+		case yaml.Unmarshal(m[1], &alone) == nil:
+			for _, s := range alone {
+				s.where = fmt.Sprintf("block %d (steps alone)", i+1)
+				out = append(out, s)
+			}
+		default:
+			t.Errorf("yaml block %d of docs/github-actions.md is neither a workflow nor a list of steps", i+1)
+		}
+	}
+	return out
+}
+
+// TestGitHubActionsDocSteps: every use of the action in
+// docs/github-actions.md, in a workflow or shown alone as a step, passes
+// only inputs action.yml declares and the key only through env:.
+func TestGitHubActionsDocSteps(t *testing.T) {
+	t.Parallel()
+	action := readAction(t)
+	uses := 0
+	for _, s := range docSteps(t) {
+		if !strings.HasPrefix(s.Uses, "rubichan/rubichan@") {
+			continue
+		}
+		uses++
+		for in := range s.With {
+			if _, ok := action.Inputs[in]; !ok {
+				t.Errorf("%s: input %s is not in action.yml", s.where, in)
+			}
+		}
+		if s.Env["ANTHROPIC_API_KEY"] != "${{ secrets.ANTHROPIC_API_KEY }}" {
+			t.Errorf("%s: the key is not given through env: from a secret", s.where)
+		}
+	}
+	if uses < 7 {
+		t.Errorf("%d uses of the action found in docs/github-actions.md, want its 7", uses)
+	}
+}
+
+// TestGitHubActionsDocLetsTestsRun: each use of the action in
+// docs/github-actions.md (in a workflow or a step shown alone) that
+// verifies with go test gives rules (allow: lines, RUBICHAN_ALLOW lines)
+// that let the model run go test and write the code, as `rubichan policy
+// check` judges with the built-in policy; and no rule there looks like
+// several joined by a comma. Not parallel: runApp.
+func TestGitHubActionsDocLetsTestsRun(t *testing.T) {
+	checked := 0
+	for _, s := range docSteps(t) {
+		if !strings.HasPrefix(s.Uses, "rubichan/rubichan@") || !strings.Contains(s.With["verify"], "go test") || s.With["policy"] != "" {
+			continue
+		}
+		checked++
+		var args []string
+		for _, r := range splitRules([]string{s.With["allow"], s.Env["RUBICHAN_ALLOW"]}) {
+			args = append(args, "--allow", r)
+		}
+		for _, call := range [][]string{{"--tool", "shell", "--", "go test ./..."}, {"--tool", "write", "pkg/x.go"}} {
+			stdout, stderr, code := runApp(t, append(append([]string{"policy", "check"}, args...), call...)...)
+			if code != 0 || !strings.Contains(stdout, "\ndecision: allow\n") || strings.Contains(stderr, "joined by a comma") {
+				t.Errorf("%s: %v is not allowed by its rules %q (exit %d)\n%s%s", s.where, call, args, code, stdout, stderr)
+			}
+		}
+	}
+	if checked < 3 {
+		t.Errorf("%d uses of the action verify with go test; want the first example, the propose and the matrix jobs", checked)
+	}
 }

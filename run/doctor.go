@@ -5,6 +5,7 @@ import (
 
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/doctor"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/urfave/cli/v2"
@@ -29,6 +30,7 @@ Exit codes: 0 no problem found, 1 a problem (each printed with its fix),
 // doctorCommand is `rubichan doctor`.
 func doctorCommand(env environment) *cli.Command {
 	flags := append(append(policyFlags(""), skillFlags("")...), configFlags()...)
+	flags = append(flags, mcpFlags("")...)
 	flags = append(flags,
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 		&cli.StringFlag{Name: "session-dir", Usage: "check this session `DIR` instead of the default", EnvVars: envs("session-dir"), TakesFile: true},
@@ -38,7 +40,7 @@ func doctorCommand(env environment) *cli.Command {
 	return &cli.Command{
 		Name:        "doctor",
 		Usage:       "check the configuration, key, provider, policy and environment a run would use",
-		UsageText:   "rubichan doctor [--json] [--offline] [-C DIR] [exec's policy, model, limit and session flags]",
+		UsageText:   "rubichan doctor [--json] [--offline] [-C DIR] [--mcp-config FILE] [--no-mcp] [exec's policy, model, limit and session flags]",
 		Description: doctorDescription,
 		Flags:       flags,
 		Action:      func(c *cli.Context) error { return runDoctor(c, env) },
@@ -49,16 +51,21 @@ func doctorCommand(env environment) *cli.Command {
 // checks.
 func runDoctor(c *cli.Context, env environment) error {
 	if c.NArg() > 0 {
-		return usagef("doctor takes no arguments")
+		return exit.Usagef("doctor takes no arguments")
 	}
 	lc, lcErr := loadCommandConfig(c, env, "doctor")
+	mcpCh, err := mcpChoiceFromCLI(c)
+	if err != nil {
+		return err
+	}
 	return doctor.Run(c.Context, doctor.Options{
 		Config: lc, ConfigErr: lcErr, Env: env.Env, Dir: c.String("cwd"),
 		Policy: harness.PolicySource{
-			Dir: c.String("cwd"), File: c.String("policy"), Allow: c.StringSlice("allow"), Deny: c.StringSlice("deny"),
+			Dir: c.String("cwd"), File: c.String("policy"), Allow: ruleFlag(c, "allow"), Deny: ruleFlag(c, "deny"),
 			TrustWorkspace: c.Bool("trust-workspace"), Headless: true,
 		},
 		TrustWorkspace: c.Bool("trust-workspace"),
+		MCP:            harness.MCPChoice(mcpCh),
 		Skills:         skillSettings(c),
 		SessionDir:     c.String("session-dir"),
 		Offline:        c.Bool("offline"),
@@ -69,17 +76,11 @@ func runDoctor(c *cli.Context, env environment) error {
 	})
 }
 
-// doctorProbeMCP is how the doctor starts the MCP servers: with the
-// sandbox and reaper a run's would have ([probeTools]), the run's child
-// environment, and stopped at once.
+// doctorProbeMCP is how the doctor starts the MCP servers: as a run
+// would ([harness.ProbeMCP]), and stopped at once.
 func doctorProbeMCP(env environment, lc *config.Loaded) func(context.Context, []mcp.ServerConfig, string) ([]mcp.Status, error) {
 	return func(ctx context.Context, servers []mcp.ServerConfig, dir string) ([]mcp.Status, error) {
-		cfg := execConfig{Settings: lc}
-		rt, closeTools, err := probeTools(cfg, env, dir, func(string) {}) // the sandbox step reports it
-		if err != nil {
-			return nil, err
-		}
-		defer closeTools()
-		return mcp.Probe(ctx, servers, mcpOptions(cfg.childEnv(env), dir, rt)), nil
+		// the sandbox step reports the sandbox
+		return harness.ProbeMCP(ctx, harness.Settings{Config: lc}, env.Env, servers, dir, func(string) {})
 	}
 }

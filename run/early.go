@@ -91,8 +91,8 @@ func scanArgs(args []string, lookupEnv func(string) (string, bool)) earlyArgs {
 // exec action writes to them, and [runMain] closes them with the exit
 // code. Either may be nil.
 type earlyOutput struct {
-	json   *jsonSink       // --output json or stream-json
-	github *githubReporter // under GitHub Actions
+	json   *sink.JSON   // --output json or stream-json
+	github *sink.GitHub // under GitHub Actions
 }
 
 // openEarly makes the sinks early names. Under GitHub Actions stderr is

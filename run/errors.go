@@ -3,11 +3,12 @@ package run
 import (
 	"errors"
 
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/urfave/cli/v2"
 )
 
 // The exit-code contract (codes, usage errors, Code) lives in run/exit;
-// run/shim_exit.go keeps its old names here until every file has moved.
+// what stays here is the command layer's own.
 
 // errBareInvocation is returned when rubichan runs with no command at all;
 // help has already been printed, so [Main] prints nothing more.
@@ -20,8 +21,8 @@ var errBareInvocation = errors.New("no command given")
 func requireSubcommand(name, hint string) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		if c.NArg() == 0 {
-			return usagef("%s: missing subcommand%s", name, hint)
+			return exit.Usagef("%s: missing subcommand%s", name, hint)
 		}
-		return usagef("%s: unknown subcommand %q", name, c.Args().First())
+		return exit.Usagef("%s: unknown subcommand %q", name, c.Args().First())
 	}
 }

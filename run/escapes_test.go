@@ -11,25 +11,26 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/doctor"
+	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/internal/ptytest"
 	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/sink"
-	"github.com/rubichan/rubichan/toolkit"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 )
 
 // TestTerminalOutputShowsControls: every place that writes model, file,
 // tool or server text for a person writes its control characters
-// visibly (see [shown]), whatever field the text comes in.
+// visibly (see [agent.Shown]), whatever field the text comes in.
 func TestTerminalOutputShowsControls(t *testing.T) {
 	t.Parallel()
 	h := ptytest.Hostile
 	one := 1
-	activity := func(verbose bool, evs ...Event) func(*testing.T) string {
+	activity := func(verbose bool, evs ...agent.Event) func(*testing.T) string {
 		return func(*testing.T) string {
 			var b bytes.Buffer
 			s := sink.NewActivity(&b, sink.ActivityOptions{Quiet: false, Verbose: verbose, Colors: false})
@@ -40,53 +41,34 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 		}
 	}
 	tests := map[string]func(*testing.T) string{
-		"activity: tool call":     activity(false, Event{Kind: EventToolCall, Tool: &ToolCallInfo{Name: h, Summary: h}}),
-		"activity: denial":        activity(false, Event{Kind: EventToolDenied, Denial: &DenialInfo{Rule: h, Fact: h, Reason: h, Allow: []string{h}}}),
-		"activity: denial rule":   activity(false, Event{Kind: EventToolDenied, Denial: &DenialInfo{Rule: h, Fact: "f"}}),
-		"activity: pending rule":  activity(false, Event{Kind: EventToolDenied, Denial: &DenialInfo{Rule: h, Fact: "f", Pending: true}}),
-		"activity: pending fact":  activity(false, Event{Kind: EventToolDenied, Denial: &DenialInfo{Rule: "r", Fact: h, Pending: true}}),
-		"activity: error":         activity(false, Event{Kind: EventError, Err: errors.New(h)}),
-		"activity: limit":         activity(false, Event{Kind: EventLimit, Text: h}),
-		"activity: notice":        activity(false, Event{Kind: EventNotice, Text: h}),
-		"activity: retry":         activity(false, Event{Kind: EventRetry, Retry: &RetryInfo{Attempt: 1, Reason: h}}),
-		"activity: error result":  activity(false, Event{Kind: EventToolResult, Tool: &ToolCallInfo{Name: "bash"}, Result: &ToolResultInfo{IsError: true, Content: h}}),
-		"activity: changed":       activity(false, Event{Kind: EventToolResult, Tool: &ToolCallInfo{Name: "write"}, Result: &ToolResultInfo{Changed: []string{h}}}),
-		"activity: output":        activity(true, Event{Kind: EventToolResult, Tool: &ToolCallInfo{Name: h, Summary: h}, Result: &ToolResultInfo{ExitCode: &one, Content: h}}),
-		"activity: hook continue": activity(false, Event{Kind: EventHook, Hook: &HookInfo{Name: h, Decision: hookContinue, Reason: h}}),
-		"activity: hook rewrite":  activity(false, Event{Kind: EventHook, Hook: &HookInfo{Name: h, Decision: hookRewrite, Reason: h}}),
-		"activity: hook append":   activity(false, Event{Kind: EventHook, Hook: &HookInfo{Name: h, Decision: hookAppend, Reason: h}}),
-		"activity: hook verbose":  activity(true, Event{Kind: EventHook, Hook: &HookInfo{Name: h, Event: "stop", Decision: "none"}}),
-		"activity: verify":        activity(true, Event{Kind: EventVerifyStart, Verify: &VerifyInfo{Command: h}}, Event{Kind: EventVerify, Verify: &VerifyInfo{Command: h, ExitCode: &one, Output: h}}),
-		"activity: verify stop":   activity(false, Event{Kind: EventVerify, Verify: &VerifyInfo{Command: "c", Output: h}}),
-		"activity: sub-query":     activity(true, Event{Kind: EventSubquery, Subquery: &SubqueryInfo{Status: "error", Error: h}}, Event{Kind: EventSubquery, Subquery: &SubqueryInfo{Status: subqueryOK, Model: h}}),
+		"activity: tool call":     activity(false, agent.Event{Kind: agent.EventToolCall, Tool: &agent.ToolCallInfo{Name: h, Summary: h}}),
+		"activity: denial":        activity(false, agent.Event{Kind: agent.EventToolDenied, Denial: &agent.DenialInfo{Rule: h, Fact: h, Reason: h, Allow: []string{h}}}),
+		"activity: denial rule":   activity(false, agent.Event{Kind: agent.EventToolDenied, Denial: &agent.DenialInfo{Rule: h, Fact: "f"}}),
+		"activity: pending rule":  activity(false, agent.Event{Kind: agent.EventToolDenied, Denial: &agent.DenialInfo{Rule: h, Fact: "f", Pending: true}}),
+		"activity: pending fact":  activity(false, agent.Event{Kind: agent.EventToolDenied, Denial: &agent.DenialInfo{Rule: "r", Fact: h, Pending: true}}),
+		"activity: error":         activity(false, agent.Event{Kind: agent.EventError, Err: errors.New(h)}),
+		"activity: limit":         activity(false, agent.Event{Kind: agent.EventLimit, Text: h}),
+		"activity: notice":        activity(false, agent.Event{Kind: agent.EventNotice, Text: h}),
+		"activity: retry":         activity(false, agent.Event{Kind: agent.EventRetry, Retry: &agent.RetryInfo{Attempt: 1, Reason: h}}),
+		"activity: error result":  activity(false, agent.Event{Kind: agent.EventToolResult, Tool: &agent.ToolCallInfo{Name: "bash"}, Result: &agent.ToolResultInfo{IsError: true, Content: h}}),
+		"activity: changed":       activity(false, agent.Event{Kind: agent.EventToolResult, Tool: &agent.ToolCallInfo{Name: "write"}, Result: &agent.ToolResultInfo{Changed: []string{h}}}),
+		"activity: output":        activity(true, agent.Event{Kind: agent.EventToolResult, Tool: &agent.ToolCallInfo{Name: h, Summary: h}, Result: &agent.ToolResultInfo{ExitCode: &one, Content: h}}),
+		"activity: hook continue": activity(false, agent.Event{Kind: agent.EventHook, Hook: &agent.HookInfo{Name: h, Decision: string(agent.HookContinue), Reason: h}}),
+		"activity: hook rewrite":  activity(false, agent.Event{Kind: agent.EventHook, Hook: &agent.HookInfo{Name: h, Decision: string(agent.HookRewrite), Reason: h}}),
+		"activity: hook append":   activity(false, agent.Event{Kind: agent.EventHook, Hook: &agent.HookInfo{Name: h, Decision: string(agent.HookAppend), Reason: h}}),
+		"activity: hook verbose":  activity(true, agent.Event{Kind: agent.EventHook, Hook: &agent.HookInfo{Name: h, Event: "stop", Decision: "none"}}),
+		"activity: verify":        activity(true, agent.Event{Kind: agent.EventVerifyStart, Verify: &agent.VerifyInfo{Command: h}}, agent.Event{Kind: agent.EventVerify, Verify: &agent.VerifyInfo{Command: h, ExitCode: &one, Output: h}}),
+		"activity: verify stop":   activity(false, agent.Event{Kind: agent.EventVerify, Verify: &agent.VerifyInfo{Command: "c", Output: h}}),
+		"activity: sub-query":     activity(true, agent.Event{Kind: agent.EventSubquery, Subquery: &agent.SubqueryInfo{Status: "error", Error: h}}, agent.Event{Kind: agent.EventSubquery, Subquery: &agent.SubqueryInfo{Status: agent.SubqueryOK, Model: h}}),
 		"deferred run: pending list": func(*testing.T) string {
 			var b bytes.Buffer
-			reportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Diff: h + "\n+" + h}}, filepath.Join("dir", "x"+session.Ext), "dir")
+			sink.ReportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Diff: h + "\n+" + h}}, filepath.Join("dir", "x"+session.Ext), "dir", []string{"--model", h})
 			return b.String()
 		},
 		"deferred run: pending facts": func(*testing.T) string {
 			var b bytes.Buffer
 			facts := []session.PendingFact{{Fact: "write: " + h, Rule: h}, {Fact: "command: " + h, Rule: h}}
-			reportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Facts: facts}}, "", "")
-			return b.String()
-		},
-		"line mode: approval": func(t *testing.T) string {
-			path := filepath.Join(t.TempDir(), "new.txt")
-			in, _ := json.Marshal(map[string]string{"path": path, "content": h + "\n"})
-			eff := toolkit.Effects{Kind: toolkit.EffectWrite, Paths: []toolkit.PathRef{{Requested: path}}, Summary: h}
-			return askedOnce(t, llm.Block{Name: "write", Input: in}, eff, verdict{Kind: verdictAsk, Rule: h, Fact: h, Reason: h})
-		},
-		"line mode: tool name": func(t *testing.T) string {
-			return askedOnce(t, llm.Block{Name: h}, toolkit.Effects{Summary: "s"}, verdict{Kind: verdictAsk, Rule: "r", Fact: "f"})
-		},
-		"line mode: note": func(*testing.T) string {
-			var b bytes.Buffer
-			(&chat{stderr: &b}).note("tools: %s", h)
-			return b.String()
-		},
-		"line mode: /diff": func(*testing.T) string {
-			var b bytes.Buffer
-			(&chat{stderr: &b, edits: []fileEdit{{files: []string{h}, diff: "+" + h + "\n"}}}).diff()
+			sink.ReportPending(&b, []session.Pending{{ID: h, Tool: h, Fact: h, Rule: h, Facts: facts}}, "", "", nil)
 			return b.String()
 		},
 		"sessions show": func(t *testing.T) string {
@@ -163,7 +145,7 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 				t.Fatal(err)
 			}
 			var b bytes.Buffer
-			if _, err := loadPolicy(policySource{Dir: dir, File: file}, &b); err != nil {
+			if _, err := harness.LoadPolicy(harness.PolicySource{Dir: dir, File: file}, &b); err != nil {
 				t.Fatal(err)
 			}
 			return b.String()
@@ -171,7 +153,7 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 		"config show": func(t *testing.T) string {
 			var b bytes.Buffer
 			s := config.Show{Files: []string{h}, ProviderError: h, Values: []config.ShownValue{{Key: h, Value: h, Origin: h}}}
-			if err := s.WriteText(&b, shown); err != nil {
+			if err := s.WriteText(&b, agent.Shown); err != nil {
 				t.Fatal(err)
 			}
 			return b.String()
@@ -179,13 +161,13 @@ func TestTerminalOutputShowsControls(t *testing.T) {
 		"github failure annotation": func(*testing.T) string {
 			var b bytes.Buffer
 			g := sink.NewGitHub(&b, "")
-			g.Finish(errors.New(h), exitFailure)
+			g.Finish(errors.New(h), exit.Failure)
 			return b.String()
 		},
 		"github annotation": func(*testing.T) string {
 			var b bytes.Buffer
 			g := sink.NewGitHub(&b, "")
-			g.Handle(Event{Kind: EventToolDenied, Tool: &ToolCallInfo{ID: "1", Name: h}, Denial: &DenialInfo{Rule: h, Fact: h, Reason: h, Allow: []string{h}}})
+			g.Handle(agent.Event{Kind: agent.EventToolDenied, Tool: &agent.ToolCallInfo{ID: "1", Name: h}, Denial: &agent.DenialInfo{Rule: h, Fact: h, Reason: h, Allow: []string{h}}})
 			return b.String()
 		},
 	}
@@ -206,8 +188,8 @@ func TestErrorLineShowsControls(t *testing.T) {
 	dir := t.TempDir()
 	env := fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "sk-test-secret", "XDG_STATE_HOME": dir})
 	code, _, stderr := runCLI(t, env, "", "exec", "--no-session", "--cwd", dir, "--policy", filepath.Join(dir, ptytest.Hostile), "hi")
-	if code != exitUsage {
-		t.Errorf("exit code %d, want %d", code, exitUsage)
+	if code != exit.Usage {
+		t.Errorf("exit code %d, want %d", code, exit.Usage)
 	}
 	if problem := ptytest.EscapedOK(stderr); problem != "" {
 		t.Errorf("stderr %s:\n%s", problem, ptytest.JSONQuote(stderr))
@@ -239,7 +221,7 @@ func TestJSONOutputShowsControls(t *testing.T) {
 			return writeCheckJSON(w, policy.Result{Rule: h, Fact: h, Reason: h}, []string{h})
 		},
 		"config show": func(_ *testing.T, w io.Writer) error {
-			return config.Show{Files: []string{h}, Values: []config.ShownValue{{Key: h, Value: h, Origin: h}}}.WriteJSON(newJSONShown(w))
+			return config.Show{Files: []string{h}, Values: []config.ShownValue{{Key: h, Value: h, Origin: h}}}.WriteJSON(sink.NewJSONShown(w))
 		},
 	}
 	for name, write := range tests {
@@ -251,7 +233,7 @@ func TestJSONOutputShowsControls(t *testing.T) {
 			}
 			out := b.String()
 			for _, r := range out {
-				if r == utf8.RuneError || r != '\n' && r != '\t' && (r < 0x20 || actsOnTerminal(r)) {
+				if r == utf8.RuneError || r != '\n' && r != '\t' && (r < 0x20 || agent.ActsOnTerminal(r)) {
 					t.Fatalf("output holds %U raw:\n%s", r, ptytest.JSONQuote(out))
 				}
 			}

@@ -4,29 +4,31 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
+	"github.com/rubichan/rubichan/run/structured"
 	"github.com/urfave/cli/v2"
 )
 
-// execConfig is everything one exec run needs, resolved from flags and
-// environment variables.
+// execConfig is the parsed flags of exec and chat, with the configuration
+// and the provider they resolve to (see loadSettings). The run takes them
+// as [harness.Settings] ([execConfig.settings]) and [sink.Options]
+// ([execConfig.sinkOptions]); nothing changes it once parsed.
 type execConfig struct {
-	Provider string // the preset or [providers] name
-	Model    string
-	BaseURL  string
-	APIKey   string // never printed
-	KeyVar   string // the environment variable the key came from
-
 	// Resolved and Settings come from the configuration files, RUBICHAN_*
-	// variables and flags (see loadSettings); the fields above and the
-	// limits below are copied from them.
+	// variables and flags (see loadSettings). Resolved holds the API key,
+	// which it never prints.
 	Resolved config.ResolvedProvider
 	Settings *config.Loaded
+
+	// ResumeArgs are the flags a run resuming this one needs, as shell
+	// words: the approve and deny lines of a deferred run repeat them.
+	ResumeArgs []string
 
 	PolicyFile     string
 	LearnPolicy    string // --learn-policy: write the policy learned from this run's session here
@@ -42,25 +44,22 @@ type execConfig struct {
 	AppendSystem   string
 	NoContextFiles bool
 	PassEnv        []string // variable names bash gets although they look secret
-	MCP            mcpChoice
+	MCP            harness.MCPChoice
 	Skills         harness.SkillSettings // --skills, --no-skills
-
-	MaxTurns     int
-	Timeout      time.Duration // 0: none
-	MaxToolCalls int           // 0: none
-	Parallel     int           // read-only calls at once; 0: the engine's default
 
 	NoSubqueries bool // --no-subqueries: no socket for `rubichan query`
 	Subqueries   bool // --subqueries: the system prompt tells of them without a spill
 
-	CompactAt float64 // compact_at: the share of the usable window past which to compact; 0: the default
-	NoCompact bool    // --no-compact
+	NoCompact bool // --no-compact
 
-	Output          string // "text", "final", "json" or "stream-json"
-	IncludeThinking bool   // stream-json: thinking events too
-	Quiet           bool
-	Verbose         bool
-	Color           string // "auto", "always" or "never"
+	Output string // "text", "final", "json" or "stream-json"
+	// JSONSchema is --json-schema, compiled; nil without one.
+	JSONSchema        *structured.Schema
+	JSONSchemaRetries int  // --json-schema-retries
+	IncludeThinking   bool // stream-json: thinking events too
+	Quiet             bool
+	Verbose           bool
+	Color             string // "auto", "always" or "never"
 
 	sessionFlags
 
@@ -74,15 +73,7 @@ type execConfig struct {
 	chat bool // line mode: the approver keeps the person's session answers
 	// github is the GitHub Actions reporter [runMain] made (see
 	// [scanArgs]); nil when not under Actions or with --github=false.
-	github *githubReporter
-}
-
-// verify is the [verify] configuration: --verify, its attempts and timeout.
-func (cfg execConfig) verify() config.Verify {
-	if cfg.Settings == nil {
-		return config.Verify{}
-	}
-	return cfg.Settings.Verify
+	github *sink.GitHub
 }
 
 // configFromContext reads the exec flags and validates them. Every problem
@@ -90,8 +81,9 @@ func (cfg execConfig) verify() config.Verify {
 func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	cfg := execConfig{
 		PolicyFile:      c.String("policy"),
-		Allow:           c.StringSlice("allow"),
-		Deny:            c.StringSlice("deny"),
+		Allow:           ruleFlag(c, "allow"),
+		Deny:            ruleFlag(c, "deny"),
+		ResumeArgs:      resumeArgs(c),
 		TrustWorkspace:  c.Bool("trust-workspace"),
 		OnAsk:           c.String("on-ask"),
 		Dir:             c.String("cwd"),
@@ -128,17 +120,20 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		LearnPolicy:  c.String("learn-policy"),
 	}
 	if cfg.LearnPolicy != "" && cfg.NoSession {
-		return cfg, usagef("--learn-policy needs the run's session to learn from; it cannot be used with --no-session")
+		return cfg, exit.Usagef("--learn-policy needs the run's session to learn from; it cannot be used with --no-session")
 	}
 	size, err := config.ParseByteSize(c.String("patch-max-size"))
 	if err != nil || size <= 0 {
-		return cfg, usagef("--patch-max-size: want a size such as 1GB or 500MB, got %q", c.String("patch-max-size"))
+		return cfg, exit.Usagef("--patch-max-size: want a size such as 1GB or 500MB, got %q", c.String("patch-max-size"))
 	}
 	cfg.PatchMaxSize = int64(size)
 	if cfg.Patch != "" && cfg.Patch != "-" {
 		if cfg.Patch, err = filepath.Abs(cfg.Patch); err != nil {
-			return cfg, usagef("--patch: %v", err)
+			return cfg, exit.Usagef("--patch: %v", err)
 		}
+	}
+	if err := cfg.loadJSONSchema(c); err != nil {
+		return cfg, err
 	}
 	if cfg.MCP, err = mcpChoiceFromCLI(c); err != nil {
 		return cfg, err
@@ -149,11 +144,17 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 	if err := cfg.resolveDir(); err != nil {
 		return cfg, err
 	}
+	if err := cfg.applyTask(c, env); err != nil {
+		return cfg, err
+	}
 	if err := cfg.loadCassette(c.String("replay-mode")); err != nil {
 		return cfg, err
 	}
 	if err := cfg.loadSettings(c, env); err != nil {
-		return cfg, settingsError{Err: err}
+		return cfg, exit.ConfigError{Err: err}
+	}
+	if err := cfg.resumedJSONSchema(env); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }
@@ -161,17 +162,17 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 func (cfg *execConfig) validate() error {
 	switch {
 	case cfg.OnAsk != "" && cfg.OnAsk != "deny" && cfg.OnAsk != "abort" && cfg.OnAsk != "defer":
-		return usagef("--on-ask must be deny, abort or defer, not %q", cfg.OnAsk)
+		return exit.Usagef("--on-ask must be deny, abort or defer, not %q", cfg.OnAsk)
 	case cfg.Output != outputText && cfg.Output != outputFinal && cfg.Output != outputJSON && cfg.Output != outputStreamJSON:
-		return usagef("--output must be text, final, json or stream-json, not %q", cfg.Output)
+		return exit.Usagef("--output must be text, final, json or stream-json, not %q", cfg.Output)
 	case cfg.Color != "auto" && cfg.Color != "always" && cfg.Color != "never":
-		return usagef("--color must be auto, always or never, not %q", cfg.Color)
+		return exit.Usagef("--color must be auto, always or never, not %q", cfg.Color)
 	case cfg.Quiet && cfg.Verbose:
-		return usagef("--quiet and --verbose cannot be used together")
+		return exit.Usagef("--quiet and --verbose cannot be used together")
 	case cfg.Patch == "-" && (cfg.Output == outputJSON || cfg.Output == outputStreamJSON):
-		return usagef("--patch - writes the patch on stdout; with --output %s write it to a file", cfg.Output)
+		return exit.Usagef("--patch - writes the patch on stdout; with --output %s write it to a file", cfg.Output)
 	case cfg.Record != "" && cfg.Replay != "":
-		return usagef("--record and --replay cannot be used together")
+		return exit.Usagef("--record and --replay cannot be used together")
 	}
 	return cfg.sessionFlags.validate(cfg.OnAsk)
 }
@@ -184,14 +185,14 @@ func (cfg *execConfig) resolveDir() error {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return usagef("workspace %s: %v", dir, err)
+		return exit.Usagef("workspace %s: %v", dir, err)
 	}
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return usagef("workspace: %v", err)
+		return exit.Usagef("workspace: %v", err)
 	}
 	if !fi.IsDir() {
-		return usagef("workspace %s is not a directory", abs)
+		return exit.Usagef("workspace %s is not a directory", abs)
 	}
 	cfg.Dir = abs
 	return nil
@@ -199,17 +200,17 @@ func (cfg *execConfig) resolveDir() error {
 
 // String describes the configuration without its key, for debugging.
 func (cfg execConfig) String() string {
-	return fmt.Sprintf("provider=%s model=%s base=%s dir=%s", cfg.Provider, cfg.Model, cfg.BaseURL, cfg.Dir)
+	return fmt.Sprintf("provider=%s model=%s base=%s dir=%s", cfg.Resolved.Name, cfg.Resolved.Model, cfg.Resolved.BaseURL, cfg.Dir)
 }
 
 // sinkOptions are how the run's events are rendered, from its flags: js
 // is the JSON sink made before the arguments were parsed (nil: text), stop
 // learns a failed write on stdout.
-func (cfg execConfig) sinkOptions(js *jsonSink, env environment, stop func(error)) sink.Options {
-	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Thinking: cfg.IncludeThinking,
+func (cfg execConfig) sinkOptions(js *sink.JSON, env environment, stop func(error)) sink.Options {
+	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Structured: cfg.JSONSchema != nil, Thinking: cfg.IncludeThinking,
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
-		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: newRedactor(cfg.secrets(env)), Stop: stop,
-		AllowAll: allowAll(cfg.Settings)}
+		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: agent.NewRedactor(cfg.settings().Secrets(env.Env, cfg.Dir)), Stop: stop,
+		AllowAll: harness.AllowAll(cfg.Settings)}
 }
 
 // skillSettings reads --skills and --no-skills.

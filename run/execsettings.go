@@ -28,5 +28,8 @@ func (cfg execConfig) settings() harness.Settings {
 		Traffic:  harness.TrafficSettings{Record: cfg.Record, ReplayFile: cfg.Replay, Mode: cfg.ReplayMode, Cassette: cfg.cassette},
 		Patch:    harness.PatchSettings{Dest: cfg.Patch, MaxSize: cfg.PatchMaxSize},
 		LineMode: cfg.chat,
+
+		JSONSchema:        cfg.JSONSchema,
+		JSONSchemaRetries: cfg.JSONSchemaRetries,
 	}
 }

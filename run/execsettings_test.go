@@ -8,6 +8,7 @@ import (
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/structured"
 )
 
 // TestExecConfigSettingsCarriesEveryField checks that execConfig.settings
@@ -19,6 +20,7 @@ func TestExecConfigSettingsCarriesEveryField(t *testing.T) {
 	lc := &config.Loaded{Config: config.Config{CompactAt: 0.5, Limits: config.Limits{MaxTurns: 3}}}
 	rp := config.ResolvedProvider{Name: "p", Model: "m", BaseURL: "http://127.0.0.1:1", KeyEnv: "P_KEY"}.WithAPIKey("sk-k")
 	tape := &cassette.Cassette{}
+	schema := &structured.Schema{Raw: []byte(`{}`)}
 	rows := []struct {
 		field string
 		set   func(*execConfig)
@@ -42,6 +44,8 @@ func TestExecConfigSettingsCarriesEveryField(t *testing.T) {
 		{"PassEnv", func(c *execConfig) { c.PassEnv = []string{"KEEP"} }, func(s harness.Settings) any { return s.PassEnv }, []string{"KEEP"}},
 		{"MCP", func(c *execConfig) { c.MCP.ConfigFile = "/m.json" }, func(s harness.Settings) any { return s.MCP.ConfigFile }, "/m.json"},
 		{"MCP", func(c *execConfig) { c.MCP.Off = true }, func(s harness.Settings) any { return s.MCP.Off }, true},
+		{"Skills", func(c *execConfig) { c.Skills.Dirs = []string{"/s"} }, func(s harness.Settings) any { return s.Skills.Dirs }, []string{"/s"}},
+		{"Skills", func(c *execConfig) { c.Skills.Off = true }, func(s harness.Settings) any { return s.Skills.Off }, true},
 		{"NoSubqueries", func(c *execConfig) { c.NoSubqueries = true }, func(s harness.Settings) any { return s.Subqueries.Off }, true},
 		{"Subqueries", func(c *execConfig) { c.Subqueries = true }, func(s harness.Settings) any { return s.Subqueries.Announce }, true},
 		{"NoCompact", func(c *execConfig) { c.NoCompact = true }, func(s harness.Settings) any { return s.NoCompact }, true},
@@ -62,13 +66,13 @@ func TestExecConfigSettingsCarriesEveryField(t *testing.T) {
 		{"cassette", func(c *execConfig) { c.cassette = tape }, func(s harness.Settings) any { return s.Traffic.Cassette }, tape},
 		{"Patch", func(c *execConfig) { c.Patch = "-" }, func(s harness.Settings) any { return s.Patch.Dest }, "-"},
 		{"PatchMaxSize", func(c *execConfig) { c.PatchMaxSize = 9 }, func(s harness.Settings) any { return s.Patch.MaxSize }, int64(9)},
+		{"JSONSchema", func(c *execConfig) { c.JSONSchema = schema }, func(s harness.Settings) any { return s.JSONSchema }, schema},
+		{"JSONSchemaRetries", func(c *execConfig) { c.JSONSchemaRetries = 3 }, func(s harness.Settings) any { return s.JSONSchemaRetries }, 3},
 		{"chat", func(c *execConfig) { c.chat = true }, func(s harness.Settings) any { return s.LineMode }, true},
 	}
-	// Not the harness's: the copies of the provider and of the limits
-	// (Settings reads them from Provider and Config), the key (inside
-	// Provider, unprinted), and the sinks' options.
-	notCarried := []string{"Provider", "Model", "BaseURL", "APIKey", "KeyVar", "MaxTurns", "Timeout", "MaxToolCalls", "CompactAt",
-		"Output", "IncludeThinking", "Color", "github"}
+	// Not the harness's: the sinks' options, and what the command layer
+	// acts on after the run (--learn-policy, the resume line's flags).
+	notCarried := []string{"Output", "IncludeThinking", "Color", "github", "LearnPolicy", "ResumeArgs"}
 
 	zero := execConfig{}.settings()
 	var all execConfig

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/urfave/cli/v2"
 )
 
@@ -39,6 +40,8 @@ func execFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass the environment variable `NAME` to bash although its name looks secret (never a provider's key variable); repeat for more", EnvVars: envs("pass-env"), Category: catInput},
 
 		&cli.StringFlag{Name: "output", Value: "text", Usage: "stdout `FORMAT`: text (streamed), final (the last message only), stream-json (one JSON event per line; see `rubichan schema events`) or json (the result object only)", EnvVars: envs("output"), Category: catOutput},
+		&cli.StringFlag{Name: "json-schema", Aliases: []string{"output-schema"}, Usage: "the final answer must be JSON matching the JSON Schema (2020-12) `SCHEMA`: inline JSON, @FILE or a path; stdout then holds that JSON alone, on one line (json, stream-json: the result's structured_output); an answer that never matches exits 7", EnvVars: envs("json-schema"), Category: catOutput, TakesFile: true},
+		&cli.StringFlag{Name: "json-schema-retries", Value: "2", Usage: "send an answer that does not match --json-schema back to the model with its errors at most `N` times", EnvVars: envs("json-schema-retries"), Category: catOutput},
 		&cli.BoolFlag{Name: "include-thinking", Usage: "stream-json: also write the model's reasoning as thinking events", EnvVars: envs("include-thinking"), Category: catOutput},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "stderr: errors only", EnvVars: envs("quiet"), Category: catOutput},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stderr: tool output too", EnvVars: envs("verbose"), Category: catOutput},
@@ -58,6 +61,7 @@ func execFlags() []cli.Flag {
 	}...)
 	flags = append(flags, mcpFlags("MCP")...)
 	flags = append(flags, skillFlags("Skills")...)
+	flags = append(flags, taskFlags("Fan-out")...)
 	return append(append(flags, sessionFlagList(catSession)...), configFlags()...)
 }
 
@@ -127,7 +131,7 @@ func checkBoolEnv(app *cli.App, args []string, lookupEnv func(string) (string, b
 				continue
 			}
 			if _, err := strconv.ParseBool(v); err != nil {
-				return usagef("%s: want true or false (or 1 or 0), got %q", name, v)
+				return exit.Usagef("%s: want true or false (or 1 or 0), got %q", name, v)
 			}
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rubichan/rubichan/run/linemode"
 )
 
 // A command waits until main listens to the signals (so that a broken
@@ -17,7 +19,7 @@ func TestCommandsWaitForTheSignals(t *testing.T) {
 		{"rubichan", "version"},
 		{"rubichan", "chat", "--no-session", "--cwd", t.TempDir()},
 	} {
-		intr := NewInterrupts()
+		intr := linemode.NewInterrupts()
 		env := fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "sk-ant-test-key-0123456789", "HOME": t.TempDir()})
 		env.Environ = func() []string { return []string{"PATH=/usr/bin:/bin"} }
 		env.interrupts = intr

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rubichan/rubichan/llm/llmtest"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/events"
 	"github.com/rubichan/rubichan/run/sink"
 )
@@ -68,11 +69,11 @@ func BenchmarkJSONSinkDelta(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				js := newJSONSink(io.Discard, true, "id", time.Now)
+				js := sink.NewJSON(io.Discard, true, "id", time.Now)
 				js.Init(events.Init{})
-				js.Handle(Event{Kind: EventTurnStart, Turn: 1})
+				js.Handle(agent.Event{Kind: agent.EventTurnStart, Turn: 1})
 				for i := range n {
-					js.Handle(Event{Kind: EventTextDelta, Turn: 1, Text: "word" + string(rune('a'+i%26)) + " "})
+					js.Handle(agent.Event{Kind: agent.EventTextDelta, Turn: 1, Text: "word" + string(rune('a'+i%26)) + " "})
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/delta")
@@ -87,7 +88,7 @@ func BenchmarkTextSinkDelta(b *testing.B) {
 	for b.Loop() {
 		ts := sink.NewText(io.Discard, sink.TextOptions{Final: false})
 		for i := range answerDeltas {
-			ts.Handle(Event{Kind: EventTextDelta, Turn: 1, Text: "word" + string(rune('a'+i%26)) + " "})
+			ts.Handle(agent.Event{Kind: agent.EventTextDelta, Turn: 1, Text: "word" + string(rune('a'+i%26)) + " "})
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*answerDeltas), "ns/delta")

@@ -28,23 +28,23 @@ func TestOutcome(t *testing.T) {
 		status, kind string
 	}{
 		{nil, 0, "success", ""},
-		{usagef("bad flag"), 2, "error", "usage"},
-		{settingsError{Err: usagef("no key")}, 2, "error", "config"},
-		{usageError{Err: &config.Error{File: config.FromCommandLine, Err: errors.New("x")}}, 2, "error", "usage"},
-		{usageError{Err: &config.Error{File: "c.toml", Err: errors.New("x")}}, 2, "error", "config"},
-		{reportedError{Err: &budgetError{Limit: "max_cost", Max: 1}}, 4, "limit", "max_cost"},
-		{reportedError{Err: &budgetError{Limit: "max_tokens_total", Max: 1}}, 4, "limit", "max_tokens"},
-		{reportedError{Err: exit.CodeError{Code: exit.Limit, Err: &budgetError{Limit: "max_cost", Max: 1}}}, 4, "limit", "max_cost"},
-		{usageError{Err: &budgetError{Limit: "max_cost", Max: 1, Model: "m"}}, 2, "error", "config"},
-		{reportedError{Err: exit.CodeError{Code: exit.Limit, Err: agent.ErrTimeout, Kind: events.ErrTimeout}}, 4, "limit", "timeout"},
-		{reportedError{Err: exit.CodeError{Code: exit.Provider, Err: fmt.Errorf("model request failed: %w", &llm.APIError{Kind: llm.KindRateLimit, Retryable: true})}}, 5, "error", "rate_limit"},
-		{reportedError{Err: exit.CodeError{Code: exit.Policy, Err: errors.New("x"), Kind: events.ErrMaxDenials}}, 3, "denied", "max_denials"},
-		{reportedError{Err: SignalError{Signal: syscall.SIGTERM}}, 143, "interrupted", "interrupted"},
-		{reportedError{Err: stdoutError{Err: syscall.EPIPE}}, 141, "error", "broken_pipe"},
+		{exit.Usagef("bad flag"), 2, "error", "usage"},
+		{exit.ConfigError{Err: exit.Usagef("no key")}, 2, "error", "config"},
+		{exit.UsageError{Err: &config.Error{File: config.FromCommandLine, Err: errors.New("x")}}, 2, "error", "usage"},
+		{exit.UsageError{Err: &config.Error{File: "c.toml", Err: errors.New("x")}}, 2, "error", "config"},
+		{exit.Reported{Err: &agent.BudgetError{Limit: "max_cost", Max: 1}}, 4, "limit", "max_cost"},
+		{exit.Reported{Err: &agent.BudgetError{Limit: "max_tokens_total", Max: 1}}, 4, "limit", "max_tokens"},
+		{exit.Reported{Err: exit.CodeError{Code: exit.Limit, Err: &agent.BudgetError{Limit: "max_cost", Max: 1}}}, 4, "limit", "max_cost"},
+		{exit.UsageError{Err: &agent.BudgetError{Limit: "max_cost", Max: 1, Model: "m"}}, 2, "error", "config"},
+		{exit.Reported{Err: exit.CodeError{Code: exit.Limit, Err: agent.ErrTimeout, Kind: events.ErrTimeout}}, 4, "limit", "timeout"},
+		{exit.Reported{Err: exit.CodeError{Code: exit.Provider, Err: fmt.Errorf("model request failed: %w", &llm.APIError{Kind: llm.KindRateLimit, Retryable: true})}}, 5, "error", "rate_limit"},
+		{exit.Reported{Err: exit.CodeError{Code: exit.Policy, Err: errors.New("x"), Kind: events.ErrMaxDenials}}, 3, "denied", "max_denials"},
+		{exit.Reported{Err: exit.SignalError{Signal: syscall.SIGTERM}}, 143, "interrupted", "interrupted"},
+		{exit.Reported{Err: exit.StdoutError{Err: syscall.EPIPE}}, 141, "error", "broken_pipe"},
 		{exit.CodeError{Code: exit.Failure, Err: errors.New("tool bash: boom")}, 1, "error", "internal"},
 	}
 	for _, tc := range tests {
-		status, e := outcome(tc.err, tc.code)
+		status, e := exit.Outcome(tc.err, tc.code)
 		kind := ""
 		if e != nil {
 			kind = e.Type
@@ -76,7 +76,7 @@ func (w *cutWriter) Write(p []byte) (int, error) {
 			}
 			return 0, syscall.EPIPE
 		}
-		w.cancel(SignalError{Signal: syscall.SIGTERM})
+		w.cancel(exit.SignalError{Signal: syscall.SIGTERM})
 	}
 	w.n--
 	return w.buf.Write(p)
@@ -155,7 +155,7 @@ func FuzzStreamJSON(f *testing.F) {
 		if w.failed != nil {
 			// A run that failed keeps its exit code when only its
 			// result could not be written.
-			if code != exitBrokenPipe && !(code != exitOK && bytes.Contains(w.failed, []byte(`"type":"result"`))) {
+			if code != exit.BrokenPipe && !(code != exit.OK && bytes.Contains(w.failed, []byte(`"type":"result"`))) {
 				t.Fatalf("exit %d after a broken stdout (at %s), want 141", code, w.failed)
 			}
 			if len(out) > 0 {
@@ -183,7 +183,7 @@ func FuzzStreamJSON(f *testing.F) {
 // byte for byte.
 func TestSchemaCommand(t *testing.T) {
 	code, out, errOut := runCLI(t, fakeEnv(nil), "", "schema", "events")
-	if code != exitOK || out != string(events.Schema()) || errOut != "" {
+	if code != exit.OK || out != string(events.Schema()) || errOut != "" {
 		t.Fatalf("exit %d, stderr %q, stdout equal to the schema: %v", code, errOut, out == string(events.Schema()))
 	}
 }

@@ -19,11 +19,11 @@ func TestHookSeam(t *testing.T) {
 		t.Fatal("no hooks: asHooks is not nil")
 	}
 	dir := t.TempDir()
-	var evs []Event
+	var evs []agent.Event
 	r := hooks.New(hooks.Options{Hooks: config.Hooks{
 		BeforeTool: []config.Hook{{Name: "guard", Command: "echo no >&2; exit 2", Timeout: time.Minute}},
 		Stop:       []config.Hook{{Name: "more", Command: "echo again >&2; exit 2", Timeout: time.Minute}},
-	}, Workspace: dir, Env: []string{"PATH=/usr/bin:/bin"}, Emit: func(ev Event) { evs = append(evs, ev) }})
+	}, Workspace: dir, Env: []string{"PATH=/usr/bin:/bin"}, Emit: func(ev agent.Event) { evs = append(evs, ev) }})
 	h := asHooks(r)
 	out := h.BeforeTool(context.Background(), 1, agent.ToolCall{ID: "c1", Name: "bash", Input: json.RawMessage(`{"command":"ls"}`)}, 0)
 	if out.Decision != agent.HookDeny || out.Hook != "guard" || out.Reason != "no" {

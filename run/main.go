@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/exit"
@@ -15,13 +16,9 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// SignalError is the cancellation cause main sets when the process
-// receives SIGINT or SIGTERM: [exit.SignalError], named here for main.
-type SignalError = exit.SignalError
-
 // Main runs rubichan with the given arguments (args[0] is the program name)
 // and standard streams, and returns the process exit code. ctx is cancelled
-// with a [SignalError] cause when the process is interrupted.
+// with a [exit.SignalError] cause when the process is interrupted.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return runMain(ctx, args, stdin, stdout, stderr, processEnvironment())
 }
@@ -54,21 +51,21 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if early.command != "chat" {
 			// Line mode waits itself: before its terminal goes
 			// raw and before its first run (see Interrupts).
-			env.interrupts.awaitListening()
+			env.interrupts.AwaitListening()
 		}
 		err = app.RunContext(ctx, normalized)
 	}
-	var rep reportedError
-	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) && !brokenPipe(err) && !interruptedBy(ctx) {
+	var rep exit.Reported
+	if err != nil && !errors.Is(err, errBareInvocation) && !errors.As(err, &rep) && !exit.IsBrokenPipe(err) && !interruptedBy(ctx) {
 		// An error may quote a file, a server or the model: its
 		// control characters are shown.
-		fmt.Fprintf(stderr, "rubichan: %s\n", shown(err.Error()))
-		if exitCode(err) == exitUsage && !fileContentError(err) {
+		fmt.Fprintf(stderr, "rubichan: %s\n", agent.Shown(err.Error()))
+		if exit.Code(err) == exit.Usage && !fileContentError(err) {
 			fmt.Fprintf(stderr, "run '%s' for usage\n", helpHint(app, args))
 		}
 	}
-	code := exitCode(err)
-	var sig SignalError
+	code := exit.Code(err)
+	var sig exit.SignalError
 	if errors.As(context.Cause(ctx), &sig) {
 		code = sig.ExitCode()
 		if !errors.As(err, &sig) {
@@ -78,8 +75,8 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if js != nil {
 		// The result is the last line, whatever happened; when nobody
 		// can read it any more, the exit code says so.
-		if werr := js.Finish(err, code); werr != nil && code == exitOK {
-			code = exitCode(werr)
+		if werr := js.Finish(err, code); werr != nil && code == exit.OK {
+			code = exit.Code(werr)
 		}
 	}
 	if gh != nil {
@@ -90,7 +87,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 
 // interruptedBy reports whether ctx ended with a signal: the run said so.
 func interruptedBy(ctx context.Context) bool {
-	var sig SignalError
+	var sig exit.SignalError
 	return errors.As(context.Cause(ctx), &sig)
 }
 
@@ -100,7 +97,7 @@ func interruptedBy(ctx context.Context) bool {
 func fileContentError(err error) bool {
 	var ce *config.Error
 	var pe *policy.LoadError
-	var be *budgetError
+	var be *agent.BudgetError
 	var fe *cassette.FormatError
 	if errors.As(err, &ce) {
 		return ce.File != config.FromCommandLine

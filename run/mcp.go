@@ -3,6 +3,8 @@ package run
 import (
 	"path/filepath"
 
+	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/urfave/cli/v2"
 )
 
@@ -15,12 +17,12 @@ func mcpFlags(category string) []cli.Flag {
 	}
 }
 
-func mcpChoiceFromCLI(c *cli.Context) (mcpChoice, error) {
-	ch := mcpChoice{ConfigFile: c.String("mcp-config"), Off: c.Bool("no-mcp")}
+func mcpChoiceFromCLI(c *cli.Context) (harness.MCPChoice, error) {
+	ch := harness.MCPChoice{ConfigFile: c.String("mcp-config"), Off: c.Bool("no-mcp")}
 	if ch.ConfigFile != "" {
 		abs, err := filepath.Abs(ch.ConfigFile)
 		if err != nil {
-			return ch, usagef("--mcp-config: %v", err)
+			return ch, exit.Usagef("--mcp-config: %v", err)
 		}
 		ch.ConfigFile = abs
 	}

@@ -9,7 +9,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 	"github.com/urfave/cli/v2"
 )
@@ -69,7 +72,7 @@ func runMCPList(c *cli.Context, env environment) error {
 		return err
 	}
 	dir, _ := filepath.Abs(c.String("cwd"))
-	pol, err := loadPolicy(policySource{Dir: dir, File: c.String("policy"), Allow: c.StringSlice("allow"), Deny: c.StringSlice("deny"),
+	pol, err := harness.LoadPolicy(harness.PolicySource{Dir: dir, File: c.String("policy"), Allow: ruleFlag(c, "allow"), Deny: ruleFlag(c, "deny"),
 		TrustWorkspace: c.Bool("trust-workspace"), Headless: true}, c.App.ErrWriter)
 	if err != nil {
 		return err
@@ -79,19 +82,16 @@ func runMCPList(c *cli.Context, env environment) error {
 		return err
 	}
 	notice := noteTo(c.App.ErrWriter, "rubichan: note: ")
-	servers, err := mcpServers(ch, lc, dir, c.Bool("trust-workspace"), notice)
+	servers, err := harness.MCPServers(ch, lc, dir, c.Bool("trust-workspace"), notice)
 	if err != nil {
 		return err
 	}
-	cfg := execConfig{Settings: lc}
-	rt, closeTools, err := probeTools(cfg, env, dir, notice)
+	statuses, err := harness.ProbeMCP(c.Context, harness.Settings{Config: lc}, env.Env, servers, dir, notice)
 	if err != nil {
 		return err
 	}
-	defer closeTools()
-	opts := mcpOptions(cfg.childEnv(env), dir, rt)
 	out := mcpListJSON{Servers: []mcpServerJSON{}, OK: true}
-	for _, st := range mcp.Probe(c.Context, servers, opts) {
+	for _, st := range statuses {
 		s := mcpServerJSON{Status: st, Tools: []mcpToolJSON{}}
 		for _, ti := range st.Tools {
 			r := pol.Decide(policy.Action{Class: policy.ClassMCP, Name: ti.Policy})
@@ -101,18 +101,18 @@ func runMCPList(c *cli.Context, env environment) error {
 		out.Servers = append(out.Servers, s)
 	}
 	if err := writeMCPList(c.App.Writer, out, c.Bool("json")); err != nil {
-		return stdoutError{Err: err}
+		return exit.StdoutError{Err: err}
 	}
 	if !out.OK {
 		fmt.Fprintln(c.App.ErrWriter, "rubichan: mcp list: a required MCP server is not ready")
-		return reportedError{Err: exit.CodeError{Code: exit.Failure, Err: fmt.Errorf("mcp list: a required MCP server is not ready")}}
+		return exit.Reported{Err: exit.CodeError{Code: exit.Failure, Err: fmt.Errorf("mcp list: a required MCP server is not ready")}}
 	}
 	return nil
 }
 
 func writeMCPList(w io.Writer, out mcpListJSON, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(newJSONShown(w))
+		enc := json.NewEncoder(sink.NewJSONShown(w))
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)
 	}
@@ -143,13 +143,13 @@ func writeMCPList(w io.Writer, out mcpListJSON, asJSON bool) error {
 	}
 	// Names, reasons and notes come from the servers and the
 	// configuration: their control characters are shown.
-	_, err := io.WriteString(w, shown(b.String()))
+	_, err := io.WriteString(w, agent.Shown(b.String()))
 	return err
 }
 
 // noteTo returns a function that writes a note, one line after prefix,
-// on w, with its control characters shown ([shown]): notes name servers,
+// on w, with its control characters shown ([agent.Shown]): notes name servers,
 // files and settings of the configuration, which a checkout may hold.
 func noteTo(w io.Writer, prefix string) func(string) {
-	return func(s string) { fmt.Fprintf(w, "%s%s\n", prefix, shown(s)) }
+	return func(s string) { fmt.Fprintf(w, "%s%s\n", prefix, agent.Shown(s)) }
 }

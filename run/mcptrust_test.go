@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/rubichan/rubichan/run/harness"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +55,7 @@ func TestMCPConfigFlagTrust(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var notes []string
-			got, err := mcpServers(mcpChoice{ConfigFile: tc.file}, nil, tc.root, tc.trusted, func(s string) { notes = append(notes, s) })
+			got, err := harness.MCPServers(harness.MCPChoice{ConfigFile: tc.file}, nil, tc.root, tc.trusted, func(s string) { notes = append(notes, s) })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -22,7 +25,7 @@ func policyCommand(env environment) *cli.Command {
 		Usage:           "work with policy files",
 		HideHelpCommand: true,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{Err: err}
+			return exit.UsageError{Err: err}
 		},
 		Subcommands: []*cli.Command{policyCheckCommand(env), policyLearnCommand(env)},
 		Action:      requireSubcommand("policy", "; try: rubichan policy check --tool shell -- 'git status'"),
@@ -53,7 +56,7 @@ passed (a failing one is exit 2, naming it).
 Exit codes: 0 when it decided (whatever the decision), 2 when the policy or
 the arguments are invalid.`,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{Err: err}
+			return exit.UsageError{Err: err}
 		},
 		Flags: append(append(policyFlags(""), skillFlags("")...),
 			&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
@@ -70,11 +73,11 @@ func runPolicyCheck(c *cli.Context, env environment) error {
 		return runPolicySelfTests(c)
 	}
 	if !c.IsSet("tool") {
-		return usagef("policy check: --tool shell|read|write|mcp is required")
+		return exit.Usagef("policy check: --tool shell|read|write|mcp is required")
 	}
 	class, err := policy.ParseClass(c.String("tool"))
 	if err != nil {
-		return usagef("policy check: --tool: %v", err)
+		return exit.Usagef("policy check: --tool: %v", err)
 	}
 	if c.NArg() != 1 {
 		what := "the command, quoted as one argument"
@@ -83,7 +86,7 @@ func runPolicyCheck(c *cli.Context, env environment) error {
 		} else if class != policy.ClassShell {
 			what = "one path"
 		}
-		return usagef("policy check: want %s after --, got %d arguments", what, c.NArg())
+		return exit.Usagef("policy check: want %s after --, got %d arguments", what, c.NArg())
 	}
 	arg := c.Args().First()
 	stderr := c.App.ErrWriter
@@ -92,11 +95,11 @@ func runPolicyCheck(c *cli.Context, env environment) error {
 	if err != nil {
 		return err
 	}
-	pol, err := loadPolicy(policySource{
+	pol, err := harness.LoadPolicy(harness.PolicySource{
 		Dir:            c.String("cwd"),
 		File:           c.String("policy"),
-		Allow:          c.StringSlice("allow"),
-		Deny:           c.StringSlice("deny"),
+		Allow:          ruleFlag(c, "allow"),
+		Deny:           ruleFlag(c, "deny"),
 		TrustWorkspace: c.Bool("trust-workspace"),
 		Headless:       true,
 		Reads:          harness.SkillGrants(set, root),
@@ -113,7 +116,7 @@ func runPolicyCheck(c *cli.Context, env environment) error {
 	}
 	ws, err := toolkit.OpenWorkspace(dir)
 	if err != nil {
-		return usagef("policy check: %v", err)
+		return exit.Usagef("policy check: %v", err)
 	}
 	defer ws.Close()
 	for _, r := range pol.ExtraRoots() {
@@ -147,7 +150,7 @@ func runPolicyCheck(c *cli.Context, env environment) error {
 // it), and says how many passed.
 func runPolicySelfTests(c *cli.Context) error {
 	file := c.String("policy")
-	pol, err := loadPolicy(policySource{File: file, Headless: true}, c.App.ErrWriter)
+	pol, err := harness.LoadPolicy(harness.PolicySource{File: file, Headless: true}, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
@@ -166,7 +169,7 @@ type resolver interface {
 func checkAction(pol *policy.Policy, ws resolver, class policy.Class, arg string) policy.Result {
 	a := policy.Action{Class: class}
 	if r, ok := ws.(interface{ Root() string }); ok {
-		a.Links = func(p string) int { return linksIn(r.Root(), p) }
+		a.Links = func(p string) int { return harness.LinksIn(r.Root(), p) }
 	}
 	if class == policy.ClassMCP {
 		a.Name = arg
@@ -179,8 +182,8 @@ func checkAction(pol *policy.Policy, ws resolver, class policy.Class, arg string
 			return ref.Resolved, err
 		}
 		if r, ok := ws.(interface{ Root() string }); ok {
-			a.Files = listFiles(r.Root(), a.Resolve)
-			a.Env = shellEnv(r.Root(), "", nil) // no bash tool: $HOME and the like stay opaque
+			a.Files = harness.ListFiles(r.Root(), a.Resolve)
+			a.Env = harness.ShellEnv(r.Root(), "", nil) // no bash tool: $HOME and the like stay opaque
 		}
 		return pol.Decide(a)
 	}
@@ -227,7 +230,7 @@ func writeCheckJSON(w io.Writer, r policy.Result, allow []string) error {
 		out.Facts = append(out.Facts, checkFactJSON{Kind: f.Kind.String(), Value: f.Value,
 			Decision: f.Decision.String(), Rule: f.Rule, Reason: f.Reason})
 	}
-	enc := json.NewEncoder(newJSONShown(w))
+	enc := json.NewEncoder(sink.NewJSONShown(w))
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }
@@ -256,13 +259,13 @@ func writeCheckText(w io.Writer, pol *policy.Policy, class policy.Class, arg str
 	fmt.Fprintf(&b, "fact:     %s\n", oneLine(r.Fact))
 	fmt.Fprintf(&b, "reason:   %s\n", r.Reason)
 	if len(allow) > 0 {
-		fmt.Fprintf(&b, "allow with: %s\n", allowFlags(allow))
+		fmt.Fprintf(&b, "allow with: %s\n", sink.AllowFlags(allow))
 	} else if r.Remedy != "" {
 		fmt.Fprintf(&b, "remedy:   %s\n", oneLine(r.Remedy))
 	}
 	// The call and the rules (a policy file's) may hold control
 	// characters: they are shown.
-	_, err := io.WriteString(w, shown(b.String()))
+	_, err := io.WriteString(w, agent.Shown(b.String()))
 	return err
 }
 

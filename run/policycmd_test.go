@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
 )
 
 // policyWorkspace builds a workspace on disk: files, a symlink in src/ to
@@ -50,7 +52,7 @@ func runApp(t *testing.T, args ...string) (string, string, int) {
 	if err != nil {
 		fmt.Fprintf(&stderr, "rubichan: %v\n", err)
 	}
-	return stdout.String(), stderr.String(), exitCode(err)
+	return stdout.String(), stderr.String(), exit.Code(err)
 }
 
 func TestPolicyCheck(t *testing.T) {
@@ -180,22 +182,22 @@ func TestPolicyCheckInvalidPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := runApp(t, "policy", "check", "--policy", bad, "-C", dir, "--tool", "shell", "--", "ls")
-	if code != exitUsage || stdout != "" {
+	if code != exit.Usage || stdout != "" {
 		t.Fatalf("exit %d, stdout %q; want 2 and nothing", code, stdout)
 	}
 	if want := "bad.toml:6: rule[0].commands:"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr %q lacks %q", stderr, want)
 	}
 	_, stderr, code = runApp(t, "policy", "check", "--policy", filepath.Join(dir, "none.toml"), "-C", dir, "--tool", "shell", "--", "ls")
-	if code != exitUsage || !strings.Contains(stderr, "none.toml") {
+	if code != exit.Usage || !strings.Contains(stderr, "none.toml") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
 	}
 	_, _, code = runApp(t, "policy", "check", "-C", filepath.Join(dir, "nowhere"), "--tool", "shell", "--", "ls")
-	if code != exitUsage {
+	if code != exit.Usage {
 		t.Errorf("missing workspace: exit %d, want 2", code)
 	}
 	_, _, code = runApp(t, "policy")
-	if code != exitUsage {
+	if code != exit.Usage {
 		t.Errorf("bare policy: exit %d, want 2", code)
 	}
 }
@@ -213,21 +215,21 @@ func TestLoadPolicyTrust(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		src      policySource
+		src      harness.PolicySource
 		decision string
 		note     bool
 	}{
-		{"headless untrusted", policySource{Dir: ws, Headless: true}, "ask", true},
-		{"headless trusted", policySource{Dir: ws, Headless: true, TrustWorkspace: true}, "allow", false},
-		{"line mode", policySource{Dir: ws}, "allow", false},
-		{"explicit file wins", policySource{Dir: ws, Headless: true, TrustWorkspace: true, File: "../testdata/policy/strict.toml"}, "deny", false},
-		{"cli deny over workspace allow", policySource{Dir: ws, Deny: []string{"shell:make *"}}, "deny", false},
+		{"headless untrusted", harness.PolicySource{Dir: ws, Headless: true}, "ask", true},
+		{"headless trusted", harness.PolicySource{Dir: ws, Headless: true, TrustWorkspace: true}, "allow", false},
+		{"line mode", harness.PolicySource{Dir: ws}, "allow", false},
+		{"explicit file wins", harness.PolicySource{Dir: ws, Headless: true, TrustWorkspace: true, File: "../testdata/policy/strict.toml"}, "deny", false},
+		{"cli deny over workspace allow", harness.PolicySource{Dir: ws, Deny: []string{"shell:make *"}}, "deny", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var notes bytes.Buffer
-			p, err := loadPolicy(tc.src, &notes)
+			p, err := harness.LoadPolicy(tc.src, &notes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -250,7 +252,7 @@ func TestLoadPolicyTrust(t *testing.T) {
 func TestLoadPolicyWarnings(t *testing.T) {
 	t.Parallel()
 	var notes bytes.Buffer
-	if _, err := loadPolicy(policySource{Dir: t.TempDir(), Allow: []string{"shell:rm x"}, Deny: []string{"shell:rm *"}}, &notes); err != nil {
+	if _, err := harness.LoadPolicy(harness.PolicySource{Dir: t.TempDir(), Allow: []string{"shell:rm x"}, Deny: []string{"shell:rm *"}}, &notes); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(notes.String(), `rubichan: policy: warning: rule --allow shell:rm x: allow "rm x" can never take effect`) {

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/rubichan/rubichan/run/harness"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,7 +22,7 @@ func TestListFiles(t *testing.T) {
 		}
 	}
 	resolve := func(p string) (string, error) { return p, nil }
-	list := listFiles(root, resolve)
+	list := harness.ListFiles(root, resolve)
 	got, ok := list("src")
 	slices.Sort(got)
 	if !ok || !slices.Equal(got, []string{"src/a.go", "src/sub", "src/sub/b.go"}) {
@@ -41,7 +42,7 @@ func TestListFiles(t *testing.T) {
 	if err := os.Symlink("../.env", filepath.Join(root, "src", "env")); err != nil {
 		t.Fatal(err)
 	}
-	withTarget := listFiles(root, func(p string) (string, error) {
+	withTarget := harness.ListFiles(root, func(p string) (string, error) {
 		if p == "src/env" {
 			return ".env", nil
 		}

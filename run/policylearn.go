@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/rubichan/rubichan/policy/learn"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/learnlog"
 	"github.com/rubichan/rubichan/run/session"
 )
@@ -33,9 +34,9 @@ run only tried them. Each rule names the session and call ids it came from and
 has [[test]] self-tests; check them with rubichan policy check --policy FILE.
 With --base, the output is the base followed by the rules it lacks.
 
-Exit codes: 0 when a policy was written, 2 when a session or the base cannot be
-read.`,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{Err: err} },
+Exit codes: 0 when a policy was written, 1 when -o FILE cannot be written, 2
+when a session or the base cannot be read.`,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return exit.UsageError{Err: err} },
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "base", Usage: "add only the rules missing from this policy `FILE`", TakesFile: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the policy to `FILE` (default: stdout)", TakesFile: true},
@@ -47,13 +48,13 @@ read.`,
 
 func runPolicyLearn(c *cli.Context, env environment) error {
 	if c.NArg() == 0 {
-		return usagef("policy learn: want one or more session IDs or paths")
+		return exit.Usagef("policy learn: want one or more session IDs or paths")
 	}
 	var files []string
 	for _, ref := range c.Args().Slice() {
 		file, err := sessionStore(c, env).Resolve(ref)
 		if err != nil {
-			return usagef("policy learn: %v", err)
+			return exit.Usagef("policy learn: %v", err)
 		}
 		files = append(files, file)
 	}
@@ -70,11 +71,11 @@ func learnPolicy(files []string, base, out string, w, errw io.Writer) error {
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return usagef("policy learn: %v", err)
+			return exit.Usagef("policy learn: %v", err)
 		}
 		cs, err := learnlog.Calls(file, data)
 		if err != nil {
-			return usagef("policy learn: %v", err)
+			return exit.Usagef("policy learn: %v", err)
 		}
 		calls = append(calls, cs...)
 		guarded = append(guarded, inWorkspace(file, data), inWorkspace(out, data))
@@ -83,13 +84,13 @@ func learnPolicy(files []string, base, out string, w, errw io.Writer) error {
 	if base != "" {
 		data, err := os.ReadFile(base)
 		if err != nil {
-			return usagef("policy learn: --base: %v", err)
+			return exit.Usagef("policy learn: --base: %v", err)
 		}
 		o.Base, o.BaseName = data, base
 	}
 	res, err := learn.Learn(calls, o)
 	if err != nil {
-		return usagef("policy learn: %v", err)
+		return exit.Usagef("policy learn: %v", err)
 	}
 	if out == "" {
 		if _, err := w.Write(res.Text); err != nil {

@@ -9,7 +9,10 @@ import (
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/llm/llmtest"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/harness"
+	"github.com/rubichan/rubichan/run/input"
 	"github.com/rubichan/rubichan/toolkit"
 )
 
@@ -34,11 +37,11 @@ func promptParts(t testing.TB) (string, []llm.ToolSpec) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	ap := newApprover(policy.Default().InWorkspace(ws.Root()), ws, "")
-	cfg := execConfig{KeyVar: "ANTHROPIC_API_KEY"}
+	ap := harness.NewApprover(policy.Default().InWorkspace(ws.Root()), ws, "", false)
+	s := harness.Settings{Provider: config.ResolvedProvider{KeyEnv: "ANTHROPIC_API_KEY"}}
 	env := environment{Env: harness.Env{Environ: func() []string { return []string{"PATH=/usr/bin:/bin"} }}}
-	l := newLoop(loopConfig{Tools: buildTools(ws, ap, cfg.bashSettings(), env, runTools{})}, nil, nil, nil)
-	sys, err := systemPrompt(promptOptions{Root: promptRoot, Now: time.Now(), NoContextFiles: true})
+	l := agent.New(nil, agent.Options{Tools: harness.BuildTools(ws, ap, s.BashSettings(), env.Env, harness.Tools{})})
+	sys, err := input.SystemPrompt(input.PromptOptions{Root: promptRoot, Now: time.Now(), NoContextFiles: true})
 	if err != nil {
 		t.Fatal(err)
 	}

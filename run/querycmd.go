@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/run/query"
 	"github.com/rubichan/rubichan/run/subquery"
@@ -97,25 +98,25 @@ func queryOptionsFrom(c *cli.Context) (query.Options, error) {
 	}{{"chunk", &q.Chunk}, {"overlap", &q.Overlap}} {
 		v, err := config.ParseByteSize(c.String(f.name))
 		if err != nil {
-			return q, usagef("--%s: want a size such as 64KB or 2MB, got %q", f.name, c.String(f.name))
+			return q, exit.Usagef("--%s: want a size such as 64KB or 2MB, got %q", f.name, c.String(f.name))
 		}
 		*f.dst = int64(v)
 	}
 	switch {
 	case q.Batch && q.Split != "":
-		return q, usagef("--batch and --split cannot be used together")
+		return q, exit.Usagef("--batch and --split cannot be used together")
 	case q.Batch && q.Prompt != "":
-		return q, usagef("--batch takes its prompts from the requests, not the arguments")
+		return q, exit.Usagef("--batch takes its prompts from the requests, not the arguments")
 	case !q.Batch && strings.TrimSpace(q.Prompt) == "":
-		return q, usagef("query needs a PROMPT")
+		return q, exit.Usagef("query needs a PROMPT")
 	case q.Split != "" && q.Chunk <= 0:
-		return q, usagef("--chunk must be at least 1B")
+		return q, exit.Usagef("--chunk must be at least 1B")
 	case q.Split != "" && q.Overlap >= q.Chunk:
-		return q, usagef("--overlap must be smaller than --chunk")
+		return q, exit.Usagef("--overlap must be smaller than --chunk")
 	}
 	if q.Split != "" {
 		if q.Split, err = filepath.Abs(q.Split); err != nil {
-			return q, usagef("--split: %v", err)
+			return q, exit.Usagef("--split: %v", err)
 		}
 	}
 	return q, nil
@@ -129,7 +130,7 @@ func positiveInt(c *cli.Context, name string, def int) (int, error) {
 	}
 	var n int
 	if _, err := fmt.Sscan(s, &n); err != nil || n < 1 {
-		return 0, usagef("--%s: want a whole number of at least 1, got %q", name, s)
+		return 0, exit.Usagef("--%s: want a whole number of at least 1, got %q", name, s)
 	}
 	return n, nil
 }

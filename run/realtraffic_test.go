@@ -2,6 +2,7 @@ package run
 
 import (
 	"encoding/json"
+	"github.com/rubichan/rubichan/run/exit"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -56,9 +57,9 @@ func TestLengthErrorChunkUsageCounted(t *testing.T) {
 				t.Fatalf("exit %d, stdout %q (%v), stderr %s", code, out, err, errOut)
 			}
 			if res.Usage.InputTokens != tc.in || res.Usage.OutputTokens != tc.out || int(requests.Load()) != tc.requests ||
-				code != exitLimit || !strings.Contains(errOut, tc.stderr) {
+				code != exit.Limit || !strings.Contains(errOut, tc.stderr) {
 				t.Fatalf("exit %d after %d requests, usage %+v; want exit %d after %d requests with %d in, %d out and %q on stderr:\n%s",
-					code, requests.Load(), res.Usage, exitLimit, tc.requests, tc.in, tc.out, tc.stderr, errOut)
+					code, requests.Load(), res.Usage, exit.Limit, tc.requests, tc.in, tc.out, tc.stderr, errOut)
 			}
 		})
 	}

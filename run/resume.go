@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/session"
 )
@@ -38,25 +39,25 @@ func (f sessionFlags) sessionDir(env environment) string { return f.settings().S
 func (f sessionFlags) validate(onAsk string) error {
 	switch {
 	case f.NoSession && (f.resuming() || f.SessionID != "" || f.SessionFile != ""):
-		return usagef("--no-session cannot be used with --resume, --continue, --session-id or --session-file")
+		return exit.Usagef("--no-session cannot be used with --resume, --continue, --session-id or --session-file")
 	case f.NoSession && onAsk == "defer":
-		return usagef("--on-ask defer needs a session to resume; it cannot be used with --no-session")
+		return exit.Usagef("--on-ask defer needs a session to resume; it cannot be used with --no-session")
 	case f.Resume != "" && f.Continue:
-		return usagef("--resume and --continue cannot be used together")
+		return exit.Usagef("--resume and --continue cannot be used together")
 	case f.Fork && !f.resuming():
-		return usagef("--fork needs --resume or --continue")
+		return exit.Usagef("--fork needs --resume or --continue")
 	case (f.SessionID != "" || f.SessionFile != "") && f.resuming() && !f.Fork:
-		return usagef("--session-id and --session-file name a new session; to add to an existing one use --resume alone (or --fork to copy it)")
+		return exit.Usagef("--session-id and --session-file name a new session; to add to an existing one use --resume alone (or --fork to copy it)")
 	case f.SessionID != "" && f.SessionFile != "":
-		return usagef("--session-id and --session-file cannot be used together")
+		return exit.Usagef("--session-id and --session-file cannot be used together")
 	case f.answering() && !f.resuming():
-		return usagef("--approve and --deny-pending need --resume or --continue")
+		return exit.Usagef("--approve and --deny-pending need --resume or --continue")
 	case len(f.Approve) > 0 && f.DenyPending:
-		return usagef("--approve and --deny-pending cannot be used together")
+		return exit.Usagef("--approve and --deny-pending cannot be used together")
 	}
 	if f.SessionID != "" {
 		if err := session.CheckID(f.SessionID); err != nil {
-			return usagef("--session-id: %v", err)
+			return exit.Usagef("--session-id: %v", err)
 		}
 	}
 	return nil

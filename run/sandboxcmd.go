@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 )
@@ -52,7 +53,7 @@ func runSandboxCheck(c *cli.Context, env environment) error {
 	if err != nil {
 		return err
 	}
-	st := achieveSandbox(lc.Shell, env)
+	st := harness.AchieveSandbox(lc.Shell, env.Env)
 	rep := sandboxReport{State: st, SelfTest: []sandbox.Result{}, OK: true}
 	if err := st.Unmet(); err != nil {
 		rep.Problem, rep.OK = err.Error(), false
@@ -68,10 +69,10 @@ func runSandboxCheck(c *cli.Context, env environment) error {
 		}
 	}
 	if err := writeSandboxReport(c.App.Writer, rep, c.Bool("json")); err != nil {
-		return stdoutError{Err: err}
+		return exit.StdoutError{Err: err}
 	}
 	if !rep.OK {
-		return reportedError{Err: exit.CodeError{Code: exit.Failure, Err: fmt.Errorf("sandbox check: the sandbox does not meet the settings")}}
+		return exit.Reported{Err: exit.CodeError{Code: exit.Failure, Err: fmt.Errorf("sandbox check: the sandbox does not meet the settings")}}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package run
 
 import (
 	"github.com/rubichan/rubichan/run/events"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/urfave/cli/v2"
 )
 
@@ -16,10 +17,10 @@ func schemaCommand() *cli.Command {
    rubichan exec --output stream-json, and of the result object of --output json.`,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 || c.Args().First() != "events" {
-				return usagef("schema: name the schema: rubichan schema events")
+				return exit.Usagef("schema: name the schema: rubichan schema events")
 			}
 			if _, err := c.App.Writer.Write(events.Schema()); err != nil {
-				return stdoutError{Err: err}
+				return exit.StdoutError{Err: err}
 			}
 			return nil
 		},

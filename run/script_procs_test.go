@@ -23,7 +23,8 @@ import (
 
 // scriptEnv are the script variables a child program started by these
 // commands gets; NO_COLOR only when it is set to something.
-var scriptEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "NO_COLOR", "GORACE", "XDG_STATE_HOME"}
+var scriptEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "NO_COLOR", "GORACE", "XDG_STATE_HOME",
+	"OTEL_EXPORTER_OTLP_ENDPOINT", "TRACEPARENT"}
 
 // programCmd prepares PROGRAM (found in the script's PATH, where the
 // registered commands live) to run in the script's directory with the

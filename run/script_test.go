@@ -118,6 +118,7 @@ func (s *serverSet) cmds() map[string]func(ts *testscript.TestScript, neg bool, 
 	cmds := s.serverCmds()
 	maps.Copy(cmds, ptyScriptCmds())
 	maps.Copy(cmds, s.sandboxScriptCmds())
+	maps.Copy(cmds, telemetryScriptCmds())
 	return cmds
 }
 
@@ -355,6 +356,10 @@ func renderRequest(w io.Writer, r llmtest.Request) error {
 			} `json:"function"`
 		} `json:"tools"`
 		Input []json.RawMessage `json:"input"` // Responses API
+		// The structured-output field of each wire.
+		OutputConfig   struct{ Format json.RawMessage } `json:"output_config"`
+		ResponseFormat json.RawMessage                  `json:"response_format"`
+		Text           struct{ Format json.RawMessage } `json:"text"`
 	}
 	if err := r.JSON(&body); err != nil {
 		return err
@@ -376,6 +381,11 @@ func renderRequest(w io.Writer, r llmtest.Request) error {
 		names = append(names, t.Name+t.Function.Name)
 	}
 	fmt.Fprintf(w, "tools: %s\n", strings.Join(names, " "))
+	for _, f := range []json.RawMessage{body.OutputConfig.Format, body.ResponseFormat, body.Text.Format} {
+		if len(f) > 0 {
+			fmt.Fprintf(w, "format: %s\n", f)
+		}
+	}
 	for _, it := range body.Input {
 		fmt.Fprintf(w, "input: %s\n", it)
 	}

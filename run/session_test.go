@@ -15,9 +15,11 @@ import (
 
 	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/policy"
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/run/sink/sinktest"
 )
 
@@ -39,8 +41,8 @@ func TestSessionHeaderAndFile(t *testing.T) {
 	if notes.Len() > 0 {
 		t.Errorf("the path was shown before the end: %s", notes)
 	}
-	s.Handle(Event{Kind: EventTurnDone, Summary: &Summary{ExitCode: 0}})
-	s.Handle(Event{Kind: EventNotice, Text: "after the end"})
+	s.Handle(agent.Event{Kind: agent.EventTurnDone, Summary: &agent.Summary{ExitCode: 0}})
+	s.Handle(agent.Event{Kind: agent.EventNotice, Text: "after the end"})
 	if _, err := checkSessionDir(dir, true, func(string) string { return "" }); err != nil {
 		t.Error(err)
 	}
@@ -58,7 +60,7 @@ func TestSessionHeaderAndFile(t *testing.T) {
 func TestExecOpenSession(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
-	pol, err := loadPolicy(policySource{Dir: ws, Headless: true}, nil)
+	pol, err := harness.LoadPolicy(harness.PolicySource{Dir: ws, Headless: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +72,8 @@ func TestExecOpenSession(t *testing.T) {
 		"OPENROUTER_API_KEY": "short",
 	}
 	env := environment{Env: harness.Env{LookupEnv: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}}
-	cfg := execConfig{Provider: "gw", Model: "m", APIKey: "gateway-key-0123456789", Quiet: true,
-		Resolved: config.ResolvedProvider{Name: "gw", Model: "m"}.WithAPIKey("gateway-key-0123456789")} // as loadSettings sets both
+	cfg := execConfig{Quiet: true,
+		Resolved: config.ResolvedProvider{Name: "gw", Model: "m"}.WithAPIKey("gateway-key-0123456789")} // as loadSettings sets it
 	cfg.Resolved.Headers = map[string]string{"Authorization": "Bearer header-token-abcdef", "X-Team": "ci-team-name"}
 	prompt := "a gateway-key-0123456789 b sk-openai-other-provider-key c Bearer header-token-abcdef d ci-team-name e short f header-token-abcdef"
 
@@ -84,7 +86,7 @@ func TestExecOpenSession(t *testing.T) {
 	if want := filepath.Join(state, "rubichan", "sessions"); filepath.Dir(s.Path()) != want {
 		t.Errorf("session in %s, want %s", filepath.Dir(s.Path()), want)
 	}
-	s.Handle(Event{Kind: EventTurnDone, Summary: &Summary{}})
+	s.Handle(agent.Event{Kind: agent.EventTurnDone, Summary: &agent.Summary{}})
 	if stderr.Len() > 0 {
 		t.Errorf("--quiet, yet stderr got %q", stderr.String())
 	}
@@ -121,6 +123,13 @@ func TestExecOpenSession(t *testing.T) {
 	})
 }
 
+// openSession is [sink.OpenSession] with this binary's build, as a run
+// opens its log.
+func openSession(opt sink.SessionOptions, h sink.SessionHeader) *sink.SessionLog {
+	opt.Build = sinkBuild()
+	return sink.OpenSession(opt, h)
+}
+
 func deref(p *string) string {
 	if p == nil {
 		return "<nil>"
@@ -129,9 +138,10 @@ func deref(p *string) string {
 }
 
 // testExecSession opens the session of an exec run as runExec does.
-func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, pol *policy.Policy, prompt string, stderr io.Writer) *sessionLog {
+func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, pol *policy.Policy, prompt string, stderr io.Writer) *sink.SessionLog {
 	t.Helper()
-	plan, err := planSession(cfg.sessionFlags, cfg.sessionDir(env), cfg.secrets(env), ws, stderr)
+	secrets := cfg.settings().Secrets(env.Env, cfg.Dir)
+	plan, err := harness.PlanSession(cfg.sessionFlags.settings(), cfg.sessionDir(env), secrets, ws, stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,8 +149,8 @@ func testExecSession(t *testing.T, cfg execConfig, env environment, ws string, p
 	if cfg.Quiet {
 		notes = io.Discard
 	}
-	return openPlanned(plan, cfg.sessionFlags, sessionOptions{Secrets: cfg.secrets(env), Warn: stderr, Notes: notes}, sessionHeader{
-		Start: sinktest.SessionStart(), Workspace: ws, Provider: cfg.Provider, Model: cfg.Model, Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
+	return plan.Open(cfg.sessionFlags.settings(), sink.SessionOptions{Secrets: secrets, Warn: stderr, Notes: notes, Build: sinkBuild()}, sink.SessionHeader{
+		Start: sinktest.SessionStart(), Workspace: ws, Provider: cfg.Resolved.Name, Model: cfg.Resolved.Model, Policy: pol.Name(), PolicyFile: pol.File(), Prompt: prompt,
 	})
 }
 
@@ -155,25 +165,25 @@ func BenchmarkSessionRoundTrip(b *testing.B) {
 	}
 	exit := 0
 	input := json.RawMessage(`{"command":"go test ./..."}`)
-	tool := &ToolCallInfo{ID: "call_1_0", Name: "bash", Summary: "go test ./...", Input: input}
+	tool := &agent.ToolCallInfo{ID: "call_1_0", Name: "bash", Summary: "go test ./...", Input: input}
 	assistant := llm.Message{Role: llm.RoleAssistant, Content: []llm.Block{
 		llm.ThinkingBlock("The tests again.", "sig"), llm.TextBlock("Running the tests."), llm.ToolUseBlock("call_1_0", "bash", input)}}
 	results := llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.ToolResultBlock("call_1_0", content.String(), false)}}
-	events := []Event{
-		{Kind: EventTurnStart, Turn: 1},
-		{Kind: EventTextDelta, Turn: 1, Text: "Running the tests."},
-		{Kind: EventHistory, Turn: 1, Message: &assistant},
-		{Kind: EventMessageDone, Turn: 1, Text: "Running the tests.", Usage: &llm.Usage{InputTokens: 1000, OutputTokens: 40}},
-		{Kind: EventToolCall, Turn: 1, Tool: tool},
-		{Kind: EventToolAllowed, Turn: 1, Tool: tool, Allow: &AllowInfo{Rule: "--allow shell:go test *", Fact: "go test ./..."}},
-		{Kind: EventToolResult, Turn: 1, Tool: tool, Result: &ToolResultInfo{ExitCode: &exit, Duration: time.Second, Content: content.String()}},
-		{Kind: EventHistory, Turn: 1, Message: &results},
+	events := []agent.Event{
+		{Kind: agent.EventTurnStart, Turn: 1},
+		{Kind: agent.EventTextDelta, Turn: 1, Text: "Running the tests."},
+		{Kind: agent.EventHistory, Turn: 1, Message: &assistant},
+		{Kind: agent.EventMessageDone, Turn: 1, Text: "Running the tests.", Usage: &llm.Usage{InputTokens: 1000, OutputTokens: 40}},
+		{Kind: agent.EventToolCall, Turn: 1, Tool: tool},
+		{Kind: agent.EventToolAllowed, Turn: 1, Tool: tool, Allow: &agent.AllowInfo{Rule: "--allow shell:go test *", Fact: "go test ./..."}},
+		{Kind: agent.EventToolResult, Turn: 1, Tool: tool, Result: &agent.ToolResultInfo{ExitCode: &exit, Duration: time.Second, Content: content.String()}},
+		{Kind: agent.EventHistory, Turn: 1, Message: &results},
 	}
 	for _, name := range []string{"session", "no-session"} {
 		b.Run(name, func(b *testing.B) {
-			var s *sessionLog
+			var s *sink.SessionLog
 			if name == "session" {
-				s = openSession(sessionOptions{Dir: b.TempDir(), Secrets: []string{testSecret, "sk-other-9876543210"}}, sessionHeader{Start: sinktest.SessionStart()})
+				s = openSession(sink.SessionOptions{Dir: b.TempDir(), Secrets: []string{testSecret, "sk-other-9876543210"}}, sink.SessionHeader{Start: sinktest.SessionStart()})
 				if s == nil {
 					b.Fatal("openSession failed")
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink"
 )
 
 // TestSessionPendings: the engine's pending calls reach the session file
@@ -32,7 +33,7 @@ func TestSessionPendings(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			if got := sessionPendings(tc.in); !reflect.DeepEqual(got, tc.want) {
+			if got := sink.SessionPendings(tc.in); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("sessionPendings = %+v\nwant %+v", got, tc.want)
 			}
 		})

@@ -10,8 +10,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/ghactions"
 	"github.com/rubichan/rubichan/run/session"
+	"github.com/rubichan/rubichan/run/sink"
 	"github.com/urfave/cli/v2"
 )
 
@@ -24,7 +27,7 @@ func sessionsCommand(env environment) *cli.Command {
 		Name:            "sessions",
 		Usage:           "list, show and remove sessions",
 		HideHelpCommand: true,
-		OnUsageError:    func(_ *cli.Context, err error, _ bool) error { return usageError{Err: err} },
+		OnUsageError:    func(_ *cli.Context, err error, _ bool) error { return exit.UsageError{Err: err} },
 		Subcommands: []*cli.Command{
 			{
 				Name: "list", Usage: "the sessions of this workspace (--all: of every workspace), newest first",
@@ -57,7 +60,7 @@ func sessionStore(c *cli.Context, env environment) session.Store {
 
 func runSessionsList(c *cli.Context, env environment) error {
 	if c.NArg() > 0 {
-		return usagef("sessions list: unexpected argument %q", c.Args().First())
+		return exit.Usagef("sessions list: unexpected argument %q", c.Args().First())
 	}
 	st := sessionStore(c, env)
 	ws := ""
@@ -85,7 +88,7 @@ func runSessionsList(c *cli.Context, env environment) error {
 
 // writeSessionsJSON prints the sessions as one JSON array.
 func writeSessionsJSON(out io.Writer, list []session.Info) error {
-	out = newJSONShown(out)
+	out = sink.NewJSONShown(out)
 	if list == nil {
 		list = []session.Info{}
 	}
@@ -97,7 +100,7 @@ func writeSessionsJSON(out io.Writer, list []session.Info) error {
 // writeSessionJSON prints the lines of a session file as they are, but
 // for the characters that would act on a terminal (see [jsonShownWriter]).
 func writeSessionJSON(w io.Writer, data []byte) error {
-	_, err := newJSONShown(w).Write(data)
+	_, err := sink.NewJSONShown(w).Write(data)
 	return err
 }
 
@@ -110,23 +113,23 @@ func writeSessionList(out io.Writer, list []session.Info) error {
 		if s.Pending > 0 {
 			status = fmt.Sprintf("%s (%d pending)", status, s.Pending)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", shown(s.ID), shown(shortTime(s.Created)), shown(shortTime(s.Updated)),
-			s.Runs, s.Turns, shown(status), shown(s.Workspace), clip(oneLine(s.Prompt), 50))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", agent.Shown(s.ID), agent.Shown(shortTime(s.Created)), agent.Shown(shortTime(s.Updated)),
+			s.Runs, s.Turns, agent.Shown(status), agent.Shown(s.Workspace), agent.Clip(oneLine(s.Prompt), 50))
 	}
 	return tw.Flush()
 }
 
 func runSessionsShow(c *cli.Context, env environment) error {
 	if c.NArg() != 1 {
-		return usagef("sessions show: want one session ID or PATH, got %d arguments", c.NArg())
+		return exit.Usagef("sessions show: want one session ID or PATH, got %d arguments", c.NArg())
 	}
 	path, err := sessionStore(c, env).Resolve(c.Args().First())
 	if err != nil {
-		return usagef("sessions show: %v", err)
+		return exit.Usagef("sessions show: %v", err)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return usagef("sessions show: %v", err)
+		return exit.Usagef("sessions show: %v", err)
 	}
 	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
 		data = data[:i+1] // a torn last line is not shown
@@ -153,15 +156,15 @@ func runSessionsShow(c *cli.Context, env environment) error {
 
 func runSessionsRm(c *cli.Context, env environment) error {
 	if c.NArg() == 0 {
-		return usagef("sessions rm: want a session ID")
+		return exit.Usagef("sessions rm: want a session ID")
 	}
 	st := sessionStore(c, env)
 	for _, id := range c.Args().Slice() {
 		if strings.ContainsRune(id, '/') || strings.HasSuffix(id, session.Ext) {
-			return usagef("sessions rm: %q: give the id of a session in %s, not a path", id, st.Dir)
+			return exit.Usagef("sessions rm: %q: give the id of a session in %s, not a path", id, st.Dir)
 		}
 		if err := st.Remove(id); err != nil {
-			return usagef("sessions rm: %v", err)
+			return exit.Usagef("sessions rm: %v", err)
 		}
 	}
 	return nil
@@ -179,7 +182,7 @@ func shortTime(t string) string {
 // with its prompt, the model's answers, the tool calls with their
 // decisions and outcomes, and the calls pending approval. Nearly all of it
 // comes from the model, the tools and the workspace: its control
-// characters are shown ([shown]).
+// characters are shown ([agent.Shown]).
 func writeTranscript(w io.Writer, name string, data []byte) error {
 	var b strings.Builder
 	for n, raw := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
@@ -192,7 +195,7 @@ func writeTranscript(w io.Writer, name string, data []byte) error {
 		}
 		b.Reset()
 		transcriptLine(&b, &l)
-		if _, err := io.WriteString(w, shown(b.String())); err != nil {
+		if _, err := io.WriteString(w, agent.Shown(b.String())); err != nil {
 			return err
 		}
 	}
@@ -224,9 +227,9 @@ func transcriptLine(w io.Writer, l *session.Line) {
 		}
 	case session.TypeToolCall:
 		in, _ := json.Marshal(l.Input)
-		fmt.Fprintf(w, "▸ %s %s  %s\n", l.Name, l.ID, clip(string(in), 200))
+		fmt.Fprintf(w, "▸ %s %s  %s\n", l.Name, l.ID, agent.Clip(string(in), 200))
 	case session.TypeDecision:
-		fmt.Fprintf(w, "  %s by %s: %s\n", l.Decision, l.Rule, clip(l.Fact, 200))
+		fmt.Fprintf(w, "  %s by %s: %s\n", l.Decision, l.Rule, agent.Clip(l.Fact, 200))
 	case session.TypeToolResult:
 		transcriptResult(w, l)
 	case session.TypeRetry:
@@ -275,7 +278,7 @@ func transcriptEnd(w io.Writer, l *session.Line) {
 	if len(l.Pending) > 0 {
 		fmt.Fprintln(w, "pending approval:")
 		for _, p := range l.Pending {
-			writePending(w, p)
+			sink.WritePending(w, p)
 		}
 	}
 }

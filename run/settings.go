@@ -1,6 +1,8 @@
 package run
 
 import (
+	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/urfave/cli/v2"
 )
 
@@ -8,28 +10,23 @@ import (
 // and resolves its provider. A headless run trusts the workspace file only
 // with --trust-workspace. Every problem is a usage error (exit 2).
 func (cfg *execConfig) loadSettings(c *cli.Context, env environment) error {
-	lc, err := loadConfig(configOptionsFromCLI(c, env, cfg.Dir, cfg.TrustWorkspace))
+	lc, err := harness.LoadConfig(configOptionsFromCLI(c, env, cfg.Dir, cfg.TrustWorkspace))
 	if err != nil {
 		return err
 	}
-	rp, err := resolveRunProvider(cfg.trafficSettings(), lc, env.LookupEnv)
+	rp, err := harness.ResolveRunProvider(cfg.trafficSettings(), lc, env.LookupEnv)
 	if err != nil {
 		return err
 	}
 	// A cost cap on a model without a price refuses to start, before
 	// stdin is read or any request made.
-	if _, err := newBudget(lc.Limits, rp.Model, lc.Prices); err != nil {
+	if _, err := harness.NewBudget(lc.Limits, rp.Model, lc.Prices); err != nil {
 		if o := lc.Origin("limits", "max_cost"); o.Source != "flag --max-cost" {
-			return usagef("%w (max_cost set by %s)", err, o)
+			return exit.Usagef("%w (max_cost set by %s)", err, o)
 		}
 		return err
 	}
 	cfg.Settings, cfg.Resolved = lc, rp
-	cfg.Provider, cfg.Model, cfg.BaseURL = rp.Name, rp.Model, rp.BaseURL
-	cfg.APIKey, cfg.KeyVar = rp.APIKey(), rp.KeyEnv
-	cfg.MaxTurns, cfg.Timeout, cfg.MaxToolCalls = lc.Limits.MaxTurns, lc.Limits.Timeout, lc.Limits.MaxToolCalls
-	cfg.CompactAt = lc.CompactAt
-	cfg.Parallel = lc.Limits.ParallelToolCalls
 	return nil
 }
 

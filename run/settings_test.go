@@ -10,7 +10,7 @@ import (
 
 func TestExecConfigHidesKey(t *testing.T) {
 	t.Parallel()
-	cfg := execConfig{Provider: "anthropic", APIKey: secretKey, Resolved: config.ResolvedProvider{Name: "anthropic"}.WithAPIKey(secretKey)}
+	cfg := execConfig{Resolved: config.ResolvedProvider{Name: "anthropic"}.WithAPIKey(secretKey)}
 	for _, out := range []string{fmt.Sprintf("%v", cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), fmt.Sprint(cfg)} {
 		if strings.Contains(out, secretKey) {
 			t.Errorf("execConfig prints its key: %s", out)

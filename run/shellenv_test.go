@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/rubichan/rubichan/run/harness"
 	"maps"
 	"testing"
 )
@@ -25,7 +26,7 @@ func TestShellEnv(t *testing.T) {
 		{"values the shell would split or glob", "/my ws", "", map[string]string{"HOME": "/home/a b", "TMPDIR": "/tmp/*", "USER": ""},
 			map[string]string{}},
 	} {
-		if got := shellEnv(tc.root, tc.dir, tc.vars); !maps.Equal(got, tc.want) {
+		if got := harness.ShellEnv(tc.root, tc.dir, tc.vars); !maps.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -2,15 +2,19 @@ package run
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/linemode"
 )
 
 // Signals turns the process's SIGINT and SIGTERM into a cancelled context
-// whose cause is a [SignalError] naming the signal, and makes a write on a
+// whose cause is a [exit.SignalError] naming the signal, and makes a write on a
 // closed stdout an error (EPIPE) rather than a fatal SIGPIPE. In line mode
-// a SIGINT goes to the chat first (see [Interrupts]): it cancels the
+// a SIGINT goes to the chat first (see [linemode.Interrupts]): it cancels the
 // running turn only, or at the prompt prints a hint. main makes one with
 // [NotifySignals], runs [MainWith] with its Context and Interrupts, then
 // calls Stop.
@@ -18,7 +22,7 @@ type Signals struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	ch     chan os.Signal
-	intr   *Interrupts
+	intr   *linemode.Interrupts
 }
 
 // NotifySignals starts taking the process's signals for a run under
@@ -30,7 +34,7 @@ type Signals struct {
 // (line mode before its first run).
 func NotifySignals(parent context.Context) *Signals {
 	ctx, cancel := context.WithCancelCause(parent)
-	s := &Signals{ctx: ctx, cancel: cancel, ch: make(chan os.Signal, 2), intr: NewInterrupts()}
+	s := &Signals{ctx: ctx, cancel: cancel, ch: make(chan os.Signal, 2), intr: linemode.NewInterrupts()}
 	go s.take()
 	return s
 }
@@ -47,19 +51,27 @@ func (s *Signals) take() {
 		if sig == os.Interrupt && s.intr.Deliver() {
 			continue
 		}
-		s.cancel(SignalError{Signal: sig})
+		s.cancel(exit.SignalError{Signal: sig})
 	}
 }
 
-// Context is cancelled with a [SignalError] cause by SIGINT (unless line
+// Context is cancelled with a [exit.SignalError] cause by SIGINT (unless line
 // mode takes it) or SIGTERM.
 func (s *Signals) Context() context.Context { return s.ctx }
 
 // Interrupts hands SIGINT to line mode; pass it to [MainWith].
-func (s *Signals) Interrupts() *Interrupts { return s.intr }
+func (s *Signals) Interrupts() *linemode.Interrupts { return s.intr }
 
 // Stop stops taking SIGINT and SIGTERM and releases the context.
 func (s *Signals) Stop() {
 	signal.Stop(s.ch)
 	s.cancel(nil)
+}
+
+// MainWith is [Main] with the process's SIGINT offered to line mode first
+// (see [linemode.Interrupts]).
+func MainWith(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, intr *linemode.Interrupts) int {
+	env := processEnvironment()
+	env.interrupts = intr
+	return runMain(ctx, args, stdin, stdout, stderr, env)
 }

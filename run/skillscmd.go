@@ -13,6 +13,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/rubichan/rubichan/run/agent"
+	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/skills"
 )
@@ -24,7 +26,7 @@ func skillsCommand(env environment) *cli.Command {
 		&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},
 		&cli.BoolFlag{Name: "trust-workspace", Usage: "list the workspace's skills as trusted, as a run with --trust-workspace offers them", EnvVars: envs("trust-workspace")},
 	}, skillFlags("")...)
-	usageErr := func(_ *cli.Context, err error, _ bool) error { return usageError{Err: err} }
+	usageErr := func(_ *cli.Context, err error, _ bool) error { return exit.UsageError{Err: err} }
 	return &cli.Command{
 		Name:            "skills",
 		Usage:           "list and show the Agent Skills a run would offer",
@@ -63,7 +65,7 @@ func discoverSkillsCLI(c *cli.Context, env environment, dir string) (skills.Set,
 	}
 	root, err := filepath.Abs(dir)
 	if err != nil {
-		return skills.Set{}, "", usagef("workspace %s: %v", dir, err)
+		return skills.Set{}, "", exit.Usagef("workspace %s: %v", dir, err)
 	}
 	set, err := harness.DiscoverSkills(harness.Settings{
 		Dir: root, Policy: harness.PolicySettings{TrustWorkspace: c.Bool("trust-workspace")}, Skills: skillSettings(c),
@@ -92,7 +94,7 @@ func skillName(s skills.Skill) string {
 
 func runSkillsList(c *cli.Context, env environment) error {
 	if c.NArg() != 0 {
-		return usagef("skills list: takes no arguments, got %d", c.NArg())
+		return exit.Usagef("skills list: takes no arguments, got %d", c.NArg())
 	}
 	set, _, err := discoverSkillsCLI(c, env, c.String("cwd"))
 	if err != nil {
@@ -108,12 +110,14 @@ func runSkillsList(c *cli.Context, env environment) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	return writeSkillsText(c.App.Writer, set.All)
+	return writeSkillsText(c.App.Writer, set)
 }
 
-// writeSkillsText prints the skills as a table, each skill's problems
-// indented beneath it, the files' text escaped.
-func writeSkillsText(w io.Writer, all []skills.Skill) error {
+// writeSkillsText prints the skills as a table, then each skill's
+// problems and, for the loser of a name collision, the skill a run offers
+// instead; the files' text escaped.
+func writeSkillsText(w io.Writer, set skills.Set) error {
+	all := set.All
 	if len(all) == 0 {
 		_, err := fmt.Fprintln(w, "no skills found")
 		return err
@@ -129,14 +133,19 @@ func writeSkillsText(w io.Writer, all []skills.Skill) error {
 		if len(desc) > 70 {
 			desc = desc[:67] + "..."
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", shown(skillName(s)), s.Source, yesNo(s.Trusted), status, shown(desc))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", agent.Shown(skillName(s)), s.Source, yesNo(s.Trusted), status, agent.Shown(desc))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, s := range all {
 		for _, p := range s.ProblemTexts() {
-			fmt.Fprintf(w, "%s: %s\n", shown(skillName(s)), shown(p))
+			fmt.Fprintf(w, "%s: %s\n", agent.Shown(skillName(s)), agent.Shown(p))
+		}
+		for _, won := range set.Offered {
+			if s.Valid() && s.Trusted && won.Name == s.Name && won.File != s.File {
+				fmt.Fprintf(w, "%s: overridden by %s, which a run offers\n", agent.Shown(skillName(s)), agent.Shown(won.File))
+			}
 		}
 	}
 	return nil
@@ -151,7 +160,7 @@ func yesNo(b bool) string {
 
 func runSkillsShow(c *cli.Context, env environment) error {
 	if c.NArg() != 1 {
-		return usagef("skills show: want one skill NAME, got %d arguments", c.NArg())
+		return exit.Usagef("skills show: want one skill NAME, got %d arguments", c.NArg())
 	}
 	set, _, err := discoverSkillsCLI(c, env, c.String("cwd"))
 	if err != nil {
@@ -160,26 +169,26 @@ func runSkillsShow(c *cli.Context, env environment) error {
 	name := c.Args().First()
 	s, ok := findSkill(set, name)
 	if !ok {
-		return usagef("skills show: no skill %q found; rubichan skills list shows them", name)
+		return exit.Usagef("skills show: no skill %q found; rubichan skills list shows them", name)
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "name: %s\ndescription: %s\npath: %s\nsource: %s\ntrusted: %s\n", shown(skillName(s)), shown(s.Description), shown(s.File), s.Source, yesNo(s.Trusted))
+	fmt.Fprintf(w, "name: %s\ndescription: %s\npath: %s\nsource: %s\ntrusted: %s\n", agent.Shown(skillName(s)), agent.Shown(s.Description), agent.Shown(s.File), s.Source, yesNo(s.Trusted))
 	for _, kv := range [][2]string{{"license", s.License}, {"compatibility", s.Compatibility}} {
 		if kv[1] != "" {
-			fmt.Fprintf(w, "%s: %s\n", kv[0], shown(kv[1]))
+			fmt.Fprintf(w, "%s: %s\n", kv[0], agent.Shown(kv[1]))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Metadata)) {
-		fmt.Fprintf(w, "metadata.%s: %s\n", shown(k), shown(s.Metadata[k]))
+		fmt.Fprintf(w, "metadata.%s: %s\n", agent.Shown(k), agent.Shown(s.Metadata[k]))
 	}
 	if len(s.AllowedTools) > 0 {
-		fmt.Fprintf(w, "allowed-tools: %s (recorded only: the policy decides every call)\n", shown(strings.Join(s.AllowedTools, " ")))
+		fmt.Fprintf(w, "allowed-tools: %s (recorded only: the policy decides every call)\n", agent.Shown(strings.Join(s.AllowedTools, " ")))
 	}
 	if s.SHA256 != "" {
 		fmt.Fprintf(w, "sha256: %s\n", s.SHA256)
 	}
 	for _, p := range s.ProblemTexts() {
-		fmt.Fprintf(w, "problem: %s\n", shown(p))
+		fmt.Fprintf(w, "problem: %s\n", agent.Shown(p))
 	}
 	data, err := os.ReadFile(s.File)
 	if err != nil {
@@ -188,7 +197,7 @@ func runSkillsShow(c *cli.Context, env environment) error {
 	if len(data) > skills.MaxFileSize {
 		data = data[:skills.MaxFileSize]
 	}
-	_, err = fmt.Fprintf(w, "\n%s", shown(string(data)))
+	_, err = fmt.Fprintf(w, "\n%s", agent.Shown(string(data)))
 	return err
 }
 

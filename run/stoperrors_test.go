@@ -8,6 +8,8 @@ import (
 
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/agent/agenttest"
+	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
 )
 
@@ -22,32 +24,32 @@ func TestFinishRunAnnounced(t *testing.T) {
 		report bool
 		code   int
 	}{
-		"max turns":   {&agent.LimitError{Kind: agent.LimitMaxTurns, Err: errors.New("reached --max-turns 1")}, false, exitLimit},
-		"budget":      {&agent.LimitError{Kind: agent.LimitBudget, Err: &budgetError{Limit: "max_cost", Max: 1}}, false, exitLimit},
-		"max denials": {&agent.StopError{Kind: agent.StopMaxDenials, Msg: "refused"}, false, exitPolicy},
-		"deferred":    {&agent.StopError{Kind: agent.StopDeferred, Msg: "paused"}, false, exitPolicy},
-		"verify":      {&agent.CheckError{Check: "verify", Err: agent.ErrVerifyFailed}, false, exitVerify},
-		"provider":    {&agent.ProviderError{Err: errors.New("500")}, true, exitProvider},
-		"tool":        {&agent.ToolError{Tool: "bash", Err: errors.New("boom")}, true, exitFailure},
+		"max turns":   {&agent.LimitError{Kind: agent.LimitMaxTurns, Err: errors.New("reached --max-turns 1")}, false, exit.Limit},
+		"budget":      {&agent.LimitError{Kind: agent.LimitBudget, Err: &agent.BudgetError{Limit: "max_cost", Max: 1}}, false, exit.Limit},
+		"max denials": {&agent.StopError{Kind: agent.StopMaxDenials, Msg: "refused"}, false, exit.Policy},
+		"deferred":    {&agent.StopError{Kind: agent.StopDeferred, Msg: "paused"}, false, exit.Policy},
+		"verify":      {&agent.CheckError{Check: "verify", Err: agent.ErrVerifyFailed}, false, exit.Verify},
+		"provider":    {&agent.ProviderError{Err: errors.New("500")}, true, exit.Provider},
+		"tool":        {&agent.ToolError{Tool: "bash", Err: errors.New("boom")}, true, exit.Failure},
 	}
 	for name, tc := range tests {
 		var errs []error
-		var sum *Summary
-		l := newLoop(loopConfig{MaxTurns: 1}, nil, agenttest.JudgeBy(nil, nil), func(Event) {})
-		err := finishRun(tc.err, l, sink.NewText(io.Discard, sink.TextOptions{Final: false}), time.Now(), func(ev Event) {
+		var sum *agent.Summary
+		l := agent.New(nil, agent.Options{Limits: agent.Limits{MaxTurns: 1}, Judge: agenttest.JudgeBy(nil, nil), Emit: func(agent.Event) {}})
+		err := harness.Finish(tc.err, l, sink.NewText(io.Discard, sink.TextOptions{Final: false}), time.Now(), func(ev agent.Event) {
 			switch ev.Kind {
-			case EventError:
+			case agent.EventError:
 				errs = append(errs, ev.Err)
-			case EventTurnDone:
+			case agent.EventTurnDone:
 				sum = ev.Summary
 			}
-		}, runEnd{})
+		}, harness.RunEnd{})
 		if got := len(errs) > 0; got != tc.report {
 			t.Errorf("%s: reported %v (%v), want %v", name, got, errs, tc.report)
 		}
-		var rep reportedError
-		if !errors.As(err, &rep) || exitCode(err) != tc.code || sum == nil || sum.ExitCode != tc.code {
-			t.Errorf("%s: returned %#v (exit %d, summary %+v), want reported, exit %d", name, err, exitCode(err), sum, tc.code)
+		var rep exit.Reported
+		if !errors.As(err, &rep) || exit.Code(err) != tc.code || sum == nil || sum.ExitCode != tc.code {
+			t.Errorf("%s: returned %#v (exit %d, summary %+v), want reported, exit %d", name, err, exit.Code(err), sum, tc.code)
 		}
 	}
 }

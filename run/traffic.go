@@ -2,6 +2,8 @@ package run
 
 import (
 	"github.com/rubichan/rubichan/run/cassette"
+	"github.com/rubichan/rubichan/run/exit"
+	"github.com/rubichan/rubichan/run/harness"
 )
 
 // loadCassette reads --replay-mode and the --replay cassette. A mode
@@ -10,7 +12,7 @@ import (
 func (cfg *execConfig) loadCassette(mode string) error {
 	m, err := cassette.ParseMode(mode)
 	if err != nil {
-		return usagef("--replay-mode: %v", err)
+		return exit.Usagef("--replay-mode: %v", err)
 	}
 	cfg.ReplayMode = m
 	if cfg.Replay == "" {
@@ -18,13 +20,13 @@ func (cfg *execConfig) loadCassette(mode string) error {
 	}
 	c, err := cassette.Load(cfg.Replay)
 	if err != nil {
-		return usagef("--replay: %w", err)
+		return exit.Usagef("--replay: %w", err)
 	}
 	cfg.cassette = c
 	return nil
 }
 
 // trafficSettings returns the run's traffic flags.
-func (cfg execConfig) trafficSettings() trafficSettings {
-	return trafficSettings{Record: cfg.Record, ReplayFile: cfg.Replay, Mode: cfg.ReplayMode, Cassette: cfg.cassette}
+func (cfg execConfig) trafficSettings() harness.TrafficSettings {
+	return harness.TrafficSettings{Record: cfg.Record, ReplayFile: cfg.Replay, Mode: cfg.ReplayMode, Cassette: cfg.cassette}
 }

@@ -74,6 +74,10 @@ type BashConfig struct {
 	// closes it. Without it an enabled Sandbox gets a sandbox of its own,
 	// which [Bash.Close] stops.
 	Confine *Sandbox
+	// CallEnv, when set, returns variables ("NAME=value") one command
+	// gets besides Env, from the call's context: the caller's trace
+	// context (TRACEPARENT), so that the command joins the call's span.
+	CallEnv func(ctx context.Context) []string
 	// Shell is the shell to run as `Shell -c command`. Empty: bash from
 	// Env's PATH, else sh from it, else /bin/sh. Relative PATH entries are
 	// never searched, so a workspace cannot plant its own shell.
@@ -104,11 +108,14 @@ type Bash struct {
 	// reaper is shared with the caller, which sweeps at the end of a run.
 	reaper *Reaper
 	vars   map[string]string // see [Bash.Vars]
+	// extra is [BashConfig.CallEnv].
+	extra func(ctx context.Context) []string
 }
 
 // NewBash returns the bash tool configured by cfg.
 func NewBash(cfg BashConfig) *Bash {
 	b := &Bash{
+		extra: cfg.CallEnv,
 		dir:   cfg.Dir,
 		shell: cfg.Shell,
 		maxTO: cfg.MaxTimeout,
@@ -209,6 +216,25 @@ const (
 	stopAbandon                  // and the output pipe was still open a grace period later
 )
 
+// callEnv is the environment of a command run under ctx: Env with what
+// [BashConfig.CallEnv] adds.
+func (b *Bash) callEnv(ctx context.Context) []string { return withCallEnv(ctx, b.env, b.extra) }
+
+// withCallEnv is env with the variables extra returns for ctx (nil
+// extra: env).
+func withCallEnv(ctx context.Context, env []string, extra func(context.Context) []string) []string {
+	if extra == nil {
+		return env
+	}
+	set := map[string]string{}
+	for _, kv := range extra(ctx) {
+		if name, val, ok := strings.Cut(kv, "="); ok {
+			set[name] = val
+		}
+	}
+	return setEnv(env, set)
+}
+
 func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (Result, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -223,7 +249,7 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 		Path:   b.shell,
 		Args:   []string{b.shell, "-c", command},
 		Dir:    b.dir,
-		Env:    b.env,
+		Env:    b.callEnv(ctx),
 		Stdout: pw,
 		Stderr: pw,
 	}

@@ -196,6 +196,26 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd) {
 	s.wrap(cmd)
 }
 
+// WrapFor is [Sandbox.Wrap] with more allowed to this command alone:
+// network connections when network is set, and writes in the directories
+// extra (absolute, or relative to the workspace) besides the sandbox's
+// writable roots. A person's configuration gives them to a server that
+// needs them (npx fetches packages and caches them in ~/.npm).
+func (s *Sandbox) WrapFor(cmd *exec.Cmd, network bool, extra []string) {
+	if s == nil {
+		return
+	}
+	cmd.Env = s.commandEnv(cmd.Env)
+	rules := s.rules
+	rules.Network = rules.Network || network
+	if len(extra) > 0 {
+		rules.Writable = writableRoots(s.rules.Writable[0], "", append(slices.Clone(s.rules.Writable), extra...))
+	}
+	cmd.Args = append([]string{"rubichan"}, rules.Argv(cmd.Path, cmd.Args)...)
+	cmd.Path = s.exe
+	cmd.SysProcAttr = rules.Namespaces(cmd.SysProcAttr)
+}
+
 // wrap points cmd at the one-shot helper. argv[0] is "rubichan", which a
 // test binary standing in for rubichan dispatches on.
 func (s *Sandbox) wrap(cmd *exec.Cmd) {

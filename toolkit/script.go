@@ -45,6 +45,9 @@ type ScriptConfig struct {
 	// Sandbox, when set, confines the commands as the bash tool's are
 	// (see [NewSandbox]); its owner closes it.
 	Sandbox *Sandbox
+	// CallEnv means what it means in [BashConfig]: a command's variables
+	// from its context (TRACEPARENT).
+	CallEnv func(ctx context.Context) []string
 }
 
 // ScriptRunner runs short commands for the runner — a team's hooks — the
@@ -64,12 +67,13 @@ type ScriptRunner struct {
 	reaper *Reaper   // may be nil
 	box    *Sandbox  // may be nil
 	setup  sync.Once // points the caches of sandboxed commands (see Sandbox.commandEnv)
+	extra  func(ctx context.Context) []string
 }
 
 // NewScriptRunner returns a runner configured by cfg. The environment is
 // built once, here.
 func NewScriptRunner(cfg ScriptConfig) *ScriptRunner {
-	r := &ScriptRunner{dir: cfg.Dir, grace: cfg.GracePeriod, reaper: cfg.Reaper, box: cfg.Sandbox}
+	r := &ScriptRunner{dir: cfg.Dir, grace: cfg.GracePeriod, reaper: cfg.Reaper, box: cfg.Sandbox, extra: cfg.CallEnv}
 	if abs, err := filepath.Abs(r.dir); err == nil {
 		r.dir = abs
 	}
@@ -158,7 +162,7 @@ func (r *ScriptRunner) Run(ctx context.Context, command string, stdin []byte, ti
 		return ScriptResult{}, fmt.Errorf("script: stderr pipe: %w", err)
 	}
 	cmd := &exec.Cmd{
-		Path: r.shell, Args: []string{r.shell, "-c", command}, Dir: r.dir, Env: r.environ(),
+		Path: r.shell, Args: []string{r.shell, "-c", command}, Dir: r.dir, Env: withCallEnv(ctx, r.environ(), r.extra),
 		Stdin: inR, Stdout: outW, Stderr: errW,
 	}
 	g, err := r.box.start(cmd, r.reaper)

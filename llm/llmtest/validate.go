@@ -24,6 +24,9 @@ func checkRequest(proto protocol, body []byte) string {
 	if !req.Stream {
 		return `"stream" is not true`
 	}
+	if msg := checkFormat(proto, body); msg != "" {
+		return msg
+	}
 	if proto == responses {
 		return checkResponses(body)
 	}

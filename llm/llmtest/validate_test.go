@@ -105,6 +105,7 @@ func TestRequestValidation(t *testing.T) {
 	}
 	tests := requestValidationCases(antUse, oaiCalls, userHi, res, tool, msgs, params)
 	maps.Copy(tests, responsesValidationCases())
+	maps.Copy(tests, formatValidationCases())
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

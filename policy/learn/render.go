@@ -209,8 +209,15 @@ func (l *learner) render(head []byte, based bool, sessions []string, withTests b
 		b.WriteString(header)
 	}
 	plans := l.plans()
-	for i, p := range plans {
-		writeRule(&b, i+1, p)
+	n := 0
+	for _, p := range plans {
+		// Numbered in order, skipping the ids a base has: a base learned
+		// before holds learned-CLASS-N ids of its own.
+		n++
+		for l.ref.HasRule(fmt.Sprintf("learned-%s-%d", p.class, n)) {
+			n++
+		}
+		writeRule(&b, n, p)
 	}
 	writeLeft(&b, l.left)
 	ruled, err := policy.Parse("learned policy", []byte(b.String()))

@@ -2,8 +2,11 @@ package agent
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/rubichan/rubichan/llm"
+	"github.com/rubichan/rubichan/toolkit"
 )
 
 // What the Agent's caller may do between runs (a chat's commands), as
@@ -45,6 +48,20 @@ func (l *Agent) SetModel(model string, c Compact) {
 	l.cfg.Model = model
 	l.cfg.Compact = c
 	l.cfg.Budget.SetModel(model)
+}
+
+// SetStructured switches structured output for the next runs (line
+// mode's /schema): the native format and the final tool ([Options.Format],
+// [Options.FinalTool]); nil and a zero Spec turn it off.
+func (l *Agent) SetStructured(format *llm.JSONFormat, final toolkit.Spec) {
+	if l.cfg.FinalTool.Name != "" {
+		l.specs = l.specs[:len(l.specs)-1] // the final tool is offered last
+	}
+	l.cfg.Format, l.cfg.FinalTool = format, final
+	if final.Name != "" {
+		l.specs = append(slices.Clip(l.specs), llm.ToolSpec{Name: final.Name, Description: strings.TrimSpace(final.Description), Schema: CompactJSON(final.Schema)})
+	}
+	l.est.fixed = newTokenEstimator(l.cfg.System, l.specs).fixed
 }
 
 // Messages is the conversation: the next run's history.

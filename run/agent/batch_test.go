@@ -457,3 +457,59 @@ func TestBatchAskIsABarrier(t *testing.T) {
 		t.Errorf("the asked call did not run alone: %v", log)
 	}
 }
+
+// spanAround records the operations under way, by call id.
+type spanAround struct {
+	mu   sync.Mutex
+	open map[string]bool
+	peak int
+	bad  []string
+}
+
+func (s *spanAround) Around(ctx context.Context, op agent.Op, do func(context.Context) error) error {
+	if op.Kind != agent.OpToolCall {
+		return do(ctx)
+	}
+	s.mu.Lock()
+	s.open[op.Call.ID] = true
+	s.peak = max(s.peak, len(s.open))
+	s.mu.Unlock()
+	err := do(ctx)
+	s.mu.Lock()
+	delete(s.open, op.Call.ID)
+	s.mu.Unlock()
+	return err
+}
+
+// event checks that a tool event comes while its call's operation runs.
+func (s *spanAround) event(ev agent.Event) {
+	if ev.Tool == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.open[ev.Tool.ID] {
+		s.bad = append(s.bad, fmt.Sprintf("%v of %s outside its operation", ev.Kind, ev.Tool.ID))
+	}
+}
+
+// TestBatchAround: calls run at once run inside operations of their own
+// that overlap, and each call's events come while its operation runs.
+func TestBatchAround(t *testing.T) {
+	t.Parallel()
+	z := newRendezvous()
+	s := &spanAround{open: map[string]bool{}}
+	calls := []llmtest.ToolCall{pcall("read", "r1", "a", 3), pcall("read", "r2", "a", 3), pcall("read", "r3", "a", 3), pcall("write", "w4", "w", 1)}
+	script := llmtest.Script{Turns: []llmtest.Turn{{ToolCalls: calls}, {Text: []string{"done"}}}}
+	r := agenttest.Run(t, context.Background(), script, agent.Options{Judge: readOnlyJudge(nil, nil), Around: s, Emit: s.event},
+		z.probe("read", toolkit.EffectRead), z.probe("write", toolkit.EffectWrite))
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if want := []string{"r1 ok: done r1", "r2 ok: done r2", "r3 ok: done r3", "w4 ok: done w4"}; strings.Join(r.Requests[1].Results(), "\n") != strings.Join(want, "\n") {
+		t.Errorf("results %v", r.Requests[1].Results())
+	}
+	if s.peak != 3 || len(s.bad) > 0 || len(s.open) != 0 {
+		t.Errorf("operations at once %d, want 3; still open %v; %v", s.peak, s.open, s.bad)
+	}
+}

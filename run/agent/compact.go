@@ -61,7 +61,13 @@ func (l *Agent) compact(ctx context.Context, reason string, before, keep int) (b
 		return false, nil
 	}
 	older := l.messages[1:split]
-	text, used, err := l.summarise(ctx, older)
+	var text string
+	var used llm.Usage
+	err := l.around(ctx, Op{Kind: OpCompaction, Turn: l.turns, Model: l.cfg.Model}, func(ctx context.Context) error {
+		var err error
+		text, used, err = l.summarise(ctx, older)
+		return err
+	})
 	if err != nil {
 		return false, l.requestError(ctx, err)
 	}

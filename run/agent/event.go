@@ -203,6 +203,9 @@ type Summary struct {
 	Verified *bool
 	// Patch is set when --patch wrote a patch.
 	Patch *PatchInfo
+	// StructuredOutput is the --json-schema answer, compact; nil without
+	// one.
+	StructuredOutput json.RawMessage
 	// Status names how the run ended, in the words of the session file
 	// ("done", "limit", …); "" means: from ExitCode.
 	Status string
@@ -211,6 +214,9 @@ type Summary struct {
 	// Subqueries counts the sub-queries sent through the run; their
 	// tokens and cost are in Usage, the token counts and CostUSD.
 	Subqueries int
+	// TraceID is the run's OpenTelemetry trace id, the caller's to fill;
+	// "" when telemetry is off.
+	TraceID string
 }
 
 // CompactionInfo describes one compaction of the conversation.
@@ -243,6 +249,9 @@ type SubqueryInfo struct {
 	Duration   time.Duration
 	InputBytes int64  // the material and the prompt
 	Error      string // refused, error: why
+	// Traceparent is the W3C trace context the command that sent it ran
+	// under (its TRACEPARENT); "" when none.
+	Traceparent string
 }
 
 // The statuses of a [SubqueryInfo].

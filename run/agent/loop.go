@@ -37,9 +37,10 @@ type Agent struct {
 	turns     int
 	toolCalls int
 	denials   int
-	pending   []Pending // the calls a deferred run leaves for a person
-	before    runBase   // what a chat's earlier runs spent, which this run's summary leaves out
-	attempts  []int     // per verifier, the checks made in this run
+	pending   []Pending  // the calls a deferred run leaves for a person
+	before    runBase    // what a chat's earlier runs spent, which this run's summary leaves out
+	attempts  []int      // per verifier, the checks made in this run
+	final     *llm.Block // the call to the final tool in the last message's calls
 
 	est         *tokenEstimator
 	compactions int
@@ -61,6 +62,9 @@ func New(client Client, o Options) *Agent {
 		s := t.Spec()
 		l.tools[s.Name] = t
 		l.specs = append(l.specs, llm.ToolSpec{Name: s.Name, Description: strings.TrimSpace(s.Description), Schema: CompactJSON(s.Schema)})
+	}
+	if f := cfg.FinalTool; f.Name != "" {
+		l.specs = append(l.specs, llm.ToolSpec{Name: f.Name, Description: strings.TrimSpace(f.Description), Schema: CompactJSON(f.Schema)})
 	}
 	l.est = newTokenEstimator(o.System, l.specs)
 	return l
@@ -158,14 +162,23 @@ func (l *Agent) turnLoop(ctx context.Context) error {
 			return err
 		}
 		l.turns++
-		l.emit(Event{Kind: EventTurnStart, Turn: l.turns})
-		msg, stop, used, err := l.requestCompacting(ctx)
+		var msg llm.Message
+		var stop llm.StopReason
+		var used llm.Usage
+		err := l.around(ctx, Op{Kind: OpRequest, Turn: l.turns, Model: l.cfg.Model}, func(ctx context.Context) error {
+			l.emit(Event{Kind: EventTurnStart, Turn: l.turns})
+			var err error
+			if msg, stop, used, err = l.requestCompacting(ctx); err != nil {
+				return err
+			}
+			l.add(sanitize(msg))
+			l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Cost: l.requestCost(used), Stop: stop})
+			return nil
+		})
 		if err != nil {
 			return l.requestError(ctx, err)
 		}
 		calls := msg.ToolUses()
-		l.add(sanitize(msg))
-		l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Cost: l.requestCost(used), Stop: stop})
 		// Past a cap, a run that would go on stops; a finished answer stands.
 		if err := l.cfg.Budget.AfterRequest(used); err != nil && (len(calls) > 0 || stop == llm.StopMaxTokens) {
 			return l.budgetStop(err)
@@ -176,38 +189,58 @@ func (l *Agent) turnLoop(ctx context.Context) error {
 				l.add(llm.Message{Role: llm.RoleUser, Content: []llm.Block{llm.TextBlock(cutAnswerNote)}})
 				continue
 			}
-			back, err := l.finalAnswer(ctx, msg)
-			if err != nil {
+			done, err := l.finish(ctx, Final{Text: msg.Text(), Message: msg, Turn: l.turns})
+			if done || err != nil {
 				return err
 			}
-			if back != "" {
-				l.addUser([]llm.Block{llm.TextBlock(back)})
-				continue
-			}
-			return nil
+			continue
 		}
+		l.final = nil
 		results, err := l.runCalls(ctx, calls, stop == llm.StopMaxTokens)
 		l.addUser(results)
 		if err != nil {
 			return err
 		}
+		if f := l.final; f != nil {
+			if done, err := l.finish(ctx, Final{Text: msg.Text(), Message: msg, Tool: f.Name, Input: f.Input, Turn: l.turns}); done || err != nil {
+				return err
+			}
+		}
 	}
+}
+
+// finish checks a final answer: done when the run ends with it, or
+// false after sending the model back with what the checks said.
+func (l *Agent) finish(ctx context.Context, final Final) (bool, error) {
+	back, err := l.finalAnswer(ctx, final)
+	if err != nil {
+		return true, err
+	}
+	if back != "" {
+		l.addUser([]llm.Block{llm.TextBlock(back)})
+		return false, nil
+	}
+	return true, nil
 }
 
 // finalAnswer is the step after an answer without tool calls: the stop
 // hooks, then the verifiers in order. It returns what sends the model
 // back to work, or "" when the run ends with this answer; an error ends
 // the run.
-func (l *Agent) finalAnswer(ctx context.Context, msg llm.Message) (string, error) {
+func (l *Agent) finalAnswer(ctx context.Context, final Final) (string, error) {
 	if l.cfg.Hooks != nil {
 		if back := l.cfg.Hooks.Stop(ctx, l.turns); back != "" {
 			return back, nil
 		}
 	}
-	final := Final{Text: msg.Text(), Message: msg, Turn: l.turns}
 	for i, v := range l.cfg.Verifiers {
 		l.attempts[i]++
-		res, err := v.Verify(ctx, l.attempts[i], final)
+		var res Verification
+		err := l.around(ctx, Op{Kind: OpVerify, Turn: l.turns, Attempt: l.attempts[i]}, func(ctx context.Context) error {
+			var err error
+			res, err = v.Verify(ctx, l.attempts[i], final)
+			return err
+		})
 		if err != nil {
 			return "", err
 		}
@@ -292,7 +325,7 @@ func (l *Agent) policyStop(kind StopKind, format string, args ...any) error {
 // counted in the run's usage and budget as they fail, and a retry that
 // would pass the budget is not made.
 func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
-	req := llm.Request{Model: l.cfg.Model, System: l.cfg.System, Messages: l.messages, Tools: l.specs}
+	req := llm.Request{Model: l.cfg.Model, System: l.cfg.System, Messages: l.messages, Tools: l.specs, Format: l.cfg.Format}
 	printed := false // text of the current attempt reached the sinks
 	policy := l.cfg.Retry
 	policy.Retryable = retryableAfterPrint

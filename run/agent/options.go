@@ -50,9 +50,25 @@ type Options struct {
 	// Verifiers check the final answer after the stop hooks passed, in
 	// order; a failed check sends the model back to work.
 	Verifiers []Verifier
+	// FinalTool, when its Name is set, is offered to the model after the
+	// tools: a call to it is the run's final answer (structured output's
+	// fallback on a provider without a native form). The engine answers
+	// it itself, without the judge or hooks: the call's result is
+	// [FinalRecorded], the calls after it in the same message are not
+	// run, and the Verifiers check the [Final] with its Tool and Input.
+	// When they pass, the run ends with no request after the call; a
+	// failed check sends the model back as after a text answer.
+	FinalTool toolkit.Spec
+	// Format asks the provider, on every request, for a final answer that
+	// is JSON matching a schema, in its native form; nil: free text.
+	Format *llm.JSONFormat
 	// Redact hides the run's secrets in tool results before the model,
 	// the sinks or the session see them. nil: no change.
 	Redact *Redactor
+	// Around, when set, runs each model request, tool call, compaction
+	// and verify check inside the caller's context (telemetry spans);
+	// nil: they run in the run's context.
+	Around Around
 	// Emit receives every event of the runs; required.
 	Emit func(Event)
 }

@@ -102,7 +102,7 @@ type Hooks interface {
 }
 
 // Final is a run's final answer: the text of the last assistant message,
-// or the input of a [FinalTool] call.
+// or the input of a call to [Options.FinalTool].
 type Final struct {
 	Text    string
 	Message llm.Message
@@ -125,4 +125,46 @@ type Verification struct {
 	Passed   bool
 	Feedback string // !Passed: the user message the model gets
 	Stop     error  // !Passed and no attempt left: why the run ends
+}
+
+// Around lets the caller run each operation of the engine inside a
+// context of its own (a tracing span, so that what a tool starts can name
+// it as its parent): the engine calls Around with the context it would
+// use and runs the operation with the context given to do. Around must
+// call do exactly once and return its error. The events of the
+// operation are emitted while do runs, on the goroutine that called
+// Around — but for tool calls run at once ([Verdict.ReadOnly]): each is
+// called on a goroutine of its own, so that their operations overlap as
+// the calls do, and their events come from the loop's goroutine while do
+// runs. An Around must be safe for concurrent use.
+type Around interface {
+	Around(ctx context.Context, op Op, do func(context.Context) error) error
+}
+
+// OpKind says what an [Op] is.
+type OpKind uint8
+
+// The kinds of [Op].
+const (
+	OpRequest    OpKind = iota + 1 // one model request, its retries inside: EventTurnStart … EventMessageDone
+	OpToolCall                     // one tool call, judge, hooks and run: EventToolCall … its result
+	OpCompaction                   // the summary request of a compaction, until EventCompaction
+	OpVerify                       // one Verifier check
+)
+
+// Op is one operation the engine runs through [Around].
+type Op struct {
+	Kind    OpKind
+	Turn    int           // the model request it belongs to
+	Model   string        // OpRequest, OpCompaction: the model asked
+	Call    *ToolCallInfo // OpToolCall: the call
+	Attempt int           // OpVerify: the check's attempt, from 1
+}
+
+// around runs do through o.Around, or directly without one.
+func (l *Agent) around(ctx context.Context, op Op, do func(context.Context) error) error {
+	if l.cfg.Around == nil {
+		return do(ctx)
+	}
+	return l.cfg.Around.Around(ctx, op, do)
 }

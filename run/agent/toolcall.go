@@ -18,6 +18,9 @@ const (
 	notRunCut = "Not run: your response was cut off at the output token limit before this tool call was complete, " +
 		"so its arguments may be incomplete. Send the call again, with smaller arguments if needed (for example, write a large file in parts)."
 	notRunStopped = "Not run: the run stopped before this call (%s)."
+	notRunFinal   = "Not run: the run ended with %s."
+	// FinalRecorded is the result of a call to [Options.FinalTool].
+	FinalRecorded = "Answer recorded."
 )
 
 // runCalls answers every tool call of one assistant message, in order, with
@@ -42,6 +45,14 @@ func (l *Agent) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]ll
 			c.results[i] = llm.ToolResultBlock(call.ID, fmt.Sprintf(notRunStopped, stopReason(c.stop)), true)
 			continue
 		}
+		if l.final != nil {
+			c.results[i] = llm.ToolResultBlock(call.ID, fmt.Sprintf(notRunFinal, l.final.Name), true)
+			continue
+		}
+		if call.Name == l.cfg.FinalTool.Name && call.Name != "" {
+			c.results[i] = l.finalCall(call, cut)
+			continue
+		}
 		l.toolCalls++
 		prep := l.prepare(call, cut)
 		v := l.verdict(call, prep)
@@ -54,18 +65,25 @@ func (l *Agent) runCalls(ctx context.Context, calls []llm.Block, cut bool) ([]ll
 			}
 		}
 		info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: prep.summary(call.Input), Input: call.Input}
-		l.emit(Event{Kind: EventToolCall, Turn: l.turns, Tool: info})
-		if readOnly && l.join(ctx, c, i, call, info, prep, v) {
+		if readOnly {
+			l.join(ctx, c, i, call, info, prep, v)
 			continue
 		}
-		res, dur, err := l.runCall(ctx, call, info, prep, v)
+		var err error
+		_ = l.around(ctx, Op{Kind: OpToolCall, Turn: l.turns, Call: info}, func(ctx context.Context) error {
+			l.emit(Event{Kind: EventToolCall, Turn: l.turns, Tool: info})
+			res, dur, e := l.runCall(ctx, call, info, prep, v)
+			if err = e; !errors.Is(err, errDeferred) {
+				l.answer(c.results, i, call.ID, info, res, dur)
+			}
+			return err
+		})
 		if errors.Is(err, errDeferred) {
 			// This call and the ones after it stay open for the run that
 			// resumes the session; the conversation is valid again once
 			// that run answers them.
 			return c.results[:i], l.deferRest(calls[i+1:])
 		}
-		l.answer(c.results, i, call.ID, info, res, dur)
 		c.stop = l.ended(ctx, err)
 	}
 	l.flush(ctx, c)
@@ -93,29 +111,34 @@ func (l *Agent) flush(ctx context.Context, c *callSet) {
 	c.batch = nil
 }
 
-// join admits a read-only call into the batch: its before_tool hooks run
-// now, in call order. It reports false when the call was not admitted
-// and was answered here, or must run alone (a hook rewrote its
-// arguments): then it is answered too.
-func (l *Agent) join(ctx context.Context, c *callSet, i int, call llm.Block, info *ToolCallInfo, prep prepared, v Verdict) bool {
-	r, ans := l.admit(ctx, call, info, prep, v)
+// join admits a read-only call into the batch: its tool_call event, then
+// its approval and before_tool hooks, now, in call order. Its operation
+// ([Around]) starts here and ends once it is answered: here, when it is
+// not admitted or must run alone (a hook rewrote its arguments), else
+// when the batch has run it.
+func (l *Agent) join(ctx context.Context, c *callSet, i int, call llm.Block, info *ToolCallInfo, prep prepared, v Verdict) {
+	op := l.startOp(ctx, Op{Kind: OpToolCall, Turn: l.turns, Call: info})
+	l.emit(Event{Kind: EventToolCall, Turn: l.turns, Tool: info})
+	r, ans := l.admit(op.ctx, call, info, prep, v)
 	switch {
 	case ans != nil:
 		l.answer(c.results, i, call.ID, info, ans.res, timeSpan{})
 		c.stop = ans.err
+		op.end(ans.err)
 	case r.rewritten:
 		if l.flush(ctx, c); c.stop != nil {
 			c.results[i] = llm.ToolResultBlock(call.ID, l.notRun(r.info, fmt.Sprintf(notRunStopped, stopReason(c.stop))).Content, true)
-			return true
+			op.end(c.stop)
+			return
 		}
-		res, dur, err := l.execute(ctx, r)
+		res, dur, err := l.execute(op.ctx, r)
 		l.answer(c.results, i, call.ID, r.info, res, dur)
 		c.stop = l.ended(ctx, err)
+		op.end(err)
 	default:
-		r.idx = i
+		r.idx, r.op = i, op
 		c.batch = append(c.batch, r)
 	}
-	return true
 }
 
 // answer records the result of call i as the model gets it (redacted,
@@ -212,6 +235,7 @@ type runnable struct {
 	input     json.RawMessage
 	eff       toolkit.Effects
 	rewritten bool // a before_tool hook replaced the arguments
+	op        runningOp
 }
 
 // runCall judges and runs one prepared call alone. The span says whether
@@ -392,4 +416,25 @@ func sanitize(m llm.Message) llm.Message {
 // by SIGINT").
 func stopReason(err error) string {
 	return err.Error()
+}
+
+// finalCall answers a call to the final tool: the engine's own tool, not
+// judged and run by nobody. A call with arguments that are not one JSON
+// object gets an error result; a good one is recorded as the answer.
+func (l *Agent) finalCall(call llm.Block, cut bool) llm.Block {
+	l.toolCalls++
+	info := &ToolCallInfo{ID: call.ID, Name: call.Name, Summary: Clip(strings.Join(strings.Fields(string(call.Input)), " "), 120), Input: call.Input}
+	l.emit(Event{Kind: EventToolCall, Turn: l.turns, Tool: info})
+	res := ToolResultInfo{Content: FinalRecorded}
+	switch err := CheckArgs(call.Input); {
+	case cut:
+		res = ToolResultInfo{IsError: true, Content: notRunCut}
+	case err != nil:
+		res = ToolResultInfo{IsError: true, Content: fmt.Sprintf("Invalid arguments for %s: %v. Send the answer as one JSON object that matches the tool's schema.", call.Name, err)}
+	default:
+		c := call
+		l.final = &c
+	}
+	l.emit(Event{Kind: EventToolResult, Turn: l.turns, Tool: info, Result: &res})
+	return llm.ToolResultBlock(call.ID, res.Content, res.IsError)
 }

@@ -47,10 +47,23 @@ type Config struct {
 	// Prices are USD per million tokens by model name: the built-in table
 	// (see [DefaultPrices]) with [prices."model"] entries merged over it.
 	Prices map[string]Price `koanf:"prices"`
+	// Telemetry configures the run's OpenTelemetry export; see
+	// [Telemetry]. An untrusted workspace file cannot set it.
+	Telemetry Telemetry `koanf:"telemetry"`
 	// Models are context windows and output limits by model name: the
 	// built-in table (see [DefaultWindows]) with [models."model"] entries
 	// merged over it.
 	Models map[string]Window `koanf:"models"`
+	// ACP configures `rubichan acp`, the editors' front end.
+	ACP ACP `koanf:"acp"`
+}
+
+// ACP is the [acp] table.
+type ACP struct {
+	// PermissionTimeout bounds the wait for the editor's answer to a
+	// permission request; past it the call gets the on_ask behaviour.
+	// 0: no limit (a person is present).
+	PermissionTimeout time.Duration `koanf:"permission_timeout"`
 }
 
 // ProviderConfig is a [providers.NAME] entry: any endpoint that speaks the
@@ -68,6 +81,11 @@ type ProviderConfig struct {
 	APIKeyEnv string `koanf:"api_key_env"`
 	// Headers are sent with every request.
 	Headers map[string]string `koanf:"headers"`
+	// StructuredOutput is how --json-schema asks this provider for the
+	// schema: "native" (its own structured-output field) or "tool" (a
+	// final tool); empty: rubichan chooses by provider and model. It is
+	// the one key a [providers.NAME] entry may set for a built-in preset.
+	StructuredOutput string `koanf:"structured_output"`
 }
 
 // Limits bound one run. Zero means no limit.
@@ -254,3 +272,23 @@ func readCapped(r io.Reader, file string) ([]byte, error) {
 // maxConfigSize bounds how much of a config file is read: a config file
 // is a few hundred bytes; anything near this is a mistake.
 const maxConfigSize = 1 << 20
+
+// Telemetry is the [telemetry] section: the run's OpenTelemetry export
+// (OTLP/HTTP protobuf), which the standard OTEL_* variables configure as
+// well. An untrusted workspace file cannot set it: a pull request must not
+// send the run's spans to its own collector.
+type Telemetry struct {
+	// Enabled turns the export on (with the OTEL_* endpoint, else
+	// Endpoint, else http://localhost:4318) or off; unset: on when an
+	// OTEL_EXPORTER_OTLP_*ENDPOINT variable is set. OTEL_SDK_DISABLED=true
+	// wins.
+	Enabled *bool `koanf:"enabled"`
+	// Endpoint is the collector's base URL when no OTEL_* variable names
+	// one; /v1/traces and /v1/metrics are added.
+	Endpoint string `koanf:"endpoint"`
+	// FlushTimeout bounds the flush at the end of the run; 0: 2s.
+	FlushTimeout time.Duration `koanf:"flush_timeout"`
+	// PropagateToProviders sends the W3C traceparent header with model
+	// requests; off, a provider never learns the trace ids.
+	PropagateToProviders bool `koanf:"propagate_to_providers"`
+}

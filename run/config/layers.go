@@ -263,7 +263,8 @@ func (s *stack) origin(path []string) Origin {
 // what could redirect keys and traffic (provider, base_url, [providers]),
 // put workspace programs on the bash tool's PATH ([bash]), loosen the
 // shell sandbox ([shell]) or the policy (allow_all), run the checkout's commands around every tool
-// call ([hooks]), start the checkout's programs as MCP servers ([mcp]) or
+// call ([hooks]), start the checkout's programs as MCP servers ([mcp]),
+// send the run's spans to its own collector ([telemetry]) or
 // defeat a
 // spending cap ([prices], and [limits] looser than those the
 // stack already holds), and adds the display names of what it removed to
@@ -278,11 +279,11 @@ func (s *stack) untrusted(dropped *[]string) func(map[string]any) {
 				*dropped = append(*dropped, "verify.command")
 			}
 		}
-		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "shell", "allow_all", "hooks", "mcp"} {
+		for _, k := range []string{"provider", "base_url", "providers", "prices", "bash", "shell", "allow_all", "hooks", "mcp", "telemetry"} {
 			if _, ok := values[k]; ok {
 				delete(values, k)
 				name := k
-				if k == "providers" || k == "prices" || k == "bash" || k == "shell" || k == "hooks" || k == "mcp" {
+				if k == "providers" || k == "prices" || k == "bash" || k == "shell" || k == "hooks" || k == "mcp" || k == "telemetry" {
 					name = "[" + k + "]"
 				}
 				*dropped = append(*dropped, name)
@@ -326,10 +327,27 @@ func tighter(v, cur any) bool {
 	return b == 0 || a <= b
 }
 
+// presetSettings says whether [providers.NAME] only sets a built-in
+// preset's own keys (structured_output), rather than defining an entry.
+func (s *stack) presetSettings(name string) bool {
+	if _, ok := presetByName(name); !ok {
+		return false
+	}
+	for _, k := range s.ko.MapKeys(strings.Join([]string{"providers", name}, pathSep)) {
+		if k != "structured_output" {
+			return false
+		}
+	}
+	return true
+}
+
 // finish checks custom providers and prices and decodes the merged values
 // into a Config.
 func (s *stack) finish() (Config, error) {
 	for _, name := range s.ko.MapKeys("providers") {
+		if s.presetSettings(name) {
+			continue
+		}
 		for _, k := range []string{"type", "base_url"} {
 			if !s.ko.Exists(strings.Join([]string{"providers", name, k}, pathSep)) {
 				return Config{}, s.missing([]string{"providers", name}, k, "a custom provider needs type and base_url")

@@ -36,6 +36,13 @@ type MCPServer struct {
 	CallTimeout time.Duration `koanf:"call_timeout"`
 	// Tools, when not empty, lists the only tools offered to the model.
 	Tools []string `koanf:"tools"`
+	// Network lets a stdio server open network connections inside the
+	// sandbox; WritableRoots are directories it may write there besides
+	// the workspace and its TMPDIR ("~/…" is in $HOME; relative ones are
+	// in the workspace). npx needs both: network = true, writable_roots =
+	// ["~/.npm"].
+	Network       bool     `koanf:"network"`
+	WritableRoots []string `koanf:"writable_roots"`
 }
 
 // mcpSchema is the [mcp] table.
@@ -50,6 +57,8 @@ func mcpSchema() *field {
 		"startup_timeout", leaf(kindDuration),
 		"call_timeout", leaf(kindDuration),
 		"tools", leaf(kindStringList),
+		"network", leaf(kindBool),
+		"writable_roots", leaf(kindStringList),
 	)
 	return table("servers", &field{kind: kindMap, elem: server, name: CheckMCPServerName})
 }
@@ -96,7 +105,7 @@ func (s *stack) checkMCP() error {
 		if cmd == url {
 			return s.missing([]string{"mcp", "servers", name}, "command", "an MCP server needs either command (stdio) or url (streamable HTTP)")
 		}
-		for _, k := range [][2]string{{"args", "command"}, {"env", "command"}, {"headers", "url"}} {
+		for _, k := range [][2]string{{"args", "command"}, {"env", "command"}, {"network", "command"}, {"writable_roots", "command"}, {"headers", "url"}} {
 			if s.ko.Exists(key(k[0])) && !s.ko.Exists(key(k[1])) {
 				o := s.origin([]string{"mcp", "servers", name, k[0]})
 				return &Error{File: o.Source, Line: o.Line, Key: DisplayKey([]string{"mcp", "servers", name, k[0]}),
@@ -115,6 +124,9 @@ type mcpJSONServer struct {
 	Env     map[string]string `json:"env"`
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
+	// network and writable_roots: as in [MCPServer], spelled the same.
+	Network       bool     `json:"network"`
+	WritableRoots []string `json:"writable_roots"`
 }
 
 // ParseMCPJSON reads the {"mcpServers": {NAME: {...}}} file that other
@@ -181,5 +193,14 @@ func (js mcpJSONServer) server() (MCPServer, error) {
 			return MCPServer{}, fmt.Errorf("env: %w", err)
 		}
 	}
-	return MCPServer{Command: js.Command, Args: js.Args, Env: js.Env, URL: js.URL, Headers: js.Headers}, nil
+	if js.URL != "" && (js.Network || len(js.WritableRoots) > 0) {
+		return MCPServer{}, errors.New("network and writable_roots belong to a server with command (stdio)")
+	}
+	for _, r := range js.WritableRoots {
+		if r == "" || strings.IndexByte(r, 0) >= 0 {
+			return MCPServer{}, errors.New("writable_roots: want non-empty strings without NUL")
+		}
+	}
+	return MCPServer{Command: js.Command, Args: js.Args, Env: js.Env, URL: js.URL, Headers: js.Headers,
+		Network: js.Network, WritableRoots: js.WritableRoots}, nil
 }

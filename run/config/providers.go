@@ -115,6 +115,12 @@ type ResolvedProvider struct {
 	SubModel string
 	// BaseURLFrom says where the base URL came from.
 	BaseURLFrom string
+	// Preset says the provider is a built-in preset, not a [providers]
+	// entry.
+	Preset bool
+	// StructuredOutput is [providers.NAME] structured_output: "native",
+	// "tool" or empty (rubichan chooses).
+	StructuredOutput string
 
 	apiKey string
 }
@@ -188,6 +194,8 @@ type PublicProvider struct {
 	APIKeyEnv   string   `json:"api_key_env,omitempty"`
 	Headers     []string `json:"headers,omitempty"`
 	Chosen      string   `json:"chosen"`
+	// StructuredOutput is structured_output when the configuration sets it.
+	StructuredOutput string `json:"structured_output,omitempty"`
 }
 
 // Public returns the printable form of p: the key redacted, header values
@@ -196,7 +204,7 @@ func (p ResolvedProvider) Public() PublicProvider {
 	return PublicProvider{
 		Name: p.Name, Type: p.Type, Wire: p.Wire, BaseURL: p.BaseURL, BaseURLFrom: p.BaseURLFrom,
 		Model: p.Model, ModelFrom: p.ModelFrom, APIKey: p.keyState(), APIKeyEnv: p.KeyEnv,
-		Headers: sortedKeys(p.Headers), Chosen: p.Chosen,
+		Headers: sortedKeys(p.Headers), Chosen: p.Chosen, StructuredOutput: p.StructuredOutput,
 	}
 }
 
@@ -220,10 +228,11 @@ func (l *Loaded) ResolveProvider(lookupEnv func(string) (string, bool)) (Resolve
 		return ResolvedProvider{}, err
 	}
 	rp := ResolvedProvider{Name: name, Chosen: chosen}
-	if c, ok := l.Providers[name]; ok {
+	if c, ok := l.Providers[name]; ok && c.Type != "" {
 		err = l.fromCustom(&rp, c)
 	} else if p, ok := presetByName(name); ok {
 		err = rp.fromPreset(p, env)
+		rp.Preset = true
 	} else {
 		var names []string
 		for _, p := range Presets() {
@@ -241,6 +250,7 @@ func (l *Loaded) ResolveProvider(lookupEnv func(string) (string, bool)) (Resolve
 	if l.Model != "" {
 		rp.Model, rp.ModelFrom = l.Model, l.Origin("model").String()
 	}
+	rp.StructuredOutput = l.Providers[name].StructuredOutput
 	rp.ThoughtTags = rp.ThoughtTags || strings.Contains(rp.BaseURL, "generativelanguage.googleapis.com")
 	if p, ok := presetByName(name); ok && rp.SubModel == "" && l.Providers[name].Type == "" {
 		rp.SubModel = p.SubModel

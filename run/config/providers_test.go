@@ -25,6 +25,12 @@ base_url = "http://127.0.0.1:8000/v1"
 type = "openai"
 wire = "responses"
 base_url = "http://127.0.0.1:8001/v1"
+[providers.tooled]
+type = "anthropic"
+base_url = "https://gw.example"
+structured_output = "native"
+[providers.anthropic]
+structured_output = "tool"
 [providers.gemgw]
 type = "openai"
 base_url = "https://generativelanguage.googleapis.com/v1beta/openai"
@@ -56,6 +62,10 @@ base_url = "https://generativelanguage.googleapis.com/v1beta/openai"
 		{name: "gemini detected", env: map[string]string{"GEMINI_API_KEY": "gm"},
 			want: ResolvedProvider{Name: "gemini", Type: "openai", Wire: "chat", BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai/", Model: "gemini-3.5-flash",
 				KeyEnv: "GEMINI_API_KEY", ThoughtTags: true, Chosen: "auto-detected from GEMINI_API_KEY"}, key: "gm"},
+		{name: "custom structured output", file: gw, flags: map[string]string{"provider": "tooled", "model": "m"},
+			want: ResolvedProvider{Name: "tooled", Type: "anthropic", BaseURL: "https://gw.example", Model: "m", Headers: map[string]string{}, Chosen: "flag --provider", StructuredOutput: "native"}},
+		{name: "preset structured output", file: gw, flags: map[string]string{"provider": "anthropic"}, env: map[string]string{"ANTHROPIC_API_KEY": "a"},
+			want: ResolvedProvider{Name: "anthropic", Type: "anthropic", BaseURL: "https://api.anthropic.com", Model: "claude-sonnet-5-5", KeyEnv: "ANTHROPIC_API_KEY", Chosen: "flag --provider", Preset: true, StructuredOutput: "tool"}, key: "a"},
 		{name: "custom responses wire", file: gw, flags: map[string]string{"provider": "codex", "model": "gpt-5-codex"},
 			want: ResolvedProvider{Name: "codex", Type: "openai", Wire: "responses", BaseURL: "http://127.0.0.1:8001/v1", Model: "gpt-5-codex", Headers: map[string]string{}, Chosen: "flag --provider"}},
 		{name: "custom on gemini's host reads thought tags", file: gw, flags: map[string]string{"provider": "gemgw", "model": "gemini-2.5-pro"},
@@ -88,6 +98,9 @@ func checkResolved(t *testing.T, got, want ResolvedProvider, key string) {
 	t.Helper()
 	if got.APIKey() != key {
 		t.Errorf("APIKey() = %q, want %q", got.APIKey(), key)
+	}
+	if want.StructuredOutput != "" && (got.StructuredOutput != want.StructuredOutput || got.Preset != want.Preset) {
+		t.Errorf("structured_output %q preset %v, want %q %v", got.StructuredOutput, got.Preset, want.StructuredOutput, want.Preset)
 	}
 	if want.Wire != "" && got.Wire != want.Wire || got.ThoughtTags != want.ThoughtTags {
 		t.Errorf("wire %q thought tags %v, want %q %v", got.Wire, got.ThoughtTags, want.Wire, want.ThoughtTags)

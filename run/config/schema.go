@@ -3,40 +3,41 @@ package config
 import (
 	"errors"
 	"fmt"
-	"github.com/rubichan/rubichan/policy/tomlpos"
 	"math"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rubichan/rubichan/policy/tomlpos"
 )
 
 // valueKind is the type of one configuration value.
 type valueKind uint8
 
 const (
-	kindTable        valueKind = iota // fixed set of keys (field.fields)
-	kindMap                           // any names (checked by field.name), values field.elem
-	kindString                        // non-empty string
-	kindProviderName                  // a preset or [providers] name
-	kindURL                           // http(s) URL without credentials
-	kindEnvName                       // environment variable name
-	kindProviderType                  // "openai" or "anthropic"
-	kindWire                          // "chat" or "responses"
-	kindHeaderValue                   // HTTP header value
-	kindCount                         // whole number >= 0
-	kindTurns                         // whole number >= 1 (max_turns has no "none")
-	kindUSD                           // number >= 0
-	kindDuration                      // "30m", "1h30m", or 0
-	kindSize                          // "256KB" or a whole number of bytes
-	kindPathList                      // array of directory names
-	kindBool                          // true or false
-	kindSandbox                       // "auto", "required" or "off"
-	kindHookList                      // array of hook tables (see hooks.go)
-	kindRatio                         // number above 0 and at most 1
-	kindStringList                    // array of non-empty strings (see mcp.go)
-	kindEnvValue                      // any string without NUL (see mcp.go)
+	kindTable            valueKind = iota // fixed set of keys (field.fields)
+	kindMap                               // any names (checked by field.name), values field.elem
+	kindString                            // non-empty string
+	kindProviderName                      // a preset or [providers] name
+	kindURL                               // http(s) URL without credentials
+	kindEnvName                           // environment variable name
+	kindProviderType                      // "openai" or "anthropic"
+	kindWire                              // "chat" or "responses"
+	kindStructuredOutput                  // "native" or "tool"
+	kindHeaderValue                       // HTTP header value
+	kindCount                             // whole number >= 0
+	kindTurns                             // whole number >= 1 (max_turns has no "none")
+	kindUSD                               // number >= 0
+	kindDuration                          // "30m", "1h30m", or 0
+	kindSize                              // "256KB" or a whole number of bytes
+	kindPathList                          // array of directory names
+	kindBool                              // true or false
+	kindSandbox                           // "auto", "required" or "off"
+	kindHookList                          // array of hook tables (see hooks.go)
+	kindRatio                             // number above 0 and at most 1
+	kindStringList                        // array of non-empty strings (see mcp.go)
+	kindEnvValue                          // any string without NUL (see mcp.go)
 )
 
 // field describes one key of the configuration schema.
@@ -72,6 +73,7 @@ func configSchema() *field {
 	provider := table(
 		"type", leaf(kindProviderType),
 		"wire", leaf(kindWire),
+		"structured_output", leaf(kindStructuredOutput),
 		"base_url", leaf(kindURL),
 		"api_key_env", leaf(kindEnvName),
 		"headers", &field{kind: kindMap, elem: leaf(kindHeaderValue), name: checkHeaderName},
@@ -115,8 +117,17 @@ func configSchema() *field {
 			"concurrency", leaf(kindTurns),
 			"max_queries", leaf(kindCount),
 		),
+		"telemetry", table(
+			"enabled", leaf(kindBool),
+			"endpoint", leaf(kindURL),
+			"flush_timeout", leaf(kindDuration),
+			"propagate_to_providers", leaf(kindBool),
+		),
 		"hooks", hooksSchema(),
 		"mcp", mcpSchema(),
+		"acp", table(
+			"permission_timeout", leaf(kindDuration),
+		),
 		"providers", &field{kind: kindMap, elem: provider, name: checkCustomProviderName},
 		"prices", &field{kind: kindMap, elem: price, name: checkModelName},
 		"models", &field{kind: kindMap, elem: table(
@@ -186,7 +197,7 @@ func (n normalizer) value(path []string, v any, f *field) (any, error) {
 				if sf == nil {
 					return nil, n.wrap(p, fmt.Errorf("%w (known keys here: %s)", ErrUnknownKey, strings.Join(f.order, ", ")))
 				}
-			} else if err := f.name(k); err != nil {
+			} else if err := f.name(k); err != nil && !presetKeysOnly(k, sub) {
 				return nil, n.wrap(p, err)
 			}
 			nv, err := n.value(p, sub, sf)
@@ -391,6 +402,10 @@ func normalizeString(k valueKind, v any) (any, error) {
 		if s != WireChat && s != WireResponses {
 			err = fmt.Errorf("want %q or %q, got %q", WireChat, WireResponses, s)
 		}
+	case kindStructuredOutput:
+		if s != "native" && s != "tool" {
+			err = fmt.Errorf("want \"native\" or \"tool\", got %q", s)
+		}
 	case kindHeaderValue:
 		if strings.ContainsAny(s, "\r\n\x00") {
 			err = errors.New("header value must not contain line breaks or NUL")
@@ -468,95 +483,6 @@ func tomlKind(v any) string {
 		return "an array"
 	}
 	return tomlType(v)
-}
-
-// checkName accepts provider names: letters, digits, '-', '_' and '.'.
-func checkName(s string) error {
-	if s == "" {
-		return errors.New("must not be empty")
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			return fmt.Errorf("provider name %q may only hold letters, digits, '-', '_' and '.'", s)
-		}
-	}
-	return nil
-}
-
-// checkCustomProviderName accepts a [providers.NAME] name that does not
-// shadow a preset: a preset is pointed elsewhere with base_url instead.
-func checkCustomProviderName(s string) error {
-	if err := checkName(s); err != nil {
-		return err
-	}
-	if _, ok := presetByName(s); ok {
-		return fmt.Errorf("%q is a built-in preset; pick another name, or set base_url to point the preset elsewhere", s)
-	}
-	return nil
-}
-
-// checkModelName accepts any non-empty model name without control characters.
-func checkModelName(s string) error {
-	if strings.TrimSpace(s) == "" {
-		return errors.New("model name must not be empty")
-	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return fmt.Errorf("model name %q holds a control character", s)
-		}
-	}
-	return nil
-}
-
-// checkBaseURL accepts absolute http and https URLs. Credentials, a query
-// and a fragment are refused: they are where keys hide, and a base URL shows
-// in `config show`; a key belongs in the variable api_key_env names. The
-// errors never repeat the URL, which may hold a key.
-func checkBaseURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil {
-		return errors.New("not a URL (the value is not repeated: it may hold a key)")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return errors.New("want an http:// or https:// URL")
-	}
-	if u.Host == "" {
-		return errors.New("URL has no host")
-	}
-	if u.User != nil {
-		return errors.New("URL must not hold credentials; name the key's variable in api_key_env")
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return errors.New("base URL must not have a query or fragment; name the key's variable in api_key_env")
-	}
-	return nil
-}
-
-// checkEnvName accepts POSIX-style variable names. The error does not
-// repeat the value: the key itself is a common mistake here.
-func checkEnvName(s string) error {
-	for i, r := range s {
-		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
-			return errors.New("not an environment variable name: name the variable that holds the key, not the key")
-		}
-	}
-	if s == "" {
-		return errors.New("must not be empty")
-	}
-	return nil
-}
-
-// checkHeaderName accepts RFC 9110 token characters.
-func checkHeaderName(s string) error {
-	if s == "" {
-		return errors.New("header name must not be empty")
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
-			return fmt.Errorf("%q is not a valid HTTP header name", s)
-		}
-	}
-	return nil
 }
 
 // DisplayKey writes a key path the way TOML would: dotted, with parts that

@@ -95,8 +95,15 @@ func NewShow(lc *Loaded, rp ResolvedProvider, perr error, all bool, escape func(
 	s.addHooks(lc.Hooks, escape)
 	for _, name := range slices.Sorted(maps.Keys(lc.Providers)) {
 		p := lc.Providers[name]
-		add([]string{"providers", name, "type"}, p.Type)
-		add([]string{"providers", name, "base_url"}, p.BaseURL)
+		// A preset's table may hold structured_output alone: no empty
+		// type and base_url for it.
+		if p.Type != "" || p.BaseURL != "" {
+			add([]string{"providers", name, "type"}, p.Type)
+			add([]string{"providers", name, "base_url"}, p.BaseURL)
+		}
+		if p.StructuredOutput != "" {
+			add([]string{"providers", name, "structured_output"}, p.StructuredOutput)
+		}
 		if p.APIKeyEnv != "" {
 			add([]string{"providers", name, "api_key_env"}, p.APIKeyEnv)
 		}
@@ -234,6 +241,9 @@ func (s Show) WriteText(w io.Writer, escape func(string) string) error {
 		line(&b, "api_key", strconv.Quote(p.APIKey), keyFrom)
 		if len(p.Headers) > 0 {
 			line(&b, "headers", strings.Join(p.Headers, ", "), "")
+		}
+		if p.StructuredOutput != "" {
+			line(&b, "structured_output", strconv.Quote(p.StructuredOutput), "")
 		}
 	} else {
 		fmt.Fprintf(&b, "# none: %s\n", s.ProviderError)

@@ -218,3 +218,59 @@ func TestShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestShowStructuredOutput: config show prints the provider's
+// structured_output when the configuration sets it (README: a
+// [providers.anthropic] table holding only that key adjusts the preset),
+// in the text and the JSON form; unset, neither shows it.
+func TestShowStructuredOutput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ set, text, json string }{
+		{"tool", "\nstructured_output = \"tool\"\n", `"structured_output":"tool"`},
+		{"", "", ""},
+	} {
+		rp := ResolvedProvider{Name: "anthropic", Type: "anthropic", Model: "m", StructuredOutput: tc.set}
+		pub := rp.Public()
+		s := Show{Provider: &pub, Files: []string{}}
+		var text bytes.Buffer
+		if err := s.WriteText(&text, func(s string) string { return s }); err != nil {
+			t.Fatal(err)
+		}
+		js, err := json.Marshal(pub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.set == "" {
+			if strings.Contains(text.String(), "structured_output") || strings.Contains(string(js), "structured_output") {
+				t.Errorf("unset structured_output shown:\n%s\n%s", text.String(), js)
+			}
+			continue
+		}
+		if !strings.Contains(text.String(), tc.text) || !strings.Contains(string(js), tc.json) {
+			t.Errorf("structured_output %q not shown:\n%s\n%s", tc.set, text.String(), js)
+		}
+	}
+}
+
+// TestNewShowPresetTable: a [providers.anthropic] table holding only
+// structured_output (README: it adjusts the preset) is listed as that key,
+// with its file and line, not as an empty type and base_url.
+func TestNewShowPresetTable(t *testing.T) {
+	t.Parallel()
+	lc, rp, perr := showFixture(t, "[providers.anthropic]\nstructured_output = \"tool\"\n")
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	got := map[string]ShownValue{}
+	for _, v := range NewShow(lc, rp, perr, false, markEscape).Values {
+		got[v.Key] = v
+	}
+	if v := got["providers.anthropic.structured_output"]; v.Value != "tool" || !strings.HasSuffix(v.Origin, "config.toml:2") {
+		t.Errorf("providers.anthropic.structured_output = %+v", v)
+	}
+	for _, k := range []string{"providers.anthropic.type", "providers.anthropic.base_url"} {
+		if v, ok := got[k]; ok {
+			t.Errorf("%s listed for a preset's table: %+v", k, v)
+		}
+	}
+}

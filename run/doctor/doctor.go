@@ -65,6 +65,8 @@ type Options struct {
 	Policy harness.PolicySource
 	// TrustWorkspace: the workspace's .mcp.json is started too.
 	TrustWorkspace bool
+	// MCP is --mcp-config and --no-mcp, as exec takes them.
+	MCP harness.MCPChoice
 	// Skills are --skills and --no-skills.
 	Skills harness.SkillSettings
 	// SessionDir is --session-dir; "": the default session directory.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/toolkit/mcp"
@@ -21,7 +22,7 @@ func checkMCP(ctx context.Context, st *state) []Check {
 	if err != nil {
 		return []Check{{Status: StatusSkipped, Detail: err.Error()}}
 	}
-	servers, err := harness.MCPServers(harness.MCPChoice{}, st.lc, dir, st.opts.TrustWorkspace, func(string) {})
+	servers, err := harness.MCPServers(st.opts.MCP, st.lc, dir, st.opts.TrustWorkspace, func(string) {})
 	if err != nil {
 		return []Check{{Status: StatusProblem, Detail: err.Error(), Fix: "fix the workspace's .mcp.json"}}
 	}
@@ -40,6 +41,9 @@ func checkMCP(ctx context.Context, st *state) []Check {
 		}
 		c := Check{Status: StatusWarning, Detail: fmt.Sprintf("%s: %s: %s; a run goes on without its tools", s.Name, s.State, s.Reason),
 			Fix: fmt.Sprintf("check the command or url of [mcp.servers.%s] (`rubichan mcp list` shows each server), or raise its startup_timeout", s.Name)}
+		if strings.Contains(s.Reason, "the sandbox is the likely cause") {
+			c.Fix = fmt.Sprintf("give %s what it needs in the sandbox: network = true and writable_roots = [...] in [mcp.servers.%s] or its .mcp.json entry (npx: network = true, writable_roots = [\"~/.npm\"]), or run with --sandbox off", s.Name, s.Name)
+		}
 		if s.Required {
 			c.Status, c.Detail = StatusProblem, fmt.Sprintf("%s (required): %s: %s; a run would end with exit 2", s.Name, s.State, s.Reason)
 		}

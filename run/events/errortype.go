@@ -24,6 +24,9 @@ const (
 	ErrBrokenPipe      = "broken_pipe"      // stdout's reader went away
 	ErrInternal        = "internal"         // a tool's infrastructure, an I/O error, a bug
 	ErrVerifyFailed    = "verify_failed"    // --verify did not pass within its attempts (exit 6)
+	// ErrStructuredOutput: the final answer never matched --json-schema
+	// within its retries (exit 7).
+	ErrStructuredOutput = "structured_output"
 )
 
 // ErrorTypes lists every error.type value, in the order of the schema.
@@ -31,6 +34,6 @@ func ErrorTypes() []string {
 	return []string{
 		ErrUsage, ErrConfig, ErrPolicy, ErrAuth, ErrBadRequest, ErrRateLimit, ErrQuota, ErrOverloaded,
 		ErrServer, ErrNetwork, ErrContextOverflow, ErrTimeout, ErrMaxTurns, ErrMaxToolCalls, ErrMaxTokens,
-		ErrMaxCost, ErrMaxDenials, ErrInterrupted, ErrBrokenPipe, ErrInternal, ErrVerifyFailed,
+		ErrMaxCost, ErrMaxDenials, ErrInterrupted, ErrBrokenPipe, ErrInternal, ErrVerifyFailed, ErrStructuredOutput,
 	}
 }

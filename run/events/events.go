@@ -36,6 +36,8 @@ type Init struct {
 	// Skills are the skills the run offers in its system prompt; absent
 	// when none.
 	Skills []Skill `json:"skills,omitempty"`
+	// JSONSchema is the digest of --json-schema; absent without one.
+	JSONSchema *JSONSchema `json:"json_schema,omitempty"`
 }
 
 // Skill is one skill a run offers: its name and the hex SHA-256 of its
@@ -43,6 +45,11 @@ type Init struct {
 type Skill struct {
 	Name   string `json:"name"`
 	SHA256 string `json:"sha256"`
+}
+
+// JSONSchema identifies the schema of a run's structured output.
+type JSONSchema struct {
+	SHA256 string `json:"sha256"` // hex SHA-256 of the schema, compact
 }
 
 // MCP is what the run's MCP servers offer, after start-up.
@@ -301,10 +308,16 @@ type Result struct {
 	FilesChanged []string     `json:"files_changed"` // workspace-relative, sorted
 	SessionPath  *string      `json:"session_path"`  // null without a session log
 	Verified     *bool        `json:"verified"`      // null without --verify
-	Patch        *Patch       `json:"patch"`         // null without --patch
+	// StructuredOutput is the --json-schema answer, the JSON value
+	// itself; absent without one.
+	StructuredOutput json.RawMessage `json:"structured_output,omitempty"`
+	Patch            *Patch          `json:"patch"` // null without --patch
 	// Pending are the calls a deferred run left for a person to approve
 	// or deny (status "deferred"); absent otherwise.
 	Pending []Pending `json:"pending,omitempty"`
+	// TraceID is the run's OpenTelemetry trace id, to link a CI log to
+	// the trace; absent without telemetry.
+	TraceID string `json:"trace_id,omitempty"`
 }
 
 // Pending is a tool call waiting for a person's approval: its id, tool,

@@ -84,6 +84,8 @@ func Meaning(code int) string {
 		return "the model provider failed"
 	case Verify:
 		return "--verify never passed"
+	case Schema:
+		return "the answer did not match --json-schema"
 	case 130:
 		return "interrupted by SIGINT"
 	case 143:

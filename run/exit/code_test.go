@@ -226,7 +226,7 @@ func TestMeaning(t *testing.T) {
 		{exit.Limit, "a limit was reached"},
 		{exit.Provider, "the model provider failed"},
 		{exit.Verify, "--verify never passed"},
-		{exit.Schema, "unknown"}, // no run ends with 7 yet: the words come with --json-schema
+		{exit.Schema, "the answer did not match --json-schema"},
 		{130, "interrupted by SIGINT"},
 		{143, "interrupted by SIGTERM"},
 		{exit.BrokenPipe, "stdout closed by its reader"},
@@ -257,6 +257,7 @@ func TestEngineKind(t *testing.T) {
 		"deferred":       {&agent.StopError{Kind: agent.StopDeferred, Msg: "x"}, "policy", false, true},
 		"max denials":    {&agent.StopError{Kind: agent.StopMaxDenials, Msg: "x"}, "max_denials", false, true},
 		"verify":         {&agent.CheckError{Check: "verify", Err: agent.ErrVerifyFailed}, "verify_failed", false, true},
+		"json schema":    {&agent.CheckError{Check: "json-schema", Err: errors.New("no match")}, "structured_output", false, true},
 		"budget":         {&agent.LimitError{Kind: agent.LimitBudget, Err: &agent.BudgetError{Limit: "max_cost", Max: 1}}, "", false, false},
 		"provider":       {&agent.ProviderError{Err: errors.New("x")}, "", false, false},
 		"tool":           {&agent.ToolError{Tool: "t", Err: errors.New("x")}, "", false, false},

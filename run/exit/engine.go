@@ -65,8 +65,11 @@ func EngineKind(err error) (typ string, retryable, ok bool) {
 		}
 		return string(se.Kind), false, true
 	case errors.As(err, &ce):
-		if ce.Check == "verify" {
+		switch ce.Check {
+		case "verify":
 			return events.ErrVerifyFailed, false, true
+		case "json-schema":
+			return events.ErrStructuredOutput, false, true
 		}
 	}
 	return "", false, false

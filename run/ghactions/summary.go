@@ -37,6 +37,7 @@ type Summary struct {
 	Verified    *bool // nil: no --verify
 	VerifyRuns  int   // how many times the --verify command ran
 	Session     string
+	TraceID     string // the run's OpenTelemetry trace id; "" without telemetry
 	// AllowAll says --allow-all was on.
 	AllowAll bool
 }
@@ -99,6 +100,9 @@ func (s *Summary) WriteMarkdown(w io.Writer) error {
 		row("Policy", "**allow-all**: every tool call allowed inside the OS sandbox, except the secret denials and the guarded paths")
 	}
 	s.writeVerify(row)
+	if s.TraceID != "" {
+		row("Trace", Code(s.TraceID))
+	}
 	if s.Session != "" {
 		row("Session", Code(s.Session))
 	}

@@ -5,9 +5,11 @@
 // the session plan, the patch workspace — and after the run it finishes it
 // (Finish: the verdict of --verify, the patch, the summary).
 //
-// The assembly itself (opening one run's stack from [Settings] and closing
-// it) still lives in the command layer's stack.go while the engine split
-// goes on; it moves here as Open and Close.
+// [Open] assembles one run from its [Settings] (in the same order for a
+// headless run and for line mode) and returns the [Run], which [Run.Close]
+// releases; [Settings] views (derived.go) are computed from the settings,
+// never stored back: nothing changes Settings once the command layer made
+// it, and the run's root after --patch is [Run.WorkDir].
 //
 // It imports the engine, the sinks, the hooks, the input and the format
 // leaves; it never imports a front end or run. The command layer and the

@@ -21,6 +21,9 @@ type Env struct {
 	// (nil: they can; see sandbox.ProbeNamespaces); nil probes the
 	// system. Tests simulate a system that refuses them with it.
 	Namespaces func() error
+	// Seccomp probes whether the process runs under a seccomp filter
+	// (see sandbox.ProbeSeccomp); nil probes the process.
+	Seccomp func() bool
 	// Now is the time the system prompt's date comes from; nil: the
 	// clock. Tests set it to replay a cassette on another day.
 	Now func() time.Time
@@ -59,4 +62,13 @@ func (env Env) SandboxNamespaces(mode sandbox.Mode) error {
 		return env.Namespaces()
 	}
 	return sandbox.ProbeNamespaces()
+}
+
+// SandboxSeccomp says whether the process runs under a seccomp filter,
+// from the environment's probe or the process itself.
+func (env Env) SandboxSeccomp() bool {
+	if env.Seccomp != nil {
+		return env.Seccomp()
+	}
+	return sandbox.ProbeSeccomp()
 }

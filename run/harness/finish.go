@@ -14,14 +14,18 @@ import (
 	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/hooks"
 	"github.com/rubichan/rubichan/run/sink"
+	"github.com/rubichan/rubichan/run/structured"
 )
 
 // RunEnd is what a run adds to its closing summary besides the loop's
 // tally: the --verify outcome (which [Finish] reads and resets for the
-// next run; nil without --verify) and the --patch to write.
+// next run; nil without --verify), the --patch to write, and the
+// --json-schema check whose answer the result carries (nil without one).
 type RunEnd struct {
-	Verifier *Verifier
-	Patch    *PatchMode
+	Verifier   *Verifier
+	Patch      *PatchMode
+	Structured *structured.Slot
+	TraceID    string // the run's trace id; "" without telemetry
 }
 
 // Finish reports how the loop ended — its error, unless already shown
@@ -42,9 +46,12 @@ func Finish(runErr error, l *agent.Agent, text *sink.Text, start time.Time, emit
 	sum := l.Summary(start)
 	sum.ExitCode = code
 	sum.Verified = end.Verifier.Outcome()
-	// A run the model finished is whole, verified or not; anything else
-	// stopped it midway.
-	pi, perr := end.Patch.Write(code != exit.OK && code != exit.Verify)
+	sum.TraceID = end.TraceID
+	sum.StructuredOutput = end.Structured.Output()
+	end.Structured.Reset()
+	// A run the model finished is whole, verified or matching its schema
+	// or not; anything else stopped it midway.
+	pi, perr := end.Patch.Write(code != exit.OK && code != exit.Verify && code != exit.Schema)
 	switch {
 	case perr != nil:
 		emit(agent.Event{Kind: agent.EventError, Err: perr})
@@ -132,7 +139,7 @@ func NewHooks(lc *config.Loaded, ce ChildEnv, root, sessionID string, sess *sink
 	}
 	opt := hooks.Options{
 		Hooks: lc.Hooks, Workspace: root, Emit: emit,
-		Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv,
+		Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv, CallEnv: ce.CallEnv,
 		PathAdd: ce.PathAdd, SessionID: sessionID, Reaper: rt.Reaper, TempDir: rt.TempDir, Sandbox: rt.Box,
 	}
 	if p := sess.Path(); p != "" {

@@ -18,6 +18,7 @@ type InitSettings struct {
 	Provider, Model string
 	Allow, Deny     []string      // the command-line policy rules
 	Limits          config.Limits // the resolved limits
+	SchemaDigest    string        // --json-schema's digest; "" without one
 }
 
 // InitEvent describes the run that is about to start, made by build.
@@ -34,6 +35,9 @@ func InitEvent(is InitSettings, bi sink.Build, root string, tools []string, pol 
 		ev.Policy.Source = f
 	}
 	ev.AllowAll = pol.AllowAll()
+	if is.SchemaDigest != "" {
+		ev.JSONSchema = &events.JSONSchema{SHA256: is.SchemaDigest}
+	}
 	return ev
 }
 

@@ -68,7 +68,8 @@ func mcpServerList(all map[string]config.MCPServer) []mcp.ServerConfig {
 	for _, n := range names {
 		s := all[n]
 		out = append(out, mcp.ServerConfig{Name: n, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
-			Required: s.Required, StartupTimeout: s.StartupTimeout, CallTimeout: s.CallTimeout, Tools: s.Tools})
+			Required: s.Required, StartupTimeout: s.StartupTimeout, CallTimeout: s.CallTimeout, Tools: s.Tools,
+			Network: s.Network, WritableRoots: s.WritableRoots})
 	}
 	return out
 }
@@ -203,4 +204,17 @@ func within(dir, target string) (string, bool) {
 		return "", false
 	}
 	return rel, true
+}
+
+// ProbeMCP starts servers as a run in dir would — inside the sandbox and
+// with the reaper of [ProbeTools], in the run's child environment — asks
+// each for its tools, and stops them at once. It is what `rubichan mcp
+// list` and the doctor's MCP check run.
+func ProbeMCP(ctx context.Context, s Settings, env Env, servers []mcp.ServerConfig, dir string, notice func(string)) ([]mcp.Status, error) {
+	rt, closeTools, err := ProbeTools(s, env, dir, notice)
+	if err != nil {
+		return nil, err
+	}
+	defer closeTools()
+	return mcp.Probe(ctx, servers, MCPOptions(s.ChildEnv(env), dir, rt)), nil
 }

@@ -26,7 +26,8 @@ func AchieveSandbox(sh config.Shell, env Env) sandbox.State {
 	if err != nil {
 		mode = sandbox.ModeAuto // the config has checked it already
 	}
-	return sandbox.Achieve(mode, sh.Network, env.SandboxABI(), sandbox.Linux, env.SandboxNamespaces(mode))
+	st := sandbox.Achieve(mode, sh.Network, env.SandboxABI(), sandbox.Linux, env.SandboxNamespaces(mode))
+	return st.UnderSeccomp(env.SandboxSeccomp())
 }
 
 // StartSandbox decides the run's sandbox before any request: a required

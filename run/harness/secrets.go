@@ -8,6 +8,7 @@ import (
 
 	"github.com/rubichan/rubichan/run/config"
 	"github.com/rubichan/rubichan/run/subquery"
+	"github.com/rubichan/rubichan/run/telemetry"
 	"github.com/rubichan/rubichan/toolkit/mcp"
 )
 
@@ -39,6 +40,8 @@ func Secrets(rp config.ResolvedProvider, lc *config.Loaded, mp MCPPlace, env Env
 			}
 		}
 	}
+	// The collector's credentials (OTEL_EXPORTER_OTLP_HEADERS).
+	secrets = append(secrets, telemetry.HeaderSecrets(env.Getenv)...)
 	return append(secrets, mcpSecrets(mp, lc, RunKeyVars(rp.KeyEnv, lc), env)...)
 }
 
@@ -67,9 +70,11 @@ func mcpSecrets(mp MCPPlace, lc *config.Loaded, keyVars []string, env Env) []str
 }
 
 // RunKeyVars are the key variables of a run whose provider's key is in
-// keyVar: that one and every provider's ([ProviderKeyVars]).
+// keyVar: that one and every provider's ([ProviderKeyVars]), and the
+// variables of the collector's credentials ([telemetry.HeaderVars]),
+// which no command the run starts sees either.
 func RunKeyVars(keyVar string, lc *config.Loaded) []string {
-	return append([]string{keyVar}, ProviderKeyVars(lc)...)
+	return append(append([]string{keyVar}, ProviderKeyVars(lc)...), telemetry.HeaderVars()...)
 }
 
 // ChildDropEnv is what the run's other commands — hooks, --verify, MCP

@@ -3,6 +3,7 @@ package harness
 import (
 	"github.com/rubichan/rubichan/run/cassette"
 	"github.com/rubichan/rubichan/run/config"
+	"github.com/rubichan/rubichan/run/structured"
 )
 
 // Settings are the resolved settings of one run: what the command layer
@@ -41,6 +42,10 @@ type Settings struct {
 	Session SessionSettings
 	Traffic TrafficSettings
 	Patch   PatchSettings
+	// JSONSchema is --json-schema, compiled; nil without one.
+	JSONSchema *structured.Schema
+	// JSONSchemaRetries is --json-schema-retries.
+	JSONSchemaRetries int
 	// LineMode says a person answers at a terminal (chat): the approver
 	// keeps the person's session answers.
 	LineMode bool

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -51,7 +52,7 @@ type Subqueries struct {
 // handle answers one request from a command of the run.
 func (s *Subqueries) handle(ctx context.Context, _ int, req subquery.Request) subquery.Response {
 	start := time.Now()
-	info := &agent.SubqueryInfo{Model: req.Model}
+	info := &agent.SubqueryInfo{Model: req.Model, Traceparent: req.Traceparent}
 	if info.Model == "" {
 		info.Model = s.opt.Model
 	}
@@ -220,6 +221,7 @@ func (g *fileGate) check(path string) (toolkit.PathRef, error) {
 // when the loop's budget and sinks exist.
 type SubqueryHost struct {
 	srv  *subquery.Server
+	bin  string // the private directory of the link to the running binary; "" without one
 	svc  *Subqueries
 	done chan struct{}
 }
@@ -238,6 +240,14 @@ func ListenSubqueries(s Settings, tempDir string) (*SubqueryHost, error) {
 		return nil, fmt.Errorf("run: sub-query socket: %w", err)
 	}
 	h.srv = srv
+	// Without a path to itself (a deleted binary) the commands find
+	// rubichan on PATH, if at all.
+	if exe, err := os.Executable(); err == nil {
+		if h.bin, err = selfLinkDir(exe); err != nil {
+			srv.Close()
+			return nil, err
+		}
+	}
 	return h, nil
 }
 
@@ -278,6 +288,9 @@ func (h *SubqueryHost) Close() {
 	if h.svc != nil {
 		<-h.done
 	}
+	if h.bin != "" {
+		os.RemoveAll(h.bin)
+	}
 }
 
 // SubqueryConfig are what the sub-query service takes of a run's
@@ -301,7 +314,8 @@ func NewSubqueries(qs SubqueryConfig, ws *toolkit.Workspace, j agent.Judge, budg
 }
 
 // WithQuerySocket is env without an inherited sub-query socket and token,
-// and with the run's, if any.
+// and with the run's, if any, and the link to the running binary first on
+// PATH (see [SelfEnv]).
 func WithQuerySocket(env []string, q *SubqueryHost) []string {
 	out := make([]string, 0, len(env)+2)
 	for _, kv := range env {
@@ -311,6 +325,9 @@ func WithQuerySocket(env []string, q *SubqueryHost) []string {
 	}
 	if path := q.Path(); path != "" {
 		out = append(out, subquery.SocketEnv+"="+path, subquery.TokenEnv+"="+q.Token())
+		if q.bin != "" {
+			out = withSelfOnPath(out, q.bin)
+		}
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 
 	"github.com/rubichan/rubichan/policy"
@@ -38,6 +39,9 @@ type ChildEnv struct {
 	EnvAllow []string // --pass-env: variables let through the scrubbing
 	DropEnv  []string // variables removed whatever the allow list says
 	PathAdd  []string // directories added to PATH ([bash] path_add)
+	// CallEnv adds a command's variables from its context: the
+	// TRACEPARENT of the span it runs under; nil: none.
+	CallEnv func(ctx context.Context) []string
 }
 
 // OpenTools makes what the run's commands — the bash tool's, the
@@ -98,20 +102,31 @@ func ProbeTools(s Settings, env Env, root string, notice func(string)) (rt Tools
 }
 
 // MCPOptions are the servers' process settings: the bash tool's scrubbed
-// environment without the provider keys, the workspace as working
-// directory, the run's reaper, and the run's OS sandbox, which confines a
-// stdio server as it does shell commands (through the one-shot helper:
-// [toolkit.Sandbox.Wrap]).
+// environment without the provider keys, the run's private TMPDIR, the
+// workspace as working directory, the run's reaper, and the run's OS
+// sandbox, which confines a stdio server as it does shell commands
+// (through the one-shot helper: [toolkit.Sandbox.WrapFor]), with the
+// network and the writable roots its configuration gives it; a server
+// that cannot start under it gets [MCPSandboxHint].
 func MCPOptions(ce ChildEnv, root string, rt Tools) mcp.Options {
 	opts := mcp.Options{
 		Environ: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv,
-		PathAdd: ce.PathAdd, Dir: root, Reaper: rt.Reaper,
+		PathAdd: ce.PathAdd, Dir: root, Reaper: rt.Reaper, TempDir: rt.TempDir,
 	}
 	if rt.Box != nil {
-		opts.Prepare = func(cmd *exec.Cmd) error {
-			rt.Box.Wrap(cmd)
+		home := lookupIn(ce.Environ, "HOME")
+		opts.Prepare = func(cmd *exec.Cmd, cfg mcp.ServerConfig) error {
+			roots := MCPWritableRoots(cfg.WritableRoots, home)
+			for _, r := range roots {
+				if filepath.IsAbs(r) {
+					// Asked for by the configuration; Landlock needs it to exist.
+					_ = os.MkdirAll(r, 0o700)
+				}
+			}
+			rt.Box.WrapFor(cmd, cfg.Network, roots)
 			return nil
 		}
+		opts.StartHint = MCPSandboxHint
 	}
 	return opts
 }
@@ -135,6 +150,9 @@ type BashSettings struct {
 	KeyVars []string     // the provider key variables, which no command sees
 	PathAdd []string     // directories added to PATH ([bash] path_add)
 	Shell   config.Shell // how the commands are confined
+	// CallEnv adds a command's variables from its call's context: the
+	// TRACEPARENT of its execute_tool span; nil: none.
+	CallEnv func(ctx context.Context) []string
 }
 
 // BuildTools returns the tools of a headless run: the file tools with the
@@ -148,7 +166,7 @@ func BuildTools(ws *toolkit.Workspace, ap *Approver, bs BashSettings, env Env, r
 		ReadFilter: ap.ReadFilter(),
 		SkipLinked: ap.Policy().GuardsReads(),
 		Bash: toolkit.BashConfig{
-			Env: WithQuerySocket(env.Environ(), rt.Queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.Reaper,
+			Env: WithQuerySocket(env.Environ(), rt.Queries), EnvAllow: allow, DropEnv: bs.KeyVars, PathAdd: bs.PathAdd, Reaper: rt.Reaper, CallEnv: bs.CallEnv,
 			TempDir: rt.TempDir, Sandbox: SandboxConfig(rt.Sandbox, bs.Shell, env), Confine: rt.Box,
 		},
 	})

@@ -26,7 +26,9 @@ func ResolveRunProvider(ts TrafficSettings, lc *config.Loaded, lookupEnv func(st
 	if lc.Origin("provider").Source != "flag --provider" {
 		from := "the cassette " + ts.ReplayFile
 		rp := config.ResolvedProvider{Name: h.Provider, Type: h.Type, Wire: h.Wire, ThoughtTags: h.ThoughtTags,
-			BaseURL: h.BaseURL, Model: h.Model, Headers: map[string]string{}, Chosen: from, ModelFrom: from, BaseURLFrom: from}
+			BaseURL: h.BaseURL, Model: h.Model, Headers: map[string]string{}, Chosen: from, ModelFrom: from, BaseURLFrom: from,
+			// --json-schema asks a replayed provider the way it asked the recorded one.
+			Preset: isPreset(h.Provider) && lc.Providers[h.Provider].Type == "", StructuredOutput: lc.Providers[h.Provider].StructuredOutput}
 		if lc.Origin("model").Source == "flag --model" {
 			rp.Model, rp.ModelFrom = lc.Model, "flag --model"
 		}
@@ -121,4 +123,14 @@ func plainURL(u string) string {
 	}
 	p.User, p.RawQuery, p.Fragment = nil, "", ""
 	return p.String()
+}
+
+// isPreset says whether name is a built-in provider preset.
+func isPreset(name string) bool {
+	for _, p := range config.Presets() {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }

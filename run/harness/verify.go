@@ -38,7 +38,7 @@ func NewVerifier(v config.Verify, ce ChildEnv, dir string, rt Tools, emit func(a
 		bash: toolkit.NewBash(toolkit.BashConfig{
 			Dir: dir, Env: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv, PathAdd: ce.PathAdd,
 			DefaultTimeout: v.Timeout, MaxTimeout: v.Timeout,
-			TempDir: rt.TempDir, Reaper: rt.Reaper, Confine: rt.Box,
+			TempDir: rt.TempDir, Reaper: rt.Reaper, Confine: rt.Box, CallEnv: ce.CallEnv,
 		}),
 		now:  time.Now,
 		emit: emit,

@@ -96,6 +96,9 @@ type Options struct {
 	Reaper     *toolkit.Reaper  // ends what a hook leaves behind outside its group
 	TempDir    string           // the hooks' TMPDIR: the run's, as for the bash tool
 	Sandbox    *toolkit.Sandbox // confines the hooks as the bash tool's commands; nil: none
+	// CallEnv adds a hook's variables from its context: the TRACEPARENT
+	// of the tool call's span (see [toolkit.ScriptConfig]).
+	CallEnv func(ctx context.Context) []string
 	// Emit receives the hook events (one per hook run) and the warnings
 	// of failed hooks; nil drops them.
 	Emit func(agent.Event)
@@ -123,6 +126,7 @@ func New(opt Options) *Runner {
 		GracePeriod: opt.Grace,
 		Reaper:      opt.Reaper,
 		TempDir:     opt.TempDir,
+		CallEnv:     opt.CallEnv,
 		Sandbox:     opt.Sandbox,
 	})
 	emit := opt.Emit

@@ -34,7 +34,10 @@ func newAsker(q Options) (asker, error) {
 		// collect sooner, so that each stays near the runtime's floor.
 		debug.SetGCPercent(20)
 		token, _ := q.Env.LookupEnv(subquery.TokenEnv)
-		return socketAsker{path: path, token: token}, nil
+		// The command's trace context goes with each request: the run
+		// records the sub-query as a child of the span that started it.
+		tp, _ := q.Env.LookupEnv("TRACEPARENT")
+		return socketAsker{path: path, token: token, traceparent: tp}, nil
 	}
 	dir, err := os.Getwd()
 	if err != nil {
@@ -55,19 +58,23 @@ func newAsker(q Options) (asker, error) {
 }
 
 // socketAsker sends through the run: one connection per worker.
-type socketAsker struct{ path, token string }
+type socketAsker struct{ path, token, traceparent string }
 
 func (s socketAsker) open(ctx context.Context) (sender, error) {
 	cl, err := subquery.Dial(ctx, s.path, s.token)
 	if err != nil {
 		return nil, exit.CodeError{Code: exit.Failure, Err: err}
 	}
-	return socketSender{cl}, nil
+	return socketSender{cl, s.traceparent}, nil
 }
 
-type socketSender struct{ cl *subquery.Client }
+type socketSender struct {
+	cl          *subquery.Client
+	traceparent string
+}
 
 func (s socketSender) ask(ctx context.Context, req subquery.Request) (subquery.Response, error) {
+	req.Traceparent = s.traceparent
 	return s.cl.Ask(ctx, req)
 }
 

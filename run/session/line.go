@@ -101,6 +101,9 @@ type Line struct {
 	DenyPending bool     `json:"deny_pending,omitempty"`
 	PromptBytes *int     `json:"prompt_bytes,omitempty"`
 	Prompt      *string  `json:"prompt,omitempty"`
+	// JSONSchema is the run's --json-schema, which a run resuming the
+	// session without one keeps.
+	JSONSchema json.RawMessage `json:"json_schema,omitempty"`
 
 	// system
 	Hash  string       `json:"hash,omitempty"`
@@ -137,15 +140,18 @@ type Line struct {
 	WaitMS  *int64  `json:"wait_ms,omitempty"`
 
 	// end
-	Status       string    `json:"status,omitempty"`
-	Turns        *int      `json:"turns,omitempty"`
-	ToolCalls    *int      `json:"tool_calls,omitempty"`
-	Denials      int       `json:"denials,omitempty"` // calls the policy refused
-	InputTokens  *int64    `json:"input_tokens,omitempty"`
-	OutputTokens *int64    `json:"output_tokens,omitempty"`
-	ElapsedMS    *int64    `json:"elapsed_ms,omitempty"`
-	CostUSD      *float64  `json:"cost_usd,omitempty"`
-	Pending      []Pending `json:"pending,omitempty"`
+	Status       string   `json:"status,omitempty"`
+	Turns        *int     `json:"turns,omitempty"`
+	ToolCalls    *int     `json:"tool_calls,omitempty"`
+	Denials      int      `json:"denials,omitempty"` // calls the policy refused
+	InputTokens  *int64   `json:"input_tokens,omitempty"`
+	OutputTokens *int64   `json:"output_tokens,omitempty"`
+	ElapsedMS    *int64   `json:"elapsed_ms,omitempty"`
+	CostUSD      *float64 `json:"cost_usd,omitempty"`
+	// TraceID is, on the end line, the run's OpenTelemetry trace id;
+	// absent without telemetry.
+	TraceID string    `json:"trace_id,omitempty"`
+	Pending []Pending `json:"pending,omitempty"`
 
 	// compaction
 	TokensBefore       *int `json:"tokens_before,omitempty"`

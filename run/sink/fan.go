@@ -18,11 +18,14 @@ type Options struct {
 	// JSON is the sink of --output json or stream-json, made before the
 	// arguments were parsed (it writes the result of a usage error);
 	// nil: text on stdout.
-	JSON     *JSON
-	Final    bool // --output final: the last message alone, at the end
-	Thinking bool // --include-thinking
-	Quiet    bool // --quiet
-	Verbose  bool // --verbose
+	JSON  *JSON
+	Final bool // --output final: the last message alone, at the end
+	// Structured: --json-schema, whose answer alone stdout holds in the
+	// text and final formats.
+	Structured bool
+	Thinking   bool // --include-thinking
+	Quiet      bool // --quiet
+	Verbose    bool // --verbose
 	// Color is --color: always, never or auto (stderr is a terminal,
 	// TERM is not dumb, NO_COLOR is unset or empty; LookupEnv reads them).
 	Color     string
@@ -94,7 +97,7 @@ func New(stdout, stderr io.Writer, o Options) *Fan {
 	if s.js != nil {
 		s.text = NewText(io.Discard, TextOptions{Final: true, Terminal: terminal, OnError: o.Stop})
 	} else {
-		s.text = NewText(textOut, TextOptions{Final: o.Final, Terminal: terminal, OnError: o.Stop})
+		s.text = NewText(textOut, TextOptions{Final: o.Final, Structured: o.Structured, Terminal: terminal, OnError: o.Stop})
 	}
 	lookupEnv := o.LookupEnv
 	if lookupEnv == nil {
@@ -136,6 +139,10 @@ func (s *Fan) JSON() *JSON { return s.js }
 
 // Redactor holds the run's secrets.
 func (s *Fan) Redactor() *agent.Redactor { return s.red }
+
+// GitHub is the GitHub Actions reporter, nil when not under Actions (its
+// methods do nothing on nil).
+func (s *Fan) GitHub() *GitHub { return s.gh }
 
 // Emit hands ev to every sink, the model's text redacted (see
 // [Fan.redacted]).

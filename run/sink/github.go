@@ -174,7 +174,7 @@ func (g *GitHub) done(s *agent.Summary) {
 	g.sum.Turns, g.sum.ToolCalls, g.sum.Denials = s.Turns, s.ToolCalls, s.Denials
 	g.sum.InputTokens, g.sum.OutputTok = s.InputTokens, s.OutputTokens
 	g.sum.CostUSD, g.sum.CostKnown, g.sum.Elapsed = s.CostUSD, s.CostKnown, s.Elapsed
-	g.sum.ExitCode, g.sum.Verified = s.ExitCode, s.Verified
+	g.sum.ExitCode, g.sum.Verified, g.sum.TraceID = s.ExitCode, s.Verified, s.TraceID
 	if p := s.Patch; p != nil {
 		g.sum.Patch = &ghactions.Patch{Path: p.Path, Files: p.Files, Base: p.BaseCommit, Dirty: p.DirtyBase, Partial: p.Partial, SHA256: p.SHA256}
 	}

@@ -291,6 +291,8 @@ func (s *JSON) result(err error, code int) events.Result {
 			res.CostUSD = &sum.CostUSD
 		}
 		res.Verified, res.Patch = sum.Verified, patchEvent(sum.Patch)
+		res.StructuredOutput = sum.StructuredOutput
+		res.TraceID = sum.TraceID
 		if len(sum.Pending) > 0 && code == exit.Policy {
 			res.Status = events.StatusDeferred
 			for _, p := range sum.Pending {

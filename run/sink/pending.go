@@ -11,10 +11,12 @@ import (
 )
 
 // ReportPending lists the calls a deferred run left on stderr, with the
-// commands that answer them. The calls' ids, tools, facts, rules and
+// commands that answer them: one line each that works pasted into a
+// shell, carrying flags, the deferred run's flags the resumed run needs
+// (shell words, quoted already). The calls' ids, tools, facts, rules and
 // diffs come from the model, the workspace and the policy file: their
 // control characters are shown ([agent.Shown]).
-func ReportPending(w io.Writer, pending []session.Pending, path, storeDir string) {
+func ReportPending(w io.Writer, pending []session.Pending, path, storeDir string, flags []string) {
 	if len(pending) == 0 {
 		return
 	}
@@ -31,8 +33,12 @@ func ReportPending(w io.Writer, pending []session.Pending, path, storeDir string
 	if filepath.Dir(path) != storeDir {
 		ref = path
 	}
-	fmt.Fprintf(w, "approve: rubichan exec --resume %s --approve %s   (or --approve all)\n", agent.Shown(ref), agent.Shown(pending[0].ID))
-	fmt.Fprintf(w, "deny:    rubichan exec --resume %s --deny-pending\n", agent.Shown(ref))
+	cmd := "rubichan exec "
+	if len(flags) > 0 {
+		cmd += agent.Shown(strings.Join(flags, " ")) + " "
+	}
+	fmt.Fprintf(w, "approve: %s--resume %s --approve %s   # or --approve all\n", cmd, agent.Shown(ShellWord(ref)), agent.Shown(ShellWord(pending[0].ID)))
+	fmt.Fprintf(w, "deny:    %s--resume %s --deny-pending\n", cmd, agent.Shown(ShellWord(ref)))
 }
 
 // RedactedPending returns copies of the pending calls with the run's
@@ -72,4 +78,13 @@ func WritePending(w io.Writer, p session.Pending) {
 			fmt.Fprintf(w, "    %s\n", agent.Shown(line))
 		}
 	}
+}
+
+// ShellWord quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./:=@,+%.
+func ShellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@,+%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

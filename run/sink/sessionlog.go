@@ -3,6 +3,7 @@ package sink
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -29,6 +30,7 @@ type SessionHeader struct {
 	PolicyFile string
 	Prompt     string // the run's own prompt
 	System     []session.PromptPart
+	JSONSchema json.RawMessage // --json-schema, compact; nil without one
 
 	// A resumed run's line: its number, the session it was forked from,
 	// and the approvals it answers.
@@ -185,7 +187,7 @@ func (s *SessionLog) header(h SessionHeader, id string) *session.Line {
 		Type: session.TypeHeader, Time: session.Stamp(h.Start), ID: id, Run: h.Run, PID: os.Getpid(),
 		Version: bi.Version, Commit: bi.Commit, Modified: bi.Modified, GoVersion: bi.Go, Workspace: h.Workspace, Provider: h.Provider, API: h.API, Model: h.Model,
 		Policy: h.Policy, PolicyFile: h.PolicyFile, ForkedFrom: h.ForkedFrom, Approve: h.Approve, DenyPending: h.DenyPending,
-		PromptBytes: session.Ptr(len(h.Prompt)), Prompt: session.Ptr(h.Prompt),
+		PromptBytes: session.Ptr(len(h.Prompt)), Prompt: session.Ptr(h.Prompt), JSONSchema: h.JSONSchema,
 	}
 	if id != "" {
 		l.Format = session.Format
@@ -344,6 +346,7 @@ func addSummary(l *session.Line, sum *agent.Summary) {
 		l.CostUSD = session.Ptr(sum.CostUSD)
 	}
 	l.Pending = SessionPendings(sum.Pending)
+	l.TraceID = sum.TraceID
 }
 
 // sessionPending is p as the session file records it.

@@ -19,6 +19,9 @@ import (
 type Text struct {
 	w     io.Writer
 	final bool
+	// structured: stdout holds the --json-schema answer alone, on one
+	// line, at the end of the run; the model's prose is not written.
+	structured bool
 	// terminal: w is a terminal, so control characters in the model's
 	// text are shown (see [agent.Shown]) rather than sent; a pipe or a file
 	// gets the text byte for byte.
@@ -38,6 +41,10 @@ type TextOptions struct {
 	// Final writes the last assistant message alone, at the end of the
 	// run (--output final); otherwise every delta is written at once.
 	Final bool
+	// Structured writes the run's structured output (--json-schema)
+	// alone, on one line, at the end of the run, and nothing else: not
+	// the model's text, in either mode; nothing when the run has none.
+	Structured bool
 	// Terminal: the writer is a terminal, so control characters in the
 	// model's text are shown rather than sent.
 	Terminal bool
@@ -51,8 +58,12 @@ func NewText(w io.Writer, o TextOptions) *Text {
 	if w == nil {
 		w = io.Discard
 	}
-	return &Text{w: w, final: o.Final, terminal: o.Terminal, onError: o.OnError, lastNL: true}
+	return &Text{w: w, final: o.Final, structured: o.Structured, terminal: o.Terminal, onError: o.OnError, lastNL: true}
 }
+
+// SetStructured switches the structured mode of [TextOptions.Structured]
+// between runs (line mode's /schema).
+func (s *Text) SetStructured(on bool) { s.structured = on }
 
 // Err is the first error writing the text, nil when none.
 func (s *Text) Err() error { return s.err }
@@ -85,6 +96,12 @@ func (s *Text) closeLine() {
 
 // Handle renders ev.
 func (s *Text) Handle(ev agent.Event) {
+	if s.structured {
+		if ev.Kind == agent.EventTurnDone && ev.Summary != nil && len(ev.Summary.StructuredOutput) > 0 {
+			s.write(string(ev.Summary.StructuredOutput) + "\n")
+		}
+		return
+	}
 	switch ev.Kind {
 	case agent.EventTextDelta:
 		if !s.final && ev.Text != "" {

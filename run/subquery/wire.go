@@ -47,6 +47,9 @@ type Request struct {
 	MaxTokens int    `json:"max_tokens,omitempty"` // 0 for the default
 	System    string `json:"system,omitempty"`
 	Token     string `json:"token,omitempty"` // the run's, from [TokenEnv]
+	// Traceparent is the W3C trace context the command runs under (its
+	// TRACEPARENT): the run records the sub-query as its child.
+	Traceparent string `json:"traceparent,omitempty"`
 }
 
 // Usage counts the tokens of one sub-query.

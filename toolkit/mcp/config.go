@@ -36,6 +36,13 @@ type ServerConfig struct {
 	CallTimeout time.Duration
 	// Tools, when not empty, lists the only tool names offered to the model.
 	Tools []string
+	// Network lets a stdio server open network connections in the
+	// sandbox (see [Options.Prepare]); WritableRoots are directories it
+	// may write besides the workspace and its TMPDIR (absolute, "~/…" in
+	// $HOME, or relative to the workspace). Only a trusted configuration
+	// sets them.
+	Network       bool
+	WritableRoots []string
 	// Transport, when set, is used instead of Command or URL: an in-process
 	// server (tests, benchmarks). Such a server is never restarted.
 	Transport sdk.Transport
@@ -84,10 +91,18 @@ type Options struct {
 	Reaper *toolkit.Reaper
 	// HTTPClient carries streamable HTTP requests; nil: a default client.
 	HTTPClient *http.Client
-	// Prepare, when set, is called with each stdio server's command before
-	// it starts: the seam where the OS sandbox wraps it (the run sets it to
-	// [toolkit.Sandbox.Wrap] unless the sandbox is off).
-	Prepare func(cmd *exec.Cmd) error
+	// Prepare, when set, is called with each stdio server's command and
+	// configuration before it starts: the seam where the OS sandbox wraps
+	// it (the run sets it to [toolkit.Sandbox.WrapFor] with the server's
+	// Network and WritableRoots unless the sandbox is off).
+	Prepare func(cmd *exec.Cmd, cfg ServerConfig) error
+	// TempDir, when set, is the TMPDIR of stdio servers: the run's private
+	// temporary directory, writable in the sandbox.
+	TempDir string
+	// StartHint, when set, is added to the reason of a stdio server that
+	// could not start: under the sandbox, what is its likely cause and
+	// which setting lifts it.
+	StartHint func(cfg ServerConfig) string
 }
 
 // State is how a server's start-up ended.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -81,10 +82,31 @@ func (s *server) start(ctx context.Context) (Status, []toolEntry) {
 		// its own credentials are hidden, as a run hides its key.
 		st.State, st.Reason = StateFailed, oneLine(redactSecrets(err.Error(), Secrets([]ServerConfig{s.cfg}, *s.opts)))
 	}
+	// A program that could not be started at all is not the sandbox's doing.
+	var notFound *exec.Error
+	if st.State != StateReady && s.cfg.Kind() == "stdio" && s.opts.StartHint != nil && !errors.As(err, &notFound) {
+		if hint := s.opts.StartHint(s.cfg); hint != "" {
+			st.Reason += "; " + hint
+		}
+	}
+	if n, first := s.skippedLines(); n > 0 {
+		st.Notes = append(st.Notes, fmt.Sprintf("skipped %d line(s) on stdout that were not JSON-RPC, the first: %q", n, first))
+	}
 	if st.State != StateReady {
 		s.close()
 	}
 	return st, tools
+}
+
+// skippedLines is how many lines the server's stdout had that were not
+// JSON-RPC, and the first; 0 for a server without a process.
+func (s *server) skippedLines() (int, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil {
+		return 0, ""
+	}
+	return s.proc.out.Skipped()
 }
 
 // offer builds the tools of the ready servers.

@@ -34,6 +34,7 @@ type proc struct {
 	stderr *tailBuffer
 	exited chan struct{} // closed once the leader is reaped
 	err    error         // the leader's exit, set before exited closes
+	out    *jsonLines    // its stdout, without the lines that are not JSON-RPC
 }
 
 // startProc starts the server's command with its environment and returns
@@ -58,7 +59,7 @@ func startProc(cfg ServerConfig, opts *Options) (*proc, sdk.Transport, error) {
 		return nil, nil, err
 	}
 	if opts.Prepare != nil {
-		if err := opts.Prepare(cmd); err != nil {
+		if err := opts.Prepare(cmd, cfg); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -73,7 +74,8 @@ func startProc(cfg ServerConfig, opts *Options) (*proc, sdk.Transport, error) {
 		p.err = g.Wait()
 		close(p.exited)
 	}()
-	return p, &sdk.IOTransport{Reader: stdout, Writer: stdin}, nil
+	p.out = newJSONLines(stdout)
+	return p, &sdk.IOTransport{Reader: p.out, Writer: stdin}, nil
 }
 
 // commandPath is the program a server's command names. A command with a
@@ -148,10 +150,15 @@ func (p *proc) exitReason() string {
 	return why
 }
 
-// serverEnv is the server's environment: the bash tool's scrubbed one,
-// plus its configured env with $NAME expanded, minus the DropEnv names.
+// serverEnv is the server's environment: the bash tool's scrubbed one
+// with the run's TMPDIR, plus its configured env with $NAME expanded,
+// minus the DropEnv names.
 func serverEnv(cfg ServerConfig, opts *Options) []string {
 	env := toolkit.CommandEnv(opts.Environ, opts.EnvAllow, opts.DropEnv, opts.Dir, opts.PathAdd)
+	if opts.TempDir != "" {
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
+		env = append(env, "TMPDIR="+opts.TempDir)
+	}
 	names := make([]string, 0, len(cfg.Env))
 	for k := range cfg.Env {
 		names = append(names, k)

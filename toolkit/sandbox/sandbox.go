@@ -75,6 +75,10 @@ type State struct {
 	// NoIsolation says why commands cannot be isolated ("" when they
 	// are, or the sandbox is off or unavailable).
 	NoIsolation string `json:"no_isolation,omitempty"`
+	// Seccomp says that Landlock is unavailable to a process under a
+	// seccomp filter (see [State.UnderSeccomp]), as in a container whose
+	// runtime's profile may refuse the landlock calls.
+	Seccomp bool `json:"seccomp,omitempty"`
 	// Helper says whether commands go through the helper, which also
 	// drops every capability and sets no_new_privs: on Linux unless the
 	// mode is off.
@@ -132,6 +136,8 @@ func (s State) Unmet() error {
 	switch {
 	case !s.Available && !s.Helper:
 		return fmt.Errorf("%w: sandbox = \"required\", and Landlock is unavailable on this platform", ErrUnmet)
+	case !s.Available && s.Seccomp:
+		return fmt.Errorf("%w: sandbox = \"required\", and Landlock is unavailable under this process's seccomp filter: a container runtime's profile may refuse landlock_create_ruleset, landlock_add_rule and landlock_restrict_self (allow them, docs/scale-out.md), or the kernel lacks Landlock (lsm=landlock at boot, Linux >= 5.13)", ErrUnmet)
 	case !s.Available:
 		return fmt.Errorf("%w: sandbox = \"required\", and this kernel has no Landlock (enable it with lsm=landlock at boot, Linux >= 5.13)", ErrUnmet)
 	case s.Network == NetUnblockable:
@@ -150,6 +156,9 @@ func (s State) String() string {
 		return "sandbox off: commands run unconfined"
 	}
 	ll := "landlock unavailable"
+	if s.Seccomp {
+		ll += " (under a seccomp filter: the container runtime's profile may refuse it)"
+	}
 	if s.Available {
 		ll = "landlock ABI " + strconv.Itoa(s.ABI)
 	}

@@ -3,7 +3,9 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -109,6 +111,62 @@ func TestSelfTest(t *testing.T) {
 		}
 		if res[1].Blocked == network {
 			t.Errorf("network=%v: tcp connect blocked=%v", network, res[1].Blocked)
+		}
+	}
+}
+
+// TestUnderSeccomp: Landlock missing under a seccomp filter (a container)
+// says the runtime's profile may be the cause, in the one-line state and
+// in required's refusal; with Landlock there, or the sandbox off, or no
+// filter, nothing changes.
+func TestUnderSeccomp(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name              string
+		st                State
+		filtered          bool
+		want, unmet, flag string
+	}{
+		{"auto blocked", Achieve(ModeAuto, false, 0, true, nil), true,
+			"sandbox auto: landlock unavailable (under a seccomp filter: the container runtime's profile may refuse it), filesystem no, network unblockable", "", "true"},
+		{"required blocked", Achieve(ModeRequired, false, 0, true, nil), true,
+			"sandbox required: landlock unavailable (under a seccomp filter: the container runtime's profile may refuse it), filesystem no, network unblockable",
+			"Landlock is unavailable under this process's seccomp filter: a container runtime's profile may refuse landlock_create_ruleset", "true"},
+		{"required no filter", Achieve(ModeRequired, false, 0, true, nil), false,
+			"sandbox required: landlock unavailable, filesystem no, network unblockable", "this kernel has no Landlock", "false"},
+		{"landlock there", Achieve(ModeAuto, false, 7, true, nil), true, "sandbox auto: landlock ABI 7, filesystem yes, network blocked", "", "false"},
+		{"off", Achieve(ModeOff, false, 0, true, nil), true, "sandbox off: commands run unconfined", "", "false"},
+		{"not linux", Achieve(ModeAuto, false, 0, false, nil), true, "sandbox auto: landlock unavailable, filesystem no, network unblockable", "", "false"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st := tc.st.UnderSeccomp(tc.filtered)
+			if got := st.String(); got != tc.want {
+				t.Errorf("String() = %q, want %q", got, tc.want)
+			}
+			err := st.Unmet()
+			if tc.unmet == "" && err != nil || tc.unmet != "" && (err == nil || !strings.Contains(err.Error(), tc.unmet)) {
+				t.Errorf("Unmet() = %v, want %q", err, tc.unmet)
+			}
+			if got := fmt.Sprint(st.Seccomp); got != tc.flag {
+				t.Errorf("Seccomp = %s, want %s", got, tc.flag)
+			}
+		})
+	}
+}
+
+func TestSeccompFiltered(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]bool{
+		"Name:\tx\nSeccomp:\t2\nSeccomp_filters:\t1\n": true,
+		"Name:\tx\nSeccomp:\t0\nSeccomp_filters:\t0\n": false,
+		"Seccomp:\t1\n": false,
+		"Name:\tx\n":    false,
+		"":              false,
+	} {
+		if got := seccompFiltered([]byte(in)); got != want {
+			t.Errorf("seccompFiltered(%q) = %v, want %v", in, got, want)
 		}
 	}
 }

@@ -18,7 +18,10 @@ import (
 const schemaURL = "https://github.com/rubichan/rubichan/docs/events.schema.json"
 
 // Validator validates events against the schema [events.Schema] returns,
-// with formats (date-time) asserted. It is safe for concurrent use.
+// with formats (date-time) asserted, and stricter than it: the published
+// schema lets fields be added within a schema_version, while rubichan's
+// own output must hold no field the schema does not name (every object
+// schema is closed here). It is safe for concurrent use.
 type Validator struct {
 	sch  *jsonschema.Schema
 	defs map[string]*jsonschema.Schema // by event type, for plain errors
@@ -30,6 +33,7 @@ func NewValidator() (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eventstest: parse schema: %w", err)
 	}
+	closeObjects(doc)
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
 	if err := c.AddResource(schemaURL, doc); err != nil {
@@ -135,4 +139,24 @@ func tail(b []byte) []byte {
 		return b[len(b)-80:]
 	}
 	return b
+}
+
+// closeObjects sets additionalProperties false on every object schema
+// with properties under v, the schema's decoded document.
+func closeObjects(v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		if _, ok := t["properties"]; ok && t["type"] == "object" {
+			if _, set := t["additionalProperties"]; !set {
+				t["additionalProperties"] = false
+			}
+		}
+		for _, x := range t {
+			closeObjects(x)
+		}
+	case []any:
+		for _, x := range t {
+			closeObjects(x)
+		}
+	}
 }

@@ -1,0 +1,5 @@
+package structured
+
+import "sort"
+
+func slicesSort(s []string) { sort.Strings(s) }
