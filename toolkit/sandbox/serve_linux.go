@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,7 +39,9 @@ func Serve(args []string, stderr io.Writer) int {
 	_ = unix.CloseRange(controlFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	syscall.CloseOnExec(controlFD)
 	// What start-up left resident of the program is not needed to serve
-	// (before confinement, which may hide /proc).
+	// (before confinement, which may hide /proc): the garbage of the
+	// packages' initialisation, and the program's pages.
+	debug.FreeOSMemory()
 	TrimResident()
 	r, _, err := parseRules(args)
 	if err == nil {
