@@ -89,6 +89,8 @@ func (cfg execConfig) checkChat() error {
 		return exit.Usagef("chat: --approve and --deny-pending answer a deferred run; use rubichan exec --resume")
 	case cfg.Output == outputFinal:
 		return exit.Usagef("chat: --output final is for one run; use text, json or stream-json")
+	case cfg.LastMessage != "":
+		return exit.Usagef("chat: --output-last-message is for one run; use rubichan exec -o FILE")
 	case cfg.PromptFile != "":
 		return exit.Usagef("chat: --prompt-file is for one run; give the first line as arguments")
 	}

@@ -53,6 +53,9 @@ type execConfig struct {
 	NoCompact bool // --no-compact
 
 	Output string // "text", "final", "json" or "stream-json"
+	// LastMessage is -o/--output-last-message: the final message also goes
+	// to this file.
+	LastMessage string
 	// JSONSchema is --json-schema, compiled; nil without one.
 	JSONSchema        *structured.Schema
 	JSONSchemaRetries int  // --json-schema-retries
@@ -96,6 +99,7 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		PassEnv:         c.StringSlice("pass-env"),
 		Skills:          skillSettings(c),
 		Output:          c.String("output"),
+		LastMessage:     c.String("output-last-message"),
 		IncludeThinking: c.Bool("include-thinking"),
 		Quiet:           c.Bool("quiet"),
 		Verbose:         c.Bool("verbose"),
@@ -210,7 +214,7 @@ func (cfg execConfig) sinkOptions(js *sink.JSON, env environment, stop func(erro
 	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Structured: cfg.JSONSchema != nil, Thinking: cfg.IncludeThinking,
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
 		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: agent.NewRedactor(cfg.settings().Secrets(env.Env, cfg.Dir)), Stop: stop,
-		AllowAll: harness.AllowAll(cfg.Settings)}
+		AllowAll: harness.AllowAll(cfg.Settings), LineMode: cfg.chat}
 }
 
 // skillSettings reads --skills and --no-skills.

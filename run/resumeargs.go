@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/urfave/cli/v2"
 )
@@ -75,3 +76,15 @@ func flagNamed(c *cli.Context, name string) cli.Flag {
 
 // shellWord is [sink.ShellWord].
 func shellWord(s string) string { return sink.ShellWord(s) }
+
+// redactedArgs are the resumed run's flags with the run's secrets
+// redacted: a flag value may hold the key (a --verify command naming it),
+// and the approve line goes to stderr, a CI job's log. Such a line no
+// longer works pasted as is; the key is still never printed.
+func redactedArgs(args []string, red *agent.Redactor) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = red.Redact(a)
+	}
+	return out
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -190,12 +189,9 @@ func runSkillsShow(c *cli.Context, env environment) error {
 	for _, p := range s.ProblemTexts() {
 		fmt.Fprintf(w, "problem: %s\n", agent.Shown(p))
 	}
-	data, err := os.ReadFile(s.File)
+	data, err := skills.ReadFile(s.File)
 	if err != nil {
 		return nil // the problem says why
-	}
-	if len(data) > skills.MaxFileSize {
-		data = data[:skills.MaxFileSize]
 	}
 	_, err = fmt.Fprintf(w, "\n%s", agent.Shown(string(data)))
 	return err

@@ -22,7 +22,11 @@ func (cfg *execConfig) loadJSONSchema(c *cli.Context) error {
 	if arg == "" {
 		return nil
 	}
-	s, err := structured.Load(arg, "")
+	ws := cfg.Dir // not yet made absolute: "" is the current directory
+	if ws == "" {
+		ws = "."
+	}
+	s, err := structured.LoadIn(arg, "", ws)
 	if err != nil {
 		return exit.Usagef("--json-schema: %v", err)
 	}

@@ -192,9 +192,13 @@ func mergeCalls(have, more []Call) []Call {
 // covers it).
 func (l *learner) render(head []byte, based bool, sessions []string, withTests bool) (text []byte, tests, rules int) {
 	var b strings.Builder
-	from := "session " + strings.Join(sessions, ", ")
+	shown := make([]string, len(sessions))
+	for i, s := range sessions {
+		shown[i] = oneLine(s)
+	}
+	from := "session " + strings.Join(shown, ", ")
 	if len(sessions) > 1 {
-		from = "sessions " + strings.Join(sessions, ", ")
+		from = "sessions " + strings.Join(shown, ", ")
 	}
 	if based {
 		b.Write(head)
@@ -262,9 +266,9 @@ func origin(calls []Call) string {
 		j := i
 		var ids []string
 		for ; j < len(calls) && calls[j].Session == calls[i].Session; j++ {
-			ids = append(ids, calls[j].ID)
+			ids = append(ids, oneLine(calls[j].ID))
 		}
-		parts = append(parts, calls[i].Session+": "+strings.Join(ids, ", "))
+		parts = append(parts, oneLine(calls[i].Session)+": "+strings.Join(ids, ", "))
 		i = j
 	}
 	return "from " + strings.Join(parts, "; ")
@@ -276,7 +280,7 @@ func writeLeft(b *strings.Builder, left []Left) {
 	}
 	b.WriteString("\n# Left out: calls no learned rule allows; a person decides them.\n")
 	for _, l := range left {
-		fmt.Fprintf(b, "# left out: %s %s: %s — %s\n", l.Call.Session, l.Call.ID, oneLine(l.Call.what()), oneLine(l.Why))
+		fmt.Fprintf(b, "# left out: %s %s: %s — %s\n", oneLine(l.Call.Session), oneLine(l.Call.ID), oneLine(l.Call.what()), oneLine(l.Why))
 	}
 }
 
@@ -306,7 +310,9 @@ func plural(n int, one, many string) string {
 }
 
 // oneLine makes s fit a comment line: a string with a control character
-// is quoted.
+// is quoted. Every text from a session log that a comment holds goes
+// through it — the session and call ids too (a provider picks its calls'
+// ids): a newline would end the comment and write TOML of its own.
 func oneLine(s string) string {
 	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return strconv.QuoteToASCII(s)

@@ -48,3 +48,24 @@ func withSelfOnPath(env []string, dir string) []string {
 	}
 	return append(out, "PATH="+path, SelfEnv+"="+filepath.Join(dir, "rubichan"))
 }
+
+// binaryInWorkspace is the path of the running binary when it lies in
+// the workspace root (./bin/rubichan, the README's make build route),
+// else "". The policy allows `rubichan query` and the bash tool's
+// commands reach this binary as rubichan ($RUBICHAN): a tool that could
+// replace it (under write:**) would have its own program run under that
+// rule, so [Open] guards it from writes. Outside the workspace only an
+// absolute allow rule reaches it.
+func binaryInWorkspace(root string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	if _, ok := within(root, exe); !ok {
+		return ""
+	}
+	return exe
+}

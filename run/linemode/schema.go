@@ -25,7 +25,7 @@ func (c *chat) setSchema(arg string) {
 		c.note("schema: off")
 		return
 	}
-	s, err := structured.Load(arg, c.o.Dir)
+	s, err := structured.LoadIn(arg, c.o.Dir, c.o.Dir)
 	if err != nil {
 		c.note("/schema: %v", err)
 		return

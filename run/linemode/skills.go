@@ -2,7 +2,6 @@ package linemode
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/rubichan/rubichan/run/agent"
@@ -46,13 +45,10 @@ func (c *chat) withSkill(text string) string {
 	if s.Name == "" {
 		return text
 	}
-	data, err := os.ReadFile(s.File)
+	data, err := s.Read()
 	if err != nil {
 		c.note("/skill: %v", err)
 		return text
-	}
-	if len(data) > skills.MaxFileSize {
-		data = data[:skills.MaxFileSize]
 	}
 	return fmt.Sprintf("<skill name=%q path=%q>\n%s\n</skill>\n\n%s", s.Name, s.File, strings.TrimRight(string(data), "\n"), text)
 }

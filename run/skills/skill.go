@@ -67,7 +67,7 @@ func Load(dir string, src Source) Skill {
 		dir = real
 	}
 	s.Dir, s.File = dir, filepath.Join(dir, "SKILL.md")
-	data, err := readCapped(s.File)
+	data, err := s.Read()
 	if err != nil {
 		s.Problems = []Problem{{Msg: err.Error()}}
 		return s
@@ -81,13 +81,24 @@ func Load(dir string, src Source) Skill {
 	return s
 }
 
-// readCapped reads a SKILL.md of at most MaxFileSize bytes.
-func readCapped(file string) ([]byte, error) {
+// ReadFile reads a SKILL.md of at most MaxFileSize bytes. Anything but a
+// regular file (a link a checkout commits to /dev/stdin, a FIFO,
+// /dev/zero) is an error found before it is opened: reading it could eat
+// the run's standard input, hang or fill memory.
+func ReadFile(file string) ([]byte, error) {
+	if fi, err := os.Stat(file); err != nil {
+		return nil, fmt.Errorf("skills: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("skills: %s is not a regular file", file)
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("skills: %w", err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("skills: %s is not a regular file", file)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("skills: read %s: %w", file, err)
@@ -96,4 +107,31 @@ func readCapped(file string) ([]byte, error) {
 		return nil, fmt.Errorf("skills: %s is larger than %d bytes", file, MaxFileSize)
 	}
 	return data, nil
+}
+
+// Read reads the skill's SKILL.md again, as [ReadFile] (for /skill). A
+// workspace skill's SKILL.md must still lie in its folder, links
+// resolved: the model may have made it a link since discovery.
+func (s Skill) Read() ([]byte, error) {
+	if err := s.fileInFolder(); err != nil {
+		return nil, err
+	}
+	return ReadFile(s.File)
+}
+
+// fileInFolder refuses a workspace skill whose SKILL.md is a link out of
+// its folder: the checkout pointing at a file of the user's. A user's or
+// a --skills skill may be a link (a dotfiles manager makes them).
+func (s Skill) fileInFolder() error {
+	if s.Source != SourceProject {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(s.File)
+	if err != nil {
+		return fmt.Errorf("skills: %w", err)
+	}
+	if rel, err := filepath.Rel(s.Dir, real); err != nil || rel != "SKILL.md" {
+		return fmt.Errorf("skills: %s is a link out of its folder (to %s)", s.File, real)
+	}
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -43,7 +42,11 @@ func (e *Error) Error() string {
 
 // Load reads the schema arg names — inline JSON (it begins with "{"),
 // "@FILE" or a path, relative to dir — and compiles it.
-func Load(arg, dir string) (*Schema, error) {
+func Load(arg, dir string) (*Schema, error) { return LoadIn(arg, dir, "") }
+
+// LoadIn is [Load] for a run in workspace: a schema file named inside the
+// workspace must not be a link out of it (see readSchemaFile).
+func LoadIn(arg, dir, workspace string) (*Schema, error) {
 	arg = strings.TrimSpace(arg)
 	if strings.HasPrefix(arg, "{") {
 		return Parse([]byte(arg), Inline)
@@ -55,16 +58,17 @@ func Load(arg, dir string) (*Schema, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readSchemaFile(path, workspace)
 	if err != nil {
-		return nil, fmt.Errorf("structured: read schema: %w", err)
+		return nil, err
 	}
 	return Parse(data, path)
 }
 
 // Parse compiles the schema data that came from source. It is a draft
-// 2020-12 schema unless its $schema says otherwise; references to other
-// files resolve on the local disk only.
+// 2020-12 schema unless its $schema says otherwise. It is one document:
+// a $ref or $schema naming another file or a URL is an error (see
+// [noLoader]); the published meta-schemas are built in.
 func Parse(data []byte, source string) (*Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
@@ -83,6 +87,7 @@ func Parse(data []byte, source string) (*Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, compileError(source, err)
 	}
@@ -96,6 +101,17 @@ func Parse(data []byte, source string) (*Schema, error) {
 	}
 	sum := sha256.Sum256(raw.Bytes())
 	return &Schema{Source: source, Raw: raw.Bytes(), Digest: hex.EncodeToString(sum[:]), doc: doc, sch: sch}, nil
+}
+
+// noLoader refuses every document outside the schema. The schema sent to
+// the provider is the one document given, so a reference out of it
+// could not be honoured there; and the schema may come from an untrusted
+// checkout, whose $ref must not make the run read a file the policy
+// guards (~/.aws, a device) or fetch a URL.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("a $ref or $schema may name only the schema itself (#/...) or a published meta-schema, not %s", url)
 }
 
 // compileError names the file and the pointer of a schema the compiler
