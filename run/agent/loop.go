@@ -34,6 +34,7 @@ type Agent struct {
 	specs     []llm.ToolSpec
 	messages  []llm.Message
 	usage     llm.Usage
+	response  ResponseInfo // the last request's response, for EventMessageDone
 	turns     int
 	toolCalls int
 	denials   int
@@ -172,7 +173,8 @@ func (l *Agent) turnLoop(ctx context.Context) error {
 				return err
 			}
 			l.add(sanitize(msg))
-			l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Cost: l.requestCost(used), Stop: stop})
+			resp := l.response
+			l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Cost: l.requestCost(used), Stop: stop, Response: &resp})
 			return nil
 		})
 		if err != nil {
@@ -327,6 +329,7 @@ func (l *Agent) policyStop(kind StopKind, format string, args ...any) error {
 func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
 	req := llm.Request{Model: l.cfg.Model, System: l.cfg.System, Messages: l.messages, Tools: l.specs, Format: l.cfg.Format}
 	printed := false // text of the current attempt reached the sinks
+	l.response = ResponseInfo{}
 	policy := l.cfg.Retry
 	policy.Retryable = retryableAfterPrint
 	c, err := Complete(ctx, l.client, req, CompleteOptions{Retry: policy, Clock: l.cfg.Clock,
@@ -337,6 +340,8 @@ func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.U
 				l.emit(Event{Kind: EventTextDelta, Turn: l.turns, Text: ev.Text})
 			case ev.Kind == llm.EventThinking && ev.Text != "":
 				l.emit(Event{Kind: EventThinkingDelta, Turn: l.turns, Text: ev.Text})
+			case ev.Kind == llm.EventStop:
+				l.response = ResponseInfo{ID: ev.ResponseID, Model: ev.ResponseModel}
 			}
 		},
 		OnAttempt: func(u llm.Usage, err error) error {
