@@ -227,6 +227,9 @@ type Summary struct {
 	// TraceID is the run's OpenTelemetry trace id, the caller's to fill;
 	// "" when telemetry is off.
 	TraceID string
+	// TraceUnsent says the run's trace could not all be sent to the
+	// collector (one warning line said why); the caller's to fill.
+	TraceUnsent bool
 }
 
 // CompactionInfo describes one compaction of the conversation.
