@@ -22,7 +22,7 @@ mods:
 # whatever its libc, and maps no libc (about 3 MB less resident memory).
 # Only the race detector of `make test` needs cgo.
 build: mods
-	CGO_ENABLED=0 $(GO) build -tags $(TAGS) -o $(BIN) .
+	CGO_ENABLED=0 $(GO) build -buildvcs=true -tags $(TAGS) -o $(BIN) .
 
 # staticcheck with its default checks, test files included; pinned to the
 # newest release the module proxy served when it was added (v0.8.2, that is
@@ -57,7 +57,7 @@ bench: mods
 	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) -benchmem $(PKGS)
 
 install: mods
-	CGO_ENABLED=0 $(GO) install -tags $(TAGS) .
+	CGO_ENABLED=0 $(GO) install -buildvcs=true -tags $(TAGS) .
 
 # An offline run against a scripted model server: no API key, no network.
 demo: build

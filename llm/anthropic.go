@@ -28,8 +28,11 @@ const (
 // defaults above; HTTPClient defaults to a client without timeout (the
 // caller's context bounds the call).
 type AnthropicConfig struct {
-	BaseURL    string            // with or without a final /v1; default DefaultAnthropicBaseURL
-	APIKey     string            // sent as x-api-key; never appears in errors
+	BaseURL string // with or without a final /v1; default DefaultAnthropicBaseURL
+	APIKey  string // sent as x-api-key; never appears in errors
+	// KeyVar names the variable the key came from, for an auth error's
+	// hint; empty when not known.
+	KeyVar     string
 	Version    string            // anthropic-version header
 	Headers    map[string]string // extra headers, e.g. anthropic-beta
 	HTTPClient *http.Client
@@ -75,7 +78,7 @@ func NewAnthropic(cfg AnthropicConfig) *AnthropicClient {
 	return &AnthropicClient{cfg: cfg, t: newTransport(transportOptions{
 		Provider: "anthropic", Base: base, Path: "/v1/messages", Client: cfg.HTTPClient, Clock: cfg.Clock,
 		Extra: cfg.Headers, Fixed: map[string]string{"anthropic-version": cfg.Version},
-		KeyHeader: "x-api-key", Key: cfg.APIKey,
+		KeyHeader: "x-api-key", Key: cfg.APIKey, KeyVar: cfg.KeyVar,
 		Limits: cfg.Limits,
 	})}
 }

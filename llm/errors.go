@@ -96,6 +96,8 @@ type APIError struct {
 	Message    string        // the provider's message, API key redacted
 	RequestID  string        // the provider's request id header, if any
 	URL        string        // on a 404: the URL posted to, without credentials
+	Model      string        // when the provider said the model does not exist: the model asked for
+	KeyVar     string        // on an auth failure: the variable the key came from, if known
 	RetryAfter time.Duration // from retry-after-ms or retry-after; 0 if none
 	Retryable  bool          // the failure is transient
 	Partial    bool          // content was streamed before the failure
@@ -128,6 +130,14 @@ func (e *APIError) Error() string {
 	if msg != "" {
 		b.WriteString(": ")
 		b.WriteString(msg)
+	}
+	if e.Model != "" {
+		fmt.Fprintf(&b, " (model %q was not found: choose another with --model, or list the provider's models)", e.Model)
+	}
+	if e.KeyVar != "" {
+		b.WriteString(" (the key came from ")
+		b.WriteString(e.KeyVar)
+		b.WriteString(")")
 	}
 	if e.URL != "" {
 		b.WriteString(" (POST ")
@@ -258,4 +268,19 @@ func newCutError(provider string, cause error) *APIError {
 // isContextErr reports whether err comes from a cancelled or expired context.
 func isContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// isModelNotFound reports whether a failed request's error says the model
+// asked for does not exist: Anthropic's 404 not_found_error "model: X",
+// OpenAI's code model_not_found, Ollama's "model \"X\" not found".
+func isModelNotFound(e *APIError) bool {
+	if e.Type == "model_not_found" {
+		return true
+	}
+	if e.StatusCode != 404 {
+		return false
+	}
+	m := strings.ToLower(e.Message)
+	return strings.HasPrefix(m, "model:") ||
+		strings.Contains(m, "model") && (strings.Contains(m, "not found") || strings.Contains(m, "does not exist"))
 }

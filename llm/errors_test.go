@@ -228,3 +228,25 @@ func TestRetryAfterDateUsesClientClock(t *testing.T) {
 		}
 	}
 }
+
+// TestModelNotFound: the bodies providers send for an unknown model are
+// told apart from a 404 for a wrong path, which keeps the base-URL hint.
+func TestModelNotFound(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		e    APIError
+		want bool
+	}{
+		"anthropic":  {APIError{StatusCode: 404, Type: "not_found_error", Message: "model: claude-nope"}, true},
+		"openai":     {APIError{StatusCode: 404, Type: "model_not_found", Message: "The model `x` does not exist or you do not have access to it."}, true},
+		"openai 400": {APIError{StatusCode: 400, Type: "model_not_found", Message: "no"}, true},
+		"ollama":     {APIError{StatusCode: 404, Message: `model "llama9" not found, try pulling it first`}, true},
+		"wrong path": {APIError{StatusCode: 404, Message: "404 page not found"}, false},
+		"other 400":  {APIError{StatusCode: 400, Message: "model: bad field"}, false},
+		"plain 404":  {APIError{StatusCode: 404, Message: "Not Found"}, false},
+	} {
+		if got := isModelNotFound(&c.e); got != c.want {
+			t.Errorf("%s: isModelNotFound = %v, want %v", name, got, c.want)
+		}
+	}
+}

@@ -28,6 +28,7 @@ type transport struct {
 	redact   func(string) string
 	clock    Clock
 	limits   StreamLimits // see [transport.guard]
+	keyVar   string       // the variable the key came from, for auth errors
 }
 
 // transportOptions say where and how a transport posts.
@@ -43,6 +44,8 @@ type transportOptions struct {
 	// Key, when not empty, is sent as the header KeyHeader with KeyPrefix
 	// before it.
 	KeyHeader, KeyPrefix, Key string
+	// KeyVar names the variable Key came from, for an auth error's hint.
+	KeyVar string
 	// Limits bound an answer and an attempt (see [transport.guard]).
 	Limits StreamLimits
 }
@@ -70,7 +73,7 @@ func newTransport(o transportOptions) transport {
 		h.Set(o.KeyHeader, o.KeyPrefix+o.Key)
 	}
 	u := strings.TrimRight(o.Base, "/") + o.Path
-	t := transport{provider: o.Provider, url: u, shownURL: withoutCredentials(u), hc: hc, header: h, redact: redactor(o.Key), clock: clk}
+	t := transport{provider: o.Provider, url: u, shownURL: withoutCredentials(u), hc: hc, header: h, redact: redactor(o.Key), clock: clk, keyVar: o.KeyVar}
 	t.guard(o.Limits)
 	return t
 }
@@ -131,7 +134,12 @@ func (t *transport) post(ctx context.Context, body []byte) (*http.Response, erro
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		e := statusError(t.provider, resp, raw, t.redact, t.clock.Now())
-		if e.Kind == KindNotFound {
+		switch {
+		case e.Kind == KindAuth:
+			e.KeyVar = t.keyVar
+		case isModelNotFound(e):
+			e.Model = requestModel(body)
+		case e.Kind == KindNotFound:
 			e.URL = t.shownURL
 		}
 		return nil, e
@@ -285,4 +293,13 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// requestModel is the model a request body asks for, "" when it names none.
+func requestModel(body []byte) string {
+	var req struct {
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(body, &req)
+	return req.Model
 }

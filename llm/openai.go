@@ -24,7 +24,10 @@ type OpenAIConfig struct {
 	BaseURL string
 	// APIKey is sent as a bearer token; empty sends no Authorization header
 	// (Ollama, local servers).
-	APIKey     string
+	APIKey string
+	// KeyVar names the variable the key came from, for an auth error's
+	// hint; empty when not known.
+	KeyVar     string
 	Headers    map[string]string // extra headers, e.g. OpenRouter's HTTP-Referer
 	HTTPClient *http.Client      // default: a client without timeout
 	// MaxTokensField is "max_tokens" (default) or "max_completion_tokens",
@@ -66,7 +69,7 @@ func NewOpenAI(cfg OpenAIConfig) *OpenAIClient {
 	}
 	return &OpenAIClient{cfg: cfg, t: newTransport(transportOptions{
 		Provider: cfg.Provider, Base: openAIBase(cfg.BaseURL), Path: "/chat/completions", Client: cfg.HTTPClient, Clock: cfg.Clock,
-		Extra: cfg.Headers, KeyHeader: "authorization", KeyPrefix: "Bearer ", Key: cfg.APIKey,
+		Extra: cfg.Headers, KeyHeader: "authorization", KeyPrefix: "Bearer ", Key: cfg.APIKey, KeyVar: cfg.KeyVar,
 		Limits: cfg.Limits,
 	})}
 }

@@ -18,7 +18,10 @@ type ResponsesConfig struct {
 	BaseURL string
 	// APIKey is sent as a bearer token; empty sends no Authorization
 	// header.
-	APIKey     string
+	APIKey string
+	// KeyVar names the variable the key came from, for an auth error's
+	// hint; empty when not known.
+	KeyVar     string
 	Headers    map[string]string // extra headers
 	HTTPClient *http.Client      // default: a client without timeout
 	// ReasoningSummary is reasoning.summary for reasoning models: "auto"
@@ -58,7 +61,7 @@ func NewResponses(cfg ResponsesConfig) *ResponsesClient {
 	}
 	return &ResponsesClient{cfg: cfg, t: newTransport(transportOptions{
 		Provider: cfg.Provider, Base: openAIBase(cfg.BaseURL), Path: "/responses", Client: cfg.HTTPClient, Clock: cfg.Clock,
-		Extra: cfg.Headers, KeyHeader: "authorization", KeyPrefix: "Bearer ", Key: cfg.APIKey,
+		Extra: cfg.Headers, KeyHeader: "authorization", KeyPrefix: "Bearer ", Key: cfg.APIKey, KeyVar: cfg.KeyVar,
 		Limits: cfg.Limits,
 	})}
 }

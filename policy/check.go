@@ -7,6 +7,10 @@ import (
 	"strings"
 )
 
+// ErrSelfTest is wrapped by the [*LoadError] of a policy file that loads
+// but whose [[test]] entry does not get the decision it expects.
+var ErrSelfTest = errors.New("self-test failed")
+
 // selfTest is one [[test]] entry: an action and the decision the policy
 // must give it.
 type selfTest struct {
@@ -58,8 +62,8 @@ func (p *Policy) selfTest() error {
 			what = t.action.Paths[0].Requested
 		}
 		return &LoadError{File: p.name, Key: t.key, Line: t.line, Err: fmt.Errorf(
-			"self-test failed: %s %q: want %s, got %s (rule %s, %s: %s)",
-			t.action.Class, what, t.expect, r.Decision, r.Rule, r.Fact, r.Reason)}
+			"%w: %s %q: want %s, got %s (rule %s, %s: %s)",
+			ErrSelfTest, t.action.Class, what, t.expect, r.Decision, r.Rule, r.Fact, r.Reason)}
 	}
 	return nil
 }

@@ -286,52 +286,59 @@ func (p *Policy) shellFacts(a Action) []Fact {
 			if !rf.redirect && denied[rf.owner] || rf.listing && !plain[rf.owner] {
 				continue
 			}
-			class := ClassRead
-			if rf.kind == FactWrite {
-				class = ClassWrite
-			}
-			if p.shell.Redirects == RedirectDeny && rf.redirect {
-				facts = append(facts, Fact{Kind: rf.kind, Value: rf.path, Decision: Deny,
-					Rule: "shell.redirects", Reason: "the policy allows no file redirects"})
-				continue
-			}
-			switch {
-			case rf.glob:
-				facts = append(facts, p.globReadFact(rf.path, a.Files))
-				continue
-			case rf.tree && rf.kind == FactRead && rf.split:
-				facts = append(facts, p.splitReadFact(rf.path, rf.filter, a.Files))
-			case rf.tree && rf.kind == FactRead:
-				facts = append(facts, p.treeReadFact(rf.path, rf.filter, a.Files))
-			case rf.tree && rf.deletes:
-				facts = append(facts, p.removalFact(rf.path, a.Files))
-			case rf.tree:
-				facts = append(facts, p.treeFact(class, rf.kind, rf.path))
-			default:
-				facts = append(facts, p.pathFact(class, rf.kind, rf.path))
-				if lf, ok := p.linkFact(rf.kind, rf.path, a.Links); ok {
-					facts = append(facts, lf)
-				}
-			}
-			if a.Resolve == nil {
-				continue
-			}
-			resolved, err := a.Resolve(rf.path)
-			switch {
-			case err != nil:
-				what := "redirect target: "
-				if !rf.redirect {
-					what = "a file the command names: "
-				}
-				facts = append(facts, guard(rf.kind, rf.path, what+err.Error()))
-			case resolved != "" && resolved != rf.path && rf.tree && rf.kind == FactRead:
-				facts = append(facts, p.treeReadFact(resolved, rf.filter, a.Files))
-			case resolved != "" && resolved != rf.path && rf.tree:
-				facts = append(facts, p.treeFact(class, rf.kind, resolved))
-			case resolved != "" && resolved != rf.path:
-				facts = append(facts, p.pathFact(class, rf.kind, resolved))
-			}
+			facts = append(facts, p.fileFacts(rf, a)...)
 		}
+	}
+	return facts
+}
+
+// fileFacts judges one file a shell command reads or writes, through a
+// redirect or as an operand: the file itself, a link to it, and the
+// path it resolves to.
+func (p *Policy) fileFacts(rf rawFact, a Action) []Fact {
+	class := ClassRead
+	if rf.kind == FactWrite {
+		class = ClassWrite
+	}
+	if p.shell.Redirects == RedirectDeny && rf.redirect {
+		return []Fact{{Kind: rf.kind, Value: rf.path, Decision: Deny,
+			Rule: "shell.redirects", Reason: "the policy allows no file redirects"}}
+	}
+	var facts []Fact
+	switch {
+	case rf.glob:
+		return []Fact{p.globReadFact(rf.path, a.Files)}
+	case rf.tree && rf.kind == FactRead && rf.split:
+		facts = append(facts, p.splitReadFact(rf.path, rf.filter, a.Files))
+	case rf.tree && rf.kind == FactRead:
+		facts = append(facts, p.treeReadFact(rf.path, rf.filter, a.Files))
+	case rf.tree && rf.deletes:
+		facts = append(facts, p.removalFact(rf.path, a.Files))
+	case rf.tree:
+		facts = append(facts, p.treeFact(class, rf.kind, rf.path))
+	default:
+		facts = append(facts, p.pathFact(class, rf.kind, rf.path))
+		if lf, ok := p.linkFact(rf.kind, rf.path, a.Links); ok {
+			facts = append(facts, lf)
+		}
+	}
+	if a.Resolve == nil {
+		return facts
+	}
+	resolved, err := a.Resolve(rf.path)
+	switch {
+	case err != nil:
+		what := "redirect target: "
+		if !rf.redirect {
+			what = "a file the command names: "
+		}
+		facts = append(facts, guard(rf.kind, rf.path, what+err.Error()))
+	case resolved != "" && resolved != rf.path && rf.tree && rf.kind == FactRead:
+		facts = append(facts, p.treeReadFact(resolved, rf.filter, a.Files))
+	case resolved != "" && resolved != rf.path && rf.tree:
+		facts = append(facts, p.treeFact(class, rf.kind, resolved))
+	case resolved != "" && resolved != rf.path:
+		facts = append(facts, p.pathFact(class, rf.kind, resolved))
 	}
 	return facts
 }

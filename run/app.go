@@ -25,8 +25,13 @@ Examples:
    rubichan exec --policy ci.toml --max-turns 20 --timeout 10m "fix the lint errors"
 
 Exit codes: 0 done, 1 runtime failure, 2 usage or configuration error,
-3 stopped by the policy, 4 a limit was reached, 5 the model provider failed,
-130/143 interrupted by SIGINT/SIGTERM, 141 stdout closed by its reader.`
+3 stopped by the policy or paused for an approval (--on-ask defer),
+4 a limit was reached, 5 the model provider failed, 6 --verify never passed,
+7 the answer did not match --json-schema, 130/143 interrupted by SIGINT/SIGTERM,
+141 stdout closed by its reader.
+
+Coming from claude, gemini or codex (-p, --output-format, -o): see the README,
+"Coming from another agent". Policy files, every key: docs/policy-file.md.`
 
 // environment is what the runner reads from the process beyond its standard
 // streams and arguments ([harness.Env]) and, for line mode, its interrupts.
@@ -133,8 +138,13 @@ func rootAction(c *cli.Context) error {
 		_ = cli.ShowAppHelp(c)
 		return exit.UsageError{Err: errBareInvocation}
 	}
-	first := c.Args().First()
-	return exit.Usagef("unknown command %q; to give the agent a task, run: rubichan exec %q", first, first)
+	var names []string
+	for _, cmd := range c.App.Commands {
+		if !cmd.Hidden {
+			names = append(names, cmd.Name)
+		}
+	}
+	return unknownCommandError(c.Args().Slice(), names)
 }
 
 func versionCommand() *cli.Command {

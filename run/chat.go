@@ -89,6 +89,8 @@ func (cfg execConfig) checkChat() error {
 		return exit.Usagef("chat: --approve and --deny-pending answer a deferred run; use rubichan exec --resume")
 	case cfg.Output == outputFinal:
 		return exit.Usagef("chat: --output final is for one run; use text, json or stream-json")
+	case cfg.LastMessage != "":
+		return exit.Usagef("chat: --output-last-message is for one run; use rubichan exec -o FILE")
 	case cfg.PromptFile != "":
 		return exit.Usagef("chat: --prompt-file is for one run; give the first line as arguments")
 	}
@@ -134,12 +136,8 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 			return sink.New(stdout, stderr, opt)
 		},
 		Open: func(ctx context.Context, fan *sink.Fan, stderr io.Writer, newAsker func(*harness.Approver) agent.Asker) (*harness.Run, error) {
-			r, err := harness.Open(ctx, s, harness.OpenOptions{Stdout: stdout, Stderr: stderr, Env: env.Env, Sinks: fan,
+			return harness.Open(ctx, s, harness.OpenOptions{Stdout: stdout, Stderr: stderr, Env: env.Env, Sinks: fan,
 				Start: start, Build: sinkBuild(), NewAsker: newAsker, Telemetry: tel})
-			if err == nil {
-				tel.SetConversation(sessionIDOf(r))
-			}
-			return r, err
 		},
 		CompactFor:     func(model string, emit func(agent.Event)) agent.Compact { return harness.CompactFor(s, model, emit) },
 		StructuredPlan: s.StructuredPlan, Dir: s.Dir, SchemaRetries: s.JSONSchemaRetries,

@@ -87,6 +87,10 @@ func playDialog(ptmx *os.File, screen *ptytest.Screen, dialog string, abs func(s
 			if _, err := ptmx.WriteString(arg + "\r"); err != nil {
 				return err
 			}
+		case "type": // keys without Enter
+			if _, err := ptmx.WriteString(arg); err != nil {
+				return err
+			}
 		case "key":
 			keys := map[string]string{"ctrl-c": "\x03", "ctrl-d": "\x04"}
 			k, ok := keys[arg]

@@ -39,6 +39,7 @@ func scanArgs(args []string, lookupEnv func(string) (string, bool)) earlyArgs {
 	if len(args) >= 2 && (args[1] == "-i" || args[1] == "--interactive") {
 		args = append([]string{args[0], "chat"}, args[2:]...)
 	}
+	args = promptFlagToExec(args)
 	early := earlyArgs{args: args}
 	if len(args) < 2 {
 		return early
@@ -72,9 +73,9 @@ func scanArgs(args []string, lookupEnv func(string) (string, bool)) earlyArgs {
 		case !dashed:
 		case name == "help" || name == "h":
 			output, outputDone = "", true
-		case name == "output" && hasValue:
+		case (name == "output" || name == "output-format") && hasValue:
 			output = value
-		case name == "output":
+		case name == "output" || name == "output-format":
 			outputValue = true
 		}
 	}
@@ -85,6 +86,27 @@ func scanArgs(args []string, lookupEnv func(string) (string, bool)) earlyArgs {
 		early.github = github
 	}
 	return early
+}
+
+// promptFlagToExec turns `rubichan [FLAGS] -p PROMPT [FLAGS]` into
+// `rubichan exec [FLAGS] PROMPT [FLAGS]`: -p PROMPT is exec PROMPT, with
+// flags before or after it as with exec. Only a first word that is a flag
+// (no command named) is read so, and only up to `--`.
+func promptFlagToExec(args []string) []string {
+	if len(args) < 2 || !strings.HasPrefix(args[1], "-") {
+		return args
+	}
+	for i, a := range args[1:] {
+		if a == "--" {
+			return args
+		}
+		// claude's -p/--print, gemini's and qwen's -p/--prompt.
+		if a == "-p" || a == "--print" || a == "--prompt" {
+			out := append([]string{args[0], "exec"}, args[1:i+1]...)
+			return append(out, args[i+2:]...)
+		}
+	}
+	return args
 }
 
 // earlyOutput holds the sinks made from [earlyArgs] before the app: the

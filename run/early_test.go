@@ -132,3 +132,26 @@ func TestOpenEarly(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptFlagToExec: -p PROMPT (and --print, --prompt) is exec PROMPT
+// with the flags around it kept in place; a named command, a flag after
+// `--` or no -p leaves the words as they are.
+func TestPromptFlagToExec(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"rubichan -p hi", "rubichan exec hi"},
+		{"rubichan -p hi --max-turns 3", "rubichan exec hi --max-turns 3"},
+		{"rubichan --max-turns 3 -p hi", "rubichan exec --max-turns 3 hi"},
+		{"rubichan --print --output-format json hi", "rubichan exec --output-format json hi"},
+		{"rubichan --prompt hi", "rubichan exec hi"},
+		{"rubichan exec -p hi", "rubichan exec -p hi"},
+		{"rubichan policy check -p", "rubichan policy check -p"},
+		{"rubichan --model x -- -p", "rubichan --model x -- -p"},
+		{"rubichan --model x", "rubichan --model x"},
+		{"rubichan", "rubichan"},
+	} {
+		if got := strings.Join(promptFlagToExec(strings.Fields(c.in)), " "); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -91,6 +91,9 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	history, open := r.Plan.Conversation(s.Provider.Type)
 	runErr := l.Resume(ctx, history, open, resumePrompt(r.Input.Text, history, open))
 	err = harness.Finish(r.Traffic.Finish(runErr, notice), l, sinks.Text(), start, sinks.Emit, harness.RunEnd{Verifier: r.Verifier, Patch: r.Patch, Structured: r.Structured, TraceID: tel.TraceID(), Telemetry: tel, Warn: telemetryWarn(stderr)})
+	if werr := writeLastMessage(cfg.LastMessage, sinks.LastMessage()); werr != nil && err == nil {
+		err = werr
+	}
 	sink.ReportPending(stderr, sink.RedactedPending(sink.SessionPendings(l.Pending()), sinks.Redactor()), r.Session.Path(), r.Plan.StoreDir(), redactedArgs(cfg.ResumeArgs, sinks.Redactor()))
 	if cfg.LearnPolicy != "" {
 		if lerr := learnPolicy([]string{r.Session.Path()}, "", cfg.LearnPolicy, stdout, stderr); lerr != nil && err == nil {

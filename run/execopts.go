@@ -53,6 +53,9 @@ type execConfig struct {
 	NoCompact bool // --no-compact
 
 	Output string // "text", "final", "json" or "stream-json"
+	// LastMessage is -o/--output-last-message: the final message also goes
+	// to this file.
+	LastMessage string
 	// JSONSchema is --json-schema, compiled; nil without one.
 	JSONSchema        *structured.Schema
 	JSONSchemaRetries int  // --json-schema-retries
@@ -79,46 +82,7 @@ type execConfig struct {
 // configFromContext reads the exec flags and validates them. Every problem
 // is a usage error (exit 2).
 func configFromContext(c *cli.Context, env environment) (execConfig, error) {
-	cfg := execConfig{
-		PolicyFile:      c.String("policy"),
-		Allow:           ruleFlag(c, "allow"),
-		Deny:            ruleFlag(c, "deny"),
-		ResumeArgs:      resumeArgs(c),
-		TrustWorkspace:  c.Bool("trust-workspace"),
-		OnAsk:           c.String("on-ask"),
-		Dir:             c.String("cwd"),
-		NoStdin:         c.Bool("no-stdin"),
-		PromptFile:      c.String("prompt-file"),
-		PromptArgs:      c.Args().Slice(),
-		SystemPrompt:    c.String("system-prompt"),
-		AppendSystem:    c.String("append-system-prompt"),
-		NoContextFiles:  c.Bool("no-context-files"),
-		PassEnv:         c.StringSlice("pass-env"),
-		Skills:          skillSettings(c),
-		Output:          c.String("output"),
-		IncludeThinking: c.Bool("include-thinking"),
-		Quiet:           c.Bool("quiet"),
-		Verbose:         c.Bool("verbose"),
-		Color:           c.String("color"),
-		sessionFlags: sessionFlags{
-			SessionDir:  c.String("session-dir"),
-			NoSession:   c.Bool("no-session"),
-			SessionID:   c.String("session-id"),
-			SessionFile: c.String("session-file"),
-			Resume:      c.String("resume"),
-			Continue:    c.Bool("continue"),
-			Fork:        c.Bool("fork"),
-			Approve:     c.StringSlice("approve"),
-			DenyPending: c.Bool("deny-pending"),
-		},
-		Record:       c.String("record"),
-		Replay:       c.String("replay"),
-		NoCompact:    c.Bool("no-compact"),
-		NoSubqueries: c.Bool("no-subqueries"),
-		Subqueries:   c.Bool("subqueries"),
-		Patch:        c.String("patch"),
-		LearnPolicy:  c.String("learn-policy"),
-	}
+	cfg := givenExecFlags(c)
 	if cfg.LearnPolicy != "" && cfg.NoSession {
 		return cfg, exit.Usagef("--learn-policy needs the run's session to learn from; it cannot be used with --no-session")
 	}
@@ -157,6 +121,51 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		return cfg, err
 	}
 	return cfg, nil
+}
+
+// givenExecFlags reads the exec flags that are taken as given.
+func givenExecFlags(c *cli.Context) execConfig {
+	return execConfig{
+		PolicyFile:      c.String("policy"),
+		Allow:           ruleFlag(c, "allow"),
+		Deny:            ruleFlag(c, "deny"),
+		ResumeArgs:      resumeArgs(c),
+		TrustWorkspace:  c.Bool("trust-workspace"),
+		OnAsk:           c.String("on-ask"),
+		Dir:             c.String("cwd"),
+		NoStdin:         c.Bool("no-stdin"),
+		PromptFile:      c.String("prompt-file"),
+		PromptArgs:      c.Args().Slice(),
+		SystemPrompt:    c.String("system-prompt"),
+		AppendSystem:    c.String("append-system-prompt"),
+		NoContextFiles:  c.Bool("no-context-files"),
+		PassEnv:         c.StringSlice("pass-env"),
+		Skills:          skillSettings(c),
+		Output:          c.String("output"),
+		LastMessage:     c.String("output-last-message"),
+		IncludeThinking: c.Bool("include-thinking"),
+		Quiet:           c.Bool("quiet"),
+		Verbose:         c.Bool("verbose"),
+		Color:           c.String("color"),
+		sessionFlags: sessionFlags{
+			SessionDir:  c.String("session-dir"),
+			NoSession:   c.Bool("no-session"),
+			SessionID:   c.String("session-id"),
+			SessionFile: c.String("session-file"),
+			Resume:      c.String("resume"),
+			Continue:    c.Bool("continue"),
+			Fork:        c.Bool("fork"),
+			Approve:     c.StringSlice("approve"),
+			DenyPending: c.Bool("deny-pending"),
+		},
+		Record:       c.String("record"),
+		Replay:       c.String("replay"),
+		NoCompact:    c.Bool("no-compact"),
+		NoSubqueries: c.Bool("no-subqueries"),
+		Subqueries:   c.Bool("subqueries"),
+		Patch:        c.String("patch"),
+		LearnPolicy:  c.String("learn-policy"),
+	}
 }
 
 func (cfg *execConfig) validate() error {
@@ -210,7 +219,7 @@ func (cfg execConfig) sinkOptions(js *sink.JSON, env environment, stop func(erro
 	return sink.Options{JSON: js, Final: cfg.Output == outputFinal, Structured: cfg.JSONSchema != nil, Thinking: cfg.IncludeThinking,
 		Quiet: cfg.Quiet, Verbose: cfg.Verbose, Color: cfg.Color, LookupEnv: env.LookupEnv,
 		TextToStderr: cfg.Patch == "-", GitHub: cfg.github, Redact: agent.NewRedactor(cfg.settings().Secrets(env.Env, cfg.Dir)), Stop: stop,
-		AllowAll: harness.AllowAll(cfg.Settings)}
+		AllowAll: harness.AllowAll(cfg.Settings), LineMode: cfg.chat}
 }
 
 // skillSettings reads --skills and --no-skills.

@@ -39,7 +39,8 @@ func execFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-context-files", Usage: "do not add AGENTS.md, AGENT.md or CLAUDE.md to the system prompt", EnvVars: envs("no-context-files"), Category: catInput},
 		&cli.StringSliceFlag{Name: "pass-env", Usage: "pass the environment variable `NAME` to bash although its name looks secret (never a provider's key variable); repeat for more", EnvVars: envs("pass-env"), Category: catInput},
 
-		&cli.StringFlag{Name: "output", Value: "text", Usage: "stdout `FORMAT`: text (streamed), final (the last message only), stream-json (one JSON event per line; see `rubichan schema events`) or json (the result object only)", EnvVars: envs("output"), Category: catOutput},
+		&cli.StringFlag{Name: "output", Aliases: []string{"output-format"}, Value: "text", Usage: "stdout `FORMAT`: text (streamed), final (the last message only), stream-json (one JSON event per line; see `rubichan schema events`) or json (the result object only)", EnvVars: envs("output"), Category: catOutput},
+		&cli.StringFlag{Name: "output-last-message", Aliases: []string{"o"}, Usage: "also write the final message, with a trailing newline, to `FILE` (stdout is unchanged)", EnvVars: envs("output-last-message"), Category: catOutput, TakesFile: true},
 		&cli.StringFlag{Name: "json-schema", Aliases: []string{"output-schema"}, Usage: "the final answer must be JSON matching the JSON Schema (2020-12) `SCHEMA`: inline JSON, @FILE or a path; stdout then holds that JSON alone, on one line (json, stream-json: the result's structured_output); an answer that never matches exits 7", EnvVars: envs("json-schema"), Category: catOutput, TakesFile: true},
 		&cli.StringFlag{Name: "json-schema-retries", Value: "2", Usage: "send an answer that does not match --json-schema back to the model with its errors at most `N` times", EnvVars: envs("json-schema-retries"), Category: catOutput},
 		&cli.BoolFlag{Name: "include-thinking", Usage: "stream-json: also write the model's reasoning as thinking events", EnvVars: envs("include-thinking"), Category: catOutput},
@@ -53,8 +54,8 @@ func execFlags() []cli.Flag {
 		&cli.StringFlag{Name: "session-dir", Usage: "write the session log (JSONL) in `DIR` (default: $XDG_STATE_HOME/rubichan/sessions, ~/.local/state/…)", EnvVars: envs("session-dir"), Category: catOutput, TakesFile: true},
 		&cli.BoolFlag{Name: "no-session", Usage: "write no session log", EnvVars: envs("no-session"), Category: catOutput},
 
-		&cli.BoolFlag{Name: "no-subqueries", Usage: "give the run's commands no sub-query socket: `rubichan query` in them cannot reach the model", EnvVars: envs("no-subqueries"), Category: "Sub-queries"},
-		&cli.BoolFlag{Name: "subqueries", Usage: "tell the model about `rubichan query` also without a spilled stdin", EnvVars: envs("subqueries"), Category: "Sub-queries"},
+		&cli.BoolFlag{Name: "no-subqueries", Usage: "give the run's commands no sub-query socket: 'rubichan query' in them cannot reach the model", EnvVars: envs("no-subqueries"), Category: "Sub-queries"},
+		&cli.BoolFlag{Name: "subqueries", Usage: "tell the model about 'rubichan query' also without a spilled stdin", EnvVars: envs("subqueries"), Category: "Sub-queries"},
 		&cli.BoolFlag{Name: "no-compact", Usage: "never compact: a conversation that outgrows the context window ends the run (exit 5)", EnvVars: envs("no-compact"), Category: catContext},
 		&cli.StringFlag{Name: "patch", Usage: "work on a private copy of the workspace, leave the checkout untouched and write the patch of the changes to `FILE` at the end (\"-\": stdout, the model's text then goes to stderr)", EnvVars: envs("patch"), Category: catPatch, TakesFile: true},
 		&cli.StringFlag{Name: "patch-max-size", Value: "1GB", Usage: "outside git, refuse (exit 2) to copy a workspace larger than `SIZE`", EnvVars: envs("patch-max-size"), Category: catPatch},

@@ -34,9 +34,10 @@ func policyCommand(env environment) *cli.Command {
 
 func policyCheckCommand(env environment) *cli.Command {
 	return &cli.Command{
-		Name:      "check",
-		Usage:     "show how the policy judges one tool call, without running it",
-		UsageText: "rubichan policy check --policy FILE   (runs its self-tests)\n   rubichan policy check [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [--allow-all] [--json] [-C DIR] --tool shell|read|write|mcp -- ARG",
+		Name:  "check",
+		Usage: "show how the policy judges one tool call, without running it",
+		UsageText: "rubichan policy check [--policy FILE] [--allow R] [--deny R] [--trust-workspace] [--allow-all] [--json] [-C DIR] --tool shell|read|write|mcp -- ARG\n" +
+			"rubichan policy check [--policy FILE] [-C DIR]   (validate the policy and run its self-tests)",
 		Description: `Resolves the policy exactly as exec would in the same directory (--policy,
 else a trusted .rubichan/policy.toml, else the built-in default, plus --allow
 and --deny), then prints the facts of the call, the rule that decided each,
@@ -50,11 +51,13 @@ Examples:
    rubichan policy check --allow 'write:src/**' --tool write src/main.go
    rubichan policy check --allow 'mcp:github/get_*' --tool mcp -- github/create_issue
 
-With --policy FILE alone, runs the file's [[test]] self-tests and says how many
-passed (a failing one is exit 2, naming it).
+With no call (no --tool, no ARG) it validates the policy instead, as
+doctor --offline does: it loads the file and runs its [[test]] self-tests.
+The keys of a policy file: docs/policy-file.md.
 
-Exit codes: 0 when it decided (whatever the decision), 2 when the policy or
-the arguments are invalid.`,
+Exit codes: 0 when it decided (whatever the decision), or when the policy is
+valid and its self-tests pass; 1 when a self-test fails (named); 2 when the
+policy or the arguments are invalid.`,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return exit.UsageError{Err: err}
 		},
@@ -69,8 +72,8 @@ the arguments are invalid.`,
 }
 
 func runPolicyCheck(c *cli.Context, env environment) error {
-	if !c.IsSet("tool") && c.NArg() == 0 && c.IsSet("policy") {
-		return runPolicySelfTests(c)
+	if !c.IsSet("tool") && c.NArg() == 0 {
+		return validatePolicy(c)
 	}
 	if !c.IsSet("tool") {
 		return exit.Usagef("policy check: --tool shell|read|write|mcp is required")
@@ -143,19 +146,6 @@ func runPolicyCheck(c *cli.Context, env environment) error {
 		return writeCheckJSON(c.App.Writer, r, allow)
 	}
 	return writeCheckText(c.App.Writer, pol, class, arg, r, allow)
-}
-
-// runPolicySelfTests is `policy check --policy FILE` alone: it loads the
-// file, which runs its [[test]] entries (a failing one is exit 2, naming
-// it), and says how many passed.
-func runPolicySelfTests(c *cli.Context) error {
-	file := c.String("policy")
-	pol, err := harness.LoadPolicy(harness.PolicySource{File: file, Headless: true}, c.App.ErrWriter)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(c.App.Writer, "%s: %d self-test(s) pass\n", file, pol.SelfTests())
-	return err
 }
 
 // resolver is the part of the workspace `policy check` needs: resolving a

@@ -226,8 +226,7 @@ func transcriptLine(w io.Writer, l *session.Line) {
 			fmt.Fprintf(w, "%s\n", strings.TrimRight(*l.Text, "\n"))
 		}
 	case session.TypeToolCall:
-		in, _ := json.Marshal(l.Input)
-		fmt.Fprintf(w, "▸ %s %s  %s\n", l.Name, l.ID, agent.Clip(string(in), 200))
+		fmt.Fprintf(w, "▸ %s %s  %s\n", l.Name, l.ID, callText(l.Input))
 	case session.TypeDecision:
 		fmt.Fprintf(w, "  %s by %s: %s\n", l.Decision, l.Rule, agent.Clip(l.Fact, 200))
 	case session.TypeToolResult:
@@ -291,4 +290,24 @@ func textOf(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// callText is a tool call's input as a person reads it: a command (the
+// bash tool's: an input of one "command" string) whole and decoded from
+// its JSON string, on one line with its control characters shown (see
+// [sink.Whole]); any other input as JSON with <, > and & as they are,
+// clipped.
+func callText(input any) string {
+	if m, ok := input.(map[string]any); ok {
+		if cmd, ok := m["command"].(string); ok && len(m) == 1 {
+			return sink.Whole(cmd)
+		}
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(input); err != nil {
+		return ""
+	}
+	return agent.Clip(agent.Shown(strings.TrimRight(b.String(), "\n")), 200)
 }

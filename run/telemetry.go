@@ -7,7 +7,6 @@ import (
 
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/harness"
-	"github.com/rubichan/rubichan/run/session"
 	"github.com/rubichan/rubichan/run/telemetry"
 )
 
@@ -32,13 +31,4 @@ func startTelemetry(ctx context.Context, cfg execConfig, env environment, stderr
 // telemetryWarn shows a telemetry warning on stderr, on one line.
 func telemetryWarn(stderr io.Writer) func(string) {
 	return func(s string) { fmt.Fprintln(stderr, "rubichan: "+s) }
-}
-
-// sessionIDOf is the id of r's session, the trace's conversation id; ""
-// without a session file.
-func sessionIDOf(r *harness.Run) string {
-	if p := r.Session.Path(); p != "" {
-		return session.IDOf(p)
-	}
-	return ""
 }

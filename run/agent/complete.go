@@ -20,7 +20,7 @@ type CompleteOptions struct {
 	// Retry says which failures are retried, how often and how long
 	// Complete waits; its Retryable nil means [llm.IsRetryable], so a
 	// stream cut after content arrived is not retried unless the caller
-	// says so (it then prints the answer again).
+	// says so (the loop then continues the printed answer).
 	Retry llm.RetryPolicy
 	// Clock is the time source of the retry waits; nil: the system clock.
 	Clock llm.Clock

@@ -23,7 +23,9 @@ const (
 	// EventMessageDone closes an assistant message: Text is its whole text.
 	EventMessageDone
 	// EventStreamCut reports that a response was cut after its text began
-	// and will be requested again: the partial text already shown is void.
+	// and that its retry departed from the text already shown: that text
+	// is void, and the retried text follows whole. A retry that repeats
+	// the shown text is not reported (its text only extends it).
 	EventStreamCut
 	// EventRetry reports a failed request about to be retried: Retry.
 	EventRetry

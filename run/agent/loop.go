@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rubichan/rubichan/llm"
@@ -54,6 +55,16 @@ func New(client Client, o Options) *Agent {
 	l := &Agent{cfg: o, client: client, judge: o.Judge, emit: o.Emit, now: o.Now, tools: map[string]toolkit.Tool{}}
 	if l.judge == nil {
 		l.judge = denyAll
+	}
+	if o.Heartbeat.First > 0 && o.Emit != nil {
+		// The heartbeat emits from its own goroutine.
+		var mu sync.Mutex
+		emit := o.Emit
+		l.emit = func(ev Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			emit(ev)
+		}
 	}
 	if l.now == nil {
 		l.now = time.Now
@@ -322,22 +333,38 @@ func (l *Agent) policyStop(kind StopKind, format string, args ...any) error {
 
 // request streams one model answer, retrying transient failures. Text is
 // forwarded as it arrives; when a stream breaks after its text began, the
-// retry prints the whole answer again after an [EventStreamCut]. It returns
-// the usage of the attempt that succeeded; what failed attempts reported is
-// counted in the run's usage and budget as they fail, and a retry that
-// would pass the budget is not made.
+// retry's text is held back while it repeats what was shown and only what
+// extends it is forwarded, so the sinks get one answer (see [retext]); a
+// retry that departs from the shown text gets an [EventStreamCut] and its
+// text whole. It returns the usage of the attempt that succeeded; what
+// failed attempts reported is counted in the run's usage and budget as
+// they fail, and a retry that would pass the budget is not made.
 func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
 	req := llm.Request{Model: l.cfg.Model, System: l.cfg.System, Messages: l.messages, Tools: l.specs, Format: l.cfg.Format}
-	printed := false // text of the current attempt reached the sinks
 	l.response = ResponseInfo{}
+	var rt retext
+	hb := startBeat(ctx, l.cfg.Heartbeat, l.turns, l.emit)
+	defer hb.stop()
+	var client Client = l.client
+	if hb != nil {
+		client = beatClient{l.client, hb}
+	}
+	text := func(t string, diverged bool) {
+		if diverged {
+			l.emit(Event{Kind: EventStreamCut, Turn: l.turns})
+		}
+		if t != "" {
+			l.emit(Event{Kind: EventTextDelta, Turn: l.turns, Text: t})
+		}
+	}
 	policy := l.cfg.Retry
 	policy.Retryable = retryableAfterPrint
-	c, err := Complete(ctx, l.client, req, CompleteOptions{Retry: policy, Clock: l.cfg.Clock,
+	c, err := Complete(ctx, client, req, CompleteOptions{Retry: policy, Clock: l.cfg.Clock,
 		OnEvent: func(ev llm.Event) {
+			hb.event(ev)
 			switch {
 			case ev.Kind == llm.EventText && ev.Text != "":
-				printed = true
-				l.emit(Event{Kind: EventTextDelta, Turn: l.turns, Text: ev.Text})
+				text(rt.delta(ev.Text))
 			case ev.Kind == llm.EventThinking && ev.Text != "":
 				l.emit(Event{Kind: EventThinkingDelta, Turn: l.turns, Text: ev.Text})
 			case ev.Kind == llm.EventStop:
@@ -346,6 +373,9 @@ func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.U
 		},
 		OnAttempt: func(u llm.Usage, err error) error {
 			l.usage = l.usage.Add(u)
+			if err == nil {
+				text(rt.done())
+			}
 			// Past a cap, a retry is not made; a failure that is not
 			// retried keeps its own exit code.
 			if err != nil {
@@ -356,10 +386,8 @@ func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.U
 			return nil
 		},
 		OnRetry: func(n llm.RetryNotice) {
-			if printed {
-				l.emit(Event{Kind: EventStreamCut, Turn: l.turns})
-				printed = false
-			}
+			hb.progress("")
+			rt.retry()
 			l.emit(Event{Kind: EventRetry, Turn: l.turns, Retry: &RetryInfo{Attempt: n.Attempt, Wait: n.Wait, Reason: retryReason(n.Err), Err: n.Err}})
 		},
 	})
@@ -367,7 +395,7 @@ func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.U
 }
 
 // retryableAfterPrint retries what llm.IsRetryable does and also a stream
-// cut after content arrived: the loop prints the answer again.
+// cut after content arrived: the loop continues the printed answer.
 // A [Permanent] error (a replay that diverged from its cassette) is
 // never retried.
 func retryableAfterPrint(err error) bool {

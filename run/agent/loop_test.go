@@ -274,27 +274,27 @@ func TestLoopProviderErrors(t *testing.T) {
 			t.Errorf("retry events %+v", re[0].Retry)
 		}
 	})
-	t.Run("stream cut after text is printed again", func(t *testing.T) {
+	t.Run("stream cut after text is continued, not repeated", func(t *testing.T) {
 		t.Parallel()
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{
 			{Text: []string{"The ans", "wer"}, Fault: &llmtest.Fault{After: 1, Disconnect: true}},
 			{Text: []string{"The ans", "wer"}},
 		}}, agent.Options{}, nil)
-		if r.Err != nil || r.stdout != "The ans\nThe answer\n" {
+		if r.Err != nil || r.stdout != "The answer\n" {
 			t.Fatalf("err %v stdout %q", r.Err, r.stdout)
 		}
-		if len(r.Kinds(agent.EventStreamCut)) != 1 {
-			t.Errorf("no stream-cut event")
+		if n := len(r.Kinds(agent.EventStreamCut)); n != 0 {
+			t.Errorf("%d stream-cut events for a retry that repeated the shown text", n)
 		}
 	})
-	t.Run("one stream-cut notice per cut attempt", func(t *testing.T) {
+	t.Run("a retry that departs is one stream cut and the new answer whole", func(t *testing.T) {
 		t.Parallel()
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{
 			{Text: []string{"The ans", "wer"}, Fault: &llmtest.Fault{After: 1, Disconnect: true}},
 			{Fault: &llmtest.Fault{Status: 529, Type: "overloaded_error", Message: "Overloaded"}},
-			{Text: []string{"The ans", "wer"}},
+			{Text: []string{"The ", "reply"}},
 		}}, agent.Options{}, nil)
-		if r.Err != nil || r.stdout != "The ans\nThe answer\n" {
+		if r.Err != nil || r.stdout != "The ans\nThe reply\n" {
 			t.Fatalf("err %v stdout %q", r.Err, r.stdout)
 		}
 		var kinds []agent.EventKind
@@ -303,8 +303,8 @@ func TestLoopProviderErrors(t *testing.T) {
 				kinds = append(kinds, ev.Kind)
 			}
 		}
-		if want := []agent.EventKind{agent.EventStreamCut, agent.EventRetry, agent.EventRetry}; !slices.Equal(kinds, want) {
-			t.Errorf("events %v, want %v: the attempt that failed before text printed nothing", kinds, want)
+		if want := []agent.EventKind{agent.EventRetry, agent.EventRetry, agent.EventStreamCut}; !slices.Equal(kinds, want) {
+			t.Errorf("events %v, want %v", kinds, want)
 		}
 	})
 	t.Run("auth is fatal", func(t *testing.T) {

@@ -59,11 +59,15 @@ type Options struct {
 	// Redact hides the run's secrets in tool results before the model,
 	// the sinks or the session see them. nil: no change.
 	Redact *Redactor
+	// Heartbeat says when a silent model gets a notice; zero: never.
+	Heartbeat Heartbeat
 	// Around, when set, runs each model request, tool call, compaction
 	// and verify check inside the caller's context (telemetry spans);
 	// nil: they run in the run's context.
 	Around Around
-	// Emit receives every event of the runs; required.
+	// Emit receives every event of the runs; required. With a Heartbeat
+	// its notices come from another goroutine; the Agent serialises its
+	// calls of Emit, so Emit needs no lock of its own.
 	Emit func(Event)
 }
 

@@ -70,6 +70,9 @@ func checkModelName(s string) error {
 // in `config show`; a key belongs in the variable api_key_env names. The
 // errors never repeat the URL, which may hold a key.
 func checkBaseURL(s string) error {
+	if !strings.Contains(s, "://") {
+		return errors.New("not a URL: it needs a scheme: http:// or https://, as in http://127.0.0.1:8080 (the value is not repeated: it may hold a key)")
+	}
 	u, err := url.Parse(s)
 	if err != nil {
 		return errors.New("not a URL (the value is not repeated: it may hold a key)")

@@ -229,8 +229,10 @@ type Retry struct {
 	Error   RetryError `json:"error"`
 }
 
-// StreamCut says the answer of Turn broke after text was sent; the text
-// events of Turn so far are void and the answer comes again.
+// StreamCut says the answer of Turn broke after text was sent and its
+// retry departed from that text: the text events of Turn so far are void
+// and the retried answer's text follows whole. A retry that repeats the
+// sent text has no StreamCut: its text events only extend it.
 type StreamCut struct {
 	Turn int `json:"turn"`
 }

@@ -209,7 +209,7 @@ func (r *Run) openAgent(ctx context.Context, s Settings, o OpenOptions, secrets 
 		opts.System = input.JoinParts(parts)
 	}
 	// The session's path is shown on stderr (never the JSON stream), unless quiet.
-	r.Session = r.Plan.Open(s.Session, sink.SessionOptions{Secrets: secrets, Warn: o.Stderr, Notes: UnlessQuiet(o.Stderr, s.Quiet), Build: o.Build}, sink.SessionHeader{
+	r.Session = r.Plan.Open(s.Session, sink.SessionOptions{Secrets: secrets, Warn: o.Stderr, Notes: UnlessQuiet(o.Stderr, s.Quiet), Build: o.Build, NoteAtClose: s.LineMode}, sink.SessionHeader{
 		Start: o.Start, Workspace: root, Provider: s.Provider.Name, API: s.Provider.Type, Model: s.Provider.Model,
 		Policy: r.Policy.Name(), PolicyFile: r.Policy.File(), Prompt: r.Input.Text, System: parts, JSONSchema: s.SchemaRaw(),
 	})
@@ -229,7 +229,17 @@ func (r *Run) openAgent(ctx context.Context, s Settings, o OpenOptions, secrets 
 	init := WithMCP(InitEvent(s.InitSettings(), o.Build, root, r.Agent.ToolNames(), r.Policy, r.Sandbox), rt.MCP, r.Agent.ToolSpecs())
 	init.Skills = InitSkills(r.Skills)
 	o.Sinks.Started(r.Session, init)
+	o.Telemetry.SetConversation(r.conversationID())
 	return nil
+}
+
+// conversationID is the run's session id for its trace
+// (gen_ai.conversation.id): the session file's, else the JSON stream's.
+func (r *Run) conversationID() string {
+	if p := r.Session.Path(); p != "" {
+		return session.IDOf(p)
+	}
+	return r.sinks.SessionID()
 }
 
 // sessionID is the run's session id as the sinks will know it once they

@@ -57,10 +57,10 @@ func ProviderKeyVars(lc *config.Loaded) []string {
 // default) carries its HTTP traffic.
 func NewProviderClient(rp config.ResolvedProvider, limits llm.StreamLimits, hc *http.Client) agent.Client {
 	if rp.Type == config.ProviderOpenAI && ProviderWire(rp) == config.WireResponses {
-		return llm.NewResponses(llm.ResponsesConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, Limits: limits, HTTPClient: hc})
+		return llm.NewResponses(llm.ResponsesConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), KeyVar: rp.KeyEnv, Headers: rp.Headers, Limits: limits, HTTPClient: hc})
 	}
 	if rp.Type == config.ProviderOpenAI {
-		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers,
+		c := llm.OpenAIConfig{Provider: rp.Name, BaseURL: rp.BaseURL, APIKey: rp.APIKey(), KeyVar: rp.KeyEnv, Headers: rp.Headers,
 			ThoughtTags: rp.ThoughtTags, Limits: limits, HTTPClient: hc}
 		if rp.Name == "openai" {
 			// OpenAI's own API wants max_completion_tokens from its
@@ -69,7 +69,7 @@ func NewProviderClient(rp config.ResolvedProvider, limits llm.StreamLimits, hc *
 		}
 		return llm.NewOpenAI(c)
 	}
-	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), Headers: rp.Headers, PromptCaching: true, Limits: limits, HTTPClient: hc})
+	return llm.NewAnthropic(llm.AnthropicConfig{BaseURL: rp.BaseURL, APIKey: rp.APIKey(), KeyVar: rp.KeyEnv, Headers: rp.Headers, PromptCaching: true, Limits: limits, HTTPClient: hc})
 }
 
 // ProviderWire returns the OpenAI API a type openai provider is spoken to

@@ -60,6 +60,14 @@ func (v *Verifier) check(ctx context.Context, attempt int) (*agent.VerifyInfo, e
 	}, nil
 }
 
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
 // verifyMessage is what the model is told after a failed check.
 func verifyMessage(info *agent.VerifyInfo) string {
 	left := info.Max - info.Attempt
@@ -89,7 +97,7 @@ func (v *Verifier) Verify(ctx context.Context, attempt int, _ agent.Final) (agen
 		return agent.Verification{Passed: true}, nil
 	}
 	if attempt >= v.attempts {
-		detail := fmt.Sprintf("`%s` did not pass in %d attempts", v.command, v.attempts)
+		detail := fmt.Sprintf("`%s` did not pass in %d attempt%s", v.command, v.attempts, plural(v.attempts))
 		return agent.Verification{Stop: &agent.CheckError{Check: "verify", Err: fmt.Errorf("%w: %s", agent.ErrVerifyFailed, detail)}}, nil
 	}
 	return agent.Verification{Feedback: verifyMessage(info)}, nil

@@ -99,6 +99,10 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer st.Close()
+	if o.Person && o.JSON == nil {
+		// What the person talks to, and where to look next.
+		fmt.Fprintf(stderr, "rubichan · model %s · policy: %s · /help for commands\n", agent.Shown(st.Agent.Model()), agent.Shown(st.Policy.Name()))
+	}
 	o.Interrupts.AwaitListening() // before the first run writes on stdout (see Interrupts)
 	c := newChat(o, st, sinks, in, stderr, ask.tty, edits)
 	err = c.run(ctx)

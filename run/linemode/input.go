@@ -188,6 +188,9 @@ func (in *Input) read(prompt string) lineResult {
 		return lineResult{line: line, pasted: true}
 	case err == io.EOF && in.keys.seen:
 		in.mu.Lock() // promptWriter uses the editor under the lock
+		// What was typed is dropped: so is its line on the screen,
+		// and the notice that follows starts a clean line.
+		io.WriteString(in.out, "\r\x1b[K")
 		in.newTerminal()
 		in.mu.Unlock()
 		return lineResult{err: errCtrlC}

@@ -33,6 +33,8 @@ type Activity struct {
 	group func(title string) (end func())
 	// allowAll: --allow-all is on, which the closing summary says.
 	allowAll bool
+	// failedTail: a failed command's last lines show without verbose.
+	failedTail bool
 }
 
 // palette holds the colors of the activity lines, each switched on or off
@@ -92,6 +94,9 @@ type ActivityOptions struct {
 	// (under GitHub Actions, a ::group::): it opens the frame titled title
 	// and returns what closes it.
 	Group func(title string) (end func())
+	// FailedTail shows the last lines of a command that failed without
+	// Verbose (line mode: the person sees why).
+	FailedTail bool
 }
 
 // NewActivity returns an Activity writing to w (nil: nowhere).
@@ -99,7 +104,7 @@ func NewActivity(w io.Writer, o ActivityOptions) *Activity {
 	if w == nil {
 		w = io.Discard
 	}
-	return &Activity{w: w, quiet: o.Quiet, verbose: o.Verbose, pal: newPalette(o.Colors), red: o.Redact, group: o.Group, allowAll: o.AllowAll}
+	return &Activity{w: w, quiet: o.Quiet, verbose: o.Verbose, pal: newPalette(o.Colors), red: o.Redact, group: o.Group, allowAll: o.AllowAll, failedTail: o.FailedTail}
 }
 
 func (s *Activity) line(format string, args ...any) {
@@ -117,8 +122,8 @@ func (s *Activity) Handle(ev agent.Event) {
 	case agent.EventLimit:
 		s.line("%s", p.fail.Sprint("rubichan: stopped: "+agent.Shown(ev.Text)))
 	case agent.EventStreamCut:
-		// Shown even when quiet: it explains a repeated answer on stdout.
-		s.line("%s", p.warn.Sprint("⚠ the partial answer above was interrupted; asking again"))
+		// Shown even when quiet: it explains a second answer on stdout.
+		s.line("%s", p.warn.Sprint("⚠ the retried answer differs from the partial answer above; it follows in full"))
 	}
 	if s.quiet {
 		return
@@ -209,6 +214,9 @@ func (s *Activity) toolResult(t *agent.ToolCallInfo, r *agent.ToolResultInfo) {
 	} else {
 		s.line("%s", p.ok.Sprintf("✓ %s · %s", what, formatDuration(r.Duration)))
 	}
+	if !s.verbose && s.failedTail && r.IsError && r.ExitCode != nil {
+		s.output(tail(r.Content, verifyTailLines))
+	}
 	if s.verbose {
 		title := "output"
 		if t != nil {
@@ -260,9 +268,28 @@ func (s *Activity) verifyResult(v *agent.VerifyInfo) {
 	default:
 		s.line("%s", p.fail.Sprintf("✗ %s · %s", agent.Clip(stopNote(v.Output), 100), formatDuration(v.Duration)))
 	}
-	if s.verbose && !v.Passed {
+	switch {
+	case s.verbose && !v.Passed:
 		s.framed("output of verify: "+agent.Clip(v.Command, 100), v.Output)
+	case !v.Passed && v.Attempt >= v.Max:
+		// The last attempt failed and the run stops: its reason is the
+		// end of the output, shown without -v too.
+		s.framed("output of verify: "+agent.Clip(v.Command, 100), tail(v.Output, verifyTailLines))
 	}
+}
+
+// verifyTailLines is how many of a failed --verify's last lines stderr
+// shows without --verbose.
+const verifyTailLines = 10
+
+// tail is the last n lines of out, after a line saying how many came
+// before them.
+func tail(out string, n int) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) <= n {
+		return out
+	}
+	return fmt.Sprintf("… %d earlier lines\n", len(lines)-n) + strings.Join(lines[len(lines)-n:], "\n")
 }
 
 // stopNote is why a command that did not exit ended, from the bash tool's

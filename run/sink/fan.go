@@ -42,6 +42,9 @@ type Options struct {
 	Stop func(error)
 	// AllowAll says --allow-all is on: the closing summary says so.
 	AllowAll bool
+	// LineMode: a person reads stderr line by line, so a failed
+	// command's last lines are shown without Verbose.
+	LineMode bool
 }
 
 // Fan is the sinks of one run, each fed every event: stdout's (the text
@@ -69,6 +72,7 @@ type Fan struct {
 	// reaches stdout in no output mode, also split across deltas.
 	textRed, thinkRed StreamRedactor
 	red               *agent.Redactor // the run's secrets
+	last              string          // the last assistant message, redacted
 }
 
 // IsTerminal reports whether w is a terminal.
@@ -103,7 +107,7 @@ func New(stdout, stderr io.Writer, o Options) *Fan {
 	if lookupEnv == nil {
 		lookupEnv = os.LookupEnv
 	}
-	act := ActivityOptions{Quiet: o.Quiet, Verbose: o.Verbose, AllowAll: o.AllowAll,
+	act := ActivityOptions{Quiet: o.Quiet, Verbose: o.Verbose, AllowAll: o.AllowAll, FailedTail: o.LineMode,
 		Colors: ColorEnabled(o.Color, IsTerminal(stderr), lookupEnv), Redact: s.red}
 	if s.gh != nil && o.Verbose {
 		act.Group = s.gh.Group
@@ -133,6 +137,14 @@ func (s *Fan) Notes() io.Writer { return s.notes }
 
 // Text is the text sink; with JSON output it writes nothing.
 func (s *Fan) Text() *Text { return s.text }
+
+// LastMessage is the text of the run's last assistant message, redacted
+// ("" before the first), as --output final prints it.
+func (s *Fan) LastMessage() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
 
 // JSON is the JSON sink, nil with text output.
 func (s *Fan) JSON() *JSON { return s.js }
@@ -177,11 +189,13 @@ func (s *Fan) redacted(ev agent.Event, f func(agent.Event)) {
 			f(ev)
 		}
 		return
-	case agent.EventNotice:
+	case agent.EventNotice, agent.EventRetry:
+		// A retry's text continues what was shown (the engine holds
+		// back what it repeats), so the held start of a key stays held.
 		f(ev)
 		return
 	case agent.EventStreamCut:
-		// The answer so far is void and comes again: what waits,
+		// The retried answer departed and comes whole: what waits,
 		// the start of a key perhaps, is dropped.
 		s.textRed.Drop()
 		s.thinkRed.Drop()
@@ -198,6 +212,9 @@ func (s *Fan) redacted(ev agent.Event, f func(agent.Event)) {
 
 // dispatch hands ev to every sink.
 func (s *Fan) dispatch(ev agent.Event) {
+	if ev.Kind == agent.EventMessageDone {
+		s.last = ev.Text
+	}
 	if s.js != nil {
 		s.js.Handle(ev)
 	} else {

@@ -13,7 +13,8 @@ import (
 
 // TestFanRedacted: the sinks see the model's text redacted, a held
 // key start written before the next event (a notice aside), reasoning's
-// before the text, and dropped at a stream cut (the answer comes again).
+// before the text, kept through a retry (the retried text extends it), and
+// dropped at a stream cut (the retried answer departed and comes whole).
 func TestFanRedacted(t *testing.T) {
 	t.Parallel()
 	const key = "sk-ant-test-KEY-0123"
@@ -37,6 +38,10 @@ func TestFanRedacted(t *testing.T) {
 		"reasoning first": {
 			in:   []ev{{agent.EventThinkingDelta, "hmm s"}, {agent.EventTextDelta, "ok"}, {agent.EventMessageDone, "ok"}},
 			want: []ev{{agent.EventThinkingDelta, "hmm "}, {agent.EventThinkingDelta, "s"}, {agent.EventTextDelta, "ok"}, {agent.EventMessageDone, "ok"}},
+		},
+		"a retry does not flush: the retried text continues the held start": {
+			in:   []ev{{agent.EventTextDelta, "x sk-ant"}, {agent.EventRetry, ""}, {agent.EventTextDelta, "-test-KEY-0123"}, {agent.EventTurnDone, ""}},
+			want: []ev{{agent.EventTextDelta, "x "}, {agent.EventRetry, ""}, {agent.EventTextDelta, "[REDACTED]"}, {agent.EventTurnDone, ""}},
 		},
 		"a cut drops the held start": {
 			in:   []ev{{agent.EventTextDelta, "x sk-ant-test-KEY-01"}, {agent.EventStreamCut, ""}, {agent.EventTextDelta, "x " + key}, {agent.EventMessageDone, "x " + key}},

@@ -54,6 +54,9 @@ type SessionLog struct {
 	model string
 	build Build
 	ended bool
+	// atClose: the path is named once, by Close, after the last run
+	// (line mode); saved: a run's closing line was synced.
+	atClose, saved bool
 }
 
 // SessionOptions say where a new session goes and what it must hide.
@@ -66,6 +69,9 @@ type SessionOptions struct {
 	Notes   io.Writer
 	Now     func() time.Time // nil: time.Now
 	Build   Build            // the binary's build, in every header and run line
+	// NoteAtClose names the file once, when the log is closed, instead
+	// of after each run (line mode runs once per line).
+	NoteAtClose bool
 }
 
 // WriterOptions are the session writer's options: the secrets it hides
@@ -123,7 +129,7 @@ func createSession(opt SessionOptions, start time.Time) (*session.Writer, error)
 }
 
 func newSessionLog(w *session.Writer, opt SessionOptions, h SessionHeader) *SessionLog {
-	s := &SessionLog{w: w, notes: opt.Notes, now: opt.Now, api: h.API, model: h.Model, build: opt.Build}
+	s := &SessionLog{w: w, notes: opt.Notes, now: opt.Now, api: h.API, model: h.Model, build: opt.Build, atClose: opt.NoteAtClose}
 	if s.notes == nil {
 		s.notes = io.Discard
 	}
@@ -165,7 +171,10 @@ func (s *SessionLog) Handle(ev agent.Event) {
 	if ev.Kind == agent.EventTurnDone {
 		s.ended = true
 		if s.w.Sync() == nil {
-			fmt.Fprintf(s.notes, "session saved to %s\n", s.w.Path())
+			s.saved = true
+			if !s.atClose {
+				fmt.Fprintf(s.notes, "session saved to %s\n", s.w.Path())
+			}
 		}
 	}
 }
@@ -176,7 +185,11 @@ func (s *SessionLog) Close() error {
 	if s == nil {
 		return nil
 	}
-	return s.w.Close()
+	err := s.w.Close()
+	if err == nil && s.atClose && s.saved {
+		fmt.Fprintf(s.notes, "session saved to %s\n", s.w.Path())
+	}
+	return err
 }
 
 // header is the first line of a session, or a resumed run's line: the

@@ -136,13 +136,13 @@ func TestActivitySink(t *testing.T) {
 		"▸ bash  curl x",
 		"⊘ denied by ci-checks: curl x (no network)",
 		"↻ retrying in 4.0s (429 rate limit), attempt 1 failed",
-		"⚠ the partial answer above was interrupted; asking again",
+		"⚠ the retried answer differs from the partial answer above; it follows in full",
 		"rubichan: stopped: reached --max-turns 3",
 		"rubichan: anthropic: 401 authentication_error",
 		"4 turns · 12.3k in / 1.1k out tokens · 18.2s",
 	}, "\n") + "\n"
 	quiet := strings.Join([]string{
-		"⚠ the partial answer above was interrupted; asking again",
+		"⚠ the retried answer differs from the partial answer above; it follows in full",
 		"rubichan: stopped: reached --max-turns 3",
 		"rubichan: anthropic: 401 authentication_error",
 	}, "\n") + "\n"

@@ -114,7 +114,10 @@ func (s *Text) Handle(ev agent.Event) {
 			return
 		}
 		s.closeLine()
-	case agent.EventStreamCut:
+	case agent.EventStreamCut, agent.EventError, agent.EventLimit:
+		// A run that stops mid-line ends the answer's line first: on a
+		// terminal the notice on stderr then stands on a line of its
+		// own. It is the newline the end of the run would write.
 		if !s.final {
 			s.closeLine()
 		}

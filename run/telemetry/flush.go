@@ -69,5 +69,5 @@ func (r *Run) warning(terr, merr error) string {
 	}
 	r.end.warned = true
 	why := errors.Join(r.exp.err(), terr, merr)
-	return fmt.Sprintf("telemetry: could not send the run's trace %s to %s within %s: %v", r.TraceID(), r.s.TracesURL, r.s.Flush, r.info.Redact(oneLine(why)))
+	return fmt.Sprintf("telemetry: could not send the run's trace %s to %s within %s: %v", r.TraceID(), shownURL(r.s.TracesURL), r.s.Flush, r.info.Redact(oneLine(why)))
 }

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"cmp"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +23,8 @@ func HeaderVars() []string {
 }
 
 // HeaderSecrets are the values of the header variables that lookup
-// finds: each whole value and each header's value.
+// finds: each whole value and each header's value, as written and
+// percent-decoded (as the SDK sends it).
 func HeaderSecrets(lookup func(string) string) []string {
 	var out []string
 	for _, v := range HeaderVars() {
@@ -32,8 +34,16 @@ func HeaderSecrets(lookup func(string) string) []string {
 		}
 		out = append(out, val)
 		for _, kv := range strings.Split(val, ",") {
-			if _, h, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(h) != "" {
-				out = append(out, strings.TrimSpace(h))
+			_, h, ok := strings.Cut(kv, "=")
+			if h = strings.TrimSpace(h); !ok || h == "" {
+				continue
+			}
+			forms := []string{h}
+			if dec, err := url.PathUnescape(h); err == nil && dec != h {
+				forms = append(forms, dec) // as the SDK sends it
+			}
+			for _, h := range forms {
+				out = append(out, h)
 				if f := strings.Fields(h); len(f) > 1 {
 					out = append(out, f[len(f)-1])
 				}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,6 +61,12 @@ func Start(ctx context.Context, s Settings, info Info) (*Run, error) {
 	}
 	if info.Redact == nil {
 		info.Redact = func(s string) string { return s }
+	}
+	for signal, raw := range map[string]string{"traces": s.TracesURL, "metrics": s.MetricsURL} {
+		if !httpURL(raw) {
+			// Not repeated: it may carry credentials.
+			return nil, fmt.Errorf("telemetry: the %s endpoint (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_%s_ENDPOINT or [telemetry] endpoint) is not an http or https URL", signal, strings.ToUpper(signal))
+		}
 	}
 	texp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(s.TracesURL))
 	if err != nil {
@@ -162,6 +170,25 @@ func (r *Run) Close() string {
 	terr := r.tp.Shutdown(ctx)
 	merr := r.mp.Shutdown(ctx)
 	return r.warning(terr, merr)
+}
+
+// httpURL reports whether raw is an http(s) URL with a host; the SDK
+// would log any other on stderr and export to https://localhost:4318.
+func httpURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// shownURL is an endpoint as a message may show it: without the
+// credentials a URL can carry (user:password@, a token as the user, a
+// query such as ?api_key=).
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the collector"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
+	return u.String()
 }
 
 // countingExporter counts the exports that failed and keeps the first
