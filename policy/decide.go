@@ -130,6 +130,9 @@ type Fact struct {
 	Rule string
 	// Reason says why, for people and for the model.
 	Reason string
+	// Plain is, for a FactCommand, that the program is a plain one: all
+	// it does to files is in the call's other facts.
+	Plain bool
 
 	exact bool // a session approval may apply to it
 }
@@ -153,6 +156,19 @@ type Result struct {
 	// this: …"); "" when the call is allowed or narrow --allow rules
 	// could allow it ([Policy.AllowRules] finds them).
 	Remedy string
+}
+
+// ReadOnly reports whether the call only reads, as far as the analysis
+// sees: every fact is a read, or a plain program (whose file effects are
+// facts of their own). A program the analysis cannot see through, a
+// write, a background job, an opaque construct or an MCP call is not.
+func (r Result) ReadOnly() bool {
+	for _, f := range r.Facts {
+		if f.Kind != FactRead && (f.Kind != FactCommand || !f.Plain) {
+			return false
+		}
+	}
+	return len(r.Facts) > 0
 }
 
 // Decide judges one call. It never fails: anything it cannot judge is
@@ -349,7 +365,7 @@ func (p *Policy) fileFacts(rf rawFact, a Action) []Fact {
 // option that runs another program (`go test *` for `go test -exec x`)
 // counts as ask, unless another allow rule matches without that.
 func (p *Policy) commandFact(rf rawFact, raw []rawFact) Fact {
-	f := Fact{Kind: FactCommand, Value: rf.value, exact: rf.exact}
+	f := Fact{Kind: FactCommand, Value: rf.value, exact: rf.exact, Plain: rf.plain}
 	var tainted Fact
 	for _, r := range p.rules {
 		if r.class != ClassShell || (f.Decision != 0 && r.decision <= f.Decision) {

@@ -79,6 +79,9 @@ type Settings struct {
 	// Traceparent and Tracestate are the context the run joins
 	// (TRACEPARENT, TRACESTATE); "": a new trace.
 	Traceparent, Tracestate string
+	// lookup is the environment Resolve read, where the exporters find
+	// their headers, timeout and compression; nil: the process's.
+	lookup func(string) string
 }
 
 // Resolve decides the settings from the environment (lookup) and the
@@ -86,7 +89,7 @@ type Settings struct {
 // it, off when OTEL_SDK_DISABLED=true or c disables it.
 func Resolve(lookup func(string) string, c Config) Settings {
 	s := Settings{Flush: cmp.Or(c.FlushTimeout, DefaultFlush), Propagate: c.PropagateToProviders,
-		Traceparent: lookup("TRACEPARENT"), Tracestate: lookup("TRACESTATE")}
+		Traceparent: lookup("TRACEPARENT"), Tracestate: lookup("TRACESTATE"), lookup: lookup}
 	base := strings.TrimRight(cmp.Or(lookup("OTEL_EXPORTER_OTLP_ENDPOINT"), c.Endpoint), "/")
 	traces, metrics := lookup("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), lookup("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
 	envOn := base != "" && lookup("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || traces != "" || metrics != ""

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -68,23 +67,27 @@ func Start(ctx context.Context, s Settings, info Info) (*Run, error) {
 			return nil, fmt.Errorf("telemetry: the %s endpoint (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_%s_ENDPOINT or [telemetry] endpoint) is not an http or https URL", signal, strings.ToUpper(signal))
 		}
 	}
-	texp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(s.TracesURL))
+	lookup := s.lookup
+	if lookup == nil {
+		lookup = os.Getenv
+	}
+	tc, err := newClient(lookup, "TRACES", s.TracesURL)
 	if err != nil {
-		return nil, fmt.Errorf("telemetry: traces exporter: %w", err)
+		return nil, err
+	}
+	mc, err := newClient(lookup, "METRICS", s.MetricsURL)
+	if err != nil {
+		return nil, err
 	}
 	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", "rubichan"), attribute.String("service.version", info.Version)),
 		resource.WithFromEnv(), resource.WithTelemetrySDK())
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
 		return nil, fmt.Errorf("telemetry: resource: %w", err)
 	}
-	r := &Run{s: s, info: info, exp: &countingExporter{SpanExporter: texp}, tools: map[string]trace.Span{}}
+	r := &Run{s: s, info: info, exp: &countingExporter{SpanExporter: spanExporter{tc}}, tools: map[string]trace.Span{}}
 	r.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(r.exp), sdktrace.WithResource(res))
 	r.tracer = r.tp.Tracer("github.com/rubichan/rubichan/run/telemetry")
-	mexp, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(s.MetricsURL))
-	if err != nil {
-		return nil, fmt.Errorf("telemetry: metrics exporter: %w", err)
-	}
-	r.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(countingMetrics{mexp, &r.exp.failures})), sdkmetric.WithResource(res))
+	r.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(countingMetrics{metricExporter{mc}, &r.exp.failures})), sdkmetric.WithResource(res))
 	r.inst = newInstruments(r.mp.Meter("github.com/rubichan/rubichan/run/telemetry"))
 	parent := r.prop.Extract(ctx, propagation.MapCarrier{"traceparent": s.Traceparent, "tracestate": s.Tracestate})
 	r.rootCtx, r.root = r.tracer.Start(parent, "invoke_agent rubichan", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
@@ -172,8 +175,8 @@ func (r *Run) Close() string {
 	return r.warning(terr, merr)
 }
 
-// httpURL reports whether raw is an http(s) URL with a host; the SDK
-// would log any other on stderr and export to https://localhost:4318.
+// httpURL reports whether raw is an http(s) URL with a host, one the
+// exporter can post to.
 func httpURL(raw string) bool {
 	u, err := url.Parse(raw)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
