@@ -8,29 +8,42 @@ import (
 	"testing"
 )
 
-// TestMCPListHelpListsItsFlags: `rubichan mcp list --help` lists the flags
-// mcp list reads — the servers' sources, the policy that decides their
-// tools, the configuration that starts them (its file, the provider whose
-// key the servers do not get, the sandbox they run in) — and none of a
-// run's (limits, --verify, the model, sub-queries, input).
-func TestMCPListHelpListsItsFlags(t *testing.T) {
+// TestAdminHelpListsItsFlags: an admin command's --help lists the flags
+// it reads and none of a run's (limits, --verify, the model, sub-queries,
+// input). mcp list reads the servers' sources, the policy that decides
+// their tools and the configuration that starts them (its file, the
+// provider whose key the servers do not get, the sandbox they run in);
+// sandbox check reads the [shell] settings alone.
+func TestAdminHelpListsItsFlags(t *testing.T) {
 	t.Parallel()
-	var out, errOut bytes.Buffer
-	code := runMain(t.Context(), []string{"rubichan", "mcp", "list", "--help"}, strings.NewReader(""), &out, &errOut, processEnvironment())
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut.String())
+	cases := map[string]struct {
+		args []string
+		want []string
+	}{
+		"mcp list": {[]string{"mcp", "list"},
+			[]string{"allow", "config", "cwd", "deny", "help", "json", "mcp-config", "network", "no-mcp", "policy", "provider", "sandbox", "trust-workspace"}},
+		"sandbox check": {[]string{"sandbox", "check"},
+			[]string{"allow-all", "config", "cwd", "help", "json", "network", "sandbox", "trust-workspace"}},
 	}
-	_, opts, ok := strings.Cut(out.String(), "\nOPTIONS:\n")
-	if !ok {
-		t.Fatalf("no OPTIONS in mcp list --help:\n%s", out.String())
-	}
-	var got []string
-	for _, m := range regexp.MustCompile(`(?m)^\s+--([a-z-]+)`).FindAllStringSubmatch(opts, -1) {
-		got = append(got, m[1])
-	}
-	slices.Sort(got)
-	want := []string{"allow", "config", "cwd", "deny", "help", "json", "mcp-config", "network", "no-mcp", "policy", "provider", "sandbox", "trust-workspace"}
-	if !slices.Equal(got, want) {
-		t.Errorf("mcp list --help lists the flags\n%v\nwant\n%v\n%s", got, want, out.String())
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			args := append(append([]string{"rubichan"}, c.args...), "--help")
+			if code := runMain(t.Context(), args, strings.NewReader(""), &out, &errOut, processEnvironment()); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			_, opts, ok := strings.Cut(out.String(), "\nOPTIONS:\n")
+			if !ok {
+				t.Fatalf("no OPTIONS in %s --help:\n%s", name, out.String())
+			}
+			var got []string
+			for _, m := range regexp.MustCompile(`(?m)^\s+--([a-z-]+)`).FindAllStringSubmatch(opts, -1) {
+				got = append(got, m[1])
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("%s --help lists the flags\n%v\nwant\n%v\n%s", name, got, c.want, out.String())
+			}
+		})
 	}
 }
