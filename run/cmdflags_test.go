@@ -13,7 +13,8 @@ import (
 // input). mcp list reads the servers' sources, the policy that decides
 // their tools and the configuration that starts them (its file, the
 // provider whose key the servers do not get, the sandbox they run in);
-// sandbox check reads the [shell] settings alone.
+// query reads the provider's settings and the stream's limits; sandbox
+// check reads the [shell] settings alone.
 func TestAdminHelpListsItsFlags(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {
@@ -22,6 +23,8 @@ func TestAdminHelpListsItsFlags(t *testing.T) {
 	}{
 		"mcp list": {[]string{"mcp", "list"},
 			[]string{"allow", "config", "cwd", "deny", "help", "json", "mcp-config", "network", "no-mcp", "policy", "provider", "sandbox", "trust-workspace"}},
+		"query": {[]string{"query"},
+			[]string{"base-url", "batch", "chunk", "concurrency", "config", "max-response-size", "max-tokens", "model", "overlap", "provider", "split", "stream-header-timeout", "stream-idle-timeout", "system"}},
 		"sandbox check": {[]string{"sandbox", "check"},
 			[]string{"allow-all", "config", "cwd", "help", "json", "network", "sandbox", "trust-workspace"}},
 	}
