@@ -18,4 +18,7 @@
 //
 // The package imports no other rubichan package. Test helpers live in
 // llm/llmtest, a scripted model server speaking all three protocols.
+//
+// The engine (run/agent), the harness, the sinks, the front ends and the
+// command layer import it; toolkit and policy never do (DESIGN's rule).
 package llm

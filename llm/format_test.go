@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -55,18 +54,9 @@ func TestRequestFormat(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			srv, reqs := replayServer(t, readFile(t, filepath.Join("..", "testdata", "sse", tc.recording)))
 			req := formatRequest()
 			req.Format.Strict = tc.strict
-			s, err := tc.client(srv.URL).Stream(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			drain(t, s)
-			if err := s.Err(); err != nil {
-				t.Fatal(err)
-			}
-			got := <-reqs
+			got := sendRecorded(t, tc.recording, tc.client, req)
 			checkGolden(t, filepath.Join("..", "testdata", "sse", tc.golden), indentJSON(t, got.body))
 		})
 	}

@@ -46,6 +46,23 @@ func replayServer(t *testing.T, recording []byte) (*httptest.Server, <-chan capt
 	return srv, reqs
 }
 
+// sendRecorded streams req through c to a replay server of the recording
+// under ../testdata/sse, reads the stream to its end, and returns the
+// request the server got.
+func sendRecorded(t *testing.T, recording string, c func(url string) streamer, req Request) captured {
+	t.Helper()
+	srv, reqs := replayServer(t, readFile(t, filepath.Join("..", "testdata", "sse", recording)))
+	s, err := c(srv.URL).Stream(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, s)
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return <-reqs
+}
+
 // goldenBlock, goldenEvent and goldenResult are the readable JSON form of
 // a replayed stream.
 type goldenBlock struct {

@@ -125,8 +125,6 @@ func TestRequestSent(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			rec := readFile(t, filepath.Join("..", "testdata", "sse", tc.recording))
-			srv, reqs := replayServer(t, rec)
 			req := richRequest()
 			switch name {
 			case "ollama without key":
@@ -134,15 +132,7 @@ func TestRequestSent(t *testing.T) {
 			case "responses":
 				req.Model = "gpt-5-codex"
 			}
-			s, err := tc.client(srv.URL).Stream(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			drain(t, s)
-			if err := s.Err(); err != nil {
-				t.Fatal(err)
-			}
-			got := <-reqs
+			got := sendRecorded(t, tc.recording, tc.client, req)
 			if got.path != tc.path {
 				t.Errorf("path = %q, want %q", got.path, tc.path)
 			}

@@ -80,6 +80,8 @@ func TestSecretBaseLayer(t *testing.T) {
 		"mkdir -p src/gen": Allow, "rm -rf src/gen": Allow,
 		"cat .env": Deny, "grep -r token .": Deny, "cd /etc && cat passwd": Deny, "LD_PRELOAD=x go test ./...": Ask,
 		"echo $AWS_SECRET_ACCESS_KEY": Deny, "rm -rf build": Deny, "python script.py": Deny,
+		// files a reader's options name are read facts too
+		"grep -n x src/a.go --exclude-from=.env": Deny, "grep -f .env src/a.go": Deny, "grep -f src/p src/a.go": Allow,
 	} {
 		if r := readme.Decide(Action{Class: ClassShell, Command: cmd, Files: readmeFiles}); r.Decision != want {
 			t.Errorf("README ci.toml: %s = %s by %s, want %s", cmd, r.Decision, r.Rule, want)

@@ -130,6 +130,9 @@ type Fact struct {
 	Rule string
 	// Reason says why, for people and for the model.
 	Reason string
+	// Plain is, for a FactCommand, that the program is a plain one: all
+	// it does to files is in the call's other facts.
+	Plain bool
 
 	exact bool // a session approval may apply to it
 }
@@ -153,6 +156,19 @@ type Result struct {
 	// this: …"); "" when the call is allowed or narrow --allow rules
 	// could allow it ([Policy.AllowRules] finds them).
 	Remedy string
+}
+
+// ReadOnly reports whether the call only reads, as far as the analysis
+// sees: every fact is a read, or a plain program (whose file effects are
+// facts of their own). A program the analysis cannot see through, a
+// write, a background job, an opaque construct or an MCP call is not.
+func (r Result) ReadOnly() bool {
+	for _, f := range r.Facts {
+		if f.Kind != FactRead && (f.Kind != FactCommand || !f.Plain) {
+			return false
+		}
+	}
+	return len(r.Facts) > 0
 }
 
 // Decide judges one call. It never fails: anything it cannot judge is
@@ -286,52 +302,59 @@ func (p *Policy) shellFacts(a Action) []Fact {
 			if !rf.redirect && denied[rf.owner] || rf.listing && !plain[rf.owner] {
 				continue
 			}
-			class := ClassRead
-			if rf.kind == FactWrite {
-				class = ClassWrite
-			}
-			if p.shell.Redirects == RedirectDeny && rf.redirect {
-				facts = append(facts, Fact{Kind: rf.kind, Value: rf.path, Decision: Deny,
-					Rule: "shell.redirects", Reason: "the policy allows no file redirects"})
-				continue
-			}
-			switch {
-			case rf.glob:
-				facts = append(facts, p.globReadFact(rf.path, a.Files))
-				continue
-			case rf.tree && rf.kind == FactRead && rf.split:
-				facts = append(facts, p.splitReadFact(rf.path, rf.filter, a.Files))
-			case rf.tree && rf.kind == FactRead:
-				facts = append(facts, p.treeReadFact(rf.path, rf.filter, a.Files))
-			case rf.tree && rf.deletes:
-				facts = append(facts, p.removalFact(rf.path, a.Files))
-			case rf.tree:
-				facts = append(facts, p.treeFact(class, rf.kind, rf.path))
-			default:
-				facts = append(facts, p.pathFact(class, rf.kind, rf.path))
-				if lf, ok := p.linkFact(rf.kind, rf.path, a.Links); ok {
-					facts = append(facts, lf)
-				}
-			}
-			if a.Resolve == nil {
-				continue
-			}
-			resolved, err := a.Resolve(rf.path)
-			switch {
-			case err != nil:
-				what := "redirect target: "
-				if !rf.redirect {
-					what = "a file the command names: "
-				}
-				facts = append(facts, guard(rf.kind, rf.path, what+err.Error()))
-			case resolved != "" && resolved != rf.path && rf.tree && rf.kind == FactRead:
-				facts = append(facts, p.treeReadFact(resolved, rf.filter, a.Files))
-			case resolved != "" && resolved != rf.path && rf.tree:
-				facts = append(facts, p.treeFact(class, rf.kind, resolved))
-			case resolved != "" && resolved != rf.path:
-				facts = append(facts, p.pathFact(class, rf.kind, resolved))
-			}
+			facts = append(facts, p.fileFacts(rf, a)...)
 		}
+	}
+	return facts
+}
+
+// fileFacts judges one file a shell command reads or writes, through a
+// redirect or as an operand: the file itself, a link to it, and the
+// path it resolves to.
+func (p *Policy) fileFacts(rf rawFact, a Action) []Fact {
+	class := ClassRead
+	if rf.kind == FactWrite {
+		class = ClassWrite
+	}
+	if p.shell.Redirects == RedirectDeny && rf.redirect {
+		return []Fact{{Kind: rf.kind, Value: rf.path, Decision: Deny,
+			Rule: "shell.redirects", Reason: "the policy allows no file redirects"}}
+	}
+	var facts []Fact
+	switch {
+	case rf.glob:
+		return []Fact{p.globReadFact(rf.path, a.Files)}
+	case rf.tree && rf.kind == FactRead && rf.split:
+		facts = append(facts, p.splitReadFact(rf.path, rf.filter, a.Files))
+	case rf.tree && rf.kind == FactRead:
+		facts = append(facts, p.treeReadFact(rf.path, rf.filter, a.Files))
+	case rf.tree && rf.deletes:
+		facts = append(facts, p.removalFact(rf.path, a.Files))
+	case rf.tree:
+		facts = append(facts, p.treeFact(class, rf.kind, rf.path))
+	default:
+		facts = append(facts, p.pathFact(class, rf.kind, rf.path))
+		if lf, ok := p.linkFact(rf.kind, rf.path, a.Links); ok {
+			facts = append(facts, lf)
+		}
+	}
+	if a.Resolve == nil {
+		return facts
+	}
+	resolved, err := a.Resolve(rf.path)
+	switch {
+	case err != nil:
+		what := "redirect target: "
+		if !rf.redirect {
+			what = "a file the command names: "
+		}
+		facts = append(facts, guard(rf.kind, rf.path, what+err.Error()))
+	case resolved != "" && resolved != rf.path && rf.tree && rf.kind == FactRead:
+		facts = append(facts, p.treeReadFact(resolved, rf.filter, a.Files))
+	case resolved != "" && resolved != rf.path && rf.tree:
+		facts = append(facts, p.treeFact(class, rf.kind, resolved))
+	case resolved != "" && resolved != rf.path:
+		facts = append(facts, p.pathFact(class, rf.kind, resolved))
 	}
 	return facts
 }
@@ -342,7 +365,7 @@ func (p *Policy) shellFacts(a Action) []Fact {
 // option that runs another program (`go test *` for `go test -exec x`)
 // counts as ask, unless another allow rule matches without that.
 func (p *Policy) commandFact(rf rawFact, raw []rawFact) Fact {
-	f := Fact{Kind: FactCommand, Value: rf.value, exact: rf.exact}
+	f := Fact{Kind: FactCommand, Value: rf.value, exact: rf.exact, Plain: rf.plain}
 	var tainted Fact
 	for _, r := range p.rules {
 		if r.class != ClassShell || (f.Decision != 0 && r.decision <= f.Decision) {

@@ -126,4 +126,9 @@
 //
 // The package knows nothing of the tools or the runner: callers translate
 // their calls into an [Action] and the [Result] back into events.
+//
+// Who may import it: the harness (the approver behind the engine's Judge
+// seam), the front ends that ask a person (linemode, acp), doctor, run/exit,
+// run/learnlog, policy/learn and the command layer; never run/agent. It
+// imports neither llm, toolkit nor anything under run/ (DESIGN's rule).
 package policy

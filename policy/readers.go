@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -129,73 +130,100 @@ func readerFindings(argv []word) ([]optFinding, bool) {
 	recursive := false
 	switch name {
 	case "grep", "egrep", "fgrep":
-		pattern := true
-		for _, o := range p.opts {
-			switch o.name {
-			case "-e", "--regexp":
-				pattern = false
-			case "-f", "--file":
-				pattern = false
-				if o.has {
-					out = append(out, readAt(o.vindex, o.name, o.value))
-				}
-			case "--exclude-from":
-				if o.has {
-					out = append(out, readAt(o.vindex, o.name, o.value))
-				}
-			case "-r", "-R", "--recursive", "--dereference-recursive":
-				recursive = true
-			case "-d", "--directories":
-				recursive = recursive || !o.value.exact || o.value.value == "recurse"
-			case "--include":
-				filter.include = append(filter.include, o.value)
-			case "--exclude":
-				filter.exclude = append(filter.exclude, o.value)
-			case "--exclude-dir":
-				filter.excludeDirs = append(filter.excludeDirs, o.value)
-			}
-		}
-		if pattern && len(files) > 0 {
-			files = files[1:]
-		}
+		var found []optFinding
+		found, files, recursive = grepOptions(p, filter)
+		out = append(out, found...)
 		if recursive && len(files) == 0 {
 			return append(out, treeReadAt(len(argv), name+" -r", dotWord, filter)), true
 		}
 	case "diff":
 		recursive = p.has("-r", "--recursive")
-		for _, o := range p.opts {
-			if (o.name == "-X" || o.name == "--exclude-from" || o.name == "--from-file" || o.name == "--to-file") && o.has {
-				out = append(out, readAt(o.vindex, o.name, o.value))
-			}
-		}
+		out = append(out, optionReads(p, "-X", "--exclude-from", "--from-file", "--to-file")...)
 	case "wc":
-		for _, o := range p.opts {
-			if o.name == "--files0-from" && o.has {
-				out = append(out, readAt(o.vindex, o.name, o.value))
-			}
-		}
+		out = append(out, optionReads(p, "--files0-from")...)
 	case "file":
-		for _, o := range p.opts {
-			if (o.name == "-f" || o.name == "-m" || o.name == "--magic-file" || o.name == "--files-from") && o.has {
-				out = append(out, readAt(o.vindex, o.name, o.value))
-			}
-		}
+		out = append(out, optionReads(p, "-f", "-m", "--magic-file", "--files-from")...)
 		if p.has("-C", "--compile") {
 			out = append(out, execAt(1, "-C", "compiles a magic file, which it writes"))
 		}
 	case "tree":
-		for _, o := range p.opts {
-			if o.name == "-o" && o.has {
-				out = append(out, writeAt(o.vindex, "tree -o", o.value))
+		out = append(out, treeOptions(p)...)
+	}
+	return append(out, readerOperands(argv, name, files, recursive, filter)...), true
+}
+
+// grepOptions returns the files grep's options name, the operands that
+// are files (the pattern left out when no option gives it), and whether
+// it searches directories; the name filters go into filter.
+func grepOptions(p parsedArgs, filter *nameFilter) (out []optFinding, files []int, recursive bool) {
+	pattern := true
+	for _, o := range p.opts {
+		switch o.name {
+		case "-e", "--regexp":
+			pattern = false
+		case "-f", "--file":
+			pattern = false
+			if o.has {
+				out = append(out, readAt(o.vindex, o.name, o.value))
 			}
-			if o.name == "-R" {
-				out = append(out, execAt(o.index, "-R", "writes an output file in every directory"))
+		case "--exclude-from":
+			if o.has {
+				out = append(out, readAt(o.vindex, o.name, o.value))
 			}
-			if o.name == "--fromfile" {
-				out = append(out, execAt(o.index, o.name, "shows the lines of the files it names as a tree"))
-			}
+		case "-r", "-R", "--recursive", "--dereference-recursive":
+			recursive = true
+		case "-d", "--directories":
+			recursive = recursive || !o.value.exact || o.value.value == "recurse"
+		case "--include":
+			filter.include = append(filter.include, o.value)
+		case "--exclude":
+			filter.exclude = append(filter.exclude, o.value)
+		case "--exclude-dir":
+			filter.excludeDirs = append(filter.excludeDirs, o.value)
 		}
 	}
+	files = p.operands
+	if pattern && len(files) > 0 {
+		files = files[1:]
+	}
+	return out, files, recursive
+}
+
+// optionReads returns a read fact for the value of every option of p
+// named in names, in the order they stand.
+func optionReads(p parsedArgs, names ...string) []optFinding {
+	var out []optFinding
+	for _, o := range p.opts {
+		if o.has && slices.Contains(names, o.name) {
+			out = append(out, readAt(o.vindex, o.name, o.value))
+		}
+	}
+	return out
+}
+
+// treeOptions returns what tree's options write or show besides the
+// listing.
+func treeOptions(p parsedArgs) []optFinding {
+	var out []optFinding
+	for _, o := range p.opts {
+		if o.name == "-o" && o.has {
+			out = append(out, writeAt(o.vindex, "tree -o", o.value))
+		}
+		if o.name == "-R" {
+			out = append(out, execAt(o.index, "-R", "writes an output file in every directory"))
+		}
+		if o.name == "--fromfile" {
+			out = append(out, execAt(o.index, o.name, "shows the lines of the files it names as a tree"))
+		}
+	}
+	return out
+}
+
+// readerOperands returns the facts of a reader's file operands: a tree
+// read when it recurses, a listing for the programs that show names and
+// metadata, else a read; with no operand, ls, du and tree list ".".
+func readerOperands(argv []word, name string, files []int, recursive bool, filter *nameFilter) []optFinding {
+	var out []optFinding
 	switch name {
 	case "ls", "du", "tree":
 		if len(files) == 0 {
@@ -220,7 +248,7 @@ func readerFindings(argv []word) ([]optFinding, bool) {
 			out = append(out, f)
 		}
 	}
-	return out, true
+	return out
 }
 
 // operandReads returns read facts for the operands of argv at the given

@@ -344,33 +344,12 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 	if a.stdinRedirect {
 		stdinFind = nil
 	}
-	var why []string
-	if len(c.Assigns) > 0 {
-		if len(c.Args) == 0 || !a.ordinaryAssigns(c.Assigns) {
-			a.opaque("variable assignment", a.text(c.Assigns[0]))
-			for _, as := range c.Assigns {
-				a.inside(as)
-			}
-		} else {
-			why = append(why, "its prefix assignments set ordinary variables")
-		}
-	}
+	why := a.assigns(c)
 	if len(c.Args) == 0 {
 		return
 	}
 	a.commands++
-	full := make([]word, len(c.Args))
-	exact := true
-	for i, w := range c.Args {
-		full[i] = a.word(w)
-		exact = exact && full[i].exact
-	}
-	if !full[0].exact && readWordEnv(c.Args[0], a.env).opaque == "" {
-		a.opaque("glob, brace or tilde expansion in a command name", full[0].src)
-	}
-	if full[0].exact && (full[0].value == "alias" || full[0].value == "unalias") {
-		a.opaque("alias definition", a.text(c))
-	}
+	full, exact := a.commandWords(c)
 	argv, timed := stripTimeout(full)
 	if timed {
 		why = append(why, "judged as the command timeout runs")
@@ -393,12 +372,7 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 		why = append(why, "xargs runs a plain reader over the names a find in the pipeline prints")
 	}
 	if !a.stdoutRedirect && len(c.Assigns) == 0 && argv[0].exact {
-		switch {
-		case path.Base(argv[0].value) == "find" || path.Base(argv[0].value) == "gfind":
-			a.piped = printedNames(argv)
-		case passFilter(argv):
-			a.piped = stdinFind
-		}
+		a.pipeNames(argv, stdinFind)
 	}
 	inner := a.unwrap(full, a.depth+1)
 	if timed {
@@ -424,6 +398,53 @@ func (a *analyzer) call(c *syntax.CallExpr) {
 	slices.SortStableFunc(tail, func(x, y rawFact) int {
 		return boolRank(x.operand) - boolRank(y.operand)
 	})
+}
+
+// assigns judges the assignments before a command: opaque unless they
+// set ordinary variables of a command, in which case it returns why
+// they do not matter.
+func (a *analyzer) assigns(c *syntax.CallExpr) []string {
+	if len(c.Assigns) == 0 {
+		return nil
+	}
+	if len(c.Args) == 0 || !a.ordinaryAssigns(c.Assigns) {
+		a.opaque("variable assignment", a.text(c.Assigns[0]))
+		for _, as := range c.Assigns {
+			a.inside(as)
+		}
+		return nil
+	}
+	return []string{"its prefix assignments set ordinary variables"}
+}
+
+// commandWords reads the words of a command, and whether all of them
+// are exact; a command name that expands, and an alias definition, are
+// opaque.
+func (a *analyzer) commandWords(c *syntax.CallExpr) ([]word, bool) {
+	full := make([]word, len(c.Args))
+	exact := true
+	for i, w := range c.Args {
+		full[i] = a.word(w)
+		exact = exact && full[i].exact
+	}
+	if !full[0].exact && readWordEnv(c.Args[0], a.env).opaque == "" {
+		a.opaque("glob, brace or tilde expansion in a command name", full[0].src)
+	}
+	if full[0].exact && (full[0].value == "alias" || full[0].value == "unalias") {
+		a.opaque("alias definition", a.text(c))
+	}
+	return full, exact
+}
+
+// pipeNames records the file names a command prints into the pipe: a
+// find's, or those a pass-through filter hands on from the find before it.
+func (a *analyzer) pipeNames(argv []word, stdinFind *findTree) {
+	switch {
+	case path.Base(argv[0].value) == "find" || path.Base(argv[0].value) == "gfind":
+		a.piped = printedNames(argv)
+	case passFilter(argv):
+		a.piped = stdinFind
+	}
 }
 
 func boolRank(b bool) int {

@@ -36,8 +36,8 @@ const acpUsageText = `rubichan acp [flags]
 
 // acpCommand is `rubichan acp`: the engine behind an editor.
 func acpCommand(stdin io.Reader, env environment) *cli.Command {
-	flags := append(execFlags(), &cli.StringFlag{Name: "permission-timeout", Category: "Policy",
-		Usage: `how long a permission request waits for the editor's answer before the call gets the --on-ask behaviour (0: no limit; config: [acp] permission_timeout)`})
+	flags := append(acpFlags(), &cli.StringFlag{Name: "permission-timeout", Category: "Policy", EnvVars: envs("permission-timeout"),
+		Usage: "how long a permission request waits for the editor's answer (`DURATION`, 0: no limit; config: [acp] permission_timeout) before the call gets the --on-ask behaviour"})
 	return &cli.Command{
 		Name:      "acp",
 		Usage:     "serve editors over the Agent Client Protocol on stdin/stdout",
@@ -73,6 +73,18 @@ func acpCommand(stdin io.Reader, env environment) *cli.Command {
 			return srv.Serve(c.Context, stdin)
 		},
 	}
+}
+
+// acpFlags are exec's flags but the fan-out's (--tasks, --task-index):
+// the editor sends the prompts, so a task would be read and ignored.
+func acpFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, f := range execFlags() {
+		if n := f.Names()[0]; n != "tasks" && n != "task-index" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // missingKey reports whether err is the configuration's "no key": the

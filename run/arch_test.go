@@ -36,8 +36,42 @@ func pkgWithinAny(p string, dirs ...string) bool {
 // their own way; they share the engine, never each other.
 var frontEnds = []string{"run/linemode", "run/query", "run/doctor", "run/acp"}
 
-// formatLeaves are the packages that only know a file or wire format.
-var formatLeaves = []string{"run/config", "run/events", "run/session", "run/cassette", "run/patch", "run/ghactions", "run/subquery", "run/skills", "run/tasks", "run/results"}
+// formatLeaves are the packages that only know a file or wire format
+// (learnlog reads the session format as policy learn's calls).
+var formatLeaves = []string{"run/config", "run/events", "run/session", "run/cassette", "run/patch", "run/ghactions", "run/subquery", "run/skills", "run/tasks", "run/results", "run/learnlog"}
+
+// plugIns are the packages that give the engine one of its seams
+// (structured output's Verifier, telemetry's Around): they may import
+// the engine, and the harness wires them in, so like the sinks and the
+// hooks they never import the harness.
+var plugIns = []string{"run/structured", "run/telemetry"}
+
+// runRoles are the roles of the packages under run/ the rules know; a
+// package under run/ that has none is a rule's blind spot
+// (TestArchEveryPackageHasARole).
+func runRoles() [][]string {
+	return [][]string{
+		{"run"}, {"run/agent"}, {"run/harness"}, {"run/sink"}, {"run/hooks"}, {"run/exit"}, {"run/input"},
+		frontEnds, formatLeaves, plugIns,
+		{"run/internal"}, // test helpers and test-only packages; nothing of the binary imports them
+	}
+}
+
+// roleOf returns the role of a package under run/: the run/ package or
+// directory that gives it, "" for none.
+func roleOf(p string) string {
+	if p == "run" {
+		return "run"
+	}
+	for _, role := range runRoles()[1:] {
+		for _, d := range role {
+			if pkgWithin(p, d) {
+				return d
+			}
+		}
+	}
+	return ""
+}
 
 // archRule is one of DESIGN's arrows: check returns the offending import
 // of pkg, if any.
@@ -86,7 +120,7 @@ func archRules() []archRule {
 				return !pkgWithinAny(imp, "llm", "toolkit", "run/agent")
 			})
 		}},
-		{"3: nothing under run/ imports run; front ends do not import each other; sink and hooks never import harness; harness never imports a front end", func(pkg archPkg) []string {
+		{"3: nothing under run/ imports run; front ends do not import each other; sink, hooks and the plug-ins never import harness; harness never imports a front end", func(pkg archPkg) []string {
 			if !pkgWithin(pkg.path, "run") || pkg.path == "run" {
 				return nil
 			}
@@ -96,7 +130,7 @@ func archRules() []archRule {
 					return true
 				case pkgWithinAny(pkg.path, frontEnds...) && pkgWithinAny(imp, frontEnds...):
 					return !pkgWithinAny(imp, frontEndOf(pkg.path))
-				case pkgWithinAny(pkg.path, "run/sink", "run/hooks"):
+				case pkgWithinAny(pkg.path, "run/sink", "run/hooks") || pkgWithinAny(pkg.path, plugIns...):
 					return pkgWithin(imp, "run/harness")
 				case pkgWithin(pkg.path, "run/harness"):
 					return pkgWithinAny(imp, frontEnds...)
@@ -197,13 +231,20 @@ func listModule(t *testing.T) []archPkg {
 	return pkgs
 }
 
-// TestArchArrows holds the module to DESIGN's arrows.
-func TestArchArrows(t *testing.T) {
-	t.Parallel()
+// moduleUnlessShort is listModule, skipped in -short (go list over the
+// whole module takes seconds).
+func moduleUnlessShort(t *testing.T) []archPkg {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("go list over the module: not in -short")
 	}
-	pkgs := listModule(t)
+	return listModule(t)
+}
+
+// TestArchArrows holds the module to DESIGN's arrows.
+func TestArchArrows(t *testing.T) {
+	t.Parallel()
+	pkgs := moduleUnlessShort(t)
 	if len(pkgs) < 10 || !slices.ContainsFunc(pkgs, func(p archPkg) bool { return p.path == "run" }) {
 		t.Fatalf("go list found %d packages of the module, run among them? %v", len(pkgs), pkgs)
 	}
@@ -220,30 +261,40 @@ func TestArchRulesCatch(t *testing.T) {
 		pkg  archPkg
 		want string // the rule number that must object; "" for none
 	}{
-		"llm imports toolkit":               {archPkg{path: "llm", imports: []string{"toolkit"}}, "1"},
-		"toolkit/mcp imports policy":        {archPkg{path: "toolkit/mcp", imports: []string{"policy"}}, "1"},
-		"policy imports run/config":         {archPkg{path: "policy", imports: []string{"run/config"}}, "1"},
-		"policy test imports llm":           {archPkg{path: "policy", tests: []string{"llm/llmtest"}}, "1"},
-		"llm imports main":                  {archPkg{path: "llm", imports: []string{""}}, "1"},
-		"policy imports policy/tomlpos":     {archPkg{path: "policy", imports: []string{"policy/tomlpos"}}, ""},
-		"toolkit/mcp imports toolkit":       {archPkg{path: "toolkit/mcp", imports: []string{"toolkit", "github.com/modelcontextprotocol/go-sdk/mcp"}}, ""},
-		"run/config imports policy":         {archPkg{path: "run/config", imports: []string{"policy"}}, "1"},
-		"run/config imports policy/tomlpos": {archPkg{path: "run/config", imports: []string{"policy/tomlpos"}}, ""},
-		"agent imports policy":              {archPkg{path: "run/agent", imports: []string{"llm", "policy"}}, "2"},
-		"agent imports urfave":              {archPkg{path: "run/agent", imports: []string{"github.com/urfave/cli/v2"}}, "2"},
-		"agenttest imports run/config":      {archPkg{path: "run/agent/agenttest", imports: []string{"run/config"}}, "2"},
-		"agent imports llm and toolkit":     {archPkg{path: "run/agent", imports: []string{"llm", "toolkit", "run/agent/internal/x"}}, ""},
-		"harness imports run":               {archPkg{path: "run/harness", imports: []string{"run"}}, "3"},
-		"linemode imports query":            {archPkg{path: "run/linemode", imports: []string{"run/query"}}, "3"},
-		"acp imports its own sub-package":   {archPkg{path: "run/acp", imports: []string{"run/acp/wire"}}, ""},
-		"sink imports harness":              {archPkg{path: "run/sink", imports: []string{"run/harness"}}, "3"},
-		"hooks imports harness":             {archPkg{path: "run/hooks", imports: []string{"run/harness"}}, "3"},
-		"harness imports doctor":            {archPkg{path: "run/harness", imports: []string{"run/doctor"}}, "3"},
-		"linemode imports harness":          {archPkg{path: "run/linemode", imports: []string{"run/harness", "run/sink"}}, ""},
-		"session imports agent":             {archPkg{path: "run/session", imports: []string{"run/agent"}}, "4"},
-		"cassette imports exit":             {archPkg{path: "run/cassette", imports: []string{"run/exit"}}, "4"},
-		"patch imports sink":                {archPkg{path: "run/patch", imports: []string{"run/sink"}}, "4"},
-		"run imports everything":            {archPkg{path: "run", imports: []string{"run/harness", "run/linemode", "run/query"}}, ""},
+		"llm imports toolkit":                {archPkg{path: "llm", imports: []string{"toolkit"}}, "1"},
+		"toolkit/mcp imports policy":         {archPkg{path: "toolkit/mcp", imports: []string{"policy"}}, "1"},
+		"policy imports run/config":          {archPkg{path: "policy", imports: []string{"run/config"}}, "1"},
+		"policy test imports llm":            {archPkg{path: "policy", tests: []string{"llm/llmtest"}}, "1"},
+		"llm imports main":                   {archPkg{path: "llm", imports: []string{""}}, "1"},
+		"policy imports policy/tomlpos":      {archPkg{path: "policy", imports: []string{"policy/tomlpos"}}, ""},
+		"toolkit/mcp imports toolkit":        {archPkg{path: "toolkit/mcp", imports: []string{"toolkit", "github.com/modelcontextprotocol/go-sdk/mcp"}}, ""},
+		"run/config imports policy":          {archPkg{path: "run/config", imports: []string{"policy"}}, "1"},
+		"run/config imports policy/tomlpos":  {archPkg{path: "run/config", imports: []string{"policy/tomlpos"}}, ""},
+		"agent imports policy":               {archPkg{path: "run/agent", imports: []string{"llm", "policy"}}, "2"},
+		"agent imports urfave":               {archPkg{path: "run/agent", imports: []string{"github.com/urfave/cli/v2"}}, "2"},
+		"agenttest imports run/config":       {archPkg{path: "run/agent/agenttest", imports: []string{"run/config"}}, "2"},
+		"agent imports llm and toolkit":      {archPkg{path: "run/agent", imports: []string{"llm", "toolkit", "run/agent/internal/x"}}, ""},
+		"harness imports run":                {archPkg{path: "run/harness", imports: []string{"run"}}, "3"},
+		"linemode imports query":             {archPkg{path: "run/linemode", imports: []string{"run/query"}}, "3"},
+		"acp imports its own sub-package":    {archPkg{path: "run/acp", imports: []string{"run/acp/wire"}}, ""},
+		"sink imports harness":               {archPkg{path: "run/sink", imports: []string{"run/harness"}}, "3"},
+		"hooks imports harness":              {archPkg{path: "run/hooks", imports: []string{"run/harness"}}, "3"},
+		"harness imports doctor":             {archPkg{path: "run/harness", imports: []string{"run/doctor"}}, "3"},
+		"linemode imports harness":           {archPkg{path: "run/linemode", imports: []string{"run/harness", "run/sink"}}, ""},
+		"session imports agent":              {archPkg{path: "run/session", imports: []string{"run/agent"}}, "4"},
+		"cassette imports exit":              {archPkg{path: "run/cassette", imports: []string{"run/exit"}}, "4"},
+		"patch imports sink":                 {archPkg{path: "run/patch", imports: []string{"run/sink"}}, "4"},
+		"skills imports agent":               {archPkg{path: "run/skills", imports: []string{"run/agent"}}, "4"},
+		"tasks imports harness":              {archPkg{path: "run/tasks", imports: []string{"run/harness"}}, "4"},
+		"results imports exit":               {archPkg{path: "run/results", imports: []string{"run/events", "run/exit"}}, "4"},
+		"learnlog imports sink":              {archPkg{path: "run/learnlog", imports: []string{"run/session", "policy", "run/sink"}}, "4"},
+		"learnlog reads sessions for policy": {archPkg{path: "run/learnlog", imports: []string{"run/session", "policy", "policy/learn"}}, ""},
+		"structured imports agent":           {archPkg{path: "run/structured", imports: []string{"run/agent", "llm", "toolkit"}}, ""},
+		"structured imports harness":         {archPkg{path: "run/structured", imports: []string{"run/agent", "run/harness"}}, "3"},
+		"telemetry imports harness":          {archPkg{path: "run/telemetry", imports: []string{"run/harness"}}, "3"},
+		"acp imports linemode":               {archPkg{path: "run/acp", imports: []string{"run/linemode"}}, "3"},
+		"harness imports acp":                {archPkg{path: "run/harness", imports: []string{"run/acp"}}, "3"},
+		"run imports everything":             {archPkg{path: "run", imports: []string{"run/harness", "run/linemode", "run/query"}}, ""},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -259,5 +310,30 @@ func TestArchRulesCatch(t *testing.T) {
 				t.Errorf("want one violation of rule %s, got %q", tc.want, got)
 			}
 		})
+	}
+}
+
+// TestArchEveryPackageHasARole: every package under run/ has a role the
+// rules know (runRoles), so a new package is placed, not passed over.
+func TestArchEveryPackageHasARole(t *testing.T) {
+	t.Parallel()
+	for _, pkg := range moduleUnlessShort(t) {
+		if pkgWithin(pkg.path, "run") && roleOf(pkg.path) == "" {
+			t.Errorf("%s has no role in run/arch_test.go: a format leaf, a plug-in, a front end or one of the engine's parts?", pkg.path)
+		}
+	}
+}
+
+// TestArchRoleOf pins the roles of some packages, a new one among them.
+func TestArchRoleOf(t *testing.T) {
+	t.Parallel()
+	for p, want := range map[string]string{
+		"run": "run", "run/agent/agenttest": "run/agent", "run/learnlog": "run/learnlog",
+		"run/telemetry/otlptest": "run/telemetry", "run/acp/acptest": "run/acp",
+		"run/internal/ptytest": "run/internal", "run/newthing": "", "runner": "",
+	} {
+		if got := roleOf(p); got != want {
+			t.Errorf("roleOf(%q) = %q, want %q", p, got, want)
+		}
 	}
 }

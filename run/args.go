@@ -33,20 +33,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		cmd = sub
 		head++
 	}
-	flags := make(map[string]bool) // name → takes a value
-	for _, f := range cmd.Flags {
-		takes := false
-		if dv, ok := f.(cli.DocGenerationFlag); ok {
-			takes = dv.TakesValue()
-		}
-		for _, n := range f.Names() {
-			flags[n] = takes
-		}
-	}
-	for _, n := range cli.HelpFlag.Names() {
-		flags[n] = false
-	}
-
+	flags := commandFlags(cmd)
 	path := strings.Join(args[1:head], " ") // "exec", "config show"
 	hint := ""
 	if cmd.Name == "exec" {
@@ -67,17 +54,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		takes, known := flags[name]
 		if !known || strings.HasPrefix(a, "---") {
-			names := make([]string, 0, len(flags))
-			for n := range flags {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			if s, whole := flagSuggestion(path, a, names); whole {
-				return nil, exit.Usagef("%s: %s", path, s)
-			} else if s != "" {
-				return nil, exit.Usagef("%s: unknown flag %s (%s)%s", path, a, s, hint)
-			}
-			return nil, exit.Usagef("%s: unknown flag %s%s", path, a, hint)
+			return nil, unknownFlag(path, a, hint, flags)
 		}
 		front = append(front, a)
 		if takes && !hasValue {
@@ -96,6 +73,42 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		out = append(out, positional...)
 	}
 	return out, nil
+}
+
+// commandFlags maps the names of cmd's flags, and of the help flag, to
+// whether the flag takes a value.
+func commandFlags(cmd *cli.Command) map[string]bool {
+	flags := make(map[string]bool)
+	for _, f := range cmd.Flags {
+		takes := false
+		if dv, ok := f.(cli.DocGenerationFlag); ok {
+			takes = dv.TakesValue()
+		}
+		for _, n := range f.Names() {
+			flags[n] = takes
+		}
+	}
+	for _, n := range cli.HelpFlag.Names() {
+		flags[n] = false
+	}
+	return flags
+}
+
+// unknownFlag is the usage error for a flag a of the command at path
+// that is none of flags: with the flag it was likely meant to be, when
+// one is close.
+func unknownFlag(path, a, hint string, flags map[string]bool) error {
+	names := make([]string, 0, len(flags))
+	for n := range flags {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if s, whole := flagSuggestion(path, a, names); whole {
+		return exit.Usagef("%s: %s", path, s)
+	} else if s != "" {
+		return exit.Usagef("%s: unknown flag %s (%s)%s", path, a, s, hint)
+	}
+	return exit.Usagef("%s: unknown flag %s%s", path, a, hint)
 }
 
 // unknownGlobalFlag is the usage error for a first word that looks like a

@@ -137,7 +137,7 @@ func runPeakRSS(cmd *exec.Cmd) (int64, error) {
 // Target: 10 ms. The floor is an empty Go program started in the same
 // iteration; x-floor is the ratio.
 func BenchmarkVersion(b *testing.B) {
-	bin, floor := buildRubichan(b), buildFloor(b)
+	bin, floor := benchRubichan(b), buildFloor(b)
 	version := func() time.Duration {
 		start := time.Now()
 		if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.HasPrefix(string(out), "rubichan version ") {
@@ -172,7 +172,7 @@ func BenchmarkVersion(b *testing.B) {
 // tool and reports its peak RSS (target 20 MB) and wall time per round
 // trip; x-floor is the RSS over an idle empty Go program's.
 func BenchmarkRunRSS(b *testing.B) {
-	bin := buildRubichan(b)
+	bin := benchRubichan(b)
 	base := floorRSS(b, buildFloor(b))
 	ws := b.TempDir()
 	for i := range 20 {

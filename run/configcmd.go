@@ -35,6 +35,7 @@ func configFlags() []cli.Flag {
 		&cli.StringFlag{Name: "max-turns", Usage: "stop (exit 4) after `N` model requests (default: 50) [$RUBICHAN_MAX_TURNS]", Category: limits},
 		&cli.StringFlag{Name: "timeout", Usage: "stop (exit 4) after this wall-clock `DURATION`, 0 for none (default: 30m) [$RUBICHAN_TIMEOUT]", Category: limits},
 		&cli.StringFlag{Name: "max-tool-calls", Usage: "stop (exit 4) after `N` tool calls; 0 for none [$RUBICHAN_MAX_TOOL_CALLS]", Category: limits},
+		&cli.StringFlag{Name: "parallel-tool-calls", Usage: "run at most `N` consecutive read-only tool calls of one model message at once; 1: one after another (default: 8) [$RUBICHAN_PARALLEL_TOOL_CALLS]", Category: limits},
 		&cli.StringFlag{Name: "stream-idle-timeout", Usage: "cut and retry a model request that makes no progress for this `DURATION` (pings do not count); 0 for none (default: 5m) [$RUBICHAN_STREAM_IDLE_TIMEOUT]", Category: limits},
 		&cli.StringFlag{Name: "stream-header-timeout", Usage: "cut and retry a model request whose response headers have not come within this `DURATION`; 0 for none (default: 1m) [$RUBICHAN_STREAM_HEADER_TIMEOUT]", Category: limits},
 		&cli.StringFlag{Name: "max-response-size", Usage: "fail (exit 5) when one model answer's text, thinking and tool input pass `SIZE` (default: 32MB) [$RUBICHAN_MAX_RESPONSE_SIZE]", Category: limits},

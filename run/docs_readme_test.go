@@ -79,7 +79,7 @@ func TestDocPolicyExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		stdout, stderr, code := runApp(t, "policy", "check", "--policy", file)
-		if code != 0 || !strings.Contains(stdout, "self-test(s) pass") || stderr != "" {
+		if code != 0 || !strings.Contains(stdout, ": valid; ") || stderr != "" {
 			t.Errorf("%s: policy check exit %d\n%s%s", tc.name, code, stdout, stderr)
 		}
 		for _, c := range tc.calls {

@@ -3,12 +3,14 @@ package run
 import (
 	"context"
 	"io"
+	"runtime/debug"
 	"time"
 
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/exit"
 	"github.com/rubichan/rubichan/run/harness"
 	"github.com/rubichan/rubichan/run/sink"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
 	"github.com/urfave/cli/v2"
 )
 
@@ -89,6 +91,14 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	defer r.Close()
 	l := r.Agent
 	history, open := r.Plan.Conversation(s.Provider.Type)
+	// Start-up's code (flags, configuration, policy, MCP, skills) is
+	// done with: its pages leave the resident set; and the heap grows by
+	// half its live size between collections, not by all of it (issue
+	// 41: the peak of a 50-turn run).
+	sandbox.TrimResident()
+	if _, set := env.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(50)
+	}
 	runErr := l.Resume(ctx, history, open, resumePrompt(r.Input.Text, history, open))
 	err = harness.Finish(r.Traffic.Finish(runErr, notice), l, sinks.Text(), start, sinks.Emit, harness.RunEnd{Verifier: r.Verifier, Patch: r.Patch, Structured: r.Structured, TraceID: tel.TraceID()})
 	if werr := writeLastMessage(cfg.LastMessage, sinks.LastMessage()); werr != nil && err == nil {

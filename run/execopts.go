@@ -82,7 +82,50 @@ type execConfig struct {
 // configFromContext reads the exec flags and validates them. Every problem
 // is a usage error (exit 2).
 func configFromContext(c *cli.Context, env environment) (execConfig, error) {
-	cfg := execConfig{
+	cfg := givenExecFlags(c)
+	if cfg.LearnPolicy != "" && cfg.NoSession {
+		return cfg, exit.Usagef("--learn-policy needs the run's session to learn from; it cannot be used with --no-session")
+	}
+	size, err := config.ParseByteSize(c.String("patch-max-size"))
+	if err != nil || size <= 0 {
+		return cfg, exit.Usagef("--patch-max-size: want a size such as 1GB or 500MB, got %q", c.String("patch-max-size"))
+	}
+	cfg.PatchMaxSize = int64(size)
+	if cfg.Patch != "" && cfg.Patch != "-" {
+		if cfg.Patch, err = filepath.Abs(cfg.Patch); err != nil {
+			return cfg, exit.Usagef("--patch: %v", err)
+		}
+	}
+	if err := cfg.loadJSONSchema(c); err != nil {
+		return cfg, err
+	}
+	if cfg.MCP, err = mcpChoiceFromCLI(c); err != nil {
+		return cfg, err
+	}
+	if err := cfg.validate(); err != nil {
+		return cfg, err
+	}
+	if err := cfg.resolveDir(); err != nil {
+		return cfg, err
+	}
+	if err := cfg.applyTask(c, env); err != nil {
+		return cfg, err
+	}
+	if err := cfg.loadCassette(c.String("replay-mode")); err != nil {
+		return cfg, err
+	}
+	if err := cfg.loadSettings(c, env); err != nil {
+		return cfg, exit.ConfigError{Err: err}
+	}
+	if err := cfg.resumedJSONSchema(env); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// givenExecFlags reads the exec flags that are taken as given.
+func givenExecFlags(c *cli.Context) execConfig {
+	return execConfig{
 		PolicyFile:      c.String("policy"),
 		Allow:           ruleFlag(c, "allow"),
 		Deny:            ruleFlag(c, "deny"),
@@ -123,44 +166,6 @@ func configFromContext(c *cli.Context, env environment) (execConfig, error) {
 		Patch:        c.String("patch"),
 		LearnPolicy:  c.String("learn-policy"),
 	}
-	if cfg.LearnPolicy != "" && cfg.NoSession {
-		return cfg, exit.Usagef("--learn-policy needs the run's session to learn from; it cannot be used with --no-session")
-	}
-	size, err := config.ParseByteSize(c.String("patch-max-size"))
-	if err != nil || size <= 0 {
-		return cfg, exit.Usagef("--patch-max-size: want a size such as 1GB or 500MB, got %q", c.String("patch-max-size"))
-	}
-	cfg.PatchMaxSize = int64(size)
-	if cfg.Patch != "" && cfg.Patch != "-" {
-		if cfg.Patch, err = filepath.Abs(cfg.Patch); err != nil {
-			return cfg, exit.Usagef("--patch: %v", err)
-		}
-	}
-	if err := cfg.loadJSONSchema(c); err != nil {
-		return cfg, err
-	}
-	if cfg.MCP, err = mcpChoiceFromCLI(c); err != nil {
-		return cfg, err
-	}
-	if err := cfg.validate(); err != nil {
-		return cfg, err
-	}
-	if err := cfg.resolveDir(); err != nil {
-		return cfg, err
-	}
-	if err := cfg.applyTask(c, env); err != nil {
-		return cfg, err
-	}
-	if err := cfg.loadCassette(c.String("replay-mode")); err != nil {
-		return cfg, err
-	}
-	if err := cfg.loadSettings(c, env); err != nil {
-		return cfg, exit.ConfigError{Err: err}
-	}
-	if err := cfg.resumedJSONSchema(env); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
 }
 
 func (cfg *execConfig) validate() error {

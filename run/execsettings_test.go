@@ -72,7 +72,7 @@ func TestExecConfigSettingsCarriesEveryField(t *testing.T) {
 	}
 	// Not the harness's: the sinks' options, and what the command layer
 	// acts on after the run (--learn-policy, the resume line's flags).
-	notCarried := []string{"Output", "IncludeThinking", "Color", "github", "LearnPolicy", "ResumeArgs"}
+	notCarried := []string{"Output", "IncludeThinking", "Color", "github", "LearnPolicy", "ResumeArgs", "LastMessage"}
 
 	zero := execConfig{}.settings()
 	var all execConfig

@@ -214,6 +214,9 @@ func (s *serverSet) serverCmds() map[string]func(ts *testscript.TestScript, neg 
 		"toollines": cmdToolLines,
 		"replacein": cmdReplaceIn,
 		"cuttail":   cmdCutTail,
+		// overlap and ranbefore: see script_overlap_test.go.
+		"overlap":   cmdOverlap,
+		"ranbefore": cmdRanBefore,
 	}
 }
 

@@ -62,7 +62,7 @@ func (cfg *execConfig) applyTask(c *cli.Context, env environment) error {
 	if t.Policy == "" && len(t.Allow) == 0 {
 		return nil
 	}
-	if !cfg.TrustWorkspace && insideDir(file, root) {
+	if !cfg.TrustWorkspace && (insideDir(file, root) || linkInside(file, root)) {
 		fmt.Fprintf(c.App.ErrWriter, "rubichan: note: ignoring the policy and allow of task %s in %s, which is inside the workspace (a checkout may be untrusted); pass --trust-workspace to use them\n", t.Name(), file)
 		return nil
 	}
@@ -109,6 +109,14 @@ func insideDir(path, dir string) bool {
 	}
 	rel, err := filepath.Rel(d, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// linkInside reports whether the name path, its directory's symlinks
+// evaluated but not its own, lies beneath dir: a symlink inside the
+// workspace is the checkout's choice wherever it points.
+func linkInside(path, dir string) bool {
+	parent, err := realAbs(filepath.Dir(path))
+	return err == nil && insideDir(parent, dir)
 }
 
 func realAbs(p string) (string, error) {

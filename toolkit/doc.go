@@ -12,4 +12,8 @@
 // with the path they resolve to. [Tools] builds every tool in one list;
 // [SafeRun] runs one and turns a panic into an error result. Output caps
 // live in caps.go.
+//
+// The engine (run/agent) imports it for [Tool]; the harness, the hooks, the
+// plug-ins, the front ends and the command layer import it too. It imports
+// neither llm nor policy (DESIGN's rule).
 package toolkit

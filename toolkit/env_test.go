@@ -231,3 +231,12 @@ func TestBashHardensGit(t *testing.T) {
 		noMarks(how)
 	}
 }
+
+func TestLookupEnv(t *testing.T) {
+	env := []string{"HOMEDIR=/x", "HOME=/first", "PATH=/bin", "HOME=/last", "EMPTY="}
+	for name, want := range map[string]string{"HOME": "/last", "PATH": "/bin", "HOMED": "", "EMPTY": "", "NONE": ""} {
+		if got := LookupEnv(env, name); got != want {
+			t.Errorf("LookupEnv(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -42,6 +42,10 @@ func CommandEnv(base, allow, drop []string, dir string, pathAdd []string) []stri
 	return commandEnv(base, allow, drop, dir, pathAdd)
 }
 
+// LookupEnv returns the value of name in env ("NAME=value" entries), the
+// last entry winning as it does for a started command; "" when unset.
+func LookupEnv(env []string, name string) string { return lookupEnv(env, name) }
+
 // CapOutput keeps at most the first and last bytes of s, max in all, as
 // the bash tool keeps a command's output, with a marker where it cut;
 // truncated reports whether it did. max <= 0 is the bash tool's cap.

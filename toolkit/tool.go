@@ -78,6 +78,10 @@ type Effects struct {
 	Command string    // EffectExecute: the command line as given
 	Dir     string    // EffectExecute: the working directory
 	Tool    string    // EffectMCP: the server's tool as "SERVER/TOOL"
+	// ReadOnlyHint is, for EffectMCP, the server's claim that the tool
+	// only reads (its readOnlyHint annotation). It is the server's word:
+	// the caller decides whether that server is trusted with it.
+	ReadOnlyHint bool
 	// Summary is the gist of the decoded arguments for the activity line
 	// and events: the command, else the pattern and path. It comes from
 	// the same decoding the call runs with, never from a second parse.

@@ -53,4 +53,6 @@
 // a test driving a subprocess can grep what it sent.
 //
 // The package does not import package llm, so llm's own tests can use it.
+//
+// Only tests import it, and the demo command run/internal/llmserve.
 package llmtest

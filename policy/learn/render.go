@@ -105,20 +105,31 @@ func literalPlan(n *need) *plan {
 // runNeighbours are up to three commands of group with an option that
 // runs another program.
 func runNeighbours(group string) []policy.Action {
+	var out []policy.Action
+	for _, cmd := range runOptionCommands(group) {
+		if len(out) < 3 {
+			out = append(out, policy.Action{Class: policy.ClassShell, Command: cmd})
+		}
+	}
+	return out
+}
+
+// runOptionCommands are the commands of group with each option the
+// policy knows runs another program (policy.RunOptions): "group opt",
+// an option that takes its value after "=" given "sh".
+func runOptionCommands(group string) []string {
 	words := strings.Fields(group)
 	sub := ""
 	if len(words) > 1 {
 		sub = words[1]
 	}
-	var out []policy.Action
+	var out []string
 	for _, opt := range policy.RunOptions(path.Base(words[0]), sub) {
 		cmd := group + " " + opt
 		if strings.HasSuffix(opt, "=") {
 			cmd += "sh"
 		}
-		if len(out) < 3 {
-			out = append(out, policy.Action{Class: policy.ClassShell, Command: cmd})
-		}
+		out = append(out, cmd)
 	}
 	return out
 }
@@ -133,16 +144,7 @@ func (l *learner) starPlan(group string, ns []*need) *plan {
 		}
 		p.calls = mergeCalls(p.calls, n.calls)
 	}
-	words := strings.Fields(group)
-	sub := ""
-	if len(words) > 1 {
-		sub = words[1]
-	}
-	for _, opt := range policy.RunOptions(path.Base(words[0]), sub) {
-		cmd := group + " " + opt
-		if strings.HasSuffix(opt, "=") {
-			cmd += "sh"
-		}
+	for _, cmd := range runOptionCommands(group) {
 		if d, _ := commandDecision(l.ref, []string{p.pattern}, cmd); d == policy.Allow {
 			return nil
 		}

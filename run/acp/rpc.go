@@ -143,13 +143,18 @@ func (c *conn) call(ctx context.Context, method string, params any, result any) 
 }
 
 // deliver hands a response to the call waiting for it; it reports whether
-// one was.
+// one was. A second answer to one request is dropped: the call takes one,
+// and may have given up (a cancelled prompt) without reading it, which
+// must not stall the reader.
 func (c *conn) deliver(m message) bool {
 	c.mu.Lock()
 	ch, ok := c.pending[string(m.ID)]
 	c.mu.Unlock()
 	if ok {
-		ch <- m
+		select {
+		case ch <- m:
+		default:
+		}
 	}
 	return ok
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	sessions "github.com/rubichan/rubichan/run/session"
 )
 
 // Options configures a [Server].
@@ -216,6 +218,14 @@ func (s *Server) loadSession(ctx context.Context, params json.RawMessage, replay
 	}
 	if req.SessionID == "" {
 		return nil, errorf(codeInvalidParams, "acp: sessionId is required")
+	}
+	// An id as session/list gives it, never a path: the engine resumes a
+	// path as --resume does, reading and appending to any file.
+	if err := sessions.CheckID(req.SessionID); err != nil {
+		return nil, errorf(codeInvalidParams, "acp: %v", err)
+	}
+	if strings.HasSuffix(req.SessionID, sessions.Ext) {
+		return nil, errorf(codeInvalidParams, "acp: session id %q: an id as session/list gives it, not a file name", req.SessionID)
 	}
 	if _, err := s.session(req.SessionID); err == nil {
 		return nil, errorf(codeInvalidRequest, "acp: session %q is already open", req.SessionID)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -276,5 +277,53 @@ func TestPermission(t *testing.T) {
 				t.Errorf("verdict %+v, want kind %v with message %q", got, tc.want, tc.message)
 			}
 		})
+	}
+}
+
+// closeEngine is a fakeEngine that records a Close while a prompt still
+// runs: the run's session file, sinks and MCP servers would be closed
+// under the turn winding down.
+type closeEngine struct {
+	fakeEngine
+	running, early atomic.Bool
+}
+
+func (e *closeEngine) Prompt(ctx context.Context, text string) error {
+	e.running.Store(true)
+	defer e.running.Store(false)
+	e.emit(agent.Event{Kind: agent.EventTextDelta, Text: "working"})
+	select {
+	case <-ctx.Done():
+	case <-time.After(acptest.Wait):
+	}
+	time.Sleep(50 * time.Millisecond) // the cancelled turn's calls get their results
+	return context.Cause(ctx)
+}
+
+func (e *closeEngine) Close() error {
+	if e.running.Load() {
+		e.early.Store(true)
+	}
+	return nil
+}
+
+// TestCloseWaitsForPrompt: session/close stops the running prompt and
+// closes the engine only once the prompt has ended.
+func TestCloseWaitsForPrompt(t *testing.T) {
+	t.Parallel()
+	eng := &closeEngine{}
+	c := serve(t, nil, Options{Open: func(ctx context.Context, o OpenOptions) (Engine, error) {
+		eng.emit = o.Emit
+		return eng, nil
+	}})
+	id := openSession(t, c)
+	ch := c.Start("session/prompt", promptParams(id, "go"))
+	c.WaitUpdate(func(u acptest.Update) bool { return u.Kind() == "agent_message_chunk" })
+	c.Result("session/close", map[string]any{"sessionId": id}, nil)
+	if eng.early.Load() {
+		t.Error("the engine was closed while its prompt still ran")
+	}
+	if m := c.Await(ch); !strings.Contains(string(m.Result), `"stopReason":"cancelled"`) {
+		t.Errorf("the prompt after close: %s %+v", m.Result, m.Error)
 	}
 }

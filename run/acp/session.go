@@ -23,6 +23,7 @@ type session struct {
 
 	mu      sync.Mutex
 	stop    context.CancelCauseFunc // the running prompt's; nil when none runs
+	done    chan struct{}           // closed when the running prompt has ended
 	closed  bool
 	lastRun llm.StopReason // the last model response's stop reason
 	used    int64          // the tokens of the last request: prompt and answer
@@ -47,7 +48,9 @@ func (ss *session) prompt(ctx context.Context, blocks []contentBlock) (any, erro
 		ss.mu.Unlock()
 		return nil, errorf(codeInvalidRequest, "acp: session %q is already running a prompt", ss.id)
 	}
-	ss.stop, ss.lastRun, ss.calls = stop, "", map[string]*callState{}
+	done := make(chan struct{})
+	defer close(done) // after the last use of the engine
+	ss.stop, ss.done, ss.lastRun, ss.calls = stop, done, "", map[string]*callState{}
 	ss.mu.Unlock()
 	err := ss.eng.Prompt(ctx, text)
 	ss.mu.Lock()
@@ -110,15 +113,20 @@ func (ss *session) cancel() {
 	}
 }
 
-// close stops the running prompt and closes the engine.
+// close stops the running prompt, waits for it to end (its calls get
+// their results, written to the session) and closes the engine.
 func (ss *session) close() {
 	ss.mu.Lock()
 	if ss.stop != nil {
 		ss.stop(errCancelled)
 	}
+	running := ss.done // the last prompt's: closed once it has ended, its usage_update sent
 	already := ss.closed
 	ss.closed = true
 	ss.mu.Unlock()
+	if running != nil {
+		<-running
+	}
 	if !already && ss.eng != nil {
 		if err := ss.eng.Close(); err != nil {
 			fmt.Fprintf(ss.srv.opt.Notes, "rubichan acp: session %s: %v\n", ss.id, err)

@@ -16,8 +16,14 @@ type Options struct {
 	Limits Limits
 	Budget *Budget // token and cost caps; nil: none
 	Retry  llm.RetryPolicy
-	Clock  llm.Clock        // retry waits; nil: the system clock
-	Now    func() time.Time // event stamps and durations; nil: time.Now
+	Clock  llm.Clock // retry waits; nil: the system clock
+	// Now stamps events and times tool calls; nil: time.Now. It must be
+	// safe for concurrent use: calls that run at once time themselves.
+	Now func() time.Time
+	// Parallel is how many consecutive read-only calls of one message
+	// ([Verdict.ReadOnly]) run at once; 0: [DefaultParallel], 1: one
+	// after another.
+	Parallel int
 	// Compact says when the conversation is compacted; a zero Window:
 	// never, and a context-length error ends the run.
 	Compact Compact
@@ -70,6 +76,10 @@ type Options struct {
 	// calls of Emit, so Emit needs no lock of its own.
 	Emit func(Event)
 }
+
+// DefaultParallel is the bound on read-only calls run at once when
+// [Options.Parallel] is 0.
+const DefaultParallel = 8
 
 // Limits end a run.
 type Limits struct {

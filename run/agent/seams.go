@@ -32,6 +32,12 @@ type Verdict struct {
 	Message string   // what the model is told on a denial
 	Allow   []string // the narrowest --allow rules that would let it through
 	Remedy  string   // when no --allow rule can lift a refusal: why, and the alternatives
+	// ReadOnly says that every effect of the call is a read, or none (a
+	// file read, a search, a shell command the judge sees through that
+	// only reads, an MCP tool a trusted server declares read-only). An
+	// allowed ReadOnly call may run at once with its read-only neighbours
+	// in the same message; any other call is a barrier and runs alone.
+	ReadOnly bool
 	// Detail is the judge's own record of the decision (the harness's
 	// policy result), handed back to the [Asker] unchanged; nil for the
 	// engine's own verdicts.
@@ -127,7 +133,10 @@ type Verification struct {
 // use and runs the operation with the context given to do. Around must
 // call do exactly once and return its error. The events of the
 // operation are emitted while do runs, on the goroutine that called
-// Around.
+// Around — but for tool calls run at once ([Verdict.ReadOnly]): each is
+// called on a goroutine of its own, so that their operations overlap as
+// the calls do, and their events come from the loop's goroutine while do
+// runs. An Around must be safe for concurrent use.
 type Around interface {
 	Around(ctx context.Context, op Op, do func(context.Context) error) error
 }

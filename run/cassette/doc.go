@@ -14,4 +14,8 @@
 //
 // The package knows nothing of providers or of the runner: it sees bytes,
 // headers and JSON.
+//
+// It is a format leaf: it imports nothing of rubichan's, and only the
+// harness (record and replay) and the command layer import it (and the
+// engine's tests, which replay cassettes).
 package cassette

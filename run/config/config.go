@@ -100,6 +100,9 @@ type Limits struct {
 	MaxCost float64 `koanf:"max_cost"`
 	// MaxToolCalls caps the number of tool calls the model may make.
 	MaxToolCalls int `koanf:"max_tool_calls"`
+	// ParallelToolCalls is how many consecutive read-only tool calls of
+	// one model message run at once; 1: one after another.
+	ParallelToolCalls int `koanf:"parallel_tool_calls"`
 	// StreamIdleTimeout is how long one model request may go without
 	// progress (headers, then events other than pings) before it is cut
 	// and retried.
@@ -180,6 +183,7 @@ func Default() Config {
 		CompactAt: 0.8,
 		Limits: Limits{
 			MaxTurns:            50,
+			ParallelToolCalls:   8,
 			Timeout:             30 * time.Minute,
 			StreamIdleTimeout:   5 * time.Minute,
 			StreamHeaderTimeout: time.Minute,

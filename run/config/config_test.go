@@ -48,7 +48,7 @@ output = 9.5
 		Type: "openai", BaseURL: "https://gateway.example/v1", APIKeyEnv: "GW_KEY",
 		Headers: map[string]string{"X-Team": "ci", "X-Trace": "on"},
 	}}
-	want.Limits = Limits{MaxTurns: 20, Timeout: 90 * time.Minute, MaxTokensTotal: 500000, MaxCost: 2, StreamIdleTimeout: 5 * time.Minute, StreamHeaderTimeout: time.Minute, MaxResponseSize: 32 << 20}
+	want.Limits = Limits{MaxTurns: 20, Timeout: 90 * time.Minute, MaxTokensTotal: 500000, MaxCost: 2, ParallelToolCalls: 8, StreamIdleTimeout: 5 * time.Minute, StreamHeaderTimeout: time.Minute, MaxResponseSize: 32 << 20}
 	want.Input.StdinInlineMax = 1 << 20
 	// A new model's cache prices default to its input price.
 	want.Prices["my-model"] = Price{Input: 1.5, Output: 6, CacheRead: 1.5, CacheWrite: 1.5}
@@ -168,7 +168,7 @@ func TestParseConfigUnknownKeyIsErrUnknownKey(t *testing.T) {
 	if !errors.Is(err, ErrUnknownKey) {
 		t.Errorf("error = %v, want it to wrap ErrUnknownKey", err)
 	}
-	const want = "config: c.toml:2: limits.max_turn: unknown key (known keys here: max_turns, timeout, max_tokens_total, max_cost, max_tool_calls, stream_idle_timeout, stream_header_timeout, max_response_size)"
+	const want = "config: c.toml:2: limits.max_turn: unknown key (known keys here: max_turns, timeout, max_tokens_total, max_cost, max_tool_calls, parallel_tool_calls, stream_idle_timeout, stream_header_timeout, max_response_size)"
 	if err.Error() != want {
 		t.Errorf("error text\n%s\nwant\n%s", err, want)
 	}

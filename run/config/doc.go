@@ -19,4 +19,7 @@
 // rubichan's but that leaf package: the runner (package run) hands in the
 // environment and the flags, and turns every error into a usage error
 // (exit 2).
+//
+// It is a format leaf: the harness, the hooks, run/exit, the front ends
+// query and doctor and the command layer import it; never the engine.
 package config

@@ -505,6 +505,7 @@ func defaultValues() map[string]any {
 			"max_tokens_total":      c.Limits.MaxTokensTotal,
 			"max_cost":              c.Limits.MaxCost,
 			"max_tool_calls":        int64(c.Limits.MaxToolCalls),
+			"parallel_tool_calls":   int64(c.Limits.ParallelToolCalls),
 			"stream_idle_timeout":   c.Limits.StreamIdleTimeout,
 			"stream_header_timeout": c.Limits.StreamHeaderTimeout,
 			"max_response_size":     c.Limits.MaxResponseSize,

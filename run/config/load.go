@@ -100,6 +100,7 @@ func configSettings() []configSetting {
 		{[]string{"limits", "max_tokens_total"}, "max-tokens-total"},
 		{[]string{"limits", "max_cost"}, "max-cost"},
 		{[]string{"limits", "max_tool_calls"}, "max-tool-calls"},
+		{[]string{"limits", "parallel_tool_calls"}, "parallel-tool-calls"},
 		{[]string{"limits", "stream_idle_timeout"}, "stream-idle-timeout"},
 		{[]string{"limits", "stream_header_timeout"}, "stream-header-timeout"},
 		{[]string{"limits", "max_response_size"}, "max-response-size"},

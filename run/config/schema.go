@@ -89,6 +89,7 @@ func configSchema() *field {
 			"max_tokens_total", leaf(kindCount),
 			"max_cost", leaf(kindUSD),
 			"max_tool_calls", leaf(kindCount),
+			"parallel_tool_calls", leaf(kindTurns),
 			"stream_idle_timeout", leaf(kindDuration),
 			"stream_header_timeout", leaf(kindDuration),
 			"max_response_size", leaf(kindSize),

@@ -67,6 +67,7 @@ func NewShow(lc *Loaded, rp ResolvedProvider, perr error, all bool, escape func(
 	add([]string{"limits", "max_tokens_total"}, l.MaxTokensTotal)
 	add([]string{"limits", "max_cost"}, l.MaxCost)
 	add([]string{"limits", "max_tool_calls"}, l.MaxToolCalls)
+	add([]string{"limits", "parallel_tool_calls"}, l.ParallelToolCalls)
 	add([]string{"limits", "stream_idle_timeout"}, shortDuration(l.StreamIdleTimeout))
 	add([]string{"limits", "stream_header_timeout"}, shortDuration(l.StreamHeaderTimeout))
 	add([]string{"limits", "max_response_size"}, l.MaxResponseSize)

@@ -12,4 +12,7 @@
 //
 // The package knows nothing of the runner: the runner translates its own
 // events into the types here and writes them with an [Encoder].
+//
+// It is a format leaf: the sinks, run/exit, run/results, the harness and the
+// command layer import it; never the engine.
 package events

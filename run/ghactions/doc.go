@@ -21,4 +21,6 @@
 //
 // The package knows nothing of the runner of rubichan: the run package
 // fills a [Summary] from its events.
+//
+// It is a format leaf: the sinks and the command layer import it.
 package ghactions

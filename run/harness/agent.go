@@ -50,8 +50,9 @@ func (r *Run) agentOptions(ctx context.Context, s Settings, env Env, secrets []s
 	}
 	return agent.Options{
 		Model: s.Provider.Model, System: input.JoinParts(parts), Tools: tools,
-		Limits: agent.Limits{MaxTurns: lim.MaxTurns, MaxToolCalls: lim.MaxToolCalls, MaxDenials: pol.MaxDenials(), Timeout: lim.Timeout},
-		Budget: r.Budget, Retry: llm.DefaultRetryPolicy(), Clock: r.Traffic.Clock,
+		Limits:   agent.Limits{MaxTurns: lim.MaxTurns, MaxToolCalls: lim.MaxToolCalls, MaxDenials: pol.MaxDenials(), Timeout: lim.Timeout},
+		Parallel: lim.ParallelToolCalls,
+		Budget:   r.Budget, Retry: llm.DefaultRetryPolicy(), Clock: r.Traffic.Clock,
 		Compact: CompactFor(s, s.Provider.Model, emit),
 		Judge:   r.Approver.Judge, AskedFacts: PendingFacts, OnAsk: onAsk, Preview: PreviewDiff,
 		Redact: agent.NewRedactor(secrets), Emit: emit, Around: aroundOf(tel),

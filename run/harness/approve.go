@@ -103,12 +103,18 @@ func (a *Approver) Judge(tool string, eff toolkit.Effects) agent.Verdict {
 		}
 	}
 	if spillOnly {
-		return agent.Verdict{Kind: agent.VerdictAllow, Rule: runnerGrant}
+		return agent.Verdict{Kind: agent.VerdictAllow, Rule: runnerGrant, ReadOnly: true}
 	}
 	r := a.decide(act)
 	// The activity line shows a command as itself: "curl x", not "command: curl x".
 	v := agent.Verdict{Rule: r.Rule, Fact: strings.TrimPrefix(r.Fact, "command: "), Reason: r.Reason, Message: r.Message(),
-		Allow: a.pol.AllowRules(act, r), Remedy: r.Remedy, Detail: r}
+		Allow: a.pol.AllowRules(act, r), Remedy: r.Remedy, Detail: r, ReadOnly: r.ReadOnly()}
+	if act.Class == policy.ClassMCP {
+		// The servers of a run are the ones the user configured, or a
+		// trusted workspace's (an untrusted checkout's are never
+		// started), so their claim that a tool only reads is taken.
+		v.ReadOnly = eff.ReadOnlyHint
+	}
 	switch r.Decision {
 	case policy.Allow:
 		v.Kind = agent.VerdictAllow

@@ -45,15 +45,3 @@ func networkNote(cfg mcp.ServerConfig) string {
 	}
 	return ""
 }
-
-// lookupIn returns the value of name in environ ("NAME=value"), the
-// last one winning; "" when unset.
-func lookupIn(environ []string, name string) string {
-	v := ""
-	for _, kv := range environ {
-		if val, ok := strings.CutPrefix(kv, name+"="); ok {
-			v = val
-		}
-	}
-	return v
-}

@@ -229,7 +229,17 @@ func (r *Run) openAgent(ctx context.Context, s Settings, o OpenOptions, secrets 
 	init := WithMCP(InitEvent(s.InitSettings(), o.Build, root, r.Agent.ToolNames(), r.Policy, r.Sandbox), rt.MCP, r.Agent.ToolSpecs())
 	init.Skills = InitSkills(r.Skills)
 	o.Sinks.Started(r.Session, init)
+	o.Telemetry.SetConversation(r.conversationID())
 	return nil
+}
+
+// conversationID is the run's session id for its trace
+// (gen_ai.conversation.id): the session file's, else the JSON stream's.
+func (r *Run) conversationID() string {
+	if p := r.Session.Path(); p != "" {
+		return session.IDOf(p)
+	}
+	return r.sinks.SessionID()
 }
 
 // sessionID is the run's session id as the sinks will know it once they

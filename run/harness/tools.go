@@ -114,7 +114,7 @@ func MCPOptions(ce ChildEnv, root string, rt Tools) mcp.Options {
 		PathAdd: ce.PathAdd, Dir: root, Reaper: rt.Reaper, TempDir: rt.TempDir,
 	}
 	if rt.Box != nil {
-		home := lookupIn(ce.Environ, "HOME")
+		home := toolkit.LookupEnv(ce.Environ, "HOME")
 		opts.Prepare = func(cmd *exec.Cmd, cfg mcp.ServerConfig) error {
 			roots := MCPWritableRoots(cfg.WritableRoots, home)
 			for _, r := range roots {

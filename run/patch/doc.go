@@ -29,4 +29,6 @@
 // A Copy is not safe for concurrent use. After a SIGKILL its temporary
 // directory stays behind in the temporary directory (never in the
 // checkout).
+//
+// It is a format leaf: the harness and doctor import it.
 package patch

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +17,10 @@ import (
 
 // FileName is the name of the result files Scan reads.
 const FileName = "result.json"
+
+// maxSize bounds a result file Scan reads: a run's stream-json output,
+// which ends with its result, is far smaller.
+const maxSize = 64 << 20
 
 // Entry is one task's result.
 type Entry struct {
@@ -71,7 +76,7 @@ func Scan(dir string) ([]Entry, error) {
 			return err
 		}
 		e := Entry{Task: filepath.ToSlash(rel)}
-		e.Result, e.Err = readResult(path)
+		e.Result, e.Err = readResult(path, d)
 		out = append(out, e)
 		return nil
 	})
@@ -100,11 +105,24 @@ func compareTasks(a, b string) int {
 
 // readResult reads the result of one file: the last line that is a JSON
 // object of type "result", or the whole file as one (an --output json
-// object, perhaps indented).
-func readResult(path string) (*events.Result, error) {
-	data, err := os.ReadFile(path)
+// object, perhaps indented). The directory is other machines' artifacts:
+// only a regular file (not a symlink, which may name a file outside DIR
+// or /dev/zero, nor a FIFO) of at most maxSize bytes is read.
+func readResult(path string, d fs.DirEntry) (*events.Result, error) {
+	if !d.Type().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxSize {
+		return nil, fmt.Errorf("larger than %d MiB", maxSize>>20)
 	}
 	return findResult(data)
 }

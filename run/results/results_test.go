@@ -118,3 +118,61 @@ func FuzzFindResult(f *testing.F) {
 		}
 	})
 }
+
+// TestHostileFanout: a fan-out's directory comes from other machines'
+// artifacts. A result.json that is a symlink (to a file outside, or to
+// /dev/zero, which would never end) or a FIFO is not read, a file larger
+// than the bound is refused unread, and the table shows no control
+// character of a hostile status, task name or error (escape codes would
+// reach the terminal).
+func TestHostileFanout(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "secret.json")
+	res := `{"type":"result","status":"success","exit_code":0}`
+	write := func(name, data string) {
+		t.Helper()
+		p := filepath.Join(dir, name, FileName)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(outside, []byte(res), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"link": outside, "zero": "/dev/zero"} {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, name, FileName)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("escape", `{"type":"result","status":"\u001b]0;pwned\u0007\u001b[2J","exit_code":0}`)
+	write("big", `{"type":"result","status":"success","exit_code":0}`+strings.Repeat(" ", maxSize))
+	write("tab\u001b[31m", res)
+	entries, err := Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Entry{}
+	for _, e := range entries {
+		got[e.Task] = e
+	}
+	for _, name := range []string{"link", "zero", "big"} {
+		if e := got[name]; e.Result != nil || e.Err == nil {
+			t.Errorf("%s: result %+v, err %v; want no result and an error", name, e.Result, e.Err)
+		}
+	}
+	var out bytes.Buffer
+	if err := WriteTable(&out, entries, Summarize(entries)); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range out.String() {
+		if r < 0x20 && r != '\n' || r == 0x7f {
+			t.Fatalf("the table holds control character %q:\n%s", r, out.String())
+		}
+	}
+}

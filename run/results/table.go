@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 )
 
 // WriteTable writes one line per task — its directory, status, exit code,
@@ -18,10 +19,10 @@ func WriteTable(w io.Writer, entries []Entry, s Summary) error {
 	for _, e := range entries {
 		r := e.Result
 		if r == nil {
-			fmt.Fprintf(tw, "%s\tno result (%v)\t-\t-\t-\t-\t-\t-\t-\t-\n", e.Task, e.Err)
+			fmt.Fprintf(tw, "%s\tno result (%s)\t-\t-\t-\t-\t-\t-\t-\t-\n", printable(e.Task), printable(e.Err.Error()))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", e.Task, r.Status, r.ExitCode, r.NumTurns,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", printable(e.Task), printable(r.Status), r.ExitCode, r.NumTurns,
 			r.NumToolCalls, r.Denials, r.Usage.InputTokens, r.Usage.OutputTokens, cost(r.CostUSD), patchCell(e))
 	}
 	total := fmt.Sprintf("$%.4f", s.CostUSD)
@@ -34,6 +35,16 @@ func WriteTable(w io.Writer, entries []Entry, s Summary) error {
 	}
 	_, err := fmt.Fprintf(w, "by exit code: %s\n", byCode(s.ByExitCode))
 	return err
+}
+
+// printable is s with its control characters (escape codes of a hostile
+// result or directory name, tabs that would break the columns) quoted.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
 
 func cost(c *float64) string {

@@ -13,4 +13,8 @@
 // Nothing in this package knows the runner's events or the providers:
 // the runner turns its events into [Line]s, and messages cross as
 // provider-neutral [llm.Message]s.
+//
+// It is a format leaf: the harness, the sinks (the session log), run/input,
+// run/learnlog, the front ends linemode and doctor and the command layer
+// import it; the engine's code never does (its tests do).
 package session

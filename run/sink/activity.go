@@ -35,6 +35,8 @@ type Activity struct {
 	allowAll bool
 	// failedTail: a failed command's last lines show without verbose.
 	failedTail bool
+	// order shows the results of calls run at once in call order.
+	order callOrder
 }
 
 // palette holds the colors of the activity lines, each switched on or off
@@ -129,6 +131,13 @@ func (s *Activity) Handle(ev agent.Event) {
 		return
 	}
 	switch ev.Kind {
+	case agent.EventToolCall, agent.EventToolAllowed, agent.EventToolDenied, agent.EventToolResult, agent.EventHook:
+	default:
+		for _, held := range s.order.flush() {
+			s.toolResult(held.Tool, held.Result)
+		}
+	}
+	switch ev.Kind {
 	case agent.EventNotice:
 		s.line("%s", p.dim.Sprint("rubichan: "+agent.Shown(ev.Text)))
 	case agent.EventRetry:
@@ -141,6 +150,7 @@ func (s *Activity) Handle(ev agent.Event) {
 		} else {
 			s.line("%s %s  %s", p.tool.Sprint("▸"), p.tool.Sprint(agent.Clip(t.Name, 60)), agent.Clip(t.Summary, 120))
 		}
+		s.order.announce(t.ID)
 	case agent.EventToolDenied:
 		d := ev.Denial
 		msg := fmt.Sprintf("⊘ denied by %s: %s", agent.Shown(d.Rule), agent.Clip(d.Fact, 100))
@@ -156,8 +166,10 @@ func (s *Activity) Handle(ev agent.Event) {
 		}
 		s.line("%s", p.deny.Sprint(msg))
 	case agent.EventToolResult:
-		if !ev.Result.NotRun { // the denial line said it
-			s.toolResult(ev.Tool, ev.Result)
+		for _, r := range s.order.result(ev) {
+			if !r.Result.NotRun { // the denial line said it
+				s.toolResult(r.Tool, r.Result)
+			}
 		}
 	case agent.EventHook:
 		s.hook(ev.Hook)
@@ -199,15 +211,21 @@ func (s *Activity) hook(h *agent.HookInfo) {
 func (s *Activity) toolResult(t *agent.ToolCallInfo, r *agent.ToolResultInfo) {
 	p := s.pal
 	var what string
+	if t != nil && s.order.named(t.ID) {
+		// Other calls were open with this one (calls run at once): name
+		// the call.
+		what = agent.Clip(t.Name, 60) + "  " + agent.Clip(t.Summary, 60) + ": "
+		s.order.done(t.ID)
+	}
 	switch {
 	case r.ExitCode != nil:
-		what = fmt.Sprintf("exit %d", *r.ExitCode)
+		what += fmt.Sprintf("exit %d", *r.ExitCode)
 	case r.IsError:
-		what = agent.Clip(FirstLine(r.Content), 100)
+		what += agent.Clip(FirstLine(r.Content), 100)
 	case len(r.Changed) > 0:
-		what = "changed " + agent.Shown(strings.Join(r.Changed, ", "))
+		what += "changed " + agent.Shown(strings.Join(r.Changed, ", "))
 	default:
-		what = "ok"
+		what += "ok"
 	}
 	if r.IsError {
 		s.line("%s", p.fail.Sprintf("✗ %s · %s", what, formatDuration(r.Duration)))

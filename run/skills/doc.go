@@ -13,4 +13,6 @@
 // command layer prints it (`rubichan skills`). A skill's allowed-tools is
 // recorded and shown, never handed to the policy: nothing here decides
 // what a tool call may do.
+//
+// The harness, line mode (/skills) and the command layer import it.
 package skills

@@ -15,10 +15,7 @@ func BenchmarkValidate100KB(b *testing.B) {
 		req = append(req, fmt.Sprintf(`"p%d"`, i))
 	}
 	schema := `{"type":"object","properties":{` + strings.Join(props, ",") + `},"required":[` + strings.Join(req, ",") + `],"additionalProperties":false}`
-	s, err := Parse([]byte(schema), Inline)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := mustParse(b, schema)
 	var fields []string
 	for i := range 50 {
 		fields = append(fields, fmt.Sprintf(`"p%d":%q`, i, strings.Repeat("x", 2000)))

@@ -12,10 +12,7 @@ import (
 
 func TestCheck(t *testing.T) {
 	t.Parallel()
-	s, err := Parse([]byte(triage), Inline)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustParse(t, triage)
 	type step struct {
 		final    agent.Final
 		passed   bool

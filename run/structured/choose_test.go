@@ -29,10 +29,7 @@ func TestChoose(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s, err := Parse([]byte(tc.schema), Inline)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustParse(t, tc.schema)
 			plan := Choose(s, tc.p)
 			if plan.Mode != tc.mode || plan.Why == "" {
 				t.Fatalf("Choose = %v (%s), want %v", plan.Mode, plan.Why, tc.mode)

@@ -74,10 +74,7 @@ func writeTemp(t *testing.T, dir, name, data string) string {
 
 func TestValidate(t *testing.T) {
 	t.Parallel()
-	s, err := Parse([]byte(triage), Inline)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustParse(t, triage)
 	tests := map[string]struct {
 		doc  string
 		want []string // pointers of the problems
@@ -106,4 +103,14 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustParse parses an inline schema the test knows to be good.
+func mustParse(tb testing.TB, schema string) *Schema {
+	tb.Helper()
+	s, err := Parse([]byte(schema), Inline)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }

@@ -28,10 +28,7 @@ func TestFits(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s, err := Parse([]byte(tc.schema), Inline)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustParse(t, tc.schema)
 			for sub, want := range map[Subset]string{OpenAIStrict: tc.openai, AnthropicJSON: tc.anthropic} {
 				ok, why := s.Fits(sub)
 				if ok != (want == "") || !strings.Contains(why, want) {

@@ -38,10 +38,7 @@ func TestTool(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s, err := Parse([]byte(tc.schema), Inline)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustParse(t, tc.schema)
 			spec := s.Tool()
 			if spec.Name != ToolName || spec.Description == "" {
 				t.Errorf("spec = %q %q", spec.Name, spec.Description)

@@ -21,4 +21,7 @@
 //
 // The package knows nothing of the runner, the model client or the
 // policy: the runner hands the server a [Handler].
+//
+// It is a format leaf: the harness (the server), `rubichan query`
+// (run/query, the client) and the command layer import it.
 package subquery

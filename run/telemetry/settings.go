@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"cmp"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +23,8 @@ func HeaderVars() []string {
 }
 
 // HeaderSecrets are the values of the header variables that lookup
-// finds: each whole value and each header's value.
+// finds: each whole value and each header's value, as written and
+// percent-decoded (as the SDK sends it).
 func HeaderSecrets(lookup func(string) string) []string {
 	var out []string
 	for _, v := range HeaderVars() {
@@ -32,8 +34,16 @@ func HeaderSecrets(lookup func(string) string) []string {
 		}
 		out = append(out, val)
 		for _, kv := range strings.Split(val, ",") {
-			if _, h, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(h) != "" {
-				out = append(out, strings.TrimSpace(h))
+			_, h, ok := strings.Cut(kv, "=")
+			if h = strings.TrimSpace(h); !ok || h == "" {
+				continue
+			}
+			forms := []string{h}
+			if dec, err := url.PathUnescape(h); err == nil && dec != h {
+				forms = append(forms, dec) // as the SDK sends it
+			}
+			for _, h := range forms {
+				out = append(out, h)
 				if f := strings.Fields(h); len(f) > 1 {
 					out = append(out, f[len(f)-1])
 				}
@@ -69,6 +79,9 @@ type Settings struct {
 	// Traceparent and Tracestate are the context the run joins
 	// (TRACEPARENT, TRACESTATE); "": a new trace.
 	Traceparent, Tracestate string
+	// lookup is the environment Resolve read, where the exporters find
+	// their headers, timeout and compression; nil: the process's.
+	lookup func(string) string
 }
 
 // Resolve decides the settings from the environment (lookup) and the
@@ -76,7 +89,7 @@ type Settings struct {
 // it, off when OTEL_SDK_DISABLED=true or c disables it.
 func Resolve(lookup func(string) string, c Config) Settings {
 	s := Settings{Flush: cmp.Or(c.FlushTimeout, DefaultFlush), Propagate: c.PropagateToProviders,
-		Traceparent: lookup("TRACEPARENT"), Tracestate: lookup("TRACESTATE")}
+		Traceparent: lookup("TRACEPARENT"), Tracestate: lookup("TRACESTATE"), lookup: lookup}
 	base := strings.TrimRight(cmp.Or(lookup("OTEL_EXPORTER_OTLP_ENDPOINT"), c.Endpoint), "/")
 	traces, metrics := lookup("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), lookup("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
 	envOn := base != "" && lookup("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || traces != "" || metrics != ""

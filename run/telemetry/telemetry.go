@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -59,23 +60,33 @@ func Start(ctx context.Context, s Settings, info Info) (*Run, error) {
 	if info.Redact == nil {
 		info.Redact = func(s string) string { return s }
 	}
-	texp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(s.TracesURL))
+	for signal, raw := range map[string]string{"traces": s.TracesURL, "metrics": s.MetricsURL} {
+		if !httpURL(raw) {
+			// Not repeated: it may carry credentials.
+			return nil, fmt.Errorf("telemetry: the %s endpoint (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_%s_ENDPOINT or [telemetry] endpoint) is not an http or https URL", signal, strings.ToUpper(signal))
+		}
+	}
+	lookup := s.lookup
+	if lookup == nil {
+		lookup = os.Getenv
+	}
+	tc, err := newClient(lookup, "TRACES", s.TracesURL)
 	if err != nil {
-		return nil, fmt.Errorf("telemetry: traces exporter: %w", err)
+		return nil, err
+	}
+	mc, err := newClient(lookup, "METRICS", s.MetricsURL)
+	if err != nil {
+		return nil, err
 	}
 	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", "rubichan"), attribute.String("service.version", info.Version)),
 		resource.WithFromEnv(), resource.WithTelemetrySDK())
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
 		return nil, fmt.Errorf("telemetry: resource: %w", err)
 	}
-	r := &Run{s: s, info: info, exp: &countingExporter{SpanExporter: texp}, tools: map[string]trace.Span{}}
+	r := &Run{s: s, info: info, exp: &countingExporter{SpanExporter: spanExporter{tc}}, tools: map[string]trace.Span{}}
 	r.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(r.exp), sdktrace.WithResource(res))
 	r.tracer = r.tp.Tracer("github.com/rubichan/rubichan/run/telemetry")
-	mexp, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(s.MetricsURL))
-	if err != nil {
-		return nil, fmt.Errorf("telemetry: metrics exporter: %w", err)
-	}
-	r.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(countingMetrics{mexp, &r.exp.failures})), sdkmetric.WithResource(res))
+	r.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(countingMetrics{metricExporter{mc}, &r.exp.failures})), sdkmetric.WithResource(res))
 	r.inst = newInstruments(r.mp.Meter("github.com/rubichan/rubichan/run/telemetry"))
 	parent := r.prop.Extract(ctx, propagation.MapCarrier{"traceparent": s.Traceparent, "tracestate": s.Tracestate})
 	r.rootCtx, r.root = r.tracer.Start(parent, "invoke_agent rubichan", trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
@@ -161,9 +172,28 @@ func (r *Run) Close() string {
 	merr := r.mp.Shutdown(ctx)
 	if n := r.exp.failed.Load(); n > 0 || terr != nil || merr != nil {
 		why := errors.Join(r.exp.err(), terr, merr)
-		return fmt.Sprintf("telemetry: could not send the run's trace %s to %s within %s: %v", r.TraceID(), r.s.TracesURL, r.s.Flush, r.info.Redact(oneLine(why)))
+		return fmt.Sprintf("telemetry: could not send the run's trace %s to %s within %s: %v", r.TraceID(), shownURL(r.s.TracesURL), r.s.Flush, r.info.Redact(oneLine(why)))
 	}
 	return ""
+}
+
+// httpURL reports whether raw is an http(s) URL with a host, one the
+// exporter can post to.
+func httpURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// shownURL is an endpoint as a message may show it: without the
+// credentials a URL can carry (user:password@, a token as the user, a
+// query such as ?api_key=).
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the collector"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment = nil, "", false, ""
+	return u.String()
 }
 
 // countingExporter counts the exports that failed and keeps the first

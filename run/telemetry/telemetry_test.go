@@ -299,3 +299,55 @@ func TestHookSpans(t *testing.T) {
 		t.Errorf("span tree:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestCollectorURLCredentials: an endpoint that carries credentials in
+// its URL (user:password@, a token as the user, ?api_key=) is shown in
+// the collector-down warning without them; the warning goes to stderr
+// and CI logs.
+func TestCollectorURLCredentials(t *testing.T) {
+	refused := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	refused.Close() // nothing listens there now
+	host := strings.TrimPrefix(refused.URL, "http://")
+	for name, env := range map[string]map[string]string{
+		"password": {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://user:pw-s3cr3t@" + host},
+		"token":    {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://tok-s3cr3t@" + host + "/v1/traces"},
+		"query":    {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://" + host + "/v1/traces?api_key=key-s3cr3t&x=1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := telemetry.Resolve(func(k string) string { return env[k] }, telemetry.Config{FlushTimeout: 300 * time.Millisecond})
+			tel, err := telemetry.Start(context.Background(), s, telemetry.Info{Model: "m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := tel.Close()
+			if !strings.HasPrefix(w, "telemetry: could not send the run's trace ") || strings.Contains(w, "s3cr3t") {
+				t.Errorf("warning %q", w)
+			}
+		})
+	}
+}
+
+// TestBadEndpoint: an endpoint that is not an http(s) URL turns telemetry
+// off with an error that does not repeat it (it may carry credentials).
+// The SDK would log the URL on stderr itself and send the spans to
+// https://localhost:4318 instead, to whatever listens there.
+func TestBadEndpoint(t *testing.T) {
+	for _, raw := range []string{
+		"http://user:pw-s3cr3t@127.0.0.1:1/v1/traces\x7f",
+		"ht tp://tok-s3cr3t@x/",
+		"http://[::1:tok-s3cr3t",
+		"ftp://tok-s3cr3t@127.0.0.1/",
+		"tok-s3cr3t",
+	} {
+		s := telemetry.Resolve(func(k string) string {
+			return map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": raw}[k]
+		}, telemetry.Config{FlushTimeout: 300 * time.Millisecond})
+		tel, err := telemetry.Start(context.Background(), s, telemetry.Info{Model: "m"})
+		if tel != nil {
+			tel.Close()
+		}
+		if tel != nil || err == nil || strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("%q: run %v, error %v; want no run and an error without the URL", raw, tel != nil, err)
+		}
+	}
+}

@@ -11,4 +11,6 @@
 // env, and [Manager.Close] stops the group (SIGTERM, then SIGKILL).
 //
 // The package knows nothing of the runner, the policy or the model APIs.
+//
+// The harness, doctor and the command layer (`rubichan mcp`) import it.
 package mcp

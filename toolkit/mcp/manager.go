@@ -51,6 +51,7 @@ func Start(ctx context.Context, servers []ServerConfig, opts Options) *Manager {
 type toolEntry struct {
 	name, description string
 	schema            any
+	readOnly          bool // the server's readOnlyHint
 }
 
 // start connects to the server and lists its tools, within its startup
@@ -66,7 +67,8 @@ func (s *server) start(ctx context.Context) (Status, []toolEntry) {
 		var listed []*sdk.Tool
 		listed, err = s.listTools(cctx)
 		for _, t := range listed {
-			tools = append(tools, toolEntry{name: t.Name, description: t.Description, schema: t.InputSchema})
+			tools = append(tools, toolEntry{name: t.Name, description: t.Description, schema: t.InputSchema,
+				readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint})
 		}
 	}
 	st.Startup = time.Since(begin)
@@ -138,7 +140,7 @@ func (m *Manager) offer(listed [][]toolEntry) {
 			if desc == "" {
 				desc = "The " + e.name + " tool of the MCP server " + s.cfg.Name + "."
 			}
-			m.tools = append(m.tools, &tool{srv: s, name: e.name, policy: pol,
+			m.tools = append(m.tools, &tool{srv: s, name: e.name, policy: pol, readOnly: e.readOnly,
 				spec: toolkit.Spec{Name: name, Description: desc, Schema: schema}})
 			st.Tools = append(st.Tools, ToolInfo{Name: name, Policy: pol})
 		}

@@ -78,8 +78,11 @@ func TestStartOffersTools(t *testing.T) {
 		t.Errorf("schema not simplified: %s", spec.Schema)
 	}
 	eff, err := toolByName(t, m, "mcp__srv__echo").Effects(json.RawMessage(`{"text":"x"}`))
-	if err != nil || eff.Kind != toolkit.EffectMCP || eff.Tool != "srv/echo" {
+	if err != nil || eff.Kind != toolkit.EffectMCP || eff.Tool != "srv/echo" || !eff.ReadOnlyHint {
 		t.Errorf("effects: %+v %v", eff, err)
+	}
+	if eff, _ := toolByName(t, m, "mcp__srv__fail").Effects(json.RawMessage(`{}`)); eff.ReadOnlyHint {
+		t.Errorf("fail claims to be read-only: %+v", eff)
 	}
 	if _, err := toolByName(t, m, "mcp__srv__echo").Effects(json.RawMessage(`[1]`)); err == nil {
 		t.Error("array arguments accepted")

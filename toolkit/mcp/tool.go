@@ -18,6 +18,8 @@ type tool struct {
 	name   string // the server's name for it
 	policy string // SERVER/TOOL
 	spec   toolkit.Spec
+	// readOnly is the server's claim that the tool only reads.
+	readOnly bool
 }
 
 func (t *tool) Spec() toolkit.Spec { return t.spec }
@@ -28,7 +30,7 @@ func (t *tool) Effects(args json.RawMessage) (toolkit.Effects, error) {
 	if _, err := decodeArgs(args); err != nil {
 		return toolkit.Effects{}, err
 	}
-	return toolkit.Effects{Kind: toolkit.EffectMCP, Tool: t.policy, Summary: t.policy}, nil
+	return toolkit.Effects{Kind: toolkit.EffectMCP, Tool: t.policy, Summary: t.policy, ReadOnlyHint: t.readOnly}, nil
 }
 
 // decodeArgs checks that args is a JSON object and returns it; empty

@@ -30,4 +30,8 @@
 //
 // Elsewhere than Linux the package compiles, reports the sandbox as
 // unavailable and starts nothing.
+//
+// The toolkit (the bash tool), the harness, doctor and the command layer
+// (the spawner and helper modes) import it; it imports nothing of
+// rubichan's.
 package sandbox

@@ -2,12 +2,12 @@ package sandbox
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,6 +38,11 @@ func Serve(args []string, stderr io.Writer) int {
 	// nor what rubichan itself inherited (best effort: Linux >= 5.11).
 	_ = unix.CloseRange(controlFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	syscall.CloseOnExec(controlFD)
+	// What start-up left resident of the program is not needed to serve
+	// (before confinement, which may hide /proc): the garbage of the
+	// packages' initialisation, and the program's pages.
+	debug.FreeOSMemory()
+	TrimResident()
 	r, _, err := parseRules(args)
 	if err == nil {
 		err = confineThread(r)
@@ -215,7 +220,7 @@ func (s *server) spawn(fds []int) {
 		_, _ = syscall.Wait4(pid, nil, 0, nil)
 	}
 	if err != nil {
-		fmt.Fprintf(conn, "error %s\n", err)
+		_, _ = conn.WriteString("error " + err.Error() + "\n")
 		conn.Close()
 		return
 	}
@@ -224,14 +229,14 @@ func (s *server) spawn(fds []int) {
 	s.fds[pidfd], s.fds[fds[3]] = c, c
 	_ = s.watch(pidfd)
 	_ = s.watch(fds[3])
-	fmt.Fprintf(conn, "pid %d\n", pid)
+	_, _ = conn.WriteString("pid " + strconv.Itoa(pid) + "\n")
 }
 
-// readRequest reads the length-prefixed JSON of a [SpawnRequest], in one
-// read when it fits in the first buffer.
+// readRequest reads a length-prefixed [SpawnRequest] (see wire.go), in
+// one read when it fits in the first buffer.
 func readRequest(r io.Reader) (SpawnRequest, error) {
 	var req SpawnRequest
-	buf := make([]byte, 64<<10)
+	buf := make([]byte, 8<<10)
 	n, err := io.ReadAtLeast(r, buf, 4)
 	if err != nil {
 		return req, fmt.Errorf("read request: %w", err)
@@ -246,7 +251,8 @@ func readRequest(r io.Reader) (SpawnRequest, error) {
 	if _, err := io.ReadFull(r, buf[n:4+size]); err != nil {
 		return req, fmt.Errorf("read request: %w", err)
 	}
-	if err := json.Unmarshal(buf[4:4+size], &req); err != nil {
+	req, err = decodeRequest(buf[4 : 4+size])
+	if err != nil {
 		return req, fmt.Errorf("decode request: %w", err)
 	}
 	if len(req.Args) == 0 {

@@ -2,8 +2,6 @@ package sandbox
 
 import (
 	"bufio"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -125,10 +123,7 @@ func (s *Spawner) Spawn(req SpawnRequest) (*Process, error) {
 	if req.Stdin == nil || req.Stdout == nil || req.Stderr == nil {
 		return nil, errors.New("sandbox: spawn: stdin, stdout and stderr are required")
 	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: spawn: %w", err)
-	}
+	body := appendRequest(nil, req)
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: spawn: %w", err)
@@ -148,8 +143,8 @@ func (s *Spawner) Spawn(req SpawnRequest) (*Process, error) {
 	s.mu.Unlock()
 	syscall.Close(fds[1])
 	if err == nil {
-		// One write: the length, then the JSON.
-		_, err = conn.Write(append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...))
+		// One write: the length, then the request.
+		_, err = conn.Write(body)
 	}
 	p := &Process{conn: conn, rd: bufio.NewReader(conn)}
 	if err != nil && !errors.Is(err, ErrSpawnerClosed) {

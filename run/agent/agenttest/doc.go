@@ -4,4 +4,6 @@
 // through a scripted model, and the cases of a single request with
 // retries ([RunAskCases]). It imports only llm, toolkit, the standard
 // library and agent.
+//
+// Only tests import it.
 package agenttest

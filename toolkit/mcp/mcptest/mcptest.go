@@ -1,6 +1,3 @@
-// Package mcptest is an MCP server for tests and benchmarks, built with the
-// go-sdk: in-process over its in-memory transports, or over stdio in a
-// helper process.
 package mcptest
 
 import (
@@ -28,13 +25,15 @@ type Options struct {
 //   - exit ends the process at once (for a server killed mid-run);
 //   - choice has a top-level oneOf in its input schema;
 //   - dotted.name has a character the model's names cannot hold.
+//
+// echo alone is annotated read-only.
 func NewServer(opt Options) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "mcptest", Version: "1"}, nil)
 	obj := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)
 	text := func(t string) *sdk.CallToolResult {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: t}}}
 	}
-	s.AddTool(&sdk.Tool{Name: "echo", Description: "Echo the text.", InputSchema: obj},
+	s.AddTool(&sdk.Tool{Name: "echo", Description: "Echo the text.", InputSchema: obj, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
 		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			var a struct{ Text string }
 			json.Unmarshal(req.Params.Arguments, &a)

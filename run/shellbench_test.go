@@ -1,0 +1,213 @@
+package run
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rubichan/rubichan/llm/llmtest"
+	"github.com/rubichan/rubichan/run/agent/agenttest"
+	"github.com/rubichan/rubichan/toolkit/sandbox"
+)
+
+// benchBinary, when set, is the rubichan the run benchmarks measure
+// instead of one built from this tree: a before binary, timed in the same
+// sitting as an after one.
+var benchBinary = flag.String("bench.binary", "", "the rubichan binary the run benchmarks measure (default: build this tree)")
+
+// Targets of the performance issue (41).
+const (
+	shellTurns        = 50
+	treePeakTarget    = 25 << 20
+	mainPeakTarget    = 16 << 20
+	helperTarget      = 6 << 20
+	shellCallTargetMS = 1.0
+)
+
+// benchRubichan is [benchBinary], or the program built from this tree.
+func benchRubichan(b *testing.B) string {
+	if *benchBinary != "" {
+		return *benchBinary
+	}
+	return buildRubichan(b)
+}
+
+// treeMem is what sampling a process tree found: the peak of the sum of
+// the resident sets of the process and its descendants, the process's
+// own peak, and the sandbox helper's (the spawner, [sandbox.ServeCommand])
+// peak and last resident set.
+type treeMem struct {
+	tree, main, helperPeak, helperRSS int64
+	helper                            bool
+}
+
+// procKB reads the fields of /proc/PID/status named, in kB.
+func procKB(pid int, names ...string) []int64 {
+	out := make([]int64, len(names))
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		for i, n := range names {
+			if v, ok := strings.CutPrefix(line, n+":"); ok {
+				fmt.Sscanf(strings.TrimSpace(v), "%d", &out[i])
+			}
+		}
+	}
+	return out
+}
+
+// children lists the children of every thread of pid.
+func children(pid int) []int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var out []int
+	for _, t := range tasks {
+		data, _ := os.ReadFile(t)
+		for _, f := range strings.Fields(string(data)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// sampleTree runs cmd and samples its process tree every 2 ms until it
+// exits (the last few milliseconds are not sampled).
+func sampleTree(cmd *exec.Cmd, exe string) (treeMem, error) {
+	var m treeMem
+	if err := cmd.Start(); err != nil {
+		return m, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	helper := 0
+	for {
+		root := cmd.Process.Pid
+		v := procKB(root, "VmRSS", "VmHWM")
+		sum := v[0]
+		m.main = max(m.main, v[1]<<10)
+		queue := children(root)
+		for depth := 0; len(queue) > 0 && depth < 1000; depth++ {
+			p := queue[0]
+			queue = append(queue[1:], children(p)...)
+			cv := procKB(p, "VmRSS", "VmHWM")
+			sum += cv[0]
+			if helper == 0 {
+				target, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", p))
+				args, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+				if target == exe && strings.Contains(string(args), sandbox.ServeCommand) {
+					helper = p
+				}
+			}
+			if p == helper && cv[0] > 0 {
+				m.helper = true
+				m.helperPeak = max(m.helperPeak, cv[1]<<10)
+				m.helperRSS = cv[0] << 10
+			}
+		}
+		m.tree = max(m.tree, sum<<10)
+		select {
+		case err := <-done:
+			return m, err
+		case <-tick.C:
+		}
+	}
+}
+
+// BenchmarkShellTurns runs the binary through 50 turns of one `true` bash
+// call each, sandbox on (auto), and reports:
+//
+//   - tree-peak-MB: the peak of the summed resident sets of rubichan and
+//     everything it started (target 25 MB); main-peak-MB: rubichan's own
+//     (target 16 MB);
+//   - helper-rss-MB: the sandbox helper's resident set while it serves
+//     (target 6 MB), and helper-peak-MB its peak, reached at its start;
+//   - ms/shell-call: the harness's own time per shell call beyond
+//     starting `bash -c true` (target 1 ms): the run's time minus a
+//     one-turn run's, minus 50 `bash -c true` timed in the same
+//     iteration, per call; it includes the model round trip on the
+//     scripted server. sandbox-ms/call is the same with the sandbox off
+//     subtracted: what the sandbox costs per call.
+//   - floor-ms/spawn: one `bash -c true`; floor-MB: the peak resident
+//     set of an empty Go program idling.
+func BenchmarkShellTurns(b *testing.B) {
+	bin := benchRubichan(b)
+	floorMem := floorRSS(b, buildFloor(b))
+	exe, _ := filepath.Abs(bin)
+	ws := b.TempDir()
+	run := func(script llmtest.Script, sandbox string) (time.Duration, treeMem) {
+		srv := llmtest.NewServer(script)
+		defer srv.Close()
+		cmd := exec.Command(bin, "exec", "-C", ws, "--quiet", "--no-stdin", "--sandbox", sandbox, "--max-turns", fmt.Sprint(shellTurns+1), "go")
+		cmd.Env = benchEnv(b, srv.URL())
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		start := time.Now()
+		m, err := sampleTree(cmd, exe)
+		d := time.Since(start)
+		if err != nil || out.String() != "done\n" {
+			b.Fatalf("run: %v\nstdout: %s\nstderr: %s", err, out.String(), errOut.String())
+		}
+		return d, m
+	}
+	spawns := func() time.Duration {
+		start := time.Now()
+		for range shellTurns {
+			if err := exec.Command("bash", "-c", "true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(start)
+	}
+	shell := agenttest.ToolTurns(shellTurns, "bash", `{"command":"true"}`)
+	oneTurn := llmtest.Script{Turns: []llmtest.Turn{{Text: []string{"done"}}}}
+	run(oneTurn, "auto") // the page cache
+	var on, off, base, floor time.Duration
+	var peak treeMem
+	for b.Loop() {
+		d, m := run(shell, "auto")
+		on += d
+		if !m.helper {
+			b.Fatal("no sandbox helper ran: is Landlock available?")
+		}
+		peak.tree, peak.main = max(peak.tree, m.tree), max(peak.main, m.main)
+		peak.helperPeak, peak.helperRSS = max(peak.helperPeak, m.helperPeak), max(peak.helperRSS, m.helperRSS)
+		d, _ = run(shell, "off")
+		off += d
+		d, _ = run(oneTurn, "auto")
+		base += d
+		floor += spawns()
+	}
+	perCall := func(d time.Duration) float64 {
+		return float64((d - base - floor).Microseconds()) / float64(b.N*shellTurns) / 1000
+	}
+	b.Logf("tree peak %.1f MB, main peak %.1f MB, helper %.1f MB (peak %.1f MB), %.3f ms per shell call (sandbox %.3f ms), bash -c true %.3f ms",
+		float64(peak.tree)/(1<<20), float64(peak.main)/(1<<20), float64(peak.helperRSS)/(1<<20), float64(peak.helperPeak)/(1<<20),
+		perCall(on), perCall(on)-perCall(off), float64(floor.Microseconds())/float64(b.N*shellTurns)/1000)
+	b.ReportMetric(float64(floorMem)/(1<<20), "floor-MB")
+	b.ReportMetric(float64(peak.tree)/(1<<20), "tree-peak-MB")
+	b.ReportMetric(float64(peak.main)/(1<<20), "main-peak-MB")
+	b.ReportMetric(float64(peak.helperRSS)/(1<<20), "helper-rss-MB")
+	b.ReportMetric(float64(peak.helperPeak)/(1<<20), "helper-peak-MB")
+	b.ReportMetric(perCall(on), "ms/shell-call")
+	b.ReportMetric(perCall(on)-perCall(off), "sandbox-ms/call")
+	b.ReportMetric(float64(floor.Microseconds())/float64(b.N*shellTurns)/1000, "floor-ms/spawn")
+	for _, c := range []struct {
+		what      string
+		got, want int64
+	}{{"process tree peak", peak.tree, treePeakTarget}, {"main process peak", peak.main, mainPeakTarget}, {"sandbox helper resident", peak.helperRSS, helperTarget}} {
+		if c.got > c.want {
+			b.Errorf("%s %.1f MB, target %d MB", c.what, float64(c.got)/(1<<20), c.want>>20)
+		}
+	}
+}

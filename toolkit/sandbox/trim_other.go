@@ -1,0 +1,6 @@
+//go:build !linux
+
+package sandbox
+
+// TrimResident does nothing outside Linux.
+func TrimResident() {}
