@@ -15,6 +15,8 @@ type accumulator struct {
 	usage    Usage
 	stop     StopReason
 	streamed bool // a content event (text, thinking, tool use) was queued
+	// respID and respModel are the response's id and model, as sent.
+	respID, respModel string
 
 	queue []Event
 	next  int // index of the next event of queue to deliver
@@ -277,7 +279,7 @@ func (a *accumulator) hasToolUse() bool {
 
 // finish queues the stop event.
 func (a *accumulator) finish() {
-	a.emit(Event{Kind: EventStop, StopReason: a.stop, Usage: a.usage})
+	a.emit(Event{Kind: EventStop, StopReason: a.stop, Usage: a.usage, ResponseID: a.respID, ResponseModel: a.respModel})
 }
 
 func (b *accBlock) toBlock() Block {

@@ -31,6 +31,8 @@ type antEvent struct {
 }
 
 type antStartMsg struct {
+	ID    string   `json:"id"`
+	Model string   `json:"model"`
 	Usage antUsage `json:"usage"`
 }
 
@@ -95,6 +97,7 @@ func (d *anthropicDecoder) handle(ev sse.Event, acc *accumulator) (bool, error) 
 	}
 	switch typ {
 	case "message_start":
+		acc.respID, acc.respModel = e.Message.ID, e.Message.Model
 		acc.setUsage(e.Message.Usage.merge(acc.usage))
 	case "content_block_start":
 		if e.Index < 0 || e.ContentBlock.Type == "" {

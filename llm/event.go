@@ -51,4 +51,8 @@ type Event struct {
 	ToolUse    Block      // EventToolUse, EventServerTool
 	Usage      Usage      // EventUsage, EventStop
 	StopReason StopReason // EventStop
+	// ResponseID and ResponseModel are, for EventStop, the provider's id
+	// of the response and the model that made it, as the stream said
+	// ("" when it did not).
+	ResponseID, ResponseModel string
 }

@@ -31,6 +31,8 @@ type oaiCall struct {
 }
 
 type oaiChunk struct {
+	ID      string          `json:"id"`
+	Model   string          `json:"model"`
 	Choices []oaiChoice     `json:"choices"`
 	Usage   *oaiUsage       `json:"usage"`
 	XGroq   *oaiXGroq       `json:"x_groq"`
@@ -136,6 +138,12 @@ func (d *openaiDecoder) handle(ev sse.Event, acc *accumulator) (bool, error) {
 	}
 	if ev.Type == "error" {
 		return true, eventError(json.RawMessage(ev.Data))
+	}
+	if c.ID != "" {
+		acc.respID = c.ID
+	}
+	if c.Model != "" {
+		acc.respModel = c.Model
 	}
 	for i := range c.Choices {
 		ch := &c.Choices[i]

@@ -80,6 +80,8 @@ type respOutItem struct {
 }
 
 type respBody struct {
+	ID                string          `json:"id"`
+	Model             string          `json:"model"`
 	Usage             *respUsage      `json:"usage"`
 	Error             json.RawMessage `json:"error"`
 	IncompleteDetails *struct {
@@ -153,6 +155,7 @@ func (d *responsesDecoder) handle(ev sse.Event, acc *accumulator) (bool, error) 
 	case "response.output_item.done":
 		return false, d.done(e, acc)
 	case "response.completed", "response.incomplete":
+		acc.respID, acc.respModel = e.Response.ID, e.Response.Model
 		return true, d.complete(typ, &e.Response, acc)
 	case "response.failed":
 		if len(e.Response.Error) == 0 || string(e.Response.Error) == "null" {

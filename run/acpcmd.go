@@ -133,20 +133,28 @@ func (o *acpOpener) open(ctx context.Context, opt acp.OpenOptions) (acp.Engine, 
 	}
 	start := time.Now()
 	s := cfg.settings()
+	// One trace per ACP session: its run span, each prompt's requests
+	// and tool calls under it, flushed when the session closes.
+	tel, endTelemetry := startTelemetry(ctx, cfg, o.env, o.stderr)
 	sopt := cfg.sinkOptions(nil, o.env, func(error) {})
 	sopt.Observe = opt.Emit
+	if tel != nil {
+		sopt.Observe = func(ev agent.Event) { opt.Emit(ev); tel.Observe(ev) }
+	}
 	fan := sink.New(io.Discard, o.stderr, sopt)
 	st, err := harness.Open(ctx, s, harness.OpenOptions{Stdout: io.Discard, Stderr: o.stderr, Env: o.env.Env, Sinks: fan,
-		Start: start, Build: sinkBuild(), NewAsker: opt.Asker})
+		Start: start, Build: sinkBuild(), NewAsker: opt.Asker, Telemetry: tel})
 	if err != nil {
 		fan.Close()
+		endTelemetry()
 		return nil, err
 	}
 	id := sink.NewSessionID(start)
 	if p := st.Session.Path(); p != "" {
 		id = session.IDOf(p)
 	}
-	return &acpEngine{s: s, st: st, fan: fan, id: id, startModel: st.Agent.Model()}, nil
+	tel.SetConversation(id)
+	return &acpEngine{s: s, st: st, fan: fan, id: id, startModel: st.Agent.Model(), endTelemetry: endTelemetry}, nil
 }
 
 // list is [acp.Lister]: the sessions of the session directory exec uses,
@@ -230,6 +238,9 @@ type acpEngine struct {
 	fan        *sink.Fan
 	id         string
 	runs       int
+	// endTelemetry flushes the session's trace, bounded; it warns on
+	// stderr when the collector could not be reached.
+	endTelemetry func()
 }
 
 func (e *acpEngine) ID() string { return e.id }
@@ -313,5 +324,6 @@ func (e *acpEngine) Close() error {
 	err := e.st.Traffic.Finish(nil, notice)
 	e.st.Close()
 	e.fan.Close()
+	e.endTelemetry()
 	return err
 }

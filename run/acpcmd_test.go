@@ -48,6 +48,12 @@ type acpSession struct {
 // startACP starts `rubichan acp` against the scripted model on 127.0.0.1.
 func startACP(t *testing.T, script llmtest.Script, args ...string) *acpSession {
 	t.Helper()
+	return startACPEnv(t, script, nil, args...)
+}
+
+// startACPEnv is [startACP] with more variables in its environment.
+func startACPEnv(t *testing.T, script llmtest.Script, more map[string]string, args ...string) *acpSession {
+	t.Helper()
 	v := acptest.NewValidator(t)
 	srv := llmtest.NewServer(script)
 	t.Cleanup(srv.Close)
@@ -56,8 +62,8 @@ func startACP(t *testing.T, script llmtest.Script, args ...string) *acpSession {
 	if err := os.WriteFile(pol, []byte(acpAskPolicy), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := fakeEnv(map[string]string{"ANTHROPIC_API_KEY": "sk-test-key-0123456789", "ANTHROPIC_BASE_URL": srv.URL(),
-		"XDG_STATE_HOME": state, "HOME": "/nonexistent-home", "PATH": os.Getenv("PATH")})
+	env := fakeEnv(withVars(map[string]string{"ANTHROPIC_API_KEY": "sk-test-key-0123456789", "ANTHROPIC_BASE_URL": srv.URL(),
+		"XDG_STATE_HOME": state, "HOME": "/nonexistent-home", "PATH": os.Getenv("PATH")}, more))
 	env.Environ = func() []string { return []string{"PATH=" + os.Getenv("PATH")} }
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

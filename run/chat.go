@@ -118,6 +118,10 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 	if cfg.Output == outputJSON || cfg.Output == outputStreamJSON {
 		js = sink.NewJSON(sink.NewJSONShown(stdout), cfg.Output == outputStreamJSON, sink.NewSessionID(start), nil)
 	}
+	// One trace per chat session: the session's run span, every line's
+	// requests and tool calls under it, flushed when the chat ends.
+	tel, endTelemetry := startTelemetry(ctx, cfg, env, stderr)
+	defer endTelemetry()
 	return linemode.Run(ctx, linemode.Options{
 		Stdin: stdin, Stdout: stdout, Stderr: stderr, Person: person, Input: in, Interrupts: env.interrupts,
 		HistoryPath: linemode.HistoryPath(env.LookupEnv), Secrets: s.Secrets(env.Env, s.Dir),
@@ -126,11 +130,14 @@ func runChat(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		NewSinks: func(stderr io.Writer, observe func(agent.Event), stop func(error)) *sink.Fan {
 			opt := cfg.sinkOptions(js, env, stop)
 			opt.Observe = observe
+			if tel != nil {
+				opt.Observe = func(ev agent.Event) { observe(ev); tel.Observe(ev) }
+			}
 			return sink.New(stdout, stderr, opt)
 		},
 		Open: func(ctx context.Context, fan *sink.Fan, stderr io.Writer, newAsker func(*harness.Approver) agent.Asker) (*harness.Run, error) {
 			return harness.Open(ctx, s, harness.OpenOptions{Stdout: stdout, Stderr: stderr, Env: env.Env, Sinks: fan,
-				Start: start, Build: sinkBuild(), NewAsker: newAsker})
+				Start: start, Build: sinkBuild(), NewAsker: newAsker, Telemetry: tel})
 		},
 		CompactFor:     func(model string, emit func(agent.Event)) agent.Compact { return harness.CompactFor(s, model, emit) },
 		StructuredPlan: s.StructuredPlan, Dir: s.Dir, SchemaRetries: s.JSONSchemaRetries,

@@ -100,7 +100,7 @@ func runExec(ctx context.Context, cfg execConfig, stdin io.Reader, stdout, stder
 		debug.SetGCPercent(50)
 	}
 	runErr := l.Resume(ctx, history, open, resumePrompt(r.Input.Text, history, open))
-	err = harness.Finish(r.Traffic.Finish(runErr, notice), l, sinks.Text(), start, sinks.Emit, harness.RunEnd{Verifier: r.Verifier, Patch: r.Patch, Structured: r.Structured, TraceID: tel.TraceID()})
+	err = harness.Finish(r.Traffic.Finish(runErr, notice), l, sinks.Text(), start, sinks.Emit, harness.RunEnd{Verifier: r.Verifier, Patch: r.Patch, Structured: r.Structured, TraceID: tel.TraceID(), Telemetry: tel, Warn: telemetryWarn(stderr)})
 	if werr := writeLastMessage(cfg.LastMessage, sinks.LastMessage()); werr != nil && err == nil {
 		err = werr
 	}

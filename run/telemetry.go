@@ -15,7 +15,7 @@ import (
 // it: the flush, bounded, with one warning line on stderr when the
 // collector could not be reached.
 func startTelemetry(ctx context.Context, cfg execConfig, env environment, stderr io.Writer) (*telemetry.Run, func()) {
-	warn := func(s string) { fmt.Fprintln(stderr, "rubichan: "+s) }
+	warn := telemetryWarn(stderr)
 	s := cfg.settings()
 	red := agent.NewRedactor(s.Secrets(env.Env, cfg.Dir))
 	tel := harness.StartTelemetry(ctx, cfg.Settings, env.Env, telemetry.Info{
@@ -26,4 +26,9 @@ func startTelemetry(ctx context.Context, cfg execConfig, env environment, stderr
 			warn(w)
 		}
 	}
+}
+
+// telemetryWarn shows a telemetry warning on stderr, on one line.
+func telemetryWarn(stderr io.Writer) func(string) {
+	return func(s string) { fmt.Fprintln(stderr, "rubichan: "+s) }
 }

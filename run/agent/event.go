@@ -83,18 +83,28 @@ type Event struct {
 	Usage  *llm.Usage // EventMessageDone: the tokens of the request
 	// Cost is, for EventMessageDone, the request's cost in USD at its
 	// model's price; nil when the price is not known.
-	Cost    *float64
-	Stop    llm.StopReason // EventMessageDone: why the model stopped
-	Retry   *RetryInfo
-	Summary *Summary
-	Verify  *VerifyInfo
-	Hook    *HookInfo
-	Err     error
-	Message *llm.Message // EventHistory
+	Cost *float64
+	Stop llm.StopReason // EventMessageDone: why the model stopped
+	// Response is, for EventMessageDone, the provider's id of the
+	// response and the model that made it.
+	Response *ResponseInfo
+	Retry    *RetryInfo
+	Summary  *Summary
+	Verify   *VerifyInfo
+	Hook     *HookInfo
+	Err      error
+	Message  *llm.Message // EventHistory
 	// Compaction is set for EventCompaction.
 	Compaction *CompactionInfo
 	// Subquery is set for EventSubquery.
 	Subquery *SubqueryInfo
+}
+
+// ResponseInfo names one model response as its stream did; a field the
+// provider did not send is "".
+type ResponseInfo struct {
+	ID    string // the provider's id of the response
+	Model string // the model that answered, which may differ from the one asked
 }
 
 // HookInfo is one run of a configured hook.
@@ -219,6 +229,9 @@ type Summary struct {
 	// TraceID is the run's OpenTelemetry trace id, the caller's to fill;
 	// "" when telemetry is off.
 	TraceID string
+	// TraceUnsent says the run's trace could not all be sent to the
+	// collector (one warning line said why); the caller's to fill.
+	TraceUnsent bool
 }
 
 // CompactionInfo describes one compaction of the conversation.

@@ -35,6 +35,7 @@ type Agent struct {
 	specs     []llm.ToolSpec
 	messages  []llm.Message
 	usage     llm.Usage
+	response  ResponseInfo // the last request's response, for EventMessageDone
 	turns     int
 	toolCalls int
 	denials   int
@@ -183,7 +184,8 @@ func (l *Agent) turnLoop(ctx context.Context) error {
 				return err
 			}
 			l.add(sanitize(msg))
-			l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Cost: l.requestCost(used), Stop: stop})
+			resp := l.response
+			l.emit(Event{Kind: EventMessageDone, Turn: l.turns, Text: msg.Text(), Usage: &used, Cost: l.requestCost(used), Stop: stop, Response: &resp})
 			return nil
 		})
 		if err != nil {
@@ -339,6 +341,7 @@ func (l *Agent) policyStop(kind StopKind, format string, args ...any) error {
 // they fail, and a retry that would pass the budget is not made.
 func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.Usage, error) {
 	req := llm.Request{Model: l.cfg.Model, System: l.cfg.System, Messages: l.messages, Tools: l.specs, Format: l.cfg.Format}
+	l.response = ResponseInfo{}
 	var rt retext
 	hb := startBeat(ctx, l.cfg.Heartbeat, l.turns, l.emit)
 	defer hb.stop()
@@ -364,6 +367,8 @@ func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.U
 				text(rt.delta(ev.Text))
 			case ev.Kind == llm.EventThinking && ev.Text != "":
 				l.emit(Event{Kind: EventThinkingDelta, Turn: l.turns, Text: ev.Text})
+			case ev.Kind == llm.EventStop:
+				l.response = ResponseInfo{ID: ev.ResponseID, Model: ev.ResponseModel}
 			}
 		},
 		OnAttempt: func(u llm.Usage, err error) error {

@@ -15,6 +15,7 @@ import (
 	"github.com/rubichan/rubichan/run/hooks"
 	"github.com/rubichan/rubichan/run/sink"
 	"github.com/rubichan/rubichan/run/structured"
+	"github.com/rubichan/rubichan/run/telemetry"
 )
 
 // RunEnd is what a run adds to its closing summary besides the loop's
@@ -26,12 +27,17 @@ type RunEnd struct {
 	Patch      *PatchMode
 	Structured *structured.Slot
 	TraceID    string // the run's trace id; "" without telemetry
+	// Telemetry, when on, is flushed before the closing summary, which
+	// counts a trace that could not be sent; Warn shows its one warning.
+	Telemetry *telemetry.Run
+	Warn      func(string)
 }
 
 // Finish reports how the loop ended — its error, unless already shown
 // (the engine announced it: [agent.Announced]) or not worth a line
 // (stdout's reader gone) — writes the patch under
-// --patch, shows the closing summary, and returns the run's error.
+// --patch, flushes the run's telemetry ([telemetry.Run.Flush]), shows the
+// closing summary, and returns the run's error.
 func Finish(runErr error, l *agent.Agent, text *sink.Text, start time.Time, emit func(agent.Event), end RunEnd) error {
 	code := exit.Code(runErr)
 	var sig exit.SignalError
@@ -61,6 +67,12 @@ func Finish(runErr error, l *agent.Agent, text *sink.Text, start time.Time, emit
 	case pi != nil:
 		sum.Patch = pi
 		emit(agent.Event{Kind: agent.EventNotice, Text: PatchLine(pi)})
+	}
+	if w := end.Telemetry.Flush(sum); w != "" {
+		sum.TraceUnsent = true
+		if end.Warn != nil {
+			end.Warn(w)
+		}
 	}
 	emit(agent.Event{Kind: agent.EventTurnDone, Summary: sum})
 	if runErr == nil {

@@ -51,7 +51,9 @@ func aroundOf(tel *telemetry.Run) agent.Around {
 
 // withTrace is ce for a run with telemetry tel: the commands started
 // outside a tool call (the MCP servers) get the run's TRACEPARENT in
-// place of the one it joined, and a hook or --verify its own span's.
+// place of the one it joined, a hook or --verify its own span's, and an
+// HTTP MCP server's requests their span's traceparent header when the
+// user opts in.
 func withTrace(ce ChildEnv, tel *telemetry.Run) ChildEnv {
 	set := tel.Env(context.Background())
 	if len(set) == 0 {
@@ -65,5 +67,6 @@ func withTrace(ce ChildEnv, tel *telemetry.Run) ChildEnv {
 	}
 	ce.Environ = append(out, set...)
 	ce.CallEnv = tel.Env
+	ce.Headers = tel.Inject // a no-op unless [telemetry] propagate_to_providers
 	return ce
 }

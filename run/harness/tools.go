@@ -42,6 +42,10 @@ type ChildEnv struct {
 	// CallEnv adds a command's variables from its context: the
 	// TRACEPARENT of the span it runs under; nil: none.
 	CallEnv func(ctx context.Context) []string
+	// Headers adds the headers of a request to an HTTP MCP server from
+	// its context: the traceparent of its span, when the user opts in
+	// ([telemetry] propagate_to_providers); nil: none.
+	Headers func(ctx context.Context, set func(key, value string))
 }
 
 // OpenTools makes what the run's commands — the bash tool's, the
@@ -111,7 +115,7 @@ func ProbeTools(s Settings, env Env, root string, notice func(string)) (rt Tools
 func MCPOptions(ce ChildEnv, root string, rt Tools) mcp.Options {
 	opts := mcp.Options{
 		Environ: ce.Environ, EnvAllow: ce.EnvAllow, DropEnv: ce.DropEnv,
-		PathAdd: ce.PathAdd, Dir: root, Reaper: rt.Reaper, TempDir: rt.TempDir,
+		PathAdd: ce.PathAdd, Dir: root, Reaper: rt.Reaper, TempDir: rt.TempDir, Headers: ce.Headers,
 	}
 	if rt.Box != nil {
 		home := toolkit.LookupEnv(ce.Environ, "HOME")
@@ -153,6 +157,10 @@ type BashSettings struct {
 	// CallEnv adds a command's variables from its call's context: the
 	// TRACEPARENT of its execute_tool span; nil: none.
 	CallEnv func(ctx context.Context) []string
+	// Headers adds the headers of a request to an HTTP MCP server from
+	// its context: the traceparent of its span, when the user opts in
+	// ([telemetry] propagate_to_providers); nil: none.
+	Headers func(ctx context.Context, set func(key, value string))
 }
 
 // BuildTools returns the tools of a headless run: the file tools with the

@@ -324,7 +324,8 @@ func stopNote(out string) string {
 }
 
 // formatSummary renders "4 turns · 12.3k in / 1.1k out tokens · 18.2s",
-// followed by " · $0.0123" when the model's price is known.
+// followed by " · $0.0123" when the model's price is known and
+// " · trace not sent" when the telemetry's collector could not be reached.
 func formatSummary(sum *agent.Summary) string {
 	turns := "turns"
 	if sum.Turns == 1 {
@@ -343,6 +344,9 @@ func formatSummary(sum *agent.Summary) string {
 	}
 	if sum.CostKnown {
 		line += " · " + agent.FormatUSD(sum.CostUSD)
+	}
+	if sum.TraceUnsent {
+		line += " · trace not sent"
 	}
 	return line
 }

@@ -154,13 +154,20 @@ func (r *Run) messageDone(ev agent.Event) {
 		return
 	}
 	u := *ev.Usage
+	model := c.model
+	if ev.Response != nil && ev.Response.Model != "" {
+		model = ev.Response.Model
+	}
 	attrs := []attribute.KeyValue{
-		attribute.String("gen_ai.response.model", c.model),
+		attribute.String("gen_ai.response.model", model),
 		attribute.StringSlice("gen_ai.response.finish_reasons", []string{string(ev.Stop)}),
 		attribute.Int("gen_ai.usage.input_tokens", u.InputTokens+u.CacheReadTokens+u.CacheCreationTokens),
 		attribute.Int("gen_ai.usage.output_tokens", u.OutputTokens),
 		attribute.Int("gen_ai.usage.cache_read.input_tokens", u.CacheReadTokens),
 		attribute.Int("gen_ai.usage.cache_creation.input_tokens", u.CacheCreationTokens),
+	}
+	if ev.Response != nil && ev.Response.ID != "" {
+		attrs = append(attrs, attribute.String("gen_ai.response.id", ev.Response.ID))
 	}
 	if ev.Cost != nil {
 		attrs = append(attrs, attribute.Float64("rubichan.cost_usd", *ev.Cost))

@@ -49,6 +49,7 @@ type Run struct {
 	chat  *chatSpan             // the model request under way
 	tools map[string]trace.Span // the tool calls under way, by call id
 	ended bool
+	end   flushState // what Flush leaves for Close (flush.go)
 }
 
 // Start begins the run's trace: a child of s.Traceparent when it is a
@@ -153,7 +154,8 @@ func (r *Run) parent(ctx context.Context) context.Context {
 }
 
 // Close ends what is still open, then flushes and stops the exporters
-// within the flush bound. It returns the one-line warning to show when
+// within the flush bound (the one [Run.Flush] started, if it ran). It
+// returns the one-line warning to show when
 // spans could not be sent ("" when all went). A collector that is down
 // or silent costs at most the bound.
 func (r *Run) Close() string {
@@ -166,15 +168,11 @@ func (r *Run) Close() string {
 		r.root.End()
 	}
 	r.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), r.s.Flush)
+	ctx, cancel := r.flushContext()
 	defer cancel()
 	terr := r.tp.Shutdown(ctx)
 	merr := r.mp.Shutdown(ctx)
-	if n := r.exp.failed.Load(); n > 0 || terr != nil || merr != nil {
-		why := errors.Join(r.exp.err(), terr, merr)
-		return fmt.Sprintf("telemetry: could not send the run's trace %s to %s within %s: %v", r.TraceID(), shownURL(r.s.TracesURL), r.s.Flush, r.info.Redact(oneLine(why)))
-	}
-	return ""
+	return r.warning(terr, merr)
 }
 
 // httpURL reports whether raw is an http(s) URL with a host, one the

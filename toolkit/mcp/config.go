@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"net/http"
 	"os/exec"
 	"time"
@@ -91,6 +92,11 @@ type Options struct {
 	Reaper *toolkit.Reaper
 	// HTTPClient carries streamable HTTP requests; nil: a default client.
 	HTTPClient *http.Client
+	// Headers, when set, is called for every streamable HTTP request with
+	// the request's context and adds headers through set: the seam where
+	// the run adds the W3C traceparent of the span a call runs under,
+	// when the user opts in.
+	Headers func(ctx context.Context, set func(key, value string))
 	// Prepare, when set, is called with each stdio server's command and
 	// configuration before it starts: the seam where the OS sandbox wraps
 	// it (the run sets it to [toolkit.Sandbox.WrapFor] with the server's

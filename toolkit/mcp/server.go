@@ -226,6 +226,9 @@ func (s *server) httpClient(over *overflow) *http.Client {
 		rt = http.DefaultTransport
 	}
 	c.Transport = boundTransport{rt: rt, max: DefaultMaxMessageBytes, over: over}
+	if s.opts.Headers != nil {
+		c.Transport = hookTransport{add: s.opts.Headers, rt: c.Transport}
+	}
 	if len(s.cfg.Headers) == 0 {
 		return &c
 	}
@@ -251,6 +254,19 @@ func sameOrigin(req *http.Request, via []*http.Request) error {
 		return errors.New("stopped after 5 redirects")
 	}
 	return nil
+}
+
+// hookTransport adds the headers [Options.Headers] gives for each
+// request's context.
+type hookTransport struct {
+	add func(ctx context.Context, set func(key, value string))
+	rt  http.RoundTripper
+}
+
+func (t hookTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	t.add(r.Context(), r.Header.Set)
+	return t.rt.RoundTrip(r)
 }
 
 // headerTransport adds fixed headers to every request.
