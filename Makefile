@@ -49,9 +49,17 @@ $(ACP_MODULES): testdata/acp/package.json testdata/acp/package-lock.json
 	@touch $@
 
 # -timeout: the run package's end-to-end scripts take 8-10 minutes under
-# -race on a loaded 2-core machine, past go test's default of 10.
+# -race on a loaded 2-core machine, past go test's default of 10. go test
+# prints a line per package as each ends; the run package goes last, on
+# its own and verbose through testdata/make/progress.awk, so that its
+# minutes show a line per top-level test and per 25 scripts.
+RUNPKG = github.com/rubichan/rubichan/run
 test: vet $(MCP_MODULES) $(ACP_MODULES)
-	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -vx $(RUNPKG))
+	@if $(GO) list $(PKGS) | grep -qx $(RUNPKG); then \
+	  echo "$(RUNPKG): its end-to-end scripts take minutes; a line as its tests end"; \
+	  $(GO) test -race -count=1 -timeout 30m -v $(RUNPKG) 2>&1 | awk -f testdata/make/progress.awk; \
+	fi
 
 bench: mods
 	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) -benchmem $(PKGS)

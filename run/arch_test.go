@@ -80,7 +80,8 @@ type archRule struct {
 	check func(pkg archPkg) []string
 }
 
-// archRules are the four arrows of DESIGN's layout section.
+// archRules are the four arrows of DESIGN's layout section, and the
+// binary's one forbidden dependency.
 func archRules() []archRule {
 	cores := []string{"llm", "toolkit", "policy"}
 	forbid := func(pkg archPkg, imps []string, bad func(string) bool) []string {
@@ -144,6 +145,14 @@ func archRules() []archRule {
 			}
 			return forbid(pkg, pkg.imports, func(imp string) bool {
 				return pkgWithinAny(imp, "run/agent", "run/harness", "run/sink", "run/exit")
+			})
+		}},
+		{"5: santhosh-tekuri/jsonschema is for tests only (its init compiles every draft's meta-schema at each start); the binary validates with google/jsonschema-go", func(pkg archPkg) []string {
+			if strings.HasSuffix(pkg.path, "test") {
+				return nil // a test helper package (eventstest, acptest)
+			}
+			return forbid(pkg, pkg.imports, func(imp string) bool {
+				return strings.HasPrefix(imp, "github.com/santhosh-tekuri/jsonschema")
 			})
 		}},
 	}
@@ -295,6 +304,9 @@ func TestArchRulesCatch(t *testing.T) {
 		"acp imports linemode":               {archPkg{path: "run/acp", imports: []string{"run/linemode"}}, "3"},
 		"harness imports acp":                {archPkg{path: "run/harness", imports: []string{"run/acp"}}, "3"},
 		"run imports everything":             {archPkg{path: "run", imports: []string{"run/harness", "run/linemode", "run/query"}}, ""},
+		"structured imports santhosh":        {archPkg{path: "run/structured", imports: []string{"github.com/santhosh-tekuri/jsonschema/v6"}}, "5"},
+		"structured tests use santhosh":      {archPkg{path: "run/structured", tests: []string{"github.com/santhosh-tekuri/jsonschema/v6"}}, ""},
+		"eventstest imports santhosh":        {archPkg{path: "run/events/eventstest", imports: []string{"github.com/santhosh-tekuri/jsonschema/v6"}}, ""},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

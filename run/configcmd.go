@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/run/config"
@@ -51,6 +52,18 @@ func configFlags() []cli.Flag {
 		&cli.StringFlag{Name: "max-queries", Usage: "refuse sub-queries past `N` and stop (exit 4); 0 for none (default: 500) [$RUBICHAN_MAX_QUERIES]", Category: "Sub-queries"},
 		&cli.StringFlag{Name: "stdin-inline-max", Usage: "largest stdin (`SIZE`: B, KB, MB, GB) put into the prompt; more is spilled to a file (default: 256KB) [$RUBICHAN_STDIN_INLINE_MAX]", Category: input},
 	}
+}
+
+// configFlagsNamed is the configuration flags of those names, for a
+// command that reads only them (its help then lists only them).
+func configFlagsNamed(names ...string) []cli.Flag {
+	var fs []cli.Flag
+	for _, f := range configFlags() {
+		if slices.Contains(names, f.Names()[0]) {
+			fs = append(fs, f)
+		}
+	}
+	return fs
 }
 
 // configOptionsFromCLI collects the configuration flags set on the command

@@ -19,7 +19,10 @@ import (
 
 // mcpCommand is `rubichan mcp`, with its one subcommand `list`.
 func mcpCommand(env environment) *cli.Command {
-	flags := append(configFlags(), policyFlags("")...)
+	// The configuration flags that change which servers start and how:
+	// its file, the provider (whose key the servers do not get), the
+	// sandbox they run in; a run's limits, model and --verify are not read.
+	flags := append(configFlagsNamed("config", "provider", "sandbox", "network"), policyFlags("")...)
 	flags = append(flags, mcpFlags("")...)
 	flags = append(flags,
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},

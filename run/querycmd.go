@@ -55,7 +55,9 @@ func queryCommand(stdin io.Reader, env environment) *cli.Command {
 		Usage:       "ask the model one question without tools (sub-queries)",
 		UsageText:   queryUsageText,
 		Description: queryDescription,
-		Flags:       append(queryFlagsList(), configFlags()...),
+		// A query reads the provider's settings and the stream's limits.
+		Flags: append(queryFlagsList(), configFlagsNamed("config", "provider", "model", "base-url",
+			"stream-idle-timeout", "stream-header-timeout", "max-response-size")...),
 		Action: func(c *cli.Context) error {
 			q, err := queryOptionsFrom(c)
 			if err != nil {

@@ -30,7 +30,8 @@ listener on 127.0.0.1, each of which must be blocked when the state says so.
 
 Exit codes: 0 the achieved state meets the settings and the self-test agrees
 with it, 1 it does not, 2 a bad flag or configuration.`,
-			Flags: append(configFlags(),
+			// It reads the [shell] settings alone: their file and flags.
+			Flags: append(configFlagsNamed("config", "sandbox", "network", "allow-all"),
 				&cli.BoolFlag{Name: "json", Usage: "print one JSON object"},
 				&cli.BoolFlag{Name: "trust-workspace", Usage: "use the workspace's [shell] settings", EnvVars: envs("trust-workspace")},
 				&cli.StringFlag{Name: "cwd", Aliases: []string{"C"}, Usage: "workspace root `DIR` (default: the current directory)", EnvVars: envs("cwd"), TakesFile: true},

@@ -53,6 +53,14 @@ func rubichanMain() {
 		}
 		env.Now = func() time.Time { return day }
 	}
+	// A script shortens the heartbeat's first wait (30s in a real run).
+	if d := os.Getenv("RUBICHAN_TEST_HEARTBEAT"); d != "" {
+		hb, err := time.ParseDuration(d)
+		if err != nil {
+			panic(err)
+		}
+		env.Heartbeat = hb
+	}
 	code := runMain(sigs.Context(), os.Args, os.Stdin, os.Stdout, os.Stderr, env)
 	sigs.Stop()
 	os.Exit(code)

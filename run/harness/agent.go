@@ -56,7 +56,7 @@ func (r *Run) agentOptions(ctx context.Context, s Settings, env Env, secrets []s
 		Compact: CompactFor(s, s.Provider.Model, emit),
 		Judge:   r.Approver.Judge, AskedFacts: PendingFacts, OnAsk: onAsk, Preview: PreviewDiff,
 		Redact: agent.NewRedactor(secrets), Emit: emit, Around: aroundOf(tel),
-		Heartbeat: agent.Heartbeat{First: agent.DefaultHeartbeat},
+		Heartbeat: agent.Heartbeat{First: env.HeartbeatFirst()},
 	}, NewProviderClient(s.Provider, StreamLimits(s.Config), tel.Client(r.Traffic.HTTPClient)), parts, nil
 }
 

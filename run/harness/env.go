@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/rubichan/rubichan/run/agent"
 	"github.com/rubichan/rubichan/toolkit/sandbox"
 )
 
@@ -27,6 +28,9 @@ type Env struct {
 	// Now is the time the system prompt's date comes from; nil: the
 	// clock. Tests set it to replay a cassette on another day.
 	Now func() time.Time
+	// Heartbeat is the first wait before the agent notes that the model
+	// is silent; zero: [agent.DefaultHeartbeat]. Tests shorten it.
+	Heartbeat time.Duration
 }
 
 // ProcessEnv is the real process's environment.
@@ -40,6 +44,15 @@ func (env Env) Today() time.Time {
 		return time.Now()
 	}
 	return env.Now()
+}
+
+// HeartbeatFirst is the first wait of the run's heartbeat: the
+// environment's, or [agent.DefaultHeartbeat].
+func (env Env) HeartbeatFirst() time.Duration {
+	if env.Heartbeat > 0 {
+		return env.Heartbeat
+	}
+	return agent.DefaultHeartbeat
 }
 
 // SandboxABI is the kernel's Landlock ABI, from the environment's probe

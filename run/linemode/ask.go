@@ -27,8 +27,9 @@ const (
 
 // ttyAsker asks a person at the terminal about a call the policy marks
 // "ask": it shows the tool, its arguments in short and, for a write or an
-// edit, the diff it would make, and reads one line of answer from the
-// terminal (/dev/tty), whatever standard input is. Its colors are
+// edit, the diff it would make, and reads the answer from the terminal
+// (/dev/tty), whatever standard input is: one key where the terminal
+// allows (Linux), else a line. Its colors are
 // explicit [color.Color] values, on only when stderr is a terminal and
 // NO_COLOR is unset.
 type ttyAsker struct {
@@ -61,8 +62,8 @@ func (a *ttyAsker) close() {
 }
 
 // ask is the loop's [agent.Options.Ask]: it returns the agent.Verdict to act on.
-// Enter alone is no; a Ctrl-C (the run's context ending) is no as well,
-// and the loop then stops the run.
+// As a line, Enter alone is no; as a key it asks again. A Ctrl-C (the
+// run's context ending) is no as well, and the loop then stops the run.
 func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects, v agent.Verdict) agent.Verdict {
 	a.hdr.Fprintf(a.out, "? %s: %s\n", agent.Shown(call.Name), sink.Whole(eff.Summary))
 	fmt.Fprintf(a.out, "  needs approval: %s (rule %s", sink.Whole(v.Fact), agent.Shown(v.Rule))
@@ -80,29 +81,51 @@ func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects,
 		prompt, choices = "allow? [y]es / [n]o / [a]lways this exact one / [d]eny always › ", "y, n, a or d"
 		a.printSessionFacts(result)
 	}
+	keys := a.keys()
 	for {
 		fmt.Fprint(a.out, prompt)
-		ans, err := a.readAnswer(ctx)
+		ans, err := a.readAnswer(ctx, keys)
 		if err != nil {
 			fmt.Fprintln(a.out)
 			return refusedVerdict(v, ruleTerminalDeny, "you said no")
 		}
-		switch strings.ToLower(strings.TrimSpace(ans)) {
-		case "y", "yes":
-			return agent.Verdict{Kind: agent.VerdictAllow, Rule: ruleTerminalAllow, Fact: v.Fact, Reason: "you said yes"}
-		case "", "n", "no":
-			return refusedVerdict(v, ruleTerminalDeny, "you said no")
-		case "a", "always":
-			if always && a.ap.Session().Approve(result) == nil {
-				return agent.Verdict{Kind: agent.VerdictAllow, Rule: policy.RuleSession, Fact: v.Fact, Reason: "you said always, for this session"}
-			}
-		case "d", "deny":
-			if always && a.ap.Session().DenyAlways(result) == nil {
-				return refusedVerdict(v, policy.RuleSessionDeny, "you said deny always, for this session")
-			}
+		if verdict, ok := a.answer(ans, keys, always, result, v); ok {
+			return verdict
 		}
-		fmt.Fprintf(a.out, "  answer %s, then Enter\n", choices)
+		switch {
+		case keys && strings.TrimSpace(ans) == "":
+			// Enter alone (or a key that shows nothing): ask again.
+		case keys:
+			fmt.Fprintf(a.out, "  answer %s\n", choices)
+		default:
+			fmt.Fprintf(a.out, "  answer %s, then Enter\n", choices)
+		}
 	}
+}
+
+// answer is the verdict of an answer, ok false when it is none: an
+// unknown one, "a" or "d" where only yes or no is offered, or, with
+// single keys, Enter alone (it asks again; as a line it is no).
+func (a *ttyAsker) answer(ans string, keys, always bool, result policy.Result, v agent.Verdict) (agent.Verdict, bool) {
+	switch strings.ToLower(strings.TrimSpace(ans)) {
+	case "y", "yes":
+		return agent.Verdict{Kind: agent.VerdictAllow, Rule: ruleTerminalAllow, Fact: v.Fact, Reason: "you said yes"}, true
+	case "":
+		if !keys {
+			return refusedVerdict(v, ruleTerminalDeny, "you said no"), true
+		}
+	case "n", "no":
+		return refusedVerdict(v, ruleTerminalDeny, "you said no"), true
+	case "a", "always":
+		if always && a.ap.Session().Approve(result) == nil {
+			return agent.Verdict{Kind: agent.VerdictAllow, Rule: policy.RuleSession, Fact: v.Fact, Reason: "you said always, for this session"}, true
+		}
+	case "d", "deny":
+		if always && a.ap.Session().DenyAlways(result) == nil {
+			return refusedVerdict(v, policy.RuleSessionDeny, "you said deny always, for this session"), true
+		}
+	}
+	return agent.Verdict{}, false
 }
 
 // printSessionFacts says what "always" and "deny always" would record
@@ -126,13 +149,31 @@ func refusedVerdict(v agent.Verdict, rule, reason string) agent.Verdict {
 			"take another approach, or stop and ask them what they want.", v.Fact)}
 }
 
-// readAnswer reads one line from the terminal; it gives up when ctx ends
-// (Ctrl-C), the read then cut by a deadline.
-func (a *ttyAsker) readAnswer(ctx context.Context) (string, error) {
+// keys says whether answers are single keys: the terminal takes them
+// (see [keyMode]); otherwise an answer is a line.
+func (a *ttyAsker) keys() bool {
+	restore, ok := keyMode(int(a.tty.Fd()))
+	if ok {
+		restore()
+	}
+	return ok
+}
+
+// readAnswer reads one answer from the terminal, a key (shown after the
+// prompt, then a new line) when keys is set, else a line; it gives up
+// when ctx ends (Ctrl-C), the read then cut by a deadline. Ctrl-D is no
+// answer: io.EOF.
+func (a *ttyAsker) readAnswer(ctx context.Context, keys bool) (string, error) {
 	stop := context.AfterFunc(ctx, func() { a.tty.SetReadDeadline(time.Now()) })
-	line, err := a.r.ReadString('\n')
+	defer a.tty.SetReadDeadline(time.Time{})
+	var line string
+	var err error
+	if keys {
+		line, err = a.readKey()
+	} else {
+		line, err = a.r.ReadString('\n')
+	}
 	stop()
-	a.tty.SetReadDeadline(time.Time{})
 	if ctx.Err() != nil {
 		return "", context.Cause(ctx)
 	}
@@ -140,6 +181,29 @@ func (a *ttyAsker) readAnswer(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return line, nil
+}
+
+// readKey reads one key in single-key mode and shows it: a printable
+// key after the prompt, any other as the new line that ends the prompt.
+func (a *ttyAsker) readKey() (string, error) {
+	restore, ok := keyMode(int(a.tty.Fd()))
+	if !ok {
+		return a.r.ReadString('\n')
+	}
+	defer restore()
+	b, err := a.r.ReadByte()
+	_, _ = a.r.Discard(a.r.Buffered()) // keys typed past the answer
+	switch {
+	case err != nil:
+		return "", err
+	case b == 4: // Ctrl-D
+		return "", io.EOF
+	case b > ' ' && b < 0x7f:
+		fmt.Fprintf(a.out, "%c\n", b)
+		return string(b), nil
+	}
+	fmt.Fprintln(a.out)
+	return "", nil
 }
 
 // printDiff shows a unified diff, its lines colored by kind and their

@@ -26,7 +26,7 @@ func TestCheck(t *testing.T) {
 	}{
 		"native valid, spaces dropped": {steps: []step{{final: agent.Final{Text: "\n{\"label\": \"flaky\"}\n"}, passed: true}}, out: `{"label":"flaky"}`},
 		"native corrected on retry": {steps: []step{
-			{final: agent.Final{Text: `{"label":"nope"}`}, feedback: "/label: value must be one of"},
+			{final: agent.Final{Text: `{"label":"nope"}`}, feedback: "/label: enum:"},
 			{final: agent.Final{Text: `{"label":"bug"}`}, passed: true},
 		}, out: `{"label":"bug"}`},
 		"retries exhausted": {steps: []step{

@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/url"
 	"path/filepath"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Schema is the user's JSON Schema, compiled.
@@ -19,7 +21,7 @@ type Schema struct {
 	Raw    json.RawMessage // the schema as given, compact
 	Digest string          // hex SHA-256 of Raw, for the init event
 	doc    any             // Raw decoded
-	sch    *jsonschema.Schema
+	sch    *jsonschema.Resolved
 }
 
 // Inline is the [Schema.Source] of a schema given on the command line.
@@ -66,11 +68,11 @@ func LoadIn(arg, dir, workspace string) (*Schema, error) {
 }
 
 // Parse compiles the schema data that came from source. It is a draft
-// 2020-12 schema unless its $schema says otherwise. It is one document:
+// 2020-12 schema unless its $schema names draft-07. It is one document:
 // a $ref or $schema naming another file or a URL is an error (see
-// [noLoader]); the published meta-schemas are built in.
+// [noLoader]).
 func Parse(data []byte, source string) (*Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	doc, err := decodeJSON(data, true)
 	if err != nil {
 		return nil, &Error{File: source, Msg: "not JSON: " + err.Error()}
 	}
@@ -79,21 +81,16 @@ func Parse(data []byte, source string) (*Schema, error) {
 	default:
 		return nil, &Error{File: source, Msg: "a schema is an object or a boolean"}
 	}
-	url := "inline.json"
-	if source != Inline {
-		if abs, err := filepath.Abs(source); err == nil {
-			url = abs
-		}
+	if e := checkSchema(doc, ""); e != nil {
+		e.File = source
+		return nil, e
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, compileError(source, err)
+	if p := refLoop(doc); p != "" {
+		return nil, &Error{File: source, Pointer: p, Msg: "a $ref loop that never steps into the answer"}
 	}
-	sch, err := c.Compile(url)
+	sch, err := resolve(doc)
 	if err != nil {
-		return nil, compileError(source, err)
+		return nil, compileError(source, doc, err)
 	}
 	var raw bytes.Buffer
 	if err := json.Compact(&raw, data); err != nil {
@@ -103,37 +100,61 @@ func Parse(data []byte, source string) (*Schema, error) {
 	return &Schema{Source: source, Raw: raw.Bytes(), Digest: hex.EncodeToString(sum[:]), doc: doc, sch: sch}, nil
 }
 
+// decodeJSON decodes one JSON document, numbers as [json.Number] when
+// exact (the schema, kept as written) or float64 (an instance, as the
+// validator reads it).
+func decodeJSON(data []byte, exact bool) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if exact {
+		dec.UseNumber()
+	}
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("more than one JSON value")
+	}
+	return v, nil
+}
+
+// resolve compiles the decoded schema doc.
+func resolve(doc any) (*jsonschema.Resolved, error) {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(b, &sch); err != nil {
+		return nil, err
+	}
+	return sch.Resolve(&jsonschema.ResolveOptions{Loader: noLoader})
+}
+
 // noLoader refuses every document outside the schema. The schema sent to
 // the provider is the one document given, so a reference out of it
 // could not be honoured there; and the schema may come from an untrusted
 // checkout, whose $ref must not make the run read a file the policy
 // guards (~/.aws, a device) or fetch a URL.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("a $ref or $schema may name only the schema itself (#/...) or a published meta-schema, not %s", url)
+func noLoader(u *url.URL) (*jsonschema.Schema, error) {
+	return nil, &refError{ref: u.String()}
 }
 
-// compileError names the file and the pointer of a schema the compiler
-// refused: for a schema invalid against the meta-schema, the first
-// leaf error's location in the schema.
-func compileError(source string, err error) error {
-	var sve *jsonschema.SchemaValidationError
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &sve) && errors.As(sve.Err, &ve) {
-		if ps := problems(ve); len(ps) > 0 {
-			return &Error{File: source, Pointer: ps[0].Pointer, Msg: ps[0].Message}
-		}
+// refError is a reference out of the schema.
+type refError struct{ ref string }
+
+func (e *refError) Error() string {
+	return "a $ref or $schema may name only the schema itself (#/...) or a published meta-schema (draft 2020-12 or draft-07), not " + e.ref
+}
+
+// compileError names the file of a schema the resolver refused, and the
+// pointer of the reference out of it when that is why.
+func compileError(source string, doc any, err error) error {
+	var re *refError
+	if errors.As(err, &re) {
+		return &Error{File: source, Pointer: findRef(doc, "", re.ref), Msg: re.Error()}
 	}
-	msg := err.Error()
-	ptr := ""
-	if i := strings.Index(msg, "#/"); i >= 0 {
-		ptr = msg[i+1:]
-		if j := strings.IndexAny(ptr, "\" "); j >= 0 {
-			ptr = ptr[:j]
-		}
-	}
-	return &Error{File: source, Pointer: ptr, Msg: msg}
+	return &Error{File: source, Msg: err.Error()}
 }
 
 // Problem is one way an answer fails the schema: where in the answer
@@ -154,52 +175,13 @@ func (p Problem) String() string {
 // Validate checks the JSON document doc against the schema: nil when it
 // matches, else its problems (at least one).
 func (s *Schema) Validate(doc []byte) []Problem {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	inst, err := decodeJSON(doc, false)
 	if err != nil {
 		return []Problem{{Message: "not a JSON document: " + err.Error()}}
 	}
-	return s.validateValue(inst)
-}
-
-// validateValue checks a decoded document.
-func (s *Schema) validateValue(inst any) []Problem {
-	err := s.sch.Validate(inst)
-	if err == nil {
+	if err := s.sch.Validate(inst); err == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []Problem{{Message: err.Error()}}
-	}
-	ps := problems(ve)
-	if len(ps) == 0 {
-		ps = []Problem{{Message: ve.Error()}}
-	}
-	return ps
-}
-
-// problems lists the leaf errors of ve (those without causes) with their
-// instance pointers: an "allOf failed" is left out for what failed inside.
-func problems(ve *jsonschema.ValidationError) []Problem {
-	if len(ve.Causes) == 0 {
-		msg := "invalid"
-		if u := ve.BasicOutput(); u.Error != nil {
-			msg = u.Error.String()
-		}
-		return []Problem{{Pointer: pointer(ve.InstanceLocation), Message: msg}}
-	}
-	var ps []Problem
-	for _, c := range ve.Causes {
-		ps = append(ps, problems(c)...)
-	}
-	return ps
-}
-
-// pointer is the RFC 6901 pointer of a path; "" for the root.
-func pointer(path []string) string {
-	var b strings.Builder
-	for _, p := range path {
-		b.WriteString("/" + escape(p))
-	}
-	return b.String()
+	l := locator{root: s.doc}
+	return l.problems(inst, s.doc, "", 0)
 }

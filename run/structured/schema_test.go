@@ -28,14 +28,21 @@ func TestLoad(t *testing.T) {
 		file    string // of the error
 		pointer string // of the error
 	}{
-		"inline":        {arg: " " + triage, source: Inline},
-		"at file":       {arg: "@triage.json", source: filepath.Join(dir, "triage.json")},
-		"path":          {arg: "triage.json", source: filepath.Join(dir, "triage.json")},
-		"bad type":      {arg: "bad.json", file: filepath.Join(dir, "bad.json"), pointer: "/properties/x/type"},
-		"bad inline":    {arg: `{"type":"object","required":"label"}`, file: Inline, pointer: "/required"},
-		"not json":      {arg: "@notjson.json", file: filepath.Join(dir, "notjson.json")},
-		"bad regex":     {arg: `{"type":"string","pattern":"("}`, file: Inline, pointer: "/pattern"},
-		"not an object": {arg: "@" + writeTemp(t, dir, "num.json", "5"), file: filepath.Join(dir, "num.json")},
+		"inline":         {arg: " " + triage, source: Inline},
+		"at file":        {arg: "@triage.json", source: filepath.Join(dir, "triage.json")},
+		"path":           {arg: "triage.json", source: filepath.Join(dir, "triage.json")},
+		"bad type":       {arg: "bad.json", file: filepath.Join(dir, "bad.json"), pointer: "/properties/x/type"},
+		"bad inline":     {arg: `{"type":"object","required":"label"}`, file: Inline, pointer: "/required"},
+		"not json":       {arg: "@notjson.json", file: filepath.Join(dir, "notjson.json")},
+		"bad regex":      {arg: `{"type":"string","pattern":"("}`, file: Inline, pointer: "/pattern"},
+		"ref loop":       {arg: `{"anyOf":[{"type":"string"},{"$ref":"#"}]}`, file: Inline, pointer: "/anyOf/1/$ref"},
+		"old draft":      {arg: `{"$schema":"http://json-schema.org/draft-04/schema#","type":"string"}`, file: Inline, pointer: "/$schema"},
+		"bad items":      {arg: `{"type":"array","items":{"minItems":"2"}}`, file: Inline, pointer: "/items/minItems"},
+		"unknown type":   {arg: `{"type":"object","properties":{"label":{"type":"strin"}}}`, file: Inline, pointer: "/properties/label/type"},
+		"type list":      {arg: `{"type":["string","nul"]}`, file: Inline, pointer: "/type"},
+		"negative count": {arg: `{"maxLength":-1}`, file: Inline, pointer: "/maxLength"},
+		"zero multiple":  {arg: `{"multipleOf":0}`, file: Inline, pointer: "/multipleOf"},
+		"not an object":  {arg: "@" + writeTemp(t, dir, "num.json", "5"), file: filepath.Join(dir, "num.json")},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -4,12 +4,18 @@
 # cassette, and shows what changed; then replays the cassette on a fresh copy
 # with the server stopped and no key, and shows that the run is the same.
 # Usage: testdata/demo/demo.sh BIN/rubichan BIN/llmserve
+# The demo's directory (the copies, the cassette, the session logs, the
+# learned policy) is kept, so every path it prints can be looked at after:
+# $DEMO_DIR, by default bin/demo beside the binary, emptied at the start.
 set -euo pipefail
 rubichan=$(realpath "$1")
 llmserve=$(realpath "$2")
 demo=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
+work=${DEMO_DIR:-$(dirname "$rubichan")/demo}
+rm -rf "$work"
+mkdir -p "$work"
+work=$(realpath "$work")
+trap 'kill "$server" 2>/dev/null || true' EXIT
 cp -r "$demo/ws" "$work/ws"
 "$llmserve" -url-file "$work/url" "$demo/script.json" >/dev/null &
 server=$!
@@ -29,7 +35,7 @@ echo
 echo "exit code: $code"
 echo
 echo "changes:"
-diff -u "$demo/ws/greet.go" greet.go | sed '1,2d' || true
+diff -u --label a/greet.go --label b/greet.go "$demo/ws/greet.go" greet.go || true
 echo
 echo "session log (first lines; a run's log lives in ~/.local/state/rubichan/sessions):"
 session=$(ls "$work"/sessions/*.jsonl)
@@ -66,3 +72,5 @@ cat "$work/learned.toml"
 echo
 echo "\$ rubichan policy check --policy learned.toml"
 "$rubichan" policy check --policy "$work/learned.toml"
+echo
+echo "kept in $work: the workspaces, the cassette, the session logs and learned.toml"
