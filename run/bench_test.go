@@ -301,8 +301,10 @@ func hostileServer(kind string) *httptest.Server {
 // with 1 GB of text, thinking or tool input and reports its peak RSS
 // (target 100 MB): the response cap (32 MB) must end the answer with a
 // clear error (exit 5), not memory. Measured (2 cores, load 20+): text
-// 71.6 MB, thinking 71.3 MB, tool_use 69.9 MB peak; before the cap and the
-// chunked buffer, a 1 GB answer peaked at 5.6 GB.
+// 59.8 MB, thinking 56.3 MB, tool_use 59.6 MB peak; before the cap and the
+// chunked buffer, a 1 GB answer peaked at 5.6 GB, and text at 406 MB while
+// the retry's comparison (run/agent/retext.go) kept the printed answer
+// twice, grown by string concatenation.
 func BenchmarkHostileAnswerRSS(b *testing.B) {
 	bin := buildRubichan(b)
 	for _, kind := range []string{"text", "thinking", "tool_use"} {

@@ -49,3 +49,54 @@ func TestRetext(t *testing.T) {
 		})
 	}
 }
+
+// TestRetextBounded pins the memory a long answer costs: whatever its
+// length, a retext keeps at most retextMax bytes of shown text (and, in a
+// retry, about as much of the attempt), never the whole answer. A retry
+// after more than retextMax bytes were shown cannot be compared: it
+// departs at once, its text following whole.
+func TestRetextBounded(t *testing.T) {
+	t.Parallel()
+	chunk := strings.Repeat("x", 4096)
+	var rt retext
+	peak := 0
+	for range 4 * retextMax / len(chunk) {
+		if out, diverged := rt.delta(chunk); out != chunk || diverged {
+			t.Fatalf("first attempt: delta = %d bytes, diverged %v", len(out), diverged)
+		}
+		peak = max(peak, rt.retained())
+	}
+	if bound := retextMax + len(chunk); peak > bound {
+		t.Errorf("retained %d bytes of a %d-byte answer, bound %d", peak, 4*retextMax, bound)
+	}
+	rt.retry()
+	out, diverged := rt.delta(chunk)
+	if !diverged || out != chunk {
+		t.Errorf("retry past the bound: delta = %d bytes, diverged %v; want the chunk, diverged", len(out), diverged)
+	}
+	for range 2 * retextMax / len(chunk) {
+		if out, diverged := rt.delta(chunk); out != chunk || diverged {
+			t.Fatalf("after the departure: delta = %d bytes, diverged %v", len(out), diverged)
+		}
+		peak = max(peak, rt.retained())
+	}
+	if bound := retextMax + len(chunk); peak > bound {
+		t.Errorf("retained %d bytes through a retry, bound %d", peak, bound)
+	}
+}
+
+// TestRetextAtBound checks that an answer of exactly retextMax bytes is
+// still kept, so its retry is compared and only extends it.
+func TestRetextAtBound(t *testing.T) {
+	t.Parallel()
+	shown := strings.Repeat("y", retextMax)
+	var rt retext
+	rt.delta(shown)
+	rt.retry()
+	if out, diverged := rt.delta(shown + "z"); out != "z" || diverged {
+		t.Errorf("retry at the bound: delta = %q, diverged %v; want \"z\", not diverged", out, diverged)
+	}
+}
+
+// retained is the text a retext holds, in bytes.
+func (r *retext) retained() int { return len(r.shown) + len(r.attempt) }
