@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // checkRequest returns the first rule of the protocol that body breaks, or
@@ -132,6 +133,10 @@ func checkAnthropic(raw []json.RawMessage) string {
 				}
 				if strings.TrimSpace(*b.Text) == "" {
 					return fmt.Sprintf("messages.%d.content.%d: text content blocks must contain non-whitespace text", i, j)
+				}
+				// A prefill: the API continues it and refuses trailing whitespace.
+				if m.Role == "assistant" && i == len(raw)-1 && j == len(blocks)-1 && strings.TrimRightFunc(*b.Text, unicode.IsSpace) != *b.Text {
+					return "messages: final assistant content cannot end with trailing whitespace"
 				}
 			case "thinking":
 				if b.Signature == "" {

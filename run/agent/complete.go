@@ -36,6 +36,9 @@ type CompleteOptions struct {
 	// OnRetry is called before each retry's wait, with the failure and
 	// the wait, for the caller to report.
 	OnRetry func(llm.RetryNotice)
+	// Prepare, when set, gives the request each attempt sends, from the
+	// request Complete was given (a retry that continues a cut answer).
+	Prepare func(llm.Request) llm.Request
 }
 
 // Completion is the answer [Complete] got.
@@ -64,7 +67,11 @@ func Complete(ctx context.Context, c Client, req llm.Request, o CompleteOptions)
 		return retryable(err)
 	}
 	attempt := func(ctx context.Context) error {
-		s, err := c.Stream(ctx, req)
+		r := req
+		if o.Prepare != nil {
+			r = o.Prepare(req)
+		}
+		s, err := c.Stream(ctx, r)
 		if err != nil {
 			return err
 		}

@@ -359,9 +359,16 @@ func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.U
 	}
 	policy := l.cfg.Retry
 	policy.Retryable = retryableAfterPrint
+	pf, _ := l.client.(llm.Prefiller)
+	prefill := "" // the text the next attempt continues (see retext.prefill)
 	c, err := Complete(ctx, client, req, CompleteOptions{Retry: policy, Clock: l.cfg.Clock,
+		Prepare: func(req llm.Request) llm.Request { return withPrefill(req, prefill) },
 		OnEvent: func(ev llm.Event) {
 			hb.event(ev)
+			switch {
+			case ev.Kind == llm.EventThinking || ev.Kind == llm.EventToolUse || ev.Kind == llm.EventServerTool:
+				rt.block()
+			}
 			switch {
 			case ev.Kind == llm.EventText && ev.Text != "":
 				text(rt.delta(ev.Text))
@@ -387,11 +394,18 @@ func (l *Agent) request(ctx context.Context) (llm.Message, llm.StopReason, llm.U
 		},
 		OnRetry: func(n llm.RetryNotice) {
 			hb.progress("")
-			rt.retry()
+			prefill = ""
+			if p, ok := rt.prefill(); ok && pf != nil && pf.Prefills(req) {
+				prefill = p
+			}
+			rt.retry(prefill)
 			l.emit(Event{Kind: EventRetry, Turn: l.turns, Retry: &RetryInfo{Attempt: n.Attempt, Wait: n.Wait, Reason: retryReason(n.Err), Err: n.Err}})
 		},
 	})
-	return c.Message, c.Stop, c.Usage, err
+	if err != nil {
+		return c.Message, c.Stop, c.Usage, err
+	}
+	return rt.join(c.Message), c.Stop, c.Usage, nil
 }
 
 // retryableAfterPrint retries what llm.IsRetryable does and also a stream

@@ -277,7 +277,8 @@ func TestLoopProviderErrors(t *testing.T) {
 	t.Run("stream cut after text is continued, not repeated", func(t *testing.T) {
 		t.Parallel()
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{
-			{Text: []string{"The ans", "wer"}, Fault: &llmtest.Fault{After: 1, Disconnect: true}},
+			// Thinking: the API refuses a prefill, so the retry is the same request.
+			{Thinking: []string{"hmm"}, Text: []string{"The ans", "wer"}, Fault: &llmtest.Fault{After: 2, Disconnect: true}},
 			{Text: []string{"The ans", "wer"}},
 		}}, agent.Options{}, nil)
 		if r.Err != nil || r.stdout != "The answer\n" {
@@ -290,7 +291,8 @@ func TestLoopProviderErrors(t *testing.T) {
 	t.Run("a retry that departs is one stream cut and the new answer whole", func(t *testing.T) {
 		t.Parallel()
 		r := runLoop(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{
-			{Text: []string{"The ans", "wer"}, Fault: &llmtest.Fault{After: 1, Disconnect: true}},
+			// Thinking: the API refuses a prefill, so the retry is the same request.
+			{Thinking: []string{"hmm"}, Text: []string{"The ans", "wer"}, Fault: &llmtest.Fault{After: 2, Disconnect: true}},
 			{Fault: &llmtest.Fault{Status: 529, Type: "overloaded_error", Message: "Overloaded"}},
 			{Text: []string{"The ", "reply"}},
 		}}, agent.Options{}, nil)

@@ -19,12 +19,21 @@ type retext struct {
 	n       int    // length of the shown text
 	attempt []byte // text of the current attempt, kept while it replays the shown text
 	replay  bool   // the current attempt has not yet passed the shown text
+
+	// The continuation of a cut answer (see retext_continue.go).
+	other bool   // an attempt streamed a block other than text: the answer is not continued
+	base  string // the shown text the current attempt continues; "": not a continuation
+	ws    string // the shown text's trailing whitespace, left out of the prefill, not yet matched
+	skip  int    // bytes of the continuation's text dropped as matching ws
 }
 
 // delta takes a piece of the current attempt's text and returns what to
 // show; diverged reports that the attempt departed from the shown text, so
 // out is the attempt's whole text so far and the shown text is void.
 func (r *retext) delta(t string) (out string, diverged bool) {
+	if r.base != "" {
+		t = r.trim(t)
+	}
 	if !r.replay {
 		r.keep(t)
 		return t, false
@@ -59,10 +68,15 @@ func (r *retext) keep(t string) {
 }
 
 // retry starts the next attempt: its text is checked against what was
-// shown.
-func (r *retext) retry() {
-	r.attempt = nil
-	r.replay = r.n > 0
+// shown, unless it continues the shown text from prefill (the text
+// [retext.prefill] returned; "": not a continuation).
+func (r *retext) retry(prefill string) {
+	r.attempt, r.skip = nil, 0
+	r.replay = r.n > 0 && prefill == ""
+	r.base, r.ws = "", ""
+	if prefill != "" {
+		r.base, r.ws = string(r.shown), string(r.shown[len(prefill):])
+	}
 }
 
 // done ends an attempt that succeeded; an answer that stopped inside the

@@ -36,7 +36,7 @@ func TestRetext(t *testing.T) {
 			}
 			for i, a := range c.attempts {
 				if i > 0 {
-					rt.retry()
+					rt.retry("")
 				}
 				for _, d := range a {
 					show(rt.delta(d))
@@ -69,7 +69,7 @@ func TestRetextBounded(t *testing.T) {
 	if bound := retextMax + len(chunk); peak > bound {
 		t.Errorf("retained %d bytes of a %d-byte answer, bound %d", peak, 4*retextMax, bound)
 	}
-	rt.retry()
+	rt.retry("")
 	out, diverged := rt.delta(chunk)
 	if !diverged || out != chunk {
 		t.Errorf("retry past the bound: delta = %d bytes, diverged %v; want the chunk, diverged", len(out), diverged)
@@ -92,7 +92,7 @@ func TestRetextAtBound(t *testing.T) {
 	shown := strings.Repeat("y", retextMax)
 	var rt retext
 	rt.delta(shown)
-	rt.retry()
+	rt.retry("")
 	if out, diverged := rt.delta(shown + "z"); out != "z" || diverged {
 		t.Errorf("retry at the bound: delta = %q, diverged %v; want \"z\", not diverged", out, diverged)
 	}
