@@ -81,7 +81,13 @@ func (a *ttyAsker) ask(ctx context.Context, call llm.Block, eff toolkit.Effects,
 		prompt, choices = "allow? [y]es / [n]o / [a]lways this exact one / [d]eny always › ", "y, n, a or d"
 		a.printSessionFacts(result)
 	}
-	keys := a.keys()
+	// Single keys from before the prompt is drawn to the answer: a key
+	// pressed as the prompt appears is neither echoed by the terminal
+	// nor lost to a mode switch.
+	restore, keys := keyMode(int(a.tty.Fd()))
+	if keys {
+		defer restore()
+	}
 	for {
 		fmt.Fprint(a.out, prompt)
 		ans, err := a.readAnswer(ctx, keys)
@@ -149,16 +155,6 @@ func refusedVerdict(v agent.Verdict, rule, reason string) agent.Verdict {
 			"take another approach, or stop and ask them what they want.", v.Fact)}
 }
 
-// keys says whether answers are single keys: the terminal takes them
-// (see [keyMode]); otherwise an answer is a line.
-func (a *ttyAsker) keys() bool {
-	restore, ok := keyMode(int(a.tty.Fd()))
-	if ok {
-		restore()
-	}
-	return ok
-}
-
 // readAnswer reads one answer from the terminal, a key (shown after the
 // prompt, then a new line) when keys is set, else a line; it gives up
 // when ctx ends (Ctrl-C), the read then cut by a deadline. Ctrl-D is no
@@ -183,14 +179,10 @@ func (a *ttyAsker) readAnswer(ctx context.Context, keys bool) (string, error) {
 	return line, nil
 }
 
-// readKey reads one key in single-key mode and shows it: a printable
-// key after the prompt, any other as the new line that ends the prompt.
+// readKey reads one key, the terminal in single-key mode (the asker puts
+// it there before the prompt), and shows it: a printable key after the
+// prompt, any other as the new line that ends the prompt.
 func (a *ttyAsker) readKey() (string, error) {
-	restore, ok := keyMode(int(a.tty.Fd()))
-	if !ok {
-		return a.r.ReadString('\n')
-	}
-	defer restore()
 	b, err := a.r.ReadByte()
 	_, _ = a.r.Discard(a.r.Buffered()) // keys typed past the answer
 	switch {
