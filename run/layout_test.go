@@ -34,16 +34,18 @@ func docMissing(src string) string {
 func TestArchDocGo(t *testing.T) {
 	t.Parallel()
 	for _, pkg := range moduleUnlessShort(t) {
-		src, err := os.ReadFile(filepath.Join("..", pkg.path, "doc.go"))
-		name := pkg.path
+		file, name := "doc.go", pkg.path
 		if name == "" {
-			name = "main"
+			// The top level holds main.go alone (DESIGN's layout): the
+			// command's comment is there.
+			file, name = "main.go", "main"
 		}
+		src, err := os.ReadFile(filepath.Join("..", pkg.path, file))
 		switch {
 		case err != nil:
-			t.Errorf("%s: no doc.go: %v", name, err)
+			t.Errorf("%s: no %s: %v", name, file, err)
 		case docMissing(string(src)) != "":
-			t.Errorf("%s/doc.go lacks %s", name, docMissing(string(src)))
+			t.Errorf("%s/%s lacks %s", name, file, docMissing(string(src)))
 		}
 	}
 }
