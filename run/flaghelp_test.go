@@ -14,33 +14,20 @@ import (
 // rubichan query` once was).
 func TestFlagHelpPlaceholders(t *testing.T) {
 	t.Parallel()
-	app := newApp(nil, nil, nil, fakeEnv(nil), earlyOutput{})
-	var walk func(path string, cmds []*cli.Command)
-	checked := 0
-	walk = func(path string, cmds []*cli.Command) {
-		for _, c := range cmds {
-			for _, f := range c.Flags {
-				df, ok := f.(cli.DocGenerationFlag)
-				if !ok {
-					continue
-				}
-				name := path + c.Name + " --" + f.Names()[0]
-				placeholder := backquoted(df.GetUsage())
-				switch {
-				case df.TakesValue() && placeholder == "":
-					t.Errorf("%s: its value has no placeholder in the usage (help shows %q)", name, f.String())
-				case !df.TakesValue() && strings.Contains(df.GetUsage(), "`"):
-					t.Errorf("%s: a switch whose usage has a backquoted word (help shows %q)", name, f.String())
-				}
-				checked++
-			}
-			walk(path+c.Name+" ", c.Subcommands)
+	eachFlag(t, func(cmd string, f cli.Flag) {
+		df, ok := f.(cli.DocGenerationFlag)
+		if !ok {
+			return
 		}
-	}
-	walk("", app.Commands)
-	if checked < 100 {
-		t.Fatalf("checked %d flags; the commands have more", checked)
-	}
+		name := cmd + " --" + f.Names()[0]
+		placeholder := backquoted(df.GetUsage())
+		switch {
+		case df.TakesValue() && placeholder == "":
+			t.Errorf("%s: its value has no placeholder in the usage (help shows %q)", name, f.String())
+		case !df.TakesValue() && strings.Contains(df.GetUsage(), "`"):
+			t.Errorf("%s: a switch whose usage has a backquoted word (help shows %q)", name, f.String())
+		}
+	})
 }
 
 // backquoted is the first backquoted word of usage, the placeholder

@@ -7,36 +7,18 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Every flag of every command keeps the names the library would work
-// out, its own help line, and is one whose names are worked out once.
-func TestFlagNamesWorkedOutOnce(t *testing.T) {
-	t.Parallel()
+// eachFlag calls check with every flag of every command of the app, and
+// the command's path ("config show"); it fails the test when it saw fewer
+// than 100 flags (a walk that finds nothing checks nothing).
+func eachFlag(t *testing.T, check func(cmd string, f cli.Flag)) {
+	t.Helper()
 	app := newApp(nil, nil, nil, fakeEnv(nil), earlyOutput{})
-	var walk func(path string, cmds []*cli.Command)
 	checked := 0
+	var walk func(path string, cmds []*cli.Command)
 	walk = func(path string, cmds []*cli.Command) {
 		for _, c := range cmds {
 			for _, f := range c.Flags {
-				var name string
-				var aliases []string
-				var help string
-				switch f := f.(type) {
-				case *namedString:
-					name, aliases, help = f.Name, f.Aliases, f.StringFlag.String()
-				case *namedBool:
-					name, aliases, help = f.Name, f.Aliases, f.BoolFlag.String()
-				case *namedStringSlice:
-					name, aliases, help = f.Name, f.Aliases, f.StringSliceFlag.String()
-				default:
-					t.Errorf("%s%s: flag %v is a %T, which works its names out at every lookup", path, c.Name, f.Names(), f)
-					continue
-				}
-				if want := cli.FlagNames(name, aliases); !slices.Equal(f.Names(), want) {
-					t.Errorf("%s%s: flag names %v, want %v", path, c.Name, f.Names(), want)
-				}
-				if f.String() != help {
-					t.Errorf("%s%s --%s: help line %q, want %q", path, c.Name, name, f.String(), help)
-				}
+				check(path+c.Name, f)
 				checked++
 			}
 			walk(path+c.Name+" ", c.Subcommands)
@@ -46,6 +28,34 @@ func TestFlagNamesWorkedOutOnce(t *testing.T) {
 	if checked < 100 {
 		t.Fatalf("checked %d flags; the commands have more", checked)
 	}
+}
+
+// Every flag of every command keeps the names the library would work
+// out, its own help line, and is one whose names are worked out once.
+func TestFlagNamesWorkedOutOnce(t *testing.T) {
+	t.Parallel()
+	eachFlag(t, func(cmd string, f cli.Flag) {
+		var name string
+		var aliases []string
+		var help string
+		switch f := f.(type) {
+		case *namedString:
+			name, aliases, help = f.Name, f.Aliases, f.StringFlag.String()
+		case *namedBool:
+			name, aliases, help = f.Name, f.Aliases, f.BoolFlag.String()
+		case *namedStringSlice:
+			name, aliases, help = f.Name, f.Aliases, f.StringSliceFlag.String()
+		default:
+			t.Errorf("%s: flag %v is a %T, which works its names out at every lookup", cmd, f.Names(), f)
+			return
+		}
+		if want := cli.FlagNames(name, aliases); !slices.Equal(f.Names(), want) {
+			t.Errorf("%s: flag names %v, want %v", cmd, f.Names(), want)
+		}
+		if f.String() != help {
+			t.Errorf("%s --%s: help line %q, want %q", cmd, name, f.String(), help)
+		}
+	})
 }
 
 // A run keeps the flags of the command it names (or whose help it shows)
