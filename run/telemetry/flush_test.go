@@ -2,8 +2,6 @@ package telemetry_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -34,18 +32,7 @@ func TestFlushBeforeSummary(t *testing.T) {
 			t.Errorf("Close warned %q", w)
 		}
 	})
-	quit := make(chan struct{})
-	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-quit:
-		}
-	}))
-	defer silent.Close()
-	defer close(quit)
-	refused := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	refused.Close()
-	for name, url := range map[string]string{"silent": silent.URL, "refused": refused.URL} {
+	for name, url := range downCollectors(t) {
 		t.Run(name, func(t *testing.T) {
 			s := telemetry.Resolve(func(k string) string {
 				return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": url}[k]

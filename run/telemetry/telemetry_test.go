@@ -186,18 +186,7 @@ func TestContentCapture(t *testing.T) {
 // TestCollectorDown: a collector that refuses, or never answers, costs
 // at most the flush bound and one warning.
 func TestCollectorDown(t *testing.T) {
-	quit := make(chan struct{})
-	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-quit:
-		}
-	}))
-	defer silent.Close()
-	defer close(quit)
-	refused := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	refused.Close() // nothing listens there now
-	for name, url := range map[string]string{"silent": silent.URL, "refused": refused.URL} {
+	for name, url := range downCollectors(t) {
 		t.Run(name, func(t *testing.T) {
 			s := telemetry.Resolve(func(k string) string {
 				return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": url}[k]
@@ -350,4 +339,23 @@ func TestBadEndpoint(t *testing.T) {
 			t.Errorf("%q: run %v, error %v; want no run and an error without the URL", raw, tel != nil, err)
 		}
 	}
+}
+
+// downCollectors returns the URLs of two collectors that are down: one
+// that takes the request and never answers ("silent"), one where nothing
+// listens ("refused"). Both live on 127.0.0.1 and end with the test.
+func downCollectors(t *testing.T) map[string]string {
+	t.Helper()
+	quit := make(chan struct{})
+	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-quit:
+		}
+	}))
+	t.Cleanup(silent.Close)
+	t.Cleanup(func() { close(quit) }) // cleanups run last-in first-out: quit first
+	refused := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	refused.Close() // nothing listens there now
+	return map[string]string{"silent": silent.URL, "refused": refused.URL}
 }
