@@ -31,13 +31,17 @@ const (
 )
 
 // Ceilings the benchmark fails past: the figures measured when the memory
-// targets above were last missed (tree 26.2, main 16.2, helper 5.6 MB with
-// the OpenTelemetry SDK linked; see README's performance table), with half
-// a megabyte of room for a noisy machine. A figure between its target and
+// targets above were last missed (tree 26.0–28.5, main 16.0–16.2, helper
+// 5.5–5.6 MB with the OpenTelemetry SDK linked; see README's performance
+// table), with room for a noisy machine. The tree's ceiling is main's plus
+// the helper's twice, plus 1 MB: a sample taken while the helper's
+// ForkExec child has not yet exec'd counts the helper's memory twice (the
+// child shares it), so the tree figure varies by a helper's size from run
+// to run. A figure between its target and
 // its ceiling is reported as a missed target, not a failure: the targets
 // are not met yet, and the ceiling keeps what was won from slipping back.
 const (
-	treePeakCeiling = 27 << 20
+	treePeakCeiling = mainPeakCeiling + 2*helperCeiling + 1<<20
 	mainPeakCeiling = 17 << 20
 	helperCeiling   = 6 << 20
 )
