@@ -74,11 +74,17 @@ func (r *Reaper) sweep(pgid int) {
 	if pgid == 0 && noChildren() {
 		return // nothing was adopted, and no command runs
 	}
+	// After a command only the orphans it left are looked for, where the
+	// kernel puts them; at the end of a run, every thread's children.
+	list := childPIDs
+	if pgid != 0 {
+		list = adoptedPIDs
+	}
 	deadline := time.Now().Add(sweepLimit)
 	for {
 		r.mu.Lock()
 		var kids []int
-		for _, pid := range childPIDs() {
+		for _, pid := range list() {
 			if !r.known[pid] {
 				kids = append(kids, pid)
 			}
