@@ -97,7 +97,7 @@ func (t *Read) run(ctx context.Context, args json.RawMessage, eff *Effects) (Res
 	defer f.Close()
 
 	h := sha256.New()
-	br := bufio.NewReaderSize(io.TeeReader(f, h), 64<<10)
+	br := bufio.NewReaderSize(io.TeeReader(f, h), readBufferSize(fi.Size()))
 	head, err := br.Peek(binarySniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return Result{}, fmt.Errorf("toolkit: read %s: %w", loc.ref.Requested, err)
@@ -242,26 +242,38 @@ func (r *lineReader) next() (line []byte, ok bool, err error) {
 
 // count reads to the end and returns how many more lines there are.
 func (r *lineReader) count() (int, error) {
-	n := 0
-	last := byte('\n')
-	buf := make([]byte, 256<<10)
-	for {
-		k, err := r.br.Read(buf)
-		if k > 0 {
-			n += bytes.Count(buf[:k], []byte{'\n'})
-			last = buf[k-1]
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return 0, err
-		}
+	c := lineCounter{last: '\n'}
+	// Through the reader's own buffer: no buffer of its own per call.
+	if _, err := r.br.WriteTo(&c); err != nil {
+		return 0, err
 	}
-	if last != '\n' {
-		n++ // a final line without a newline
+	if c.last != '\n' {
+		c.n++ // a final line without a newline
 	}
-	return n, nil
+	return c.n, nil
+}
+
+// lineCounter counts the newlines written to it and keeps the last byte.
+type lineCounter struct {
+	n    int
+	last byte
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		c.n += bytes.Count(p, []byte{'\n'})
+		c.last = p[len(p)-1]
+	}
+	return len(p), nil
+}
+
+// readBufferSize is the buffer read takes for a file of size bytes: 64 KB,
+// or less for a smaller file (one more byte than the file, so that one
+// read meets its end), but never less than the binary sniff needs. Each
+// call has its own: 64 KB for a file of a few lines was most of what a
+// read allocated.
+func readBufferSize(size int64) int {
+	return int(min(max(size+1, binarySniffBytes), 64<<10))
 }
 
 // trimEOL drops a trailing "\n" or "\r\n".

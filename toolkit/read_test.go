@@ -2,7 +2,9 @@ package toolkit
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -17,6 +19,7 @@ func TestRead(t *testing.T) {
 	ws := newWS(t, map[string]string{
 		"a.txt":       "alpha\nbeta\ngamma\n",
 		"nofinal.txt": "one\ntwo",
+		"nofinal3":    "one\ntwo\nthree",
 		"crlf.txt":    "one\r\ntwo\r\n",
 		"long.txt":    long.String(),
 		"wide.txt":    wide,
@@ -42,6 +45,7 @@ func TestRead(t *testing.T) {
 			[]string{"File: a.txt (3 lines; showing 2-2)\n     2\tbeta\n", "[limit reached: lines 3-3 not shown; read on with offset=3]"}, []string{"alpha", "gamma"}, false},
 		{"offset to end", obj{"path": "a.txt", "offset": 3}, false, []string{"showing 3-3", "     3\tgamma\n"}, []string{"not shown"}, false},
 		{"no final newline", obj{"path": "nofinal.txt"}, false, []string{"(2 lines)", "     2\ttwo\n"}, nil, false},
+		{"no final newline, counted past the page", obj{"path": "nofinal3", "limit": 1}, false, []string{"(3 lines; showing 1-1)"}, nil, false},
 		{"crlf shown without CR", obj{"path": "crlf.txt"}, false, []string{"     1\tone\n     2\ttwo\n"}, []string{"\r"}, false},
 		{"default limit", obj{"path": "long.txt"}, false,
 			[]string{"File: long.txt (2500 lines; showing 1-2000)", "  2000\tline 2000\n", "[default limit of 2000 lines: lines 2001-2500 not shown; read on with offset=2001]"},
@@ -166,5 +170,29 @@ func TestLineReaderKeepsLongLinesBounded(t *testing.T) {
 	want := []int{readMaxBytes + 1, len("short\n"), readMaxBytes + 1}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("line lengths %v, want %v", got, want)
+	}
+}
+
+// Reading a small file allocates about its size, not the large buffers a
+// big file is read through (each call used to allocate 320 KB, most of a
+// read round trip's garbage).
+func TestReadSmallFileAllocates(t *testing.T) {
+	ws := newWS(t, map[string]string{"a.txt": "alpha\nbeta\ngamma\n"})
+	tool := NewRead(ws, NewReadTracker())
+	args := []byte(`{"path":"a.txt","limit":1}`)
+	if _, err := tool.Run(context.Background(), args); err != nil {
+		t.Fatal(err)
+	}
+	const runs = 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		if res, err := tool.Run(context.Background(), args); err != nil || !strings.Contains(res.Content, "(3 lines; showing 1-1)") {
+			t.Fatalf("read: %v %q", err, res.Content)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 24<<10 {
+		t.Errorf("a read of a 17-byte file allocates %d bytes, want at most 24 KB", per)
 	}
 }
