@@ -152,8 +152,11 @@ func sampleTree(cmd *exec.Cmd, exe string) (treeMem, error) {
 //     starting `bash -c true` (target 1 ms): the run's time minus a
 //     one-turn run's, minus 50 `bash -c true` timed in the same
 //     iteration, per call; it includes the model round trip on the
-//     scripted server. sandbox-ms/call is the same with the sandbox off
-//     subtracted: what the sandbox costs per call.
+//     scripted server, which answers without checking the requests
+//     ([llmtest.Server.Lean]: on two cores its checks of a growing
+//     conversation took a third of a millisecond a turn, its own time,
+//     not the harness's). sandbox-ms/call is the same with the sandbox
+//     off subtracted: what the sandbox costs per call.
 //   - floor-ms/spawn: one `bash -c true`; floor-MB: the peak resident
 //     set of an empty Go program idling.
 func BenchmarkShellTurns(b *testing.B) {
@@ -164,6 +167,7 @@ func BenchmarkShellTurns(b *testing.B) {
 	run := func(script llmtest.Script, sandbox string) (time.Duration, treeMem) {
 		srv := llmtest.NewServer(script)
 		defer srv.Close()
+		srv.Lean() // its checks of each request are not the harness's time
 		cmd := exec.Command(bin, "exec", "-C", ws, "--quiet", "--no-stdin", "--sandbox", sandbox, "--max-turns", fmt.Sprint(shellTurns+1), "go")
 		cmd.Env = benchEnv(b, srv.URL())
 		var out, errOut strings.Builder

@@ -52,6 +52,8 @@ type Server struct {
 	// forget keeps requests without their bodies (benchmarks that send
 	// gigabytes).
 	forget bool
+	// lean answers without checking the requests (see Lean).
+	lean bool
 }
 
 // ForgetBodies makes the server keep the requests it receives from now
@@ -60,6 +62,17 @@ type Server struct {
 func (s *Server) ForgetBodies() {
 	s.mu.Lock()
 	s.forget = true
+	s.mu.Unlock()
+}
+
+// Lean makes the server answer from now on without checking the requests
+// against the provider's rules, and keep them without their bodies: for
+// the benchmarks that time the client per request, where the checks —
+// decoding every request several times, a growing conversation each turn
+// — would be the server's time counted as the client's.
+func (s *Server) Lean() {
+	s.mu.Lock()
+	s.forget, s.lean = true, true
 	s.mu.Unlock()
 }
 
@@ -178,7 +191,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, proto, http.StatusMethodNotAllowed, "invalid_request_error", "llmtest: want POST, got "+r.Method)
 		return
 	}
-	if msg := checkRequest(proto, body); msg != "" {
+	if msg := s.check(proto, body); msg != "" {
 		writeError(w, proto, http.StatusBadRequest, "invalid_request_error", "llmtest: request "+strconv.Itoa(n)+": "+msg)
 		return
 	}
@@ -214,6 +227,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	stream(w, r, proto, body, withInput(turn, tokens), ti)
+}
+
+// check is [checkRequest], or nothing on a lean server.
+func (s *Server) check(proto protocol, body []byte) string {
+	s.mu.Lock()
+	lean := s.lean
+	s.mu.Unlock()
+	if lean {
+		return ""
+	}
+	return checkRequest(proto, body)
 }
 
 // silent holds a request without answering it until the client leaves or

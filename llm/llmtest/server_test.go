@@ -240,3 +240,24 @@ func TestServerContextWindow(t *testing.T) {
 		t.Fatalf("turn: %d %s", code, body)
 	}
 }
+
+// A lean server answers a request its checks would refuse, and keeps the
+// requests without their bodies; before Lean the same request is refused.
+func TestServerLean(t *testing.T) {
+	t.Parallel()
+	srv := NewServer(Script{Turns: []Turn{{Text: []string{"hi"}}}})
+	defer srv.Close()
+	noMax := `{"model":"claude","stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	if resp, body := post(t, srv.URL()+"/v1/messages", noMax); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("checked: %d %q, want 400", resp.StatusCode, body)
+	}
+	srv.Lean()
+	resp, body := post(t, srv.URL()+"/v1/messages", noMax)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"text":"hi"`) {
+		t.Fatalf("lean: %d %q, want the turn", resp.StatusCode, body)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || len(reqs[0].Body) == 0 || reqs[1].Body != nil {
+		t.Errorf("bodies kept: %d requests, %d and %d bytes; want the first only", len(reqs), len(reqs[0].Body), len(reqs[1].Body))
+	}
+}
