@@ -19,16 +19,11 @@ import (
 // extra file.
 const controlFD = 3
 
-// collectEvery is how many commands the spawner serves between two
-// garbage collections. Serving a command allocates about 5 KB, all
-// garbage once it is started (the request's strings, the exec's argument
-// arrays); left to the runtime's pacing, whose smallest goal is 4 MB, the
-// heap would grow by a megabyte or more before a collection, and the
-// freed pages stay resident. Collected every few commands, the garbage's
-// pages are reused and the resident set stays flat; a collection of its
-// few hundred kilobytes takes tens of microseconds, once a command is
-// done.
-const collectEvery = 8
+// retrimAfter is the command after which the spawner drops its
+// program's pages from its resident set once more: the first commands
+// fault in code only they run (the first use of the poller, of fmt, of
+// the pidfd path); what later commands use comes back.
+const retrimAfter = 1
 
 // maxRequest bounds one request's JSON (a command, its environment).
 const maxRequest = 16 << 20
@@ -88,7 +83,7 @@ type server struct {
 	fds    map[int]*child // by stream socket and by pidfd
 	live   map[int]*child // by pid
 	buf    []byte         // each request is read into it (see readRequest)
-	served int            // commands reaped since the last collection
+	served int            // commands reaped
 }
 
 // child is one started command, the leader of its own session.
@@ -329,6 +324,9 @@ func (s *server) reap(c *child) {
 		s.unwatch(int(c.conn.Fd()))
 		c.conn.Close()
 		c.conn = nil
+	}
+	if s.served++; s.served == retrimAfter {
+		TrimResident()
 	}
 }
 

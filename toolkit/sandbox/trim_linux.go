@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -22,21 +20,26 @@ import (
 // anonymous pages (a dynamic linker's relocated RELRO has some), so
 // nothing is lost.
 func TrimResident() {
-	data, err := os.ReadFile("/proc/self/smaps")
+	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return
 	}
+	defer f.Close()
+	// Line by line through one small buffer: the spawner trims again
+	// once it serves, and reading the whole file (a hundred kilobytes and
+	// a string a line) would leave that much garbage on its small heap.
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 4<<10), 64<<10)
 	var start, end uintptr
 	ok := false
-	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
-		line := sc.Text()
+		line := sc.Bytes()
 		if s, e, isHeader, drop := mapping(line); isHeader {
 			start, end, ok = s, e, drop
 			continue
 		}
-		if v, found := strings.CutPrefix(line, "Anonymous:"); found && ok {
-			if strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")) == "0" {
+		if v, found := bytes.CutPrefix(line, []byte("Anonymous:")); found && ok {
+			if string(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(v), []byte("kB")))) == "0" {
 				_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_DONTNEED)
 			}
 			ok = false
@@ -46,21 +49,55 @@ func TrimResident() {
 
 // mapping parses a line of /proc/PID/smaps: whether it is a mapping's
 // header, its range, and whether the mapping may be dropped (private,
-// not writable, of a file).
-func mapping(line string) (start, end uintptr, header, drop bool) {
-	f := strings.Fields(line)
-	if len(f) < 5 || len(f[1]) != 4 || strings.HasSuffix(f[0], ":") {
+// not writable, of a file). It allocates nothing.
+func mapping(line []byte) (start, end uintptr, header, drop bool) {
+	var f [6][]byte // range, perms, offset, device, inode, path
+	n := 0
+	for rest := line; n < len(f); n++ {
+		rest = bytes.TrimLeft(rest, " \t")
+		if len(rest) == 0 {
+			break
+		}
+		i := bytes.IndexAny(rest, " \t")
+		if i < 0 || n == len(f)-1 {
+			i = len(rest)
+		}
+		f[n], rest = rest[:i], rest[i:]
+	}
+	if n < 5 || len(f[1]) != 4 || bytes.HasSuffix(f[0], []byte(":")) {
 		return 0, 0, false, false
 	}
-	lo, hi, found := strings.Cut(f[0], "-")
+	lo, hi, found := bytes.Cut(f[0], []byte("-"))
 	if !found {
 		return 0, 0, false, false
 	}
-	s, err1 := strconv.ParseUint(lo, 16, 64)
-	e, err2 := strconv.ParseUint(hi, 16, 64)
-	if err1 != nil || err2 != nil || e <= s {
+	s, ok1 := parseHex(lo)
+	e, ok2 := parseHex(hi)
+	if !ok1 || !ok2 || e <= s {
 		return 0, 0, false, false
 	}
-	drop = len(f) >= 6 && strings.HasPrefix(f[5], "/") && f[1][1] != 'w' && f[1][3] == 'p'
-	return uintptr(s), uintptr(e), true, drop
+	drop = n >= 6 && bytes.HasPrefix(f[5], []byte("/")) && f[1][1] != 'w' && f[1][3] == 'p'
+	return s, e, true, drop
+}
+
+// parseHex parses a hexadecimal address.
+func parseHex(b []byte) (uintptr, bool) {
+	if len(b) == 0 || len(b) > 16 {
+		return 0, false
+	}
+	var v uintptr
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | uintptr(c)
+	}
+	return v, true
 }
