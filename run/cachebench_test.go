@@ -107,38 +107,55 @@ func cacheServed(written map[string]bool, bodies [][]byte) (float64, error) {
 	return float64(cached) / float64(total), nil
 }
 
-// BenchmarkCacheServed runs the binary through 20 Anthropic turns, each a
-// call whose result is cacheResult bytes (-cache.result: `read` of a file
-// that size; 1 KB by default), and reports, over the requests it sent,
-// the share of the input bytes the prompt cache serves (target 93%), by
-// [cacheServed]'s model of it. The share falls as the results grow: each
-// turn's new blocks are not cached yet.
+// BenchmarkCacheServed runs the binary through 20 Anthropic turns, each
+// one tool call, and reports, over the requests it sent, the share of the
+// input bytes the prompt cache serves, by [cacheServed]'s model of it:
+//
+//   - %-cached: the issue's workload (target 93%; "today 93.9%" in issue
+//     41, which this reproduces): round trips whose results are a few
+//     bytes, as the comparison the issue measured — here `read` of an
+//     empty file;
+//   - %-cached-result: each result cacheResult bytes (-cache.result:
+//     `read` of a file that size; 1 KB by default). The share falls as
+//     the results grow: each turn's new blocks are not cached yet;
+//   - the -warm figures: the same task again while the entries live
+//     (CI jobs in a row: the tools and the system prompt are the same).
 func BenchmarkCacheServed(b *testing.B) {
 	bin := benchRubichan(b)
 	ws := b.TempDir()
 	line := "func handler(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, r.URL.Path) }\n"
-	if err := os.WriteFile(filepath.Join(ws, "main.go"), []byte(strings.Repeat(line, *cacheResult/len(line))), 0o644); err != nil {
-		b.Fatal(err)
+	files := map[string]string{"empty.go": "", "main.go": strings.Repeat(line, *cacheResult/len(line))}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
 	}
-	var share, warm float64
+	var share, warm, result, resultWarm float64
 	for b.Loop() {
 		written := map[string]bool{}
-		share = cacheRun(b, bin, ws, written, "read main.go")
-		// Another task while the entries live (CI jobs in a row): the
-		// tools and the system prompt are the same.
-		warm = cacheRun(b, bin, ws, written, "summarise main.go")
+		share = cacheRun(b, bin, ws, "empty.go", written, "read empty.go")
+		warm = cacheRun(b, bin, ws, "empty.go", written, "read empty.go again")
+		written = map[string]bool{}
+		result = cacheRun(b, bin, ws, "main.go", written, "read main.go")
+		resultWarm = cacheRun(b, bin, ws, "main.go", written, "summarise main.go")
 	}
-	b.Logf("%.1f%% of the input bytes served from the cache over %d turns of %d-byte results (%.1f%% for another task next, the cache warm)",
-		share*100, cacheTurns, *cacheResult, warm*100)
+	b.Logf("%.1f%% of the input bytes served from the cache over %d turns of results of a few bytes (%.1f%% for another task next, the cache warm); %.1f%% with %d-byte results (%.1f%% warm)",
+		share*100, cacheTurns, warm*100, result*100, *cacheResult, resultWarm*100)
 	b.ReportMetric(share*100, "%-cached")
 	b.ReportMetric(warm*100, "%-cached-warm")
+	b.ReportMetric(result*100, "%-cached-result")
+	b.ReportMetric(resultWarm*100, "%-cached-result-warm")
 	b.ReportMetric(share/cacheTarget, "x-target")
+	if share < cacheTarget {
+		b.Logf("MISSED TARGET: %.1f%% served from the cache, target %.0f%%", share*100, cacheTarget*100)
+	}
 }
 
-// cacheRun runs the binary once through the turns and returns the share
+// cacheRun runs the binary once through the turns, each a read of file,
+// and returns the share
 // of its input the cache served, with the entries written so far.
-func cacheRun(b *testing.B, bin, ws string, written map[string]bool, task string) float64 {
-	srv := llmtest.NewServer(agenttest.ToolTurns(cacheTurns-1, "read", `{"path":"main.go"}`))
+func cacheRun(b *testing.B, bin, ws, file string, written map[string]bool, task string) float64 {
+	srv := llmtest.NewServer(agenttest.ToolTurns(cacheTurns-1, "read", `{"path":"`+file+`"}`))
 	defer srv.Close()
 	cmd := exec.Command(bin, "exec", "-C", ws, "--quiet", "--no-stdin", "--max-turns", fmt.Sprint(cacheTurns), task)
 	cmd.Env = benchEnv(b, srv.URL())
