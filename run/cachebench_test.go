@@ -152,8 +152,8 @@ func BenchmarkCacheServed(b *testing.B) {
 }
 
 // cacheRun runs the binary once through the turns, each a read of file,
-// and returns the share
-// of its input the cache served, with the entries written so far.
+// and returns the share of its input the cache served, with the entries
+// written so far.
 func cacheRun(b *testing.B, bin, ws, file string, written map[string]bool, task string) float64 {
 	srv := llmtest.NewServer(agenttest.ToolTurns(cacheTurns-1, "read", `{"path":"`+file+`"}`))
 	defer srv.Close()
