@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/rubichan/rubichan/policy"
 	"github.com/urfave/cli/v2"
@@ -41,7 +42,7 @@ func splitRules(values []string) []string {
 }
 
 // joinedRule finds ", CLASS:" after a rule's own class.
-var joinedRule = regexp.MustCompile(`,\s*([a-z]+)\s*:`)
+var joinedRule = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`,\s*([a-z]+)\s*:`) })
 
 // warnJoinedRule warns when rule, given with --name, holds a comma
 // followed by a tool class and a colon.
@@ -49,7 +50,7 @@ func warnJoinedRule(w io.Writer, name, rule string) {
 	if w == nil {
 		return
 	}
-	for _, m := range joinedRule.FindAllStringSubmatch(rule, -1) {
+	for _, m := range joinedRule().FindAllStringSubmatch(rule, -1) {
 		if _, err := policy.ParseClass(m[1]); err == nil {
 			fmt.Fprintf(w, "rubichan: warning: --%s (%s) %q looks like several rules joined by a comma: give one rule per line (in %s) or repeat --%s; it is taken as one rule\n",
 				name, envName(name), rule, envName(name), name)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rubichan/rubichan/policy"
 )
@@ -145,18 +146,18 @@ func commandDecision(ref *policy.Policy, patterns []string, v string) (policy.De
 }
 
 // plainWord is a word a pattern names as itself.
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+/-]*$`)
+var plainWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+/-]*$`) })
 
 // groupKey is the words of argv a final `*` may follow: the program and,
 // for a program with subcommands, the subcommand; "" when they are not
 // plain words.
 func groupKey(argv []string) string {
-	if !plainWord.MatchString(argv[0]) {
+	if !plainWord().MatchString(argv[0]) {
 		return ""
 	}
 	switch path.Base(argv[0]) {
 	case "git", "go":
-		if len(argv) < 2 || !plainWord.MatchString(argv[1]) {
+		if len(argv) < 2 || !plainWord().MatchString(argv[1]) {
 			return ""
 		}
 		return argv[0] + " " + argv[1]

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -52,16 +53,16 @@ func (p Problem) String() string {
 
 // namePattern is a name's spelling: lowercase ASCII letters and digits in
 // groups joined by single hyphens, none leading or trailing.
-var namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // ValidName reports whether name is a valid skill name (its spelling and
 // length; a name must also equal its folder's, which [Load] checks).
 func ValidName(name string) bool {
-	return utf8.RuneCountInString(name) <= MaxNameLen && namePattern.MatchString(name)
+	return utf8.RuneCountInString(name) <= MaxNameLen && namePattern().MatchString(name)
 }
 
 // yamlLine finds the line yaml.v3 names in its error messages.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 // ParseFrontmatter parses and validates the frontmatter of a SKILL.md:
 // the file must begin with a line "---", and the YAML up to the next
@@ -246,7 +247,7 @@ func splitFrontmatter(data []byte) (yamlText []byte, bodyLine int, ok bool) {
 // names (the frontmatter's line N is the file's N+1).
 func yamlProblem(err error) Problem {
 	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		if n, e := strconv.Atoi(m[1]); e == nil {
 			return Problem{n + 1, "invalid YAML: " + strings.TrimPrefix(msg, m[0])}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/rubichan/rubichan/llm"
 )
@@ -47,7 +48,9 @@ type Plan struct {
 // (https://platform.claude.com/docs/en/build-with-claude/structured-outputs),
 // OpenAI's before gpt-4o-2024-08-06
 // (https://platform.openai.com/docs/guides/structured-outputs#supported-models).
-var noNative = regexp.MustCompile(`^(claude-(instant|2|3)|claude-(opus|sonnet)-4-(0|1|2025)|claude-(opus|sonnet)-4$|gpt-3\.5|gpt-4($|-|o-2024-05))`)
+var noNative = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(claude-(instant|2|3)|claude-(opus|sonnet)-4-(0|1|2025)|claude-(opus|sonnet)-4$|gpt-3\.5|gpt-4($|-|o-2024-05))`)
+})
 
 // Choose picks how to ask p for s: the override when set; else natively
 // on the anthropic and openai presets (their APIs document the field) for
@@ -68,7 +71,7 @@ func Choose(s *Schema, p Provider) Plan {
 		return Plan{Mode: Native, Format: s.format(p.Type, fits), Why: "structured_output = \"native\""}
 	case p.Preset != "anthropic" && p.Preset != "openai":
 		return Plan{Mode: Tool, Why: fmt.Sprintf("provider %s may not support a native schema", orCustom(p.Preset))}
-	case noNative.MatchString(strings.ToLower(p.Model)):
+	case noNative().MatchString(strings.ToLower(p.Model)):
 		return Plan{Mode: Tool, Why: "model " + p.Model + " predates structured output"}
 	case !fits:
 		return Plan{Mode: Tool, Why: "the schema is outside the strict subset: " + why}
