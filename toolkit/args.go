@@ -7,31 +7,53 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
+
+// argSchema is a tool's argument schema, parsed on first use: a call's
+// arguments are checked against it twice (for the judge, then to run),
+// and parsing the schema each time was most of decodeArgs' cost.
+type argSchema struct {
+	parsed func() (*parsedSchema, error)
+}
+
+// parsedSchema is what decodeArgs enforces of a schema.
+type parsedSchema struct {
+	Required   []string                `json:"required"`
+	Properties map[string]propertySpec `json:"properties"`
+}
+
+// newArgSchema returns the schema raw, parsed when first used.
+func newArgSchema(raw json.RawMessage) *argSchema {
+	return &argSchema{parsed: sync.OnceValues(func() (*parsedSchema, error) {
+		var s parsedSchema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("tool schema is invalid: %v", err)
+		}
+		return &s, nil
+	})}
+}
 
 // decodeArgs decodes a call's JSON arguments into dst, a pointer to the
 // tool's params struct, checking them against the tool's schema: every
 // property listed as required must be present, unknown properties are
 // refused, and a value of the wrong type is named. The error is meant for
 // the model.
-func decodeArgs(schema, args json.RawMessage, dst any) error {
+func decodeArgs(schema *argSchema, args json.RawMessage, dst any) error {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = []byte("{}")
+	}
+	s, err := schema.parsed()
+	if err != nil {
+		return err
 	}
 	var present map[string]json.RawMessage
 	if err := json.Unmarshal(args, &present); err != nil {
 		return fmt.Errorf("arguments are not a JSON object: %v", err)
 	}
-	if err := checkKeys(schema, args); err != nil {
+	if err := checkKeys(s, args); err != nil {
 		return err
-	}
-	var s struct {
-		Required   []string                `json:"required"`
-		Properties map[string]propertySpec `json:"properties"`
-	}
-	if err := json.Unmarshal(schema, &s); err != nil {
-		return fmt.Errorf("tool schema is invalid: %v", err)
 	}
 	var unknown []string
 	for name := range present {
@@ -126,13 +148,7 @@ func errorResult(format string, a ...any) Result {
 // regard to case, so `{"command": "ls", "Command": "rm -rf x"}` would run
 // the second while anything that read the first showed "ls": such a call
 // is malformed, and the model is told so.
-func checkKeys(schema, args json.RawMessage) error {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if err := json.Unmarshal(schema, &s); err != nil {
-		return fmt.Errorf("tool schema is invalid: %v", err)
-	}
+func checkKeys(s *parsedSchema, args json.RawMessage) error {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return errors.New("arguments are not a JSON object")

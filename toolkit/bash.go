@@ -102,8 +102,9 @@ type Bash struct {
 	maxTO time.Duration
 	grace time.Duration
 	spec  Spec
-	box   *Sandbox // nil: commands run unconfined
-	owned bool     // box is this tool's own, closed by Close
+	args  *argSchema // spec.Schema, parsed once
+	box   *Sandbox   // nil: commands run unconfined
+	owned bool       // box is this tool's own, closed by Close
 	setup sync.Once
 	// reaper is shared with the caller, which sweeps at the end of a run.
 	reaper *Reaper
@@ -161,6 +162,7 @@ func NewBash(cfg BashConfig) *Bash {
 		Description: b.describe(),
 		Schema:      b.schema(),
 	}
+	b.args = newArgSchema(b.spec.Schema)
 	return b
 }
 
@@ -399,7 +401,11 @@ type bashParams struct {
 // the model.
 func (b *Bash) decode(args json.RawMessage) (bashParams, time.Duration, error) {
 	var p bashParams
-	if err := checkKeys(b.spec.Schema, args); err != nil {
+	schema, err := b.args.parsed()
+	if err == nil {
+		err = checkKeys(schema, args)
+	}
+	if err != nil {
 		return p, 0, fmt.Errorf("bash: invalid arguments: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(args))

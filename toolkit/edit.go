@@ -25,6 +25,9 @@ var editSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
+// editArgs is editSchema, parsed once.
+var editArgs = newArgSchema(editSchema)
+
 // editParams are the arguments of the edit tool.
 type editParams struct {
 	Path       string `json:"path"`
@@ -53,7 +56,7 @@ func (t *Edit) Spec() Spec {
 // Effects implements [Tool]: a write of the resolved file.
 func (t *Edit) Effects(args json.RawMessage) (Effects, error) {
 	var p editParams
-	if err := decodeArgs(editSchema, args, &p); err != nil {
+	if err := decodeArgs(editArgs, args, &p); err != nil {
 		return Effects{}, err
 	}
 	eff, err := t.ws.effectsFor(EffectWrite, p.Path)
@@ -73,7 +76,7 @@ func (t *Edit) RunJudged(ctx context.Context, args json.RawMessage, eff Effects)
 
 func (t *Edit) run(ctx context.Context, args json.RawMessage, eff *Effects) (Result, error) {
 	var p editParams
-	if err := decodeArgs(editSchema, args, &p); err != nil {
+	if err := decodeArgs(editArgs, args, &p); err != nil {
 		return errorResult("edit: %v", err), nil
 	}
 	if p.OldString == "" {

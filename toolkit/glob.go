@@ -26,6 +26,9 @@ var globSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
+// globArgs is globSchema, parsed once.
+var globArgs = newArgSchema(globSchema)
+
 // globParams are the arguments of the glob tool.
 type globParams struct {
 	Pattern string `json:"pattern"`
@@ -60,7 +63,7 @@ func (t *Glob) Spec() Spec {
 // Effects implements [Tool]: a read of the resolved directory.
 func (t *Glob) Effects(args json.RawMessage) (Effects, error) {
 	var p globParams
-	if err := decodeArgs(globSchema, args, &p); err != nil {
+	if err := decodeArgs(globArgs, args, &p); err != nil {
 		return Effects{}, err
 	}
 	eff, err := t.ws.effectsFor(EffectRead, p.path())
@@ -71,7 +74,7 @@ func (t *Glob) Effects(args json.RawMessage) (Effects, error) {
 // Run implements [Tool].
 func (t *Glob) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	var p globParams
-	if err := decodeArgs(globSchema, args, &p); err != nil {
+	if err := decodeArgs(globArgs, args, &p); err != nil {
 		return errorResult("glob: %v", err), nil
 	}
 	pattern := strings.TrimPrefix(p.Pattern, "./")

@@ -35,6 +35,9 @@ var grepSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
+// grepArgs is grepSchema, parsed once.
+var grepArgs = newArgSchema(grepSchema)
+
 // grepParams are the arguments of the grep tool.
 type grepParams struct {
 	Pattern         string `json:"pattern"`
@@ -82,7 +85,7 @@ func (t *Grep) Spec() Spec {
 // a directory are checked one by one with the filter while walking.
 func (t *Grep) Effects(args json.RawMessage) (Effects, error) {
 	var p grepParams
-	if err := decodeArgs(grepSchema, args, &p); err != nil {
+	if err := decodeArgs(grepArgs, args, &p); err != nil {
 		return Effects{}, err
 	}
 	eff, err := t.ws.effectsFor(EffectRead, p.path())
@@ -118,7 +121,7 @@ type grepHit struct {
 // Run implements [Tool].
 func (t *Grep) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	var p grepParams
-	if err := decodeArgs(grepSchema, args, &p); err != nil {
+	if err := decodeArgs(grepArgs, args, &p); err != nil {
 		return errorResult("grep: %v", err), nil
 	}
 	if p.Context < 0 || p.Context > grepMaxContext {

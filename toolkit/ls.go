@@ -23,6 +23,9 @@ var lsSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
+// lsArgs is lsSchema, parsed once.
+var lsArgs = newArgSchema(lsSchema)
+
 // lsParams are the arguments of the ls tool.
 type lsParams struct {
 	Path string `json:"path"`
@@ -50,7 +53,7 @@ func (t *Ls) Spec() Spec { return Spec{Name: "ls", Description: lsDescription, S
 // Effects implements [Tool]: a read of the resolved directory.
 func (t *Ls) Effects(args json.RawMessage) (Effects, error) {
 	var p lsParams
-	if err := decodeArgs(lsSchema, args, &p); err != nil {
+	if err := decodeArgs(lsArgs, args, &p); err != nil {
 		return Effects{}, err
 	}
 	eff, err := t.ws.effectsFor(EffectRead, p.path())
@@ -61,7 +64,7 @@ func (t *Ls) Effects(args json.RawMessage) (Effects, error) {
 // Run implements [Tool].
 func (t *Ls) Run(ctx context.Context, args json.RawMessage) (Result, error) {
 	var p lsParams
-	if err := decodeArgs(lsSchema, args, &p); err != nil {
+	if err := decodeArgs(lsArgs, args, &p); err != nil {
 		return errorResult("ls: %v", err), nil
 	}
 	loc, err := t.ws.resolve(p.path())

@@ -29,6 +29,9 @@ var readSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
+// readArgs is readSchema, parsed once.
+var readArgs = newArgSchema(readSchema)
+
 // readParams are the arguments of the read tool.
 type readParams struct {
 	Path   string `json:"path"`
@@ -54,7 +57,7 @@ func (t *Read) Spec() Spec {
 // Effects implements [Tool]: a read of the resolved file.
 func (t *Read) Effects(args json.RawMessage) (Effects, error) {
 	var p readParams
-	if err := decodeArgs(readSchema, args, &p); err != nil {
+	if err := decodeArgs(readArgs, args, &p); err != nil {
 		return Effects{}, err
 	}
 	eff, err := t.ws.effectsFor(EffectRead, p.Path)
@@ -74,7 +77,7 @@ func (t *Read) RunJudged(ctx context.Context, args json.RawMessage, eff Effects)
 
 func (t *Read) run(ctx context.Context, args json.RawMessage, eff *Effects) (Result, error) {
 	var p readParams
-	if err := decodeArgs(readSchema, args, &p); err != nil {
+	if err := decodeArgs(readArgs, args, &p); err != nil {
 		return errorResult("read: %v", err), nil
 	}
 	// The schema keeps offset ≥ 0 and limit ≥ 1; 0 means not given.

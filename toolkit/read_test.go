@@ -196,3 +196,15 @@ func TestReadSmallFileAllocates(t *testing.T) {
 		t.Errorf("a read of a 17-byte file allocates %d bytes, want at most 24 KB", per)
 	}
 }
+
+// BenchmarkReadArgs measures checking a read call's arguments against its
+// schema (done twice a call: for the judge, then to run).
+func BenchmarkReadArgs(b *testing.B) {
+	args := []byte(`{"path":"a.txt","offset":2,"limit":10}`)
+	for b.Loop() {
+		var p readParams
+		if err := decodeArgs(readArgs, args, &p); err != nil || p.Limit != 10 {
+			b.Fatal(err)
+		}
+	}
+}

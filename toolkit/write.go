@@ -23,6 +23,9 @@ var writeSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
+// writeArgs is writeSchema, parsed once.
+var writeArgs = newArgSchema(writeSchema)
+
 // writeParams are the arguments of the write tool.
 type writeParams struct {
 	Path    string `json:"path"`
@@ -53,7 +56,7 @@ func (t *Write) Spec() Spec {
 // through a symlink names the file that really changes.
 func (t *Write) Effects(args json.RawMessage) (Effects, error) {
 	var p writeParams
-	if err := decodeArgs(writeSchema, args, &p); err != nil {
+	if err := decodeArgs(writeArgs, args, &p); err != nil {
 		return Effects{}, err
 	}
 	eff, err := t.ws.effectsFor(EffectWrite, p.Path)
@@ -73,7 +76,7 @@ func (t *Write) RunJudged(ctx context.Context, args json.RawMessage, eff Effects
 
 func (t *Write) run(ctx context.Context, args json.RawMessage, eff *Effects) (Result, error) {
 	var p writeParams
-	if err := decodeArgs(writeSchema, args, &p); err != nil {
+	if err := decodeArgs(writeArgs, args, &p); err != nil {
 		return errorResult("write: %v", err), nil
 	}
 	loc, err := t.ws.locate(p.Path, eff)
