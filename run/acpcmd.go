@@ -80,13 +80,9 @@ func acpCommand(stdin io.Reader, env environment) *cli.Command {
 func acpFlags() []cli.Flag {
 	var out []cli.Flag
 	for _, f := range execFlags() {
-		// By the field, not Names(): urfave's Names runs a regular
-		// expression over the name, a third of a millisecond over exec's
-		// hundred flags at every start of rubichan.
-		if sf, ok := f.(*cli.StringFlag); ok && (sf.Name == "tasks" || sf.Name == "task-index") {
-			continue
+		if n := rawName(f); n != "tasks" && n != "task-index" {
+			out = append(out, f)
 		}
-		out = append(out, f)
 	}
 	return out
 }

@@ -59,7 +59,7 @@ func configFlags() []cli.Flag {
 func configFlagsNamed(names ...string) []cli.Flag {
 	var fs []cli.Flag
 	for _, f := range configFlags() {
-		if slices.Contains(names, f.Names()[0]) {
+		if slices.Contains(names, rawName(f)) {
 			fs = append(fs, f)
 		}
 	}

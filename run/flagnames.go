@@ -72,6 +72,24 @@ func namedFlags(fs []cli.Flag) []cli.Flag {
 	return out
 }
 
+// rawName is a flag's name read from its field, for the flags before
+// [nameFlags] wraps them: urfave's Names() runs a regular expression over
+// the name at each call (a third of a millisecond of every start, asked
+// of exec's hundred flags to pick acp's, and of the configuration's).
+func rawName(f cli.Flag) string {
+	switch f := f.(type) {
+	case *cli.StringFlag:
+		return f.Name
+	case *cli.BoolFlag:
+		return f.Name
+	case *cli.StringSliceFlag:
+		return f.Name
+	case *cli.IntFlag:
+		return f.Name
+	}
+	return f.Names()[0]
+}
+
 // flagNames is a flag's name, then its aliases: what cli.FlagNames makes
 // of names that hold no comma or space, as none of rubichan's do (the
 // regexp it runs strips a v1-style "name, alias").

@@ -99,3 +99,19 @@ func hasFlags(c *cli.Command) bool {
 	}
 	return false
 }
+
+// rawName reads the name urfave's Names() would give, for every flag
+// exec and the configuration commands declare.
+func TestRawName(t *testing.T) {
+	t.Parallel()
+	flags := append(execFlags(), configFlags()...)
+	flags = append(flags, &cli.Float64Flag{Name: "other"})
+	for _, f := range flags {
+		if got, want := rawName(f), f.Names()[0]; got != want {
+			t.Errorf("rawName = %q, want %q", got, want)
+		}
+	}
+	if len(flags) < 50 {
+		t.Fatalf("only %d flags checked", len(flags))
+	}
+}
