@@ -48,6 +48,11 @@ func TestProgressFilter(t *testing.T) {
 				"--- PASS: TestScript (9.00s)\nPASS\nok  \tgithub.com/rubichan/rubichan/run\t9.5s\n",
 			want: "--- PASS: TestA (0.01s)\n  25 sub-tests ended\n--- PASS: TestScript (9.00s)\nok  \tgithub.com/rubichan/rubichan/run\t9.5s\n",
 		},
+		"a log quoting another go test": {
+			in: "=== RUN   TestScript/go_test\n        > exec go test\n        --- FAIL: TestX (0.00s)\n        --- PASS: TestY (0.00s)\n" +
+				"    --- PASS: TestScript/go_test (0.50s)\n--- PASS: TestScript (9.00s)\nPASS\nok  \tgithub.com/rubichan/rubichan/run\t9.5s\n",
+			want: "--- PASS: TestScript (9.00s)\nok  \tgithub.com/rubichan/rubichan/run\t9.5s\n",
+		},
 		"fail": {
 			in: "=== RUN   TestA\n    a_test.go:3: why\n--- FAIL: TestA (0.01s)\n    more detail\n=== RUN   TestB\nnoise\n--- PASS: TestB (0.01s)\n" +
 				"    --- PASS: TestScript/y (0.20s)\n    --- FAIL: TestScript/x (0.20s)\n        x.txtar:3: no match\nFAIL\nFAIL\tgithub.com/rubichan/rubichan/run\t9.5s\n",
