@@ -58,9 +58,16 @@ func newProcessApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	return newApp(stdin, stdout, stderr, processEnvironment(), earlyOutput{})
 }
 
-// newApp builds the application; early holds the sinks [runMain] made
-// before the parse ([openEarly]), which the exec action writes to.
+// newApp builds the application with every command; early holds the
+// sinks [runMain] made before the parse ([openEarly]), which the exec
+// action writes to.
 func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early earlyOutput) *cli.App {
+	return buildApp(stdin, stdout, stderr, env, early, "")
+}
+
+// buildApp is newApp with only the command named only when it is one of
+// rubichan's (see [invokedCommand]), else with every command.
+func buildApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early earlyOutput, only string) *cli.App {
 	if stdout == nil {
 		stdout = io.Discard
 	}
@@ -98,22 +105,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, env environment, early ea
 		DisableSliceFlagSeparator: true,
 		OnUsageError:              onUsage,
 		Action:                    rootAction,
-		Commands: []*cli.Command{
-			execCommand(stdin, env, early),
-			chatCommand(stdin, env),
-			acpCommand(stdin, env),
-			queryCommand(stdin, env),
-			configCommand(env),
-			versionCommand(),
-			policyCommand(env),
-			skillsCommand(env),
-			sandboxCommand(env),
-			mcpCommand(env),
-			schemaCommand(),
-			sessionsCommand(env),
-			doctorCommand(env),
-			resultsCommand(),
-		},
+		Commands:                  commands(stdin, env, early, only),
 	}
 	for _, c := range app.Commands {
 		if c.OnUsageError == nil {
@@ -190,4 +182,45 @@ func helpAction(c *cli.Context) error {
 		return cli.ShowCommandHelp(c, name)
 	}
 	return exit.Usagef("help takes at most one command name")
+}
+
+// commandBuilder builds one of rubichan's commands, known by its name
+// before it is built (TestCommandBuilders checks the two agree).
+type commandBuilder struct {
+	name  string
+	build func() *cli.Command
+}
+
+// commands builds rubichan's commands: only the one named only when it
+// is one of them (a run neither parses nor shows another command, and
+// building the fourteen commands with their flags was a tenth of every
+// start of rubichan), else all of them (bare rubichan's help lists them;
+// the message for an unknown command or a misplaced flag looks them up).
+func commands(stdin io.Reader, env environment, early earlyOutput, only string) []*cli.Command {
+	builders := []commandBuilder{
+		{"exec", func() *cli.Command { return execCommand(stdin, env, early) }},
+		{"chat", func() *cli.Command { return chatCommand(stdin, env) }},
+		{"acp", func() *cli.Command { return acpCommand(stdin, env) }},
+		{"query", func() *cli.Command { return queryCommand(stdin, env) }},
+		{"config", func() *cli.Command { return configCommand(env) }},
+		{"version", versionCommand},
+		{"policy", func() *cli.Command { return policyCommand(env) }},
+		{"skills", func() *cli.Command { return skillsCommand(env) }},
+		{"sandbox", func() *cli.Command { return sandboxCommand(env) }},
+		{"mcp", func() *cli.Command { return mcpCommand(env) }},
+		{"schema", schemaCommand},
+		{"sessions", func() *cli.Command { return sessionsCommand(env) }},
+		{"doctor", func() *cli.Command { return doctorCommand(env) }},
+		{"results", resultsCommand},
+	}
+	for _, b := range builders {
+		if b.name == only {
+			return []*cli.Command{b.build()}
+		}
+	}
+	out := make([]*cli.Command, len(builders))
+	for i, b := range builders {
+		out[i] = b.build()
+	}
+	return out
 }

@@ -1,8 +1,6 @@
 package run
 
 import (
-	"slices"
-
 	"github.com/urfave/cli/v2"
 )
 
@@ -97,37 +95,18 @@ func flagNames(name string, aliases []string) []string {
 	return append([]string{name}, aliases...)
 }
 
-// keepFlagsOf leaves flags only on the command args run (with its
-// subcommands), or, for `rubichan help COMMAND`, show: a run neither
-// parses nor shows another command's flags, and urfave/cli's Setup writes
-// the help line of every flag of every command it is given (to sort them
-// into categories) — 200 flags, a millisecond of each start. When args
-// name no command, every command keeps its flags: the message for a
-// misplaced flag looks them up.
-func keepFlagsOf(app *cli.App, args []string) {
+// invokedCommand is the command args run, or whose help they ask for
+// (`rubichan help COMMAND`): args[1], or args[2] after "help"; "" when
+// args name none. A name that is no command comes back as it is: the
+// application is then built with every command (see [commands]).
+func invokedCommand(args []string) string {
 	if len(args) < 2 {
-		return
+		return ""
 	}
-	name := args[1]
-	if name == "help" && len(args) > 2 {
-		name = args[2]
+	if args[1] == "help" && len(args) > 2 {
+		return args[2]
 	}
-	if app.Command(name) == nil {
-		return
-	}
-	for _, c := range app.Commands {
-		if c.Name != name && !slices.Contains(c.Aliases, name) {
-			dropFlags(c)
-		}
-	}
-}
-
-// dropFlags takes the flags off c and its subcommands.
-func dropFlags(c *cli.Command) {
-	c.Flags = nil
-	for _, sub := range c.Subcommands {
-		dropFlags(sub)
-	}
+	return args[1]
 }
 
 // boolFlagOf returns the *cli.BoolFlag f is or wraps.

@@ -58,36 +58,60 @@ func TestFlagNamesWorkedOutOnce(t *testing.T) {
 	})
 }
 
-// A run keeps the flags of the command it names (or whose help it shows)
-// and drops the others'; when it names no command, all are kept.
-func TestKeepFlagsOf(t *testing.T) {
+// A run builds only the command it names (or whose help it shows), with
+// its flags; when it names none, or a name that is no command, every
+// command is built.
+func TestBuildsInvokedCommand(t *testing.T) {
 	t.Parallel()
+	all := newApp(nil, nil, nil, fakeEnv(nil), earlyOutput{})
 	for _, tc := range []struct {
 		args []string
-		kept []string // commands left with flags
+		only string // "": every command
 	}{
-		{[]string{"rubichan", "exec", "fix it"}, []string{"exec"}},
-		{[]string{"rubichan", "help", "chat"}, []string{"chat"}},
-		{[]string{"rubichan", "config", "show", "--json"}, []string{"config"}},
-		{[]string{"rubichan", "--model", "x", "exec"}, nil},
-		{[]string{"rubichan", "bogus"}, nil},
-		{[]string{"rubichan"}, nil},
+		{[]string{"rubichan", "exec", "fix it"}, "exec"},
+		{[]string{"rubichan", "help", "chat"}, "chat"},
+		{[]string{"rubichan", "config", "show", "--json"}, "config"},
+		{[]string{"rubichan", "version"}, "version"},
+		{[]string{"rubichan", "--model", "x", "exec"}, ""},
+		{[]string{"rubichan", "bogus"}, ""},
+		{[]string{"rubichan", "help"}, ""},
+		{[]string{"rubichan"}, ""},
 	} {
-		app := newApp(nil, nil, nil, fakeEnv(nil), earlyOutput{})
-		keepFlagsOf(app, tc.args)
+		app := buildApp(nil, nil, nil, fakeEnv(nil), earlyOutput{}, invokedCommand(tc.args))
+		var names []string
 		for _, c := range app.Commands {
-			has := hasFlags(c)
-			want := tc.kept == nil || slices.Contains(tc.kept, c.Name)
-			if want && !has && (c.Name == "exec" || c.Name == "chat" || c.Name == "config") {
-				t.Errorf("%q: %s lost its flags", tc.args, c.Name)
-			}
-			if !want && has {
-				t.Errorf("%q: %s kept its flags", tc.args, c.Name)
+			names = append(names, c.Name)
+		}
+		switch {
+		case tc.only == "" && len(names) != len(all.Commands):
+			t.Errorf("%q: built %v, want every command (%d)", tc.args, names, len(all.Commands))
+		case tc.only != "" && !slices.Equal(names, []string{tc.only}):
+			t.Errorf("%q: built %v, want [%s]", tc.args, names, tc.only)
+		case tc.only == "exec" || tc.only == "chat" || tc.only == "config":
+			if !hasFlags(app.Commands[0]) {
+				t.Errorf("%q: %s built without its flags", tc.args, tc.only)
 			}
 		}
 	}
 }
 
+// Every command builder is known by the name of the command it builds,
+// and builds each of rubichan's commands once.
+func TestCommandBuilders(t *testing.T) {
+	t.Parallel()
+	all := newApp(nil, nil, nil, fakeEnv(nil), earlyOutput{})
+	if len(all.Commands) < 14 {
+		t.Fatalf("only %d commands", len(all.Commands))
+	}
+	for _, c := range all.Commands {
+		app := buildApp(nil, nil, nil, fakeEnv(nil), earlyOutput{}, c.Name)
+		if len(app.Commands) != 1 || app.Commands[0].Name != c.Name {
+			t.Errorf("the builder named %s: built %d commands, the first %q", c.Name, len(app.Commands), app.Commands[0].Name)
+		}
+	}
+}
+
+// hasFlags reports whether c or one of its subcommands has flags.
 func hasFlags(c *cli.Command) bool {
 	if len(c.Flags) > 0 {
 		return true

@@ -41,8 +41,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		// command but the reporter's own.
 		stderr = gh.Out()
 	}
-	app := newApp(stdin, stdout, stderr, env, out)
-	keepFlagsOf(app, args)
+	app := buildApp(stdin, stdout, stderr, env, out, invokedCommand(args))
 	normalized, err := normalizeArgs(app, args)
 	if err == nil {
 		err = checkBoolEnv(app, normalized, env.LookupEnv)
