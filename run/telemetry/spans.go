@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/rubichan/rubichan/llm"
 	"github.com/rubichan/rubichan/run/agent"
 )
 
@@ -52,7 +54,7 @@ func (r *Run) Around(ctx context.Context, op agent.Op, do func(context.Context) 
 	}
 	r.mu.Unlock()
 	if err != nil {
-		span.SetStatus(codes.Error, r.info.Redact(oneLine(err)))
+		span.SetStatus(codes.Error, r.info.Redact(oneLine(r.statusError(err))))
 		span.SetAttributes(attribute.String("error.type", fmt.Sprintf("%T", err)))
 	}
 	span.End()
@@ -288,6 +290,20 @@ func outputMessages(text, finish string) string {
 }
 
 // oneLine is err's message on one line.
+// statusError is err as a span's status tells it. A provider's message
+// may quote the request (a prompt too long, a tool result it refused):
+// message content, which leaves only with content capture on; without
+// it a provider's error is told by its class, HTTP status and type.
+func (r *Run) statusError(err error) error {
+	var api *llm.APIError
+	if r.s.Capture || !errors.As(err, &api) {
+		return err
+	}
+	told := *api
+	told.Message, told.Err = "", nil
+	return &told
+}
+
 func oneLine(err error) string {
 	if err == nil {
 		return ""

@@ -359,3 +359,35 @@ func downCollectors(t *testing.T) map[string]string {
 	refused.Close() // nothing listens there now
 	return map[string]string{"silent": silent.URL, "refused": refused.URL}
 }
+
+// TestErrorStatusContent: a provider's error message may quote the
+// request (here, a prompt it found too long); without content capture
+// the chat span's status tells the failure by its class, status and type
+// only, with it the message too.
+func TestErrorStatusContent(t *testing.T) {
+	for _, capture := range []bool{false, true} {
+		rec := otlptest.New()
+		env := map[string]string{}
+		if capture {
+			env["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true"
+		}
+		tel := start(t, rec, env, nil)
+		r := agenttest.Run(t, context.Background(), llmtest.Script{Turns: []llmtest.Turn{
+			{Fault: &llmtest.Fault{Status: 400, Type: "invalid_request_error", Message: "prompt 'okapi-prompt-text' is too long"}},
+		}}, agent.Options{Around: tel, Emit: tel.Observe})
+		if r.Err == nil {
+			t.Fatal("the run did not fail")
+		}
+		if w := tel.Close(); w != "" {
+			t.Fatal(w)
+		}
+		raw := rec.Raw()
+		rec.Close()
+		if got := bytes.Contains(raw, []byte("okapi-prompt-text")); got != capture {
+			t.Errorf("capture=%v: the request's text in the export: %v", capture, got)
+		}
+		if !bytes.Contains(raw, []byte("HTTP 400 invalid_request_error")) {
+			t.Errorf("capture=%v: the span's status does not tell the failure", capture)
+		}
+	}
+}
