@@ -1,13 +1,11 @@
 package telemetry_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rubichan/rubichan/run/agent"
-	"github.com/rubichan/rubichan/run/telemetry"
 	"github.com/rubichan/rubichan/run/telemetry/otlptest"
 )
 
@@ -34,13 +32,7 @@ func TestFlushBeforeSummary(t *testing.T) {
 	})
 	for name, url := range downCollectors(t) {
 		t.Run(name, func(t *testing.T) {
-			s := telemetry.Resolve(func(k string) string {
-				return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": url}[k]
-			}, telemetry.Config{FlushTimeout: 300 * time.Millisecond})
-			tel, err := telemetry.Start(context.Background(), s, telemetry.Info{Model: "m"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tel := startDown(t, url)
 			begin := time.Now()
 			w := tel.Flush(&agent.Summary{ExitCode: 0})
 			if !strings.HasPrefix(w, "telemetry: could not send the run's trace ") || strings.Contains(w, "\n") {

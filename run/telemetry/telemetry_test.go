@@ -188,13 +188,7 @@ func TestContentCapture(t *testing.T) {
 func TestCollectorDown(t *testing.T) {
 	for name, url := range downCollectors(t) {
 		t.Run(name, func(t *testing.T) {
-			s := telemetry.Resolve(func(k string) string {
-				return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": url}[k]
-			}, telemetry.Config{FlushTimeout: 300 * time.Millisecond})
-			tel, err := telemetry.Start(context.Background(), s, telemetry.Info{Model: "m"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tel := startDown(t, url)
 			begin := time.Now()
 			w := tel.Close()
 			if took := time.Since(begin); took > 2*time.Second {
@@ -358,6 +352,20 @@ func downCollectors(t *testing.T) map[string]string {
 	refused := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	refused.Close() // nothing listens there now
 	return map[string]string{"silent": silent.URL, "refused": refused.URL}
+}
+
+// startDown begins a run's telemetry against the collector at url (one
+// of [downCollectors]), with a flush bound of 300 ms.
+func startDown(t *testing.T, url string) *telemetry.Run {
+	t.Helper()
+	s := telemetry.Resolve(func(k string) string {
+		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": url}[k]
+	}, telemetry.Config{FlushTimeout: 300 * time.Millisecond})
+	tel, err := telemetry.Start(context.Background(), s, telemetry.Info{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tel
 }
 
 // TestErrorStatusContent: a provider's error message may quote the

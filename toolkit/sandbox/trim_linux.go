@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"strconv"
 	"syscall"
 )
 
@@ -71,33 +72,12 @@ func mapping(line []byte) (start, end uintptr, header, drop bool) {
 	if !found {
 		return 0, 0, false, false
 	}
-	s, ok1 := parseHex(lo)
-	e, ok2 := parseHex(hi)
-	if !ok1 || !ok2 || e <= s {
+	// The conversions do not escape: ParseUint copies what its error keeps.
+	s, err1 := strconv.ParseUint(string(lo), 16, 64)
+	e, err2 := strconv.ParseUint(string(hi), 16, 64)
+	if err1 != nil || err2 != nil || e <= s {
 		return 0, 0, false, false
 	}
 	drop = n >= 6 && bytes.HasPrefix(f[5], []byte("/")) && f[1][1] != 'w' && f[1][3] == 'p'
-	return s, e, true, drop
-}
-
-// parseHex parses a hexadecimal address.
-func parseHex(b []byte) (uintptr, bool) {
-	if len(b) == 0 || len(b) > 16 {
-		return 0, false
-	}
-	var v uintptr
-	for _, c := range b {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		v = v<<4 | uintptr(c)
-	}
-	return v, true
+	return uintptr(s), uintptr(e), true, drop
 }
