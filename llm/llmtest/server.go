@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -66,7 +67,8 @@ func (s *Server) ForgetBodies() {
 }
 
 // Lean makes the server answer from now on without checking the requests
-// against the provider's rules, and keep them without their bodies: for
+// against the provider's rules, reading of each only what its answer
+// echoes (see params), and keep them without their bodies: for
 // the benchmarks that time the client per request, where the checks —
 // decoding every request several times, a growing conversation each turn
 // — would be the server's time counted as the client's.
@@ -204,11 +206,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if a, ok := s.answerFor(body); ok {
-		stream(w, r, proto, body, withInput(a, tokens), n)
+		s.stream(w, r, proto, body, withInput(a, tokens), n)
 		return
 	}
 	if s.script.Summary != nil && !offersTools(body) {
-		stream(w, r, proto, body, withInput(*s.script.Summary, tokens), n)
+		s.stream(w, r, proto, body, withInput(*s.script.Summary, tokens), n)
 		return
 	}
 	ti := s.nextTurn()
@@ -226,7 +228,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		silent(r)
 		return
 	}
-	stream(w, r, proto, body, withInput(turn, tokens), ti)
+	s.stream(w, r, proto, body, withInput(turn, tokens), ti)
 }
 
 // check is [checkRequest], or nothing on a lean server.
@@ -321,15 +323,55 @@ func writeStatusFault(w http.ResponseWriter, proto protocol, f *Fault) {
 	writeError(w, proto, f.Status, typ, msg)
 }
 
-// stream answers request body with turn n as an event stream.
-func stream(w http.ResponseWriter, r *http.Request, proto protocol, body []byte, turn Turn, n int) {
-	var req struct {
-		Model         string `json:"model"`
-		StreamOptions struct {
-			IncludeUsage bool `json:"include_usage"`
-		} `json:"stream_options"`
+// streamParams is what a stream echoes of its request.
+type streamParams struct {
+	Model         string `json:"model"`
+	StreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+// params reads the stream's parameters from body. A lean server reads the
+// body's top-level members only until it has what the protocol needs
+// (the model, and for OpenAI's chat the stream options) — the
+// conversation that follows is not decoded, as a server's answer does
+// not wait for it; a full server decodes the whole body.
+func (s *Server) params(proto protocol, body []byte) streamParams {
+	var p streamParams
+	s.mu.Lock()
+	lean := s.lean
+	s.mu.Unlock()
+	if !lean {
+		_ = json.Unmarshal(body, &p)
+		return p
 	}
-	_ = json.Unmarshal(body, &req)
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return p
+	}
+	model, options := false, proto != openai
+	for !(model && options) && dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return p
+		}
+		var v any = new(json.RawMessage)
+		switch key {
+		case "model":
+			v, model = &p.Model, true
+		case "stream_options":
+			v, options = &p.StreamOptions, true
+		}
+		if dec.Decode(v) != nil {
+			return p
+		}
+	}
+	return p
+}
+
+// stream answers request body with turn n as an event stream.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, proto protocol, body []byte, turn Turn, n int) {
+	req := s.params(proto, body)
 	st := &streamer{w: w, rc: http.NewResponseController(w), turn: turn, n: n, model: req.Model, done: r.Context().Done(), isAnthropic: proto == anthropic}
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("cache-control", "no-cache")

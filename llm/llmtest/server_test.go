@@ -261,3 +261,29 @@ func TestServerLean(t *testing.T) {
 		t.Errorf("bodies kept: %d requests, %d and %d bytes; want the first only", len(reqs), len(reqs[0].Body), len(reqs[1].Body))
 	}
 }
+
+// A lean server reads of a request only the members its answer echoes —
+// the model, and for OpenAI's chat the stream options, wherever they are
+// — and stops there: a conversation after them is not decoded, so an
+// unfinished one does not keep it from answering.
+func TestServerLeanReadsOnlyWhatItEchoes(t *testing.T) {
+	t.Parallel()
+	turns := Script{Turns: []Turn{{Text: []string{"a"}}, {Text: []string{"b"}}, {Text: []string{"c"}}, {Text: []string{"d"}}}}
+	srv := NewServer(turns)
+	defer srv.Close()
+	srv.Lean()
+	cut := `{"model":"claude-x","max_tokens":5,"messages":[{"role":"user","content":"hi"`
+	if _, body := post(t, srv.URL()+"/v1/messages", cut); !strings.Contains(body, `"model":"claude-x"`) {
+		t.Errorf("anthropic, body cut after the model: %q, want the model echoed", body)
+	}
+	usage := `{"messages":[{"role":"user","content":"hi"}],"model":"gpt-x","stream_options":{"include_usage":true}}`
+	_, body := post(t, srv.URL()+"/v1/chat/completions", usage)
+	if data := dataLines(body); !strings.Contains(body, `"model":"gpt-x"`) || len(data) < 2 || !strings.Contains(data[len(data)-2], `"usage"`) {
+		t.Errorf("openai, options after the conversation: %q, want the model and a usage chunk", body)
+	}
+	_, body = post(t, srv.URL()+"/v1/chat/completions", `{"model":"gpt-y","stream":true,"messages":[{"role":"user","content":"hi"`)
+	if !strings.Contains(body, `"model":"gpt-y"`) || strings.Contains(body, `"usage"`) {
+		t.Errorf("openai, body cut before any stream options: %q, want the model, no usage chunk", body)
+	}
+
+}
