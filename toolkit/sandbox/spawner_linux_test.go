@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -94,6 +95,20 @@ func TestSpawner(t *testing.T) {
 	}
 	if _, st := spawnRun(t, sp, ws, "kill -9 $$"); st.Exited() || st.String() != "signal: killed" {
 		t.Errorf("kill -9: status %v", st)
+	}
+}
+
+// TestSpawnerOneProcessor proves that the spawner runs its Go runtime on
+// one P (GOMAXPROCS=1 in its environment: it serves from one thread) and
+// that its commands do not inherit that: they get their requests'
+// environments.
+func TestSpawnerOneProcessor(t *testing.T) {
+	sp := startTestSpawner(t, Rules{ABI: ProbeABI()})
+	if !slices.Contains(sp.cmd.Env, "GOMAXPROCS=1") {
+		t.Errorf("spawner environment %q, want GOMAXPROCS=1", sp.cmd.Env)
+	}
+	if out, st := spawnRun(t, sp, t.TempDir(), "echo ${GOMAXPROCS-unset}"); st.ExitCode() != 0 || out != "unset\n" {
+		t.Errorf("a command's GOMAXPROCS: %q (%v), want unset", out, st)
 	}
 }
 
