@@ -145,10 +145,18 @@ func (s *Sandbox) spawner() *sandbox.Spawner {
 		// package's initialisation: 13 MB resident) while this process
 		// still holds what its own start-up and first turn mapped; both
 		// at once were the run's peak. This process's program pages go
-		// first (they stay in the page cache; it faults back what it
-		// uses next, once per run).
-		sandbox.TrimResident()
+		// (they stay in the page cache; it faults back what it uses
+		// next, once per run) while the spawner starts: the trim (about
+		// a millisecond) is done long before the spawner's start-up
+		// (several) reaches its peak, and no longer delays the first
+		// command.
+		trimmed := make(chan struct{})
+		go func() {
+			defer close(trimmed)
+			sandbox.TrimResident()
+		}()
 		s.sp, _ = sandbox.StartSpawner(s.exe, s.rules, s.reaper.start)
+		<-trimmed
 	}
 	return s.sp
 }
