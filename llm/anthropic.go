@@ -60,8 +60,9 @@ type AnthropicConfig struct {
 // AnthropicClient streams from the Anthropic Messages API. It is safe for
 // concurrent use.
 type AnthropicClient struct {
-	cfg AnthropicConfig
-	t   transport
+	cfg  AnthropicConfig
+	t    transport
+	body bodyCache
 }
 
 // NewAnthropic returns a client for cfg.
@@ -97,17 +98,25 @@ func (c *AnthropicClient) Stream(ctx context.Context, req Request) (*Stream, err
 
 // Wire types of the request.
 type (
+	// antRequest is the whole body; the client writes it from its
+	// parts (see encode), in this order.
 	antRequest struct {
-		Model         string          `json:"model"`
-		MaxTokens     int             `json:"max_tokens"`
-		System        json.RawMessage `json:"system,omitempty"`
-		Messages      []antMessage    `json:"messages"`
-		Tools         []antTool       `json:"tools,omitempty"`
-		Temperature   *float64        `json:"temperature,omitempty"`
-		StopSequences []string        `json:"stop_sequences,omitempty"`
-		Thinking      *antThinking    `json:"thinking,omitempty"`
-		OutputConfig  *antOutputCfg   `json:"output_config,omitempty"`
-		Stream        bool            `json:"stream"`
+		antHead
+		System   json.RawMessage `json:"system,omitempty"`
+		Messages []antMessage    `json:"messages"`
+		Tools    []antTool       `json:"tools,omitempty"`
+		antOptions
+	}
+	antHead struct {
+		Model     string `json:"model"`
+		MaxTokens int    `json:"max_tokens"`
+	}
+	antOptions struct {
+		Temperature   *float64      `json:"temperature,omitempty"`
+		StopSequences []string      `json:"stop_sequences,omitempty"`
+		Thinking      *antThinking  `json:"thinking,omitempty"`
+		OutputConfig  *antOutputCfg `json:"output_config,omitempty"`
+		Stream        bool          `json:"stream"`
 	}
 	antOutputCfg struct {
 		Effort string         `json:"effort,omitempty"`
@@ -160,16 +169,88 @@ func ephemeral() *antCache { return &antCache{Type: "ephemeral"} }
 // emptyObject is sent for non-object tool inputs. It is never modified.
 var emptyObject = json.RawMessage(`{}`)
 
-// encode translates req into the Messages API's JSON body.
+// encode translates req into the Messages API's JSON body. The system
+// prompt, the tool specs and the messages but the last come from the
+// client's [bodyCache] when the request repeats them.
 func (c *AnthropicClient) encode(req Request) ([]byte, error) {
-	w := antRequest{
-		Model:         req.Model,
-		MaxTokens:     req.MaxTokens,
-		Messages:      make([]antMessage, 0, len(req.Messages)),
-		Temperature:   req.Temperature,
-		StopSequences: req.StopSequences,
-		Stream:        true,
+	w, err := c.settings(req)
+	if err != nil {
+		return nil, err
 	}
+	head, err := marshal(w.antHead)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: encode request: %w", err)
+	}
+	opts, err := marshal(w.antOptions)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: encode request: %w", err)
+	}
+	c.body.mu.Lock()
+	defer c.body.mu.Unlock()
+	var system, tools []byte
+	if req.System != "" {
+		if system, err = c.body.head(req.System, c.encodeSystem); err != nil {
+			return nil, err
+		}
+	}
+	if len(req.Tools) > 0 {
+		if tools, err = c.body.toolSpecs(req.Tools, c.encodeTools); err != nil {
+			return nil, err
+		}
+	}
+	// The last message that is sent carries the conversation's cache
+	// breakpoint: it is encoded afresh each time, the others once.
+	last, lastEnc := len(req.Messages), []byte(nil)
+	for last > 0 && lastEnc == nil {
+		last--
+		if blocks := encodeAnthropicBlocks(req.Messages[last].Content); len(blocks) > 0 {
+			m := []antMessage{{Role: req.Messages[last].Role, Content: blocks}}
+			if c.cfg.PromptCaching {
+				markLastCacheable(m)
+			}
+			if lastEnc, err = marshal(m[0]); err != nil {
+				return nil, fmt.Errorf("anthropic: encode request: %w", err)
+			}
+		}
+	}
+	parts := make([][]byte, 0, last+1)
+	size := len(head) + len(system) + len(tools) + len(opts) + len(`,"system":,"messages":[],"tools":`)
+	for i, m := range req.Messages[:last] {
+		enc, err := c.body.message(i, m, encodeAnthropicMessage)
+		if err != nil {
+			return nil, err
+		}
+		if len(enc) > 0 {
+			parts, size = append(parts, enc), size+len(enc)+1
+		}
+	}
+	c.body.forget(last)
+	if lastEnc != nil {
+		parts, size = append(parts, lastEnc), size+len(lastEnc)+1
+	}
+	body := make([]byte, 0, size)
+	body = append(body, head[:len(head)-1]...) // without its }
+	if system != nil {
+		body = append(append(body, `,"system":`...), system...)
+	}
+	body = append(body, `,"messages":[`...)
+	for i, p := range parts {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, p...)
+	}
+	body = append(body, ']')
+	if tools != nil {
+		body = append(append(body, `,"tools":`...), tools...)
+	}
+	return append(append(body, ','), opts[1:]...), nil
+}
+
+// settings are the parts of the body that are not the conversation.
+func (c *AnthropicClient) settings(req Request) (antRequest, error) {
+	w := antRequest{antHead: antHead{Model: req.Model, MaxTokens: req.MaxTokens},
+		antOptions: antOptions{Temperature: req.Temperature, StopSequences: req.StopSequences, Stream: true}}
 	if w.MaxTokens <= 0 {
 		w.MaxTokens = c.defaultMaxTokens(req.Model)
 	}
@@ -178,7 +259,7 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 		w.Thinking, w.Temperature = &antThinking{Type: "adaptive"}, nil
 	case req.ThinkingBudget > 0:
 		if err := thinkingLimits(&w, req); err != nil {
-			return nil, err
+			return w, err
 		}
 	}
 	if req.ReasoningEffort != "" && adaptiveThinking(req.Model) {
@@ -190,27 +271,24 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 		}
 		w.OutputConfig.Format = &antFormatSpec{Type: "json_schema", Schema: req.Format.Schema}
 	}
-	var err error
-	if w.System, err = c.encodeSystem(req.System); err != nil {
-		return nil, err
+	return w, nil
+}
+
+// encodeAnthropicMessage encodes m without a cache breakpoint; nil when
+// nothing of it is sent.
+func encodeAnthropicMessage(m Message) ([]byte, error) {
+	// A message left without blocks is refused ("all messages must have
+	// non-empty content"); the API joins the neighbours of one left out
+	// when they share a role.
+	blocks := encodeAnthropicBlocks(m.Content)
+	if len(blocks) == 0 {
+		return nil, nil
 	}
-	w.Tools = c.encodeTools(req.Tools)
-	for _, m := range req.Messages {
-		// A message left without blocks is refused ("all messages must
-		// have non-empty content"); the API joins the neighbours of one
-		// left out when they share a role.
-		if blocks := encodeAnthropicBlocks(m.Content); len(blocks) > 0 {
-			w.Messages = append(w.Messages, antMessage{Role: m.Role, Content: blocks})
-		}
-	}
-	if c.cfg.PromptCaching {
-		markLastCacheable(w.Messages)
-	}
-	body, err := marshal(w)
+	enc, err := marshal(antMessage{Role: m.Role, Content: blocks})
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
-	return body, nil
+	return enc, nil
 }
 
 // encodeSystem returns the system prompt as a string, or with prompt
@@ -230,9 +308,18 @@ func (c *AnthropicClient) encodeSystem(system string) (json.RawMessage, error) {
 	return raw, nil
 }
 
-// encodeTools returns the tool specs, the last with a cache breakpoint
+// encodeTools encodes the tool specs, the last with a cache breakpoint
 // when prompt caching is on.
-func (c *AnthropicClient) encodeTools(specs []ToolSpec) []antTool {
+func (c *AnthropicClient) encodeTools(specs []ToolSpec) ([]byte, error) {
+	raw, err := marshal(c.wireTools(specs))
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: encode tools: %w", err)
+	}
+	return raw, nil
+}
+
+// wireTools returns the tool specs as sent.
+func (c *AnthropicClient) wireTools(specs []ToolSpec) []antTool {
 	var tools []antTool
 	for _, t := range specs {
 		tools = append(tools, antTool{Name: t.Name, Description: t.Description, InputSchema: toolSchema(t)})
