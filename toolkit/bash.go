@@ -275,10 +275,11 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 	if readErr != nil {
 		cancel() // nobody reads the pipe any more: stop the command
 	}
-	waitErr := g.finish()
+	waitErr := g.exited()
 	close(done)
 	stage := <-stopped
 	pr.Close()
+	b.box.settleLater(g)
 
 	if readErr != nil && stage != stopAbandon {
 		return Result{}, fmt.Errorf("bash: read output: %w", readErr)

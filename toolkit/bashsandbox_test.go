@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -314,5 +315,46 @@ func TestSandboxStopsGroups(t *testing.T) {
 		}
 		line, _, _ := strings.Cut(res.Content, "\n")
 		waitGone(t, parsePIDs(t, line)...)
+	}
+}
+
+// TestSandboxAwaitsSettling proves that what is left to settle after a
+// command's status (the spawner's kill of its group and its reap, the
+// reaper's sweep) is waited for before the sandbox starts its next
+// command and before it closes: nothing an earlier command left behind
+// runs beside the next one, nor outlives the run.
+func TestSandboxAwaitsSettling(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	b, _, _, _ := newSandboxBash(t, false)
+	t.Cleanup(func() { b.Close() })
+	for _, tc := range []struct {
+		name string
+		next func() // returns once done
+	}{
+		{"next command", func() { callBash(t, t.Context(), b, "echo next", 30) }},
+		{"close", func() { b.box.Close() }},
+	} {
+		release := make(chan struct{})
+		var once sync.Once
+		free := func() { once.Do(func() { close(release) }) }
+		t.Cleanup(free) // before b.Close, which waits for it
+		b.box.later(func() { <-release })
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			tc.next()
+		}()
+		select {
+		case <-done:
+			t.Fatalf("%s: done while an earlier command had not settled", tc.name)
+		case <-time.After(100 * time.Millisecond):
+		}
+		free()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: not done 10 s after the earlier command settled", tc.name)
+		}
 	}
 }

@@ -25,7 +25,9 @@ type procGroup struct {
 	sp     *sandbox.Process // the command, when a sandbox spawner started it (cmd is then not started)
 	pid    int
 	reaper *Reaper   // may be nil
-	state  exitState // how it ended, once finish returned
+	state  exitState // how it ended, once exited returned
+
+	released bool // the spawner's process is released (Status failed)
 
 	mu     sync.Mutex
 	reaped bool // once the leader is reaped its pid may be reused: never signal it again
@@ -70,8 +72,8 @@ func (g *procGroup) kill() {
 }
 
 // finish waits for the leader to exit, kills whatever it left running in
-// its group, and reaps it, returning [exec.Cmd.Wait]'s error. Call it
-// after the output pipe has been read to EOF.
+// its group, and reaps it, returning [exec.Cmd.Wait]'s error: [exited],
+// then [settle]. Call it after the output pipe has been read to EOF.
 //
 // Where the platform can wait without reaping (Linux: waitid with
 // WNOWAIT), the leftovers are killed while the leader is still a zombie, so
@@ -85,20 +87,38 @@ func (g *procGroup) kill() {
 // A command the sandbox's spawner started is waited for, and its group
 // emptied, by the spawner.
 func (g *procGroup) finish() error {
-	var err error
+	err := g.exited()
+	g.settle()
+	return err
+}
+
+// exited waits for the leader to exit and records how it ended (state),
+// returning [exec.Cmd.Wait]'s error. Started here, the leader is also
+// reaped and its group killed; started by the spawner, that is left to
+// [settle], and the status comes as soon as the leader exits. Call it
+// after the output pipe has been read to EOF.
+func (g *procGroup) exited() error {
 	if g.sp != nil {
-		var st sandbox.Status
-		st, err = g.sp.Wait()
-		g.state = st
-	} else {
-		err = g.waitGroup()
-		g.reaper.reaped(g.pid)
-		if g.cmd.ProcessState != nil {
-			g.state = g.cmd.ProcessState
-		}
+		st, err := g.sp.Status()
+		g.state, g.released = st, err != nil // on an error it is released: settle has nothing to wait for
+		return err
+	}
+	err := g.waitGroup()
+	g.reaper.reaped(g.pid)
+	if g.cmd.ProcessState != nil {
+		g.state = g.cmd.ProcessState
+	}
+	return err
+}
+
+// settle finishes what [exited] left: it waits until the spawner has
+// killed the group and reaped the leader, and sweeps up the processes
+// that left the group and were handed to this process.
+func (g *procGroup) settle() {
+	if g.sp != nil && !g.released {
+		_ = g.sp.Settled()
 	}
 	g.reaper.sweep(g.pid)
-	return err
 }
 
 // waitGroup is finish without the reaper.

@@ -91,7 +91,8 @@ type child struct {
 	pid, pidfd int
 	conn       *os.File // nil once the client has gone
 	exited     bool     // the leader is a zombie: its pid, and the group id, are still reserved
-	finishing  bool     // the client waits for the status: reap once exited
+	told       bool     // the client has its status
+	finishing  bool     // the client has read the output to its end: reap once exited
 	reaped     bool     // its pid may be reused: never signal the group again
 }
 
@@ -158,6 +159,10 @@ func (s *server) handle(fd int) bool {
 		s.unwatch(c.pidfd)
 		if c.finishing || c.conn == nil {
 			s.reap(c)
+		} else {
+			// The client learns the status now, while the zombie keeps
+			// the group; it asks to reap once it has read the output.
+			s.tell(c, peekStatus(c.pid))
 		}
 	case c.conn != nil:
 		s.signals(c)
@@ -276,8 +281,8 @@ func readRequest(r io.Reader, reuse *[]byte) (SpawnRequest, error) {
 
 // signals reads requests (one byte each) from c's stream: a signal's
 // number to send to its group, or 0 — the client has read the command's
-// output to its end and waits — to reap it once it has exited. At end of
-// stream, the client gone, the group is killed.
+// output to its end — to reap it once it has exited. At end of stream,
+// the client gone, the group is killed.
 func (s *server) signals(c *child) {
 	var b [64]byte
 	n, err := c.conn.Read(b[:])
@@ -300,9 +305,32 @@ func (s *server) signals(c *child) {
 	}
 }
 
+// tell sends c's status to its client, once.
+func (s *server) tell(c *child, st Status) {
+	if c.conn != nil && !c.told {
+		c.told = true
+		fmt.Fprintf(c.conn, "exit %d %s\n", st.Code, st.Signal)
+	}
+}
+
+// peekStatus is how the exited leader pid ended, read without reaping it
+// (waitid with WNOWAIT); a status it cannot read is a kill.
+func peekStatus(pid int) Status {
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
+		return Status{Code: -1, Signal: syscall.SIGKILL.String()}
+	}
+	code, status := childStatus(&info)
+	if code == cldExited {
+		return Status{Code: int(status)}
+	}
+	return Status{Code: -1, Signal: syscall.Signal(status).String()}
+}
+
 // reap reaps c, whose leader has exited: first it kills what c left in
 // its group while the zombie keeps the group id, then it sends the
-// status, as the bash tool does with the commands it starts itself.
+// status, if the client does not have it yet, and "reaped", as the bash
+// tool does with the commands it starts itself.
 func (s *server) reap(c *child) {
 	c.signal(syscall.SIGKILL)
 	var ws syscall.WaitStatus
@@ -319,8 +347,9 @@ func (s *server) reap(c *child) {
 	if ws.Signaled() {
 		st = Status{Code: -1, Signal: ws.Signal().String()}
 	}
+	s.tell(c, st)
 	if c.conn != nil {
-		fmt.Fprintf(c.conn, "exit %d %s\n", st.Code, st.Signal)
+		_, _ = c.conn.WriteString("reaped\n")
 		s.unwatch(int(c.conn.Fd()))
 		c.conn.Close()
 		c.conn = nil

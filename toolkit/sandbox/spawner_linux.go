@@ -200,18 +200,50 @@ func (p *Process) Kill() error { return p.Signal(syscall.SIGKILL) }
 
 // Wait waits for the command to exit, after which the spawner has killed
 // whatever it left in its process group and reaped it, and returns how it
-// ended. Until Wait is called, the command's leftovers live on after it
-// exits (and may hold its output open): a caller reads the command's
-// output to its end first, then waits, as with [exec.Cmd]. Call it once;
-// it releases the process.
+// ended: [Process.Status] and then [Process.Settled]. Until Wait is
+// called, the command's leftovers live on after it exits (and may hold
+// its output open): a caller reads the command's output to its end
+// first, then waits, as with [exec.Cmd]. Call it once; it releases the
+// process.
 func (p *Process) Wait() (Status, error) {
-	defer p.conn.Close()
+	st, err := p.Status()
+	if err != nil {
+		return st, err
+	}
+	return st, p.Settled()
+}
+
+// Status tells the spawner that the command's output has been read to
+// its end — it may now kill whatever the command left in its group and
+// reap it — and returns how the command ended as soon as it has exited:
+// the spawner sends the status when the command exits, so a caller that
+// read the output to its end finds it there, without a round trip.
+// Settled must follow.
+func (p *Process) Status() (Status, error) {
 	if err := p.Signal(0); err != nil {
+		p.conn.Close()
 		return Status{}, fmt.Errorf("%w (%v)", ErrSpawnerClosed, err)
 	}
 	l := p.line()
 	if l == "" {
+		p.conn.Close()
 		return Status{}, ErrSpawnerClosed
 	}
-	return parseStatus(l)
+	st, err := parseStatus(l)
+	if err != nil {
+		p.conn.Close()
+	}
+	return st, err
+}
+
+// Settled waits, after [Process.Status], until the spawner has killed
+// what the command left in its process group and reaped it, and releases
+// the process. A caller that does not need that before it goes on (the
+// bash tool answers the model first) calls it on a goroutine of its own.
+func (p *Process) Settled() error {
+	defer p.conn.Close()
+	if l := p.line(); l != "reaped" {
+		return fmt.Errorf("%w (no reaped answer: %q)", ErrSpawnerClosed, l)
+	}
+	return nil
 }

@@ -98,6 +98,73 @@ func TestSpawner(t *testing.T) {
 	}
 }
 
+// TestSpawnerTellsStatusAtExit proves that the spawner sends a command's
+// status as soon as it exits, before the client asks (so a client that
+// has read the output to its end finds it waiting), keeps the leader a
+// zombie — and what it left in its group alive — until the client asks,
+// and then kills the group, reaps the leader and says "reaped".
+func TestSpawnerTellsStatusAtExit(t *testing.T) {
+	sp := startTestSpawner(t, Rules{ABI: ProbeABI()})
+	null, _ := os.Open(os.DevNull)
+	defer null.Close()
+	out, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	p, err := sp.Spawn(SpawnRequest{Path: "/bin/sh", Args: []string{"sh", "-c", "sleep 100 >/dev/null 2>&1 & echo $!; exit 7"}, Env: []string{"PATH=/usr/bin:/bin"},
+		Stdin: null, Stdout: out, Stderr: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if l := p.line(); l != "exit 7 " {
+		t.Fatalf("unasked, the spawner said %q; want the status, exit 7", l)
+	}
+	leader := fmt.Sprintf("/proc/%d/stat", p.Pid)
+	if stat, err := os.ReadFile(leader); err != nil || !strings.Contains(string(stat), ") Z ") {
+		t.Errorf("leader before the client asked: %q, %v; want a zombie", stat, err)
+	}
+	b, _ := os.ReadFile(out.Name())
+	var left int
+	if _, err := fmt.Sscan(string(b), &left); err != nil {
+		t.Fatalf("output %q: %v", b, err)
+	}
+	if syscall.Kill(left, 0) != nil {
+		t.Errorf("the command's leftover %d is gone before the client asked", left)
+	}
+	if err := p.Signal(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Settled(); err != nil {
+		t.Fatalf("settled: %v", err)
+	}
+	if _, err := os.Stat(leader); err == nil {
+		t.Errorf("leader %d not reaped once settled", p.Pid)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(-p.Pid, 0) != syscall.ESRCH {
+		if time.Now().After(deadline) {
+			t.Fatalf("group %d still has members once settled", p.Pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// A signal's death is told the same way.
+	p, err = sp.Spawn(SpawnRequest{Path: "/bin/sh", Args: []string{"sh", "-c", "kill -9 $$"}, Env: []string{"PATH=/usr/bin:/bin"},
+		Stdin: null, Stdout: null, Stderr: null})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if l := p.line(); l != "exit -1 killed" {
+		t.Errorf("unasked, after kill -9 the spawner said %q; want exit -1 killed", l)
+	}
+	_ = p.Signal(0)
+	if err := p.Settled(); err != nil {
+		t.Errorf("settled after kill -9: %v", err)
+	}
+}
+
 // TestSpawnerOneProcessor proves that the spawner runs its Go runtime on
 // one P (GOMAXPROCS=1 in its environment: it serves from one thread) and
 // that its commands do not inherit that: they get their requests'

@@ -42,6 +42,12 @@ func (*Process) Kill() error { return errNotLinux }
 // Wait fails.
 func (*Process) Wait() (Status, error) { return Status{}, errNotLinux }
 
+// Status fails.
+func (*Process) Status() (Status, error) { return Status{}, errNotLinux }
+
+// Settled fails.
+func (*Process) Settled() error { return errNotLinux }
+
 // Serve fails: the spawner runs on Linux only.
 func Serve(_ []string, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "rubichan sandbox: %v\n", errNotLinux)
