@@ -33,13 +33,20 @@ const (
 
 // beat watches one request for silence. Its methods are safe for
 // concurrent use: the loop reports progress, its goroutine emits.
+//
+// Progress only marks the watch (a stream's every event does): the
+// goroutine looks at the mark when its wait ends, and a wait that saw
+// progress starts again instead of giving a notice. Waking the goroutine
+// at each event cost the loop a goroutine hand-off and a new timer per
+// event (issue 41); the price is that a notice may come up to one wait
+// later than the silence began, and says how long at least.
 type beat struct {
 	hb     Heartbeat
 	emit   func(Event)
 	turn   int
 	mu     sync.Mutex
 	phase  string // "" while no request is outstanding (a retry's wait)
-	kick   chan struct{}
+	moved  bool   // progress came during the current wait
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -54,7 +61,7 @@ func startBeat(ctx context.Context, hb Heartbeat, turn int, emit func(Event)) *b
 		hb.After = time.After
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	b := &beat{hb: hb, emit: emit, turn: turn, phase: waitHeaders, kick: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{})}
+	b := &beat{hb: hb, emit: emit, turn: turn, phase: waitHeaders, cancel: cancel, done: make(chan struct{})}
 	go b.run(ctx)
 	return b
 }
@@ -67,21 +74,17 @@ func (b *beat) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-b.kick:
+		case <-b.hb.After(wait):
+		}
+		b.mu.Lock()
+		phase, moved := b.phase, b.moved
+		b.moved = false
+		b.mu.Unlock()
+		if moved { // progress came during the wait: it starts again
 			wait, waited = b.hb.First, 0
 			continue
-		case <-b.hb.After(wait):
-			select {
-			case <-b.kick: // progress came first: the wait starts again
-				wait, waited = b.hb.First, 0
-				continue
-			default:
-			}
 		}
 		waited += wait
-		b.mu.Lock()
-		phase := b.phase
-		b.mu.Unlock()
 		if phase != "" && ctx.Err() == nil {
 			b.emit(Event{Kind: EventNotice, Turn: b.turn, Text: fmt.Sprintf("waiting for the model: no %s after %s", phase, waitText(waited))})
 		}
@@ -96,12 +99,8 @@ func (b *beat) progress(phase string) {
 		return
 	}
 	b.mu.Lock()
-	b.phase = phase
+	b.phase, b.moved = phase, true
 	b.mu.Unlock()
-	select {
-	case b.kick <- struct{}{}:
-	default:
-	}
 }
 
 // event reports an event of the stream: content moves the phase to the
