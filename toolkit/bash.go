@@ -264,9 +264,11 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// The group is stopped once the context ends; until then nothing
+	// waits on a goroutine of its own (most commands end by themselves).
 	done := make(chan struct{})
 	stopped := make(chan stopStage, 1)
-	go func() { stopped <- b.watch(runCtx, g, pr, done) }()
+	unwatch := context.AfterFunc(runCtx, func() { stopped <- b.stop(g, pr, done) })
 
 	// Read to EOF first, then wait: Wait before the reads finish loses
 	// output (os/exec documents this for StdoutPipe).
@@ -277,7 +279,10 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 	}
 	waitErr := g.exited()
 	close(done)
-	stage := <-stopped
+	stage := stopNone
+	if !unwatch() { // the context ended: stop ran, or runs
+		stage = <-stopped
+	}
 	pr.Close()
 	b.box.settleLater(g)
 
@@ -308,16 +313,11 @@ func drainOutput(w io.Writer, r io.Reader) error {
 	}
 }
 
-// watch stops the group once ctx is done: SIGTERM, SIGKILL a grace period
-// later, and a grace period after that it closes the output pipe, which a
-// process that left the group may still hold. It returns when done is
-// closed, reporting how far it went.
-func (b *Bash) watch(ctx context.Context, g *procGroup, pr *os.File, done <-chan struct{}) stopStage {
-	select {
-	case <-done:
-		return stopNone
-	case <-ctx.Done():
-	}
+// stop stops the group, whose context has ended: SIGTERM, SIGKILL a grace
+// period later, and a grace period after that it closes the output pipe,
+// which a process that left the group may still hold. It returns when
+// done is closed, reporting how far it went.
+func (b *Bash) stop(g *procGroup, pr *os.File, done <-chan struct{}) stopStage {
 	select {
 	case <-done: // finished just as time ran out
 		return stopNone
