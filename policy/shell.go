@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -39,17 +40,29 @@ func (l lang) String() string {
 	return "bash"
 }
 
+// shellParsers keeps parsers for reuse, bash's and then POSIX's: a
+// parser is a few kilobytes to make, and a decision parses a command in
+// both dialects, and again each script it unwraps (BenchmarkDecide, 3
+// runs each: 17.0–18.3 → 15.1–16.9 µs, 18.4 → 13.0 KB allocated a
+// decision).
+var shellParsers = [2]sync.Pool{
+	{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)) }},
+	{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangPOSIX), syntax.KeepComments(true)) }},
+}
+
 // parseShell parses src in one dialect. A comment that ends in a
 // backslash is an error: the parser continues it onto the next line,
 // taking that line for more words of the commented command, while sh ends
 // every comment at the newline and runs the next line (`echo #\` then
 // `rm -rf x` would be judged as one echo).
 func parseShell(src string, l lang) (*syntax.File, error) {
-	v := syntax.LangBash
+	pool := &shellParsers[0]
 	if l == langPOSIX {
-		v = syntax.LangPOSIX
+		pool = &shellParsers[1]
 	}
-	f, err := syntax.NewParser(syntax.Variant(v), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
+	pr := pool.Get().(*syntax.Parser)
+	f, err := pr.Parse(strings.NewReader(src), "")
+	pool.Put(pr) // the file it returned shares nothing with it: each Parse starts afresh
 	if err != nil {
 		return nil, err
 	}
