@@ -244,6 +244,9 @@ func BenchmarkShellTurns(b *testing.B) {
 		base += d
 		floor += spawns()
 	}
+	n := time.Duration(b.N)
+	b.Logf("each timed run, mean: %d shell calls %v (sandbox off %v), one turn %v; %d bash -c true %v",
+		shellTurns, on/n, off/n, base/n, shellTurns, floor/n)
 	perCall := func(d time.Duration) float64 {
 		return float64((d - base - floor).Microseconds()) / float64(b.N*shellTurns) / 1000
 	}
