@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,41 +42,51 @@ func TestBeatPhases(t *testing.T) {
 	}
 }
 
+// armed is a wait a fake timer was asked for: its length and what ends it.
+type armed struct {
+	d time.Duration
+	f func()
+}
+
+// fakeAfterFunc is a Heartbeat.AfterFunc whose timers never fire by
+// themselves: each is sent on the channel returned, for the test to end.
+func fakeAfterFunc() (func(time.Duration, func()) func() bool, chan armed) {
+	timers := make(chan armed, 16)
+	return func(d time.Duration, f func()) func() bool {
+		timers <- armed{d, f}
+		return func() bool { return true }
+	}, timers
+}
+
 // TestBeatRestartsAfterProgress: progress only marks the watch; the wait
 // that saw it ends without a notice and starts again, and the silence
-// after it gets the notices, at doubling waits. The fake timer tells the
-// test each wait the watch starts, so each step is known to be done.
+// after it gets the notices, at doubling waits; once stopped, a wait
+// that ends says nothing and starts no other. The fake timer's waits are
+// ended by the test, on its own goroutine.
 func TestBeatRestartsAfterProgress(t *testing.T) {
 	t.Parallel()
-	fire, asked := make(chan time.Time), make(chan time.Duration)
-	notices := make(chan string, 10)
-	after := func(d time.Duration) <-chan time.Time {
-		asked <- d
-		return fire
-	}
-	b := startBeat(context.Background(), Heartbeat{First: 30 * time.Second, After: after}, 1, func(ev Event) { notices <- ev.Text })
-	waiting := func() time.Duration {
+	after, timers := fakeAfterFunc()
+	var notices []string
+	b := startBeat(context.Background(), Heartbeat{First: 30 * time.Second, AfterFunc: after}, 1, func(ev Event) { notices = append(notices, ev.Text) })
+	next := func() armed {
 		t.Helper()
 		select {
-		case d := <-asked:
-			return d
-		case <-time.After(10 * time.Second):
-			t.Fatal("the watch does not wait")
-			return 0
-		}
-	}
-	wait := waiting()
-	// step ends the wait under way and returns the notice it gave, if
-	// any, and the next wait.
-	step := func() (notice string, next time.Duration) {
-		t.Helper()
-		fire <- time.Time{}
-		next = waiting() // the watch is done with the last wait
-		select {
-		case notice = <-notices:
+		case a := <-timers:
+			return a
 		default:
+			t.Fatal("the watch started no wait")
+			return armed{}
 		}
-		return notice, next
+	}
+	cur := next()
+	// step ends the wait under way and returns the notice it gave, if
+	// any, and the next wait's length.
+	step := func() (string, time.Duration) {
+		t.Helper()
+		notices = nil
+		cur.f()
+		cur = next()
+		return strings.Join(notices, "|"), cur.d
 	}
 	b.event(llm.Event{Kind: llm.EventText})
 	b.event(llm.Event{Kind: llm.EventText})
@@ -87,11 +98,9 @@ func TestBeatRestartsAfterProgress(t *testing.T) {
 		{"waiting for the model: no next token after 30s", time.Minute},
 		{"waiting for the model: no next token after 1m30s", 2 * time.Minute},
 	} {
-		n, next := step()
-		if n != want.notice || next != want.next {
-			t.Fatalf("wait %d (%v): notice %q, next wait %v; want %q, %v", i, wait, n, next, want.notice, want.next)
+		if n, next := step(); n != want.notice || next != want.next {
+			t.Fatalf("wait %d: notice %q, next wait %v; want %q, %v", i, n, next, want.notice, want.next)
 		}
-		wait = next
 	}
 	b.event(llm.Event{Kind: llm.EventUsage})
 	if n, next := step(); n != "" || next != 30*time.Second {
@@ -100,11 +109,11 @@ func TestBeatRestartsAfterProgress(t *testing.T) {
 	if n, _ := step(); n != "waiting for the model: no next token after 30s" {
 		t.Fatalf("the silence after it: notice %q, want the first wait's", n)
 	}
-	b.cancel()
-	select {
-	case <-b.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the watch does not stop")
+	b.stop()
+	notices = nil
+	cur.f()
+	if len(notices) != 0 || len(timers) != 0 {
+		t.Fatalf("a wait ended after stop: notices %q, %d more waits started", notices, len(timers))
 	}
 }
 

@@ -19,9 +19,11 @@ const DefaultHeartbeat = 30 * time.Second
 // after 30s", "… after 1m30s"). The zero Heartbeat sends none.
 type Heartbeat struct {
 	First time.Duration // 0: no heartbeat
-	// After returns a channel that receives after d; nil: [time.After].
-	// Tests pass a fake.
-	After func(d time.Duration) <-chan time.Time
+	// AfterFunc runs f on a goroutine of its own once d has passed, and
+	// returns a function that cancels that, reporting whether it did
+	// (f had not started), as [time.AfterFunc] and [time.Timer.Stop] do;
+	// nil: time.AfterFunc. Tests pass a fake.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // The phases of a model request a heartbeat names.
@@ -31,24 +33,30 @@ const (
 	waitNext    = "next token"
 )
 
-// beat watches one request for silence. Its methods are safe for
-// concurrent use: the loop reports progress, its goroutine emits.
+// beat watches one request for silence: a timer, and no goroutine of
+// its own until a wait ends. Its methods are safe for concurrent use: the
+// loop reports progress, the timer's function emits.
 //
-// Progress only marks the watch (a stream's every event does): the
-// goroutine looks at the mark when its wait ends, and a wait that saw
-// progress starts again instead of giving a notice. Waking the goroutine
-// at each event cost the loop a goroutine hand-off and a new timer per
-// event (issue 41); the price is that a notice may come up to one wait
-// later than the silence began, and says how long at least.
+// Progress only marks the watch (a stream's every event does): the wait
+// that ends having seen progress starts again instead of giving a
+// notice. Waking a watcher at each event cost the loop a goroutine
+// hand-off and a new timer per event, and the watcher's own goroutine two
+// more hand-offs per request (issue 41); the price is that a notice may
+// come up to one wait later than the silence began, and says how long at
+// least.
 type beat struct {
-	hb     Heartbeat
-	emit   func(Event)
-	turn   int
-	mu     sync.Mutex
-	phase  string // "" while no request is outstanding (a retry's wait)
-	moved  bool   // progress came during the current wait
-	cancel context.CancelFunc
-	done   chan struct{}
+	hb   Heartbeat
+	ctx  context.Context
+	emit func(Event)
+	turn int
+
+	mu      sync.Mutex // held by a wait's end throughout, so that stop waits for it
+	phase   string     // "" while no request is outstanding (a retry's wait)
+	moved   bool       // progress came during the current wait
+	wait    time.Duration
+	waited  time.Duration // silence so far, in whole waits
+	cancel  func() bool   // the current wait's timer
+	stopped bool
 }
 
 // startBeat starts watching a request of turn; nil when hb is off. Stop
@@ -57,39 +65,34 @@ func startBeat(ctx context.Context, hb Heartbeat, turn int, emit func(Event)) *b
 	if hb.First <= 0 {
 		return nil
 	}
-	if hb.After == nil {
-		hb.After = time.After
+	if hb.AfterFunc == nil {
+		hb.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	b := &beat{hb: hb, emit: emit, turn: turn, phase: waitHeaders, cancel: cancel, done: make(chan struct{})}
-	go b.run(ctx)
+	b := &beat{hb: hb, ctx: ctx, emit: emit, turn: turn, phase: waitHeaders, wait: hb.First}
+	b.mu.Lock()
+	b.cancel = hb.AfterFunc(b.wait, b.waitEnded)
+	b.mu.Unlock()
 	return b
 }
 
-// run emits a notice at each wait that passes without progress.
-func (b *beat) run(ctx context.Context) {
-	defer close(b.done)
-	wait, waited := b.hb.First, time.Duration(0)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-b.hb.After(wait):
-		}
-		b.mu.Lock()
-		phase, moved := b.phase, b.moved
-		b.moved = false
-		b.mu.Unlock()
-		if moved { // progress came during the wait: it starts again
-			wait, waited = b.hb.First, 0
-			continue
-		}
-		waited += wait
-		if phase != "" && ctx.Err() == nil {
-			b.emit(Event{Kind: EventNotice, Turn: b.turn, Text: fmt.Sprintf("waiting for the model: no %s after %s", phase, waitText(waited))})
-		}
-		wait *= 2
+// waitEnded ends a wait: without progress during it, a notice, and the
+// next wait twice as long; with progress, the first wait again.
+func (b *beat) waitEnded() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped {
+		return
 	}
+	if b.moved {
+		b.moved, b.wait, b.waited = false, b.hb.First, 0
+	} else {
+		b.waited += b.wait
+		if b.phase != "" && b.ctx.Err() == nil {
+			b.emit(Event{Kind: EventNotice, Turn: b.turn, Text: fmt.Sprintf("waiting for the model: no %s after %s", b.phase, waitText(b.waited))})
+		}
+		b.wait *= 2
+	}
+	b.cancel = b.hb.AfterFunc(b.wait, b.waitEnded)
 }
 
 // progress says the request moved on to phase ("" for none: a retry's
@@ -120,13 +123,17 @@ func (b *beat) event(ev llm.Event) {
 	}
 }
 
-// stop ends the watch and waits for its goroutine.
+// stop ends the watch; a wait that is ending is waited for, and no
+// notice comes after stop returns.
 func (b *beat) stop() {
 	if b == nil {
 		return
 	}
-	b.cancel()
-	<-b.done
+	b.mu.Lock()
+	b.stopped = true
+	cancel := b.cancel
+	b.mu.Unlock()
+	cancel()
 }
 
 // waitText is d as "30s", "1m30s", "2m".

@@ -38,10 +38,13 @@ func TestHeartbeat(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
-			// The fake timer: every wait it is asked for fires when the
-			// test sends on fire.
-			fire := make(chan time.Time)
-			after := func(time.Duration) <-chan time.Time { return fire }
+			// The fake timer: every wait it is asked for ends when the
+			// test calls the function it was given.
+			timers := make(chan func(), 16)
+			after := func(_ time.Duration, f func()) func() bool {
+				timers <- f
+				return func() bool { return true }
+			}
 			var mu sync.Mutex
 			notices, delta := make(chan string, 10), make(chan struct{})
 			emit := func(ev agent.Event) {
@@ -70,19 +73,20 @@ func TestHeartbeat(t *testing.T) {
 				// progress gives no notice: fire again.
 				for i := 0; i < 100 && len(got) < len(c.want); i++ {
 					select {
-					case fire <- time.Time{}:
+					case end := <-timers:
+						end() // a notice it gives is emitted before it returns
 					case <-time.After(10 * time.Second):
 						return
 					}
 					select {
 					case n := <-notices:
 						got = append(got, n)
-					case <-time.After(200 * time.Millisecond):
+					default:
 					}
 				}
 			}()
 			agenttest.Run(t, ctx, llmtest.Script{Turns: []llmtest.Turn{c.turn}}, agent.Options{
-				Heartbeat: agent.Heartbeat{First: 30 * time.Second, After: after}, Emit: emit,
+				Heartbeat: agent.Heartbeat{First: 30 * time.Second, AfterFunc: after}, Emit: emit,
 			})
 			<-done
 			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
