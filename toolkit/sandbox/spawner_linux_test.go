@@ -112,13 +112,20 @@ func TestSpawnerTellsStatusAtExit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Close()
-	p, err := sp.Spawn(SpawnRequest{Path: "/bin/sh", Args: []string{"sh", "-c", "sleep 100 >/dev/null 2>&1 & echo $!; exit 7"}, Env: []string{"PATH=/usr/bin:/bin"},
-		Stdin: null, Stdout: out, Stderr: out})
-	if err != nil {
-		t.Fatal(err)
+	// unasked starts command and returns what the spawner says before
+	// the client asks anything.
+	unasked := func(command string, out *os.File) (*Process, string) {
+		t.Helper()
+		p, err := sp.Spawn(SpawnRequest{Path: "/bin/sh", Args: []string{"sh", "-c", command}, Env: []string{"PATH=/usr/bin:/bin"},
+			Stdin: null, Stdout: out, Stderr: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = p.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		return p, p.line()
 	}
-	_ = p.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if l := p.line(); l != "exit 7 " {
+	p, l := unasked("sleep 100 >/dev/null 2>&1 & echo $!; exit 7", out)
+	if l != "exit 7 " {
 		t.Fatalf("unasked, the spawner said %q; want the status, exit 7", l)
 	}
 	leader := fmt.Sprintf("/proc/%d/stat", p.Pid)
@@ -150,13 +157,7 @@ func TestSpawnerTellsStatusAtExit(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	// A signal's death is told the same way.
-	p, err = sp.Spawn(SpawnRequest{Path: "/bin/sh", Args: []string{"sh", "-c", "kill -9 $$"}, Env: []string{"PATH=/usr/bin:/bin"},
-		Stdin: null, Stdout: null, Stderr: null})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = p.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if l := p.line(); l != "exit -1 killed" {
+	if p, l = unasked("kill -9 $$", null); l != "exit -1 killed" {
 		t.Errorf("unasked, after kill -9 the spawner said %q; want exit -1 killed", l)
 	}
 	_ = p.Signal(0)
