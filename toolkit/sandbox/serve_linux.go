@@ -162,7 +162,10 @@ func (s *server) handle(fd int) bool {
 		} else {
 			// The client learns the status now, while the zombie keeps
 			// the group; it asks to reap once it has read the output.
-			s.tell(c, peekStatus(c.pid))
+			// (A status that cannot be read now comes with the reap.)
+			if st, ok := peekStatus(c.pid); ok {
+				s.tell(c, st)
+			}
 		}
 	case c.conn != nil:
 		s.signals(c)
@@ -314,17 +317,21 @@ func (s *server) tell(c *child, st Status) {
 }
 
 // peekStatus is how the exited leader pid ended, read without reaping it
-// (waitid with WNOWAIT); a status it cannot read is a kill.
-func peekStatus(pid int) Status {
+// (waitid with WNOWAIT); false when it cannot be read.
+func peekStatus(pid int) (Status, bool) {
 	var info unix.Siginfo
-	if err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
-		return Status{Code: -1, Signal: syscall.SIGKILL.String()}
+	err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+	for errors.Is(err, syscall.EINTR) {
+		err = unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+	}
+	if err != nil {
+		return Status{}, false
 	}
 	code, status := childStatus(&info)
 	if code == cldExited {
-		return Status{Code: int(status)}
+		return Status{Code: int(status)}, true
 	}
-	return Status{Code: -1, Signal: syscall.Signal(status).String()}
+	return Status{Code: -1, Signal: syscall.Signal(status).String()}, true
 }
 
 // reap reaps c, whose leader has exited: first it kills what c left in
