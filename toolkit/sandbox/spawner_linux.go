@@ -51,12 +51,17 @@ func StartSpawner(exe string, r Rules, start func(*exec.Cmd) error) (*Spawner, e
 	}
 	cmd := exec.Command(exe)
 	cmd.Args = append([]string{"rubichan", ServeCommand}, r.flags()...)
-	// One thread serves (see Serve): one P is all the spawner uses, and
-	// with one its start-up (the first collection starts one mark worker,
-	// not one per core) and the threads it keeps are fewer — 0.9 ms less
-	// of each run's start of the spawner on two cores. Its commands get
-	// the environment of their requests, not this.
-	cmd.Env = []string{"GOMAXPROCS=1"}
+	// Two Ps, whatever the machine: one thread serves (see Serve), and on
+	// a many-core machine one P per core only adds threads and collector
+	// workers to its start. Not one: with a single P, each wait of the
+	// serving thread in epoll_wait past 20 µs has the runtime's monitor
+	// take the P back and start a spinning thread to look for work, and the
+	// wait's end take it again — 18 context switches a command against
+	// 13–14 with two (a spawner serving 200 commands), and the sandbox's
+	// part of a call 0.56 → 0.48 ms on average (BenchmarkShellTurns, five
+	// runs each, alternated); one P saved 0.9 ms once, at its start. Its
+	// commands get the environment of their requests, not this.
+	cmd.Env = []string{"GOMAXPROCS=2"}
 	cmd.ExtraFiles = []*os.File{theirs}
 	cmd.SysProcAttr = r.Namespaces(nil)
 	if start == nil {

@@ -166,14 +166,14 @@ func TestSpawnerTellsStatusAtExit(t *testing.T) {
 	}
 }
 
-// TestSpawnerOneProcessor proves that the spawner runs its Go runtime on
-// one P (GOMAXPROCS=1 in its environment: it serves from one thread) and
-// that its commands do not inherit that: they get their requests'
-// environments.
-func TestSpawnerOneProcessor(t *testing.T) {
+// TestSpawnerProcessors proves that the spawner runs its Go runtime on
+// two Ps whatever the machine (GOMAXPROCS=2 in its environment, see
+// StartSpawner) and that its commands do not inherit that: they get their
+// requests' environments.
+func TestSpawnerProcessors(t *testing.T) {
 	sp := startTestSpawner(t, Rules{ABI: ProbeABI()})
-	if !slices.Contains(sp.cmd.Env, "GOMAXPROCS=1") {
-		t.Errorf("spawner environment %q, want GOMAXPROCS=1", sp.cmd.Env)
+	if !slices.Contains(sp.cmd.Env, "GOMAXPROCS=2") {
+		t.Errorf("spawner environment %q, want GOMAXPROCS=2", sp.cmd.Env)
 	}
 	if out, st := spawnRun(t, sp, t.TempDir(), "echo ${GOMAXPROCS-unset}"); st.ExitCode() != 0 || out != "unset\n" {
 		t.Errorf("a command's GOMAXPROCS: %q (%v), want unset", out, st)
