@@ -203,20 +203,14 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 	last, lastEnc := len(req.Messages), []byte(nil)
 	for last > 0 && lastEnc == nil {
 		last--
-		if blocks := encodeAnthropicBlocks(req.Messages[last].Content); len(blocks) > 0 {
-			m := []antMessage{{Role: req.Messages[last].Role, Content: blocks}}
-			if c.cfg.PromptCaching {
-				markLastCacheable(m)
-			}
-			if lastEnc, err = marshal(m[0]); err != nil {
-				return nil, fmt.Errorf("anthropic: encode request: %w", err)
-			}
+		if lastEnc, err = encodeAnthropicMessage(req.Messages[last], c.cfg.PromptCaching); err != nil {
+			return nil, err
 		}
 	}
 	parts := make([][]byte, 0, last+1)
 	size := len(head) + len(system) + len(tools) + len(opts) + len(`,"system":,"messages":[],"tools":`)
 	for i, m := range req.Messages[:last] {
-		enc, err := c.body.message(i, m, encodeAnthropicMessage)
+		enc, err := c.body.message(i, m, func(m Message) ([]byte, error) { return encodeAnthropicMessage(m, false) })
 		if err != nil {
 			return nil, err
 		}
@@ -274,9 +268,10 @@ func (c *AnthropicClient) settings(req Request) (antRequest, error) {
 	return w, nil
 }
 
-// encodeAnthropicMessage encodes m without a cache breakpoint; nil when
-// nothing of it is sent.
-func encodeAnthropicMessage(m Message) ([]byte, error) {
+// encodeAnthropicMessage encodes m, with the conversation's cache
+// breakpoint on its last block that may carry one when breakpoint is set;
+// nil when nothing of it is sent.
+func encodeAnthropicMessage(m Message, breakpoint bool) ([]byte, error) {
 	// A message left without blocks is refused ("all messages must have
 	// non-empty content"); the API joins the neighbours of one left out
 	// when they share a role.
@@ -284,7 +279,11 @@ func encodeAnthropicMessage(m Message) ([]byte, error) {
 	if len(blocks) == 0 {
 		return nil, nil
 	}
-	enc, err := marshal(antMessage{Role: m.Role, Content: blocks})
+	msg := []antMessage{{Role: m.Role, Content: blocks}}
+	if breakpoint {
+		markLastCacheable(msg)
+	}
+	enc, err := marshal(msg[0])
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
