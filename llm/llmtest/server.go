@@ -231,12 +231,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.stream(w, r, proto, body, withInput(turn, tokens), ti)
 }
 
+// isLean reports whether [Server.Lean] was called.
+func (s *Server) isLean() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lean
+}
+
 // check is [checkRequest], or nothing on a lean server.
 func (s *Server) check(proto protocol, body []byte) string {
-	s.mu.Lock()
-	lean := s.lean
-	s.mu.Unlock()
-	if lean {
+	if s.isLean() {
 		return ""
 	}
 	return checkRequest(proto, body)
@@ -338,10 +342,7 @@ type streamParams struct {
 // not wait for it; a full server decodes the whole body.
 func (s *Server) params(proto protocol, body []byte) streamParams {
 	var p streamParams
-	s.mu.Lock()
-	lean := s.lean
-	s.mu.Unlock()
-	if !lean {
+	if !s.isLean() {
 		_ = json.Unmarshal(body, &p)
 		return p
 	}

@@ -224,21 +224,20 @@ func (p *Process) Wait() (Status, error) {
 // the spawner sends the status when the command exits, so a caller that
 // read the output to its end finds it there, without a round trip.
 // Settled must follow.
-func (p *Process) Status() (Status, error) {
+func (p *Process) Status() (st Status, err error) {
+	defer func() {
+		if err != nil {
+			p.conn.Close() // released: no Settled follows a failure
+		}
+	}()
 	if err := p.Signal(0); err != nil {
-		p.conn.Close()
 		return Status{}, fmt.Errorf("%w (%v)", ErrSpawnerClosed, err)
 	}
 	l := p.line()
 	if l == "" {
-		p.conn.Close()
 		return Status{}, ErrSpawnerClosed
 	}
-	st, err := parseStatus(l)
-	if err != nil {
-		p.conn.Close()
-	}
-	return st, err
+	return parseStatus(l)
 }
 
 // Settled waits, after [Process.Status], until the spawner has killed
