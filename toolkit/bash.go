@@ -296,13 +296,19 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 	return b.result(ctx, g.state, out, stage, timeout), nil
 }
 
-// drainOutput copies r into w until EOF.
+// drainOutput copies r into w until EOF. Most commands print little:
+// the buffer starts at 4 KB and becomes 32 KB once a read fills it,
+// which a command printing a lot soon does (it was 32 KB for every
+// call: half the garbage of a run of small commands).
 func drainOutput(w io.Writer, r io.Reader) error {
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, 4<<10)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			_, _ = w.Write(buf[:n]) // headTail never fails
+			if n == len(buf) && n < 32<<10 {
+				buf = make([]byte, 32<<10)
+			}
 		}
 		if err == io.EOF {
 			return nil
