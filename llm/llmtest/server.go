@@ -55,6 +55,8 @@ type Server struct {
 	forget bool
 	// lean answers without checking the requests (see Lean).
 	lean bool
+	// bodies are the buffers a lean server reads requests into.
+	bodies sync.Pool
 }
 
 // ForgetBodies makes the server keep the requests it receives from now
@@ -81,7 +83,7 @@ func (s *Server) Lean() {
 // NewServer starts a server on 127.0.0.1 answering from script. The
 // caller must Close it.
 func NewServer(script Script) *Server {
-	s := &Server{script: script}
+	s := &Server{script: script, bodies: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -165,7 +167,8 @@ const (
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	body, release, err := s.readBody(r)
+	defer release()
 	if err != nil {
 		http.Error(w, "llmtest: read request body: "+err.Error(), http.StatusBadRequest)
 		return
@@ -229,6 +232,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.stream(w, r, proto, body, withInput(turn, tokens), ti)
+}
+
+// readBody reads r's body. A lean server reads it into a buffer it reuses
+// once release is called (it keeps no body): reading each growing
+// conversation into a new slice, grown by doubling, was most of its own
+// time per request after the answer's writes.
+func (s *Server) readBody(r *http.Request) (body []byte, release func(), err error) {
+	if !s.isLean() {
+		body, err = io.ReadAll(r.Body)
+		return body, func() {}, err
+	}
+	buf := s.bodies.Get().(*bytes.Buffer)
+	buf.Reset()
+	_, err = buf.ReadFrom(r.Body)
+	return buf.Bytes(), func() { s.bodies.Put(buf) }, err
 }
 
 // isLean reports whether [Server.Lean] was called.

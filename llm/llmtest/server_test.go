@@ -3,12 +3,15 @@ package llmtest
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // Valid minimal requests of each protocol.
@@ -259,6 +262,50 @@ func TestServerLean(t *testing.T) {
 	reqs := srv.Requests()
 	if len(reqs) != 2 || len(reqs[0].Body) == 0 || reqs[1].Body != nil {
 		t.Errorf("bodies kept: %d requests, %d and %d bytes; want the first only", len(reqs), len(reqs[0].Body), len(reqs[1].Body))
+	}
+}
+
+// A lean server reads each request into a buffer it reuses: a short
+// request after a long one is read alone, and requests at once each get
+// a buffer of their own.
+func TestServerLeanReusesItsBuffers(t *testing.T) {
+	t.Parallel()
+	var turns Script
+	for range 20 {
+		turns.Turns = append(turns.Turns, Turn{Text: []string{"a", "b"}, Delay: Duration(time.Millisecond)})
+	}
+	srv := NewServer(turns)
+	defer srv.Close()
+	srv.Lean()
+	body := func(model string, size int) string {
+		return `{"model":"` + model + `","max_tokens":5,"messages":[{"role":"user","content":"` + strings.Repeat("x", size) + `"}]}`
+	}
+	if _, got := post(t, srv.URL()+"/v1/messages", body("m-long", 64<<10)); !strings.Contains(got, `"model":"m-long"`) {
+		t.Fatalf("long request: %q", got)
+	}
+	if _, got := post(t, srv.URL()+"/v1/messages", body("m-short", 1)); !strings.Contains(got, `"model":"m-short"`) {
+		t.Errorf("a short request after a long one: %q, want its own model", got)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for i := range 8 {
+		wg.Go(func() {
+			model := fmt.Sprintf("m-%d", i)
+			resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(body(model, i<<10)))
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			defer resp.Body.Close()
+			if got, _ := io.ReadAll(resp.Body); !strings.Contains(string(got), `"model":"`+model+`"`) {
+				errs <- fmt.Sprintf("%s: %q", model, got)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("requests at once, want each its own model: %s", e)
 	}
 }
 
