@@ -21,8 +21,7 @@ const controlFD = 3
 // retrimAfter is the command after which the spawner drops its
 // program's pages from its resident set once more: the first commands
 // fault in code only they run (the first use of the poller, of fmt, of
-// the pidfd path); what later commands use comes back. (The first trim
-// follows the first command's start: see [server.spawn].)
+// the pidfd path); what later commands use comes back.
 const retrimAfter = 1
 
 // maxRequest bounds one request's JSON (a command, its environment).
@@ -36,15 +35,6 @@ const maxRequest = 16 << 20
 // when it kills the process groups of the commands still running. A
 // failure to confine ends it with exit code 126: it never starts a
 // command unconfined.
-//
-// What its start-up left resident of the program (the packages'
-// initialisation maps most of it) leaves once the first command has
-// started, while that command runs, not before the answer: the first
-// command of a run waits for the spawner, and the trim (0.7–1 ms) now
-// overlaps it. Nor is the initialisation's garbage collected first: that
-// collection took 1–1.8 ms (the first of a process faults the collector
-// in and starts its workers) and left the spawner no smaller once it
-// serves (4.5–4.7 MB without it, 4.7–5.0 MB with, in BenchmarkShellTurns).
 func Serve(args []string, stderr io.Writer) int {
 	// Every command is forked from this thread, whose credentials the
 	// child inherits (see confineAndExec).
@@ -53,6 +43,16 @@ func Serve(args []string, stderr io.Writer) int {
 	// nor what rubichan itself inherited (best effort: Linux >= 5.11).
 	_ = unix.CloseRange(controlFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
 	syscall.CloseOnExec(controlFD)
+	// What start-up left resident of the program is not needed to
+	// serve: its pages leave the resident set (before confinement, which
+	// may hide /proc), before the answer — trimmed later, the first
+	// command's fork would find them, and while vfork's child shares the
+	// spawner's memory a plain sum of the run's resident sets counts it
+	// twice (29.9 MB against 24 MB). The initialisation's garbage is not
+	// collected first: that collection took 1–1.8 ms of every run's first
+	// command (the first of a process faults the collector in and starts
+	// its workers) and left the spawner no smaller once it serves.
+	TrimResident()
 	r, _, err := parseRules(args)
 	if err == nil {
 		err = confineThread(r)
@@ -82,13 +82,12 @@ func Serve(args []string, stderr io.Writer) int {
 // Landlock gives each thread its own domain and, from ABI 6 on, lets a
 // thread signal only processes of its own domain: the commands it forks.
 type server struct {
-	ep      int
-	ctrl    int
-	fds     map[int]*child // by stream socket and by pidfd
-	live    map[int]*child // by pid
-	buf     []byte         // each request is read into it (see readRequest)
-	served  int            // commands reaped
-	started int            // commands started
+	ep     int
+	ctrl   int
+	fds    map[int]*child // by stream socket and by pidfd
+	live   map[int]*child // by pid
+	buf    []byte         // each request is read into it (see readRequest)
+	served int            // commands reaped
 }
 
 // child is one started command, the leader of its own session.
@@ -251,9 +250,6 @@ func (s *server) spawn(fds []int) {
 	_ = s.watch(pidfd)
 	_ = s.watch(fds[3])
 	_, _ = conn.WriteString("pid " + strconv.Itoa(pid) + "\n")
-	if s.started++; s.started == 1 {
-		TrimResident() // see Serve
-	}
 }
 
 // readRequest reads a length-prefixed [SpawnRequest] (see wire.go), in

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -278,55 +277,4 @@ func BenchmarkStartSpawner(b *testing.B) {
 			}
 		}
 	})
-}
-
-// TestSpawnerTrimsOnceTheFirstCommandRuns proves that the spawner answers
-// before it trims what its start-up left resident of the program, and
-// trims it while the first command runs (see Serve): the file pages of
-// its resident set fall to under three quarters of what they were at its
-// answer before that command ends (about half; untrimmed, they only grow).
-func TestSpawnerTrimsOnceTheFirstCommandRuns(t *testing.T) {
-	sp := startTestSpawner(t, Rules{ABI: ProbeABI()})
-	rssFile := func() int {
-		t.Helper()
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", sp.Pid()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range strings.Split(string(data), "\n") {
-			if v, ok := strings.CutPrefix(l, "RssFile:"); ok {
-				kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-				return kb
-			}
-		}
-		t.Fatal("no RssFile in the spawner's status")
-		return 0
-	}
-	atAnswer := rssFile()
-	// The command runs until its standard input closes.
-	in, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	null, _ := os.Open(os.DevNull)
-	defer null.Close()
-	p, err := sp.Spawn(SpawnRequest{Path: "/bin/sh", Args: []string{"sh", "-c", "read x"}, Env: []string{"PATH=/usr/bin:/bin"},
-		Stdin: in, Stdout: null, Stderr: null})
-	if err != nil {
-		w.Close()
-		t.Fatal(err)
-	}
-	running := rssFile()
-	for deadline := time.Now().Add(5 * time.Second); running*4 >= atAnswer*3 && time.Now().Before(deadline); running = rssFile() {
-		time.Sleep(5 * time.Millisecond)
-	}
-	w.Close()
-	t.Logf("at answer %d kB, running %d kB", atAnswer, running)
-	if _, err := p.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	if running*4 >= atAnswer*3 {
-		t.Errorf("the spawner's file pages while its first command runs: %d kB, at its answer %d kB; want under three quarters", running, atAnswer)
-	}
 }
