@@ -82,11 +82,19 @@ func (c *ResponsesClient) Stream(ctx context.Context, req Request) (*Stream, err
 
 // Wire types of the request.
 type (
+	// respRequest is the whole body; the client writes it from its
+	// parts (see encode), in this order.
 	respRequest struct {
-		Model           string         `json:"model"`
-		Instructions    string         `json:"instructions,omitempty"`
-		Input           []respItem     `json:"input"`
-		Tools           []respTool     `json:"tools,omitempty"`
+		respHead
+		Instructions string     `json:"instructions,omitempty"`
+		Input        []respItem `json:"input"`
+		Tools        []respTool `json:"tools,omitempty"`
+		respOptions
+	}
+	respHead struct {
+		Model string `json:"model"`
+	}
+	respOptions struct {
 		MaxOutputTokens int            `json:"max_output_tokens,omitempty"`
 		Temperature     *float64       `json:"temperature,omitempty"`
 		Reasoning       *respReasoning `json:"reasoning,omitempty"`
@@ -145,14 +153,25 @@ const encryptedReasoning = "reasoning.encrypted_content"
 
 // encode translates req into the Responses API's JSON body.
 func (c *ResponsesClient) encode(req Request) ([]byte, error) {
-	w := respRequest{
-		Model:           req.Model,
-		Instructions:    req.System,
-		Input:           encodeResponsesInput(req.Messages),
+	w := c.settings(req)
+	w.Instructions = req.System
+	w.Input = encodeResponsesInput(req.Messages)
+	w.Tools = wireResponsesTools(req.Tools)
+	body, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
+	}
+	return body, nil
+}
+
+// settings are the parts of the body that are not the instructions, the
+// conversation or the tools.
+func (c *ResponsesClient) settings(req Request) respRequest {
+	w := respRequest{respHead: respHead{Model: req.Model}, respOptions: respOptions{
 		MaxOutputTokens: req.MaxTokens,
 		Temperature:     req.Temperature,
 		Stream:          true,
-	}
+	}}
 	if isReasoningModel(req.Model) || req.ReasoningEffort != "" {
 		w.Reasoning = &respReasoning{Effort: req.ReasoningEffort}
 		if s := c.cfg.ReasoningSummary; s != "none" {
@@ -164,14 +183,16 @@ func (c *ResponsesClient) encode(req Request) ([]byte, error) {
 	if f := req.Format; f != nil {
 		w.Text = &respText{Format: respFormat{Type: "json_schema", Name: f.Name, Schema: f.Schema, Strict: f.Strict}}
 	}
-	for _, t := range req.Tools {
-		w.Tools = append(w.Tools, respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: toolSchema(t)})
+	return w
+}
+
+// wireResponsesTools returns the tool specs as sent.
+func wireResponsesTools(specs []ToolSpec) []respTool {
+	var tools []respTool
+	for _, t := range specs {
+		tools = append(tools, respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: toolSchema(t)})
 	}
-	body, err := json.Marshal(w)
-	if err != nil {
-		return nil, fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
-	}
-	return body, nil
+	return tools
 }
 
 // encodeResponsesInput translates the conversation to input items: a user
@@ -187,57 +208,66 @@ func (c *ResponsesClient) encode(req Request) ([]byte, error) {
 func encodeResponsesInput(msgs []Message) []respItem {
 	out := make([]respItem, 0, len(msgs))
 	for _, m := range msgs {
-		var text []string
-		flush := func(role, sep string) {
-			if len(text) > 0 {
-				out = append(out, respItem{Type: "message", Role: role, Content: strings.Join(text, sep)})
-				text = text[:0]
-			}
+		out = appendResponsesItems(out, m)
+	}
+	return out
+}
+
+// appendResponsesItems appends the input items m translates to (see
+// encodeResponsesInput): what one message sends depends on it alone,
+// since the items before it never end with reasoning.
+func appendResponsesItems(out []respItem, m Message) []respItem {
+	var text []string
+	flush := func(role, sep string) {
+		if len(text) > 0 {
+			out = append(out, respItem{Type: "message", Role: role, Content: strings.Join(text, sep)})
+			text = text[:0]
 		}
-		if m.Role != RoleAssistant {
-			for _, b := range m.Content {
-				switch b.Kind {
-				case BlockText:
-					text = append(text, b.Text)
-				case BlockToolResult:
-					content := b.Content
-					out = append(out, respItem{Type: "function_call_output", CallID: b.ToolUseID, Output: &content})
-				}
-			}
-			flush(string(RoleUser), "\n\n")
-			continue
-		}
+	}
+	if m.Role != RoleAssistant {
 		for _, b := range m.Content {
 			switch b.Kind {
 			case BlockText:
-				if b.Text != "" {
-					text = append(text, b.Text)
-				}
-			case BlockToolUse:
-				flush(string(RoleAssistant), "")
-				args := string(b.Input)
-				if strings.TrimSpace(args) == "" {
-					args = "{}"
-				}
-				out = append(out, respItem{Type: "function_call", CallID: b.ID, Name: b.Name, Arguments: args})
-			case BlockReasoning:
-				if b.Data == "" {
-					continue
-				}
-				flush(string(RoleAssistant), "")
-				summary := []respSummary{}
-				if b.Text != "" {
-					summary = append(summary, respSummary{Type: "summary_text", Text: b.Text})
-				}
-				out = append(out, respItem{Type: "reasoning", ID: b.ID, Summary: &summary, EncryptedContent: b.Data})
+				text = append(text, b.Text)
+			case BlockToolResult:
+				content := b.Content
+				out = append(out, respItem{Type: "function_call_output", CallID: b.ToolUseID, Output: &content})
 			}
 		}
-		flush(string(RoleAssistant), "")
-		// The API refuses a reasoning item without the item it led to (an
-		// answer cut after its reasoning).
-		for len(out) > 0 && out[len(out)-1].Type == "reasoning" {
-			out = out[:len(out)-1]
+		flush(string(RoleUser), "\n\n")
+		return out
+	}
+	start := len(out)
+	for _, b := range m.Content {
+		switch b.Kind {
+		case BlockText:
+			if b.Text != "" {
+				text = append(text, b.Text)
+			}
+		case BlockToolUse:
+			flush(string(RoleAssistant), "")
+			args := string(b.Input)
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			out = append(out, respItem{Type: "function_call", CallID: b.ID, Name: b.Name, Arguments: args})
+		case BlockReasoning:
+			if b.Data == "" {
+				continue
+			}
+			flush(string(RoleAssistant), "")
+			summary := []respSummary{}
+			if b.Text != "" {
+				summary = append(summary, respSummary{Type: "summary_text", Text: b.Text})
+			}
+			out = append(out, respItem{Type: "reasoning", ID: b.ID, Summary: &summary, EncryptedContent: b.Data})
 		}
+	}
+	flush(string(RoleAssistant), "")
+	// The API refuses a reasoning item without the item it led to (an
+	// answer cut after its reasoning).
+	for len(out) > start && out[len(out)-1].Type == "reasoning" {
+		out = out[:len(out)-1]
 	}
 	return out
 }
