@@ -128,3 +128,50 @@ func cloneBlocks(blocks []Block) []Block {
 	}
 	return out
 }
+
+// messages appends to parts the encoded messages of msgs that send
+// something, each reused when it has not changed, and keeps msgs only:
+// for clients whose every message may come from the cache.
+func (c *bodyCache) messages(parts [][]byte, msgs []Message, encode func(Message) ([]byte, error)) ([][]byte, error) {
+	for i, m := range msgs {
+		enc, err := c.message(i, m, encode)
+		if err != nil {
+			return nil, err
+		}
+		if len(enc) > 0 {
+			parts = append(parts, enc)
+		}
+	}
+	c.forget(len(msgs))
+	return parts, nil
+}
+
+// elements returns the encoded JSON array enc without its brackets, as
+// its elements are written inside a larger array; nil when it is empty.
+func elements(enc []byte) []byte {
+	if len(enc) <= len("[]") {
+		return nil
+	}
+	return enc[1 : len(enc)-1]
+}
+
+// appendArray appends parts to body as the elements of a JSON array.
+func appendArray(body []byte, parts [][]byte) []byte {
+	body = append(body, '[')
+	for i, p := range parts {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, p...)
+	}
+	return append(body, ']')
+}
+
+// partsLen is the length of parts written as a JSON array.
+func partsLen(parts [][]byte) int {
+	n := len("[]")
+	for _, p := range parts {
+		n += len(p) + 1
+	}
+	return n
+}

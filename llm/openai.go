@@ -52,8 +52,9 @@ type OpenAIConfig struct {
 // OpenAIClient streams from an OpenAI-compatible Chat Completions endpoint.
 // It is safe for concurrent use.
 type OpenAIClient struct {
-	cfg OpenAIConfig
-	t   transport
+	cfg  OpenAIConfig
+	t    transport
+	body bodyCache
 }
 
 // NewOpenAI returns a client for cfg.
@@ -155,19 +156,84 @@ type (
 	}
 )
 
-// encode translates req into the Chat Completions JSON body.
+// encode translates req into the Chat Completions JSON body. The system
+// prompt, the tool specs and the messages come from the client's
+// [bodyCache] when the request repeats them.
 func (c *OpenAIClient) encode(req Request) ([]byte, error) {
 	w, err := c.settings(req)
 	if err != nil {
 		return nil, err
 	}
-	w.Messages = encodeOpenAIMessages(req.System, req.Messages)
-	w.Tools = wireOpenAITools(req.Tools)
-	body, err := marshal(w)
+	head, err := marshal(w.oaiHead)
 	if err != nil {
-		return nil, fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
+		return nil, c.encodeErr(err)
 	}
-	return body, nil
+	opts, err := marshal(w.oaiOptions)
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	c.body.mu.Lock()
+	defer c.body.mu.Unlock()
+	parts := make([][]byte, 0, len(req.Messages)+1)
+	if req.System != "" {
+		system, err := c.body.head(req.System, c.encodeSystem)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, system)
+	}
+	if parts, err = c.body.messages(parts, req.Messages, c.encodeMessage); err != nil {
+		return nil, err
+	}
+	var tools []byte
+	if len(req.Tools) > 0 {
+		if tools, err = c.body.toolSpecs(req.Tools, c.encodeTools); err != nil {
+			return nil, err
+		}
+	}
+	body := make([]byte, 0, len(head)+partsLen(parts)+len(tools)+len(opts)+len(`,"messages":,"tools":,`))
+	body = append(body, head[:len(head)-1]...) // without its }
+	body = appendArray(append(body, `,"messages":`...), parts)
+	if tools != nil {
+		body = append(append(body, `,"tools":`...), tools...)
+	}
+	return append(append(body, ','), opts[1:]...), nil
+}
+
+func (c *OpenAIClient) encodeErr(err error) error {
+	return fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
+}
+
+// encodeSystem encodes the system prompt as the first chat message.
+func (c *OpenAIClient) encodeSystem(system string) (json.RawMessage, error) {
+	enc, err := marshal(oaiMessage{Role: "system", Content: &system})
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	return enc, nil
+}
+
+// encodeTools encodes the tool specs.
+func (c *OpenAIClient) encodeTools(specs []ToolSpec) ([]byte, error) {
+	enc, err := marshal(wireOpenAITools(specs))
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	return enc, nil
+}
+
+// encodeMessage encodes the chat messages m translates to, comma
+// separated; nil when it sends none.
+func (c *OpenAIClient) encodeMessage(m Message) ([]byte, error) {
+	msgs := appendOpenAIMessage(nil, m)
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	enc, err := marshal(msgs)
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	return elements(enc), nil
 }
 
 // settings are the parts of the body that are not the conversation or
