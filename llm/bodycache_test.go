@@ -57,6 +57,22 @@ func referenceOpenAIBody(t testing.TB, c *OpenAIClient, req Request) []byte {
 	return body
 }
 
+// referenceResponsesBody is the Responses API body of req encoded
+// afresh, all at once (HTML escaped, as json.Marshal does), as the client
+// did before it kept parts between requests.
+func referenceResponsesBody(t testing.TB, c *ResponsesClient, req Request) []byte {
+	t.Helper()
+	w := c.settings(req)
+	w.Instructions = req.System
+	w.Input = encodeResponsesInput(req.Messages)
+	w.Tools = wireResponsesTools(req.Tools)
+	body, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
 // bodyClient is a client that keeps the encoded parts of its requests,
 // with the fresh encoding its bodies must equal.
 type bodyClient struct {
@@ -89,6 +105,11 @@ func openAIBodies(name string, cfg OpenAIConfig) bodyClient {
 	return bodyClient{name, c.encode, func(t testing.TB, req Request) []byte { return referenceOpenAIBody(t, c, req) }, &c.body, keptAll}
 }
 
+func responsesBodies(name string, cfg ResponsesConfig) bodyClient {
+	c := NewResponses(cfg)
+	return bodyClient{name, c.encode, func(t testing.TB, req Request) []byte { return referenceResponsesBody(t, c, req) }, &c.body, keptAll}
+}
+
 // bodyClients returns a new client of each kind and setting that changes
 // how a conversation is encoded.
 func bodyClients() []bodyClient {
@@ -97,6 +118,8 @@ func bodyClients() []bodyClient {
 		anthropicBodies("anthropic-caching", AnthropicConfig{APIKey: "k", PromptCaching: true}),
 		openAIBodies("openai", OpenAIConfig{APIKey: "k"}),
 		openAIBodies("openai-completion-tokens", OpenAIConfig{MaxTokensField: "max_completion_tokens", NoStreamUsage: true}),
+		responsesBodies("responses", ResponsesConfig{APIKey: "k"}),
+		responsesBodies("responses-no-summary", ResponsesConfig{ReasoningSummary: "none"}),
 	}
 }
 
@@ -140,7 +163,7 @@ func turn(msgs []Message, i int) []Message {
 }
 
 // TestBodyCache proves that a client that keeps the encoded parts of its
-// requests (Anthropic, Chat Completions) sends, request after
+// requests (Anthropic, Chat Completions, Responses) sends, request after
 // request, exactly the body a fresh encoding gives: as an agent's
 // conversation grows, when the caller edits its history in place (a
 // block's text, a tool input's bytes, a signature), compacts it, ends it
@@ -338,6 +361,7 @@ func BenchmarkEncodeConversation(b *testing.B) {
 	}{
 		{"anthropic", "claude-sonnet-4-5", func() bodyClient { return anthropicBodies("", AnthropicConfig{APIKey: "k", PromptCaching: true}) }},
 		{"openai", "gpt-4.1", func() bodyClient { return openAIBodies("", OpenAIConfig{APIKey: "k"}) }},
+		{"responses", "gpt-5", func() bodyClient { return responsesBodies("", ResponsesConfig{APIKey: "k"}) }},
 	}
 	for _, cl := range clients {
 		for _, n := range []int{1, 25, 200} {

@@ -44,8 +44,9 @@ type ResponsesConfig struct {
 // [BlockReasoning] blocks that the next request carries. It is safe for
 // concurrent use.
 type ResponsesClient struct {
-	cfg ResponsesConfig
-	t   transport
+	cfg  ResponsesConfig
+	t    transport
+	body bodyCache
 }
 
 // NewResponses returns a client for cfg.
@@ -151,17 +152,47 @@ type (
 // reasoning carries across turns.
 const encryptedReasoning = "reasoning.encrypted_content"
 
-// encode translates req into the Responses API's JSON body.
+// encode translates req into the Responses API's JSON body, HTML
+// characters escaped as json.Marshal does. The instructions, the tool
+// specs and the messages come from the client's [bodyCache] when the
+// request repeats them.
 func (c *ResponsesClient) encode(req Request) ([]byte, error) {
 	w := c.settings(req)
-	w.Instructions = req.System
-	w.Input = encodeResponsesInput(req.Messages)
-	w.Tools = wireResponsesTools(req.Tools)
-	body, err := json.Marshal(w)
+	head, err := json.Marshal(w.respHead)
 	if err != nil {
-		return nil, fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
+		return nil, c.encodeErr(err)
 	}
-	return body, nil
+	opts, err := json.Marshal(w.respOptions)
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	c.body.mu.Lock()
+	defer c.body.mu.Unlock()
+	var system, tools []byte
+	if req.System != "" {
+		if system, err = c.body.head(req.System, c.encodeInstructions); err != nil {
+			return nil, err
+		}
+	}
+	input, err := c.body.messages(make([][]byte, 0, len(req.Messages)), req.Messages, c.encodeMessage)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.Tools) > 0 {
+		if tools, err = c.body.toolSpecs(req.Tools, c.encodeTools); err != nil {
+			return nil, err
+		}
+	}
+	body := make([]byte, 0, len(head)+len(system)+partsLen(input)+len(tools)+len(opts)+len(`,"instructions":,"input":,"tools":,`))
+	body = append(body, head[:len(head)-1]...) // without its }
+	if system != nil {
+		body = append(append(body, `,"instructions":`...), system...)
+	}
+	body = appendArray(append(body, `,"input":`...), input)
+	if tools != nil {
+		body = append(append(body, `,"tools":`...), tools...)
+	}
+	return append(append(body, ','), opts[1:]...), nil
 }
 
 // settings are the parts of the body that are not the instructions, the
@@ -186,6 +217,19 @@ func (c *ResponsesClient) settings(req Request) respRequest {
 	return w
 }
 
+func (c *ResponsesClient) encodeErr(err error) error {
+	return fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
+}
+
+// encodeInstructions encodes the system prompt as instructions.
+func (c *ResponsesClient) encodeInstructions(system string) (json.RawMessage, error) {
+	enc, err := json.Marshal(system)
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	return enc, nil
+}
+
 // wireResponsesTools returns the tool specs as sent.
 func wireResponsesTools(specs []ToolSpec) []respTool {
 	var tools []respTool
@@ -193,6 +237,29 @@ func wireResponsesTools(specs []ToolSpec) []respTool {
 		tools = append(tools, respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: toolSchema(t)})
 	}
 	return tools
+}
+
+// encodeTools encodes the tool specs.
+func (c *ResponsesClient) encodeTools(specs []ToolSpec) ([]byte, error) {
+	enc, err := json.Marshal(wireResponsesTools(specs))
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	return enc, nil
+}
+
+// encodeMessage encodes the input items m translates to, comma
+// separated; nil when it sends none.
+func (c *ResponsesClient) encodeMessage(m Message) ([]byte, error) {
+	items := appendResponsesItems(nil, m)
+	if len(items) == 0 {
+		return nil, nil
+	}
+	enc, err := json.Marshal(items)
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	return elements(enc), nil
 }
 
 // encodeResponsesInput translates the conversation to input items: a user
