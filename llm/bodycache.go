@@ -9,20 +9,23 @@ import (
 
 // bodyCache keeps the encoded parts of a client's last request body that
 // the next one most likely repeats: the system prompt, the tool specs and
-// each message but the last. An agent loop sends the same instructions
-// and tools every turn, with a conversation that only grows, so without
-// it each request encoded the whole conversation again — the loop's
-// largest cost per turn after the network, growing with every turn: 55 µs
-// at 25 tool round trips, 265 µs at 200; with it 10 and 45 µs
-// (BenchmarkEncodeConversation).
+// each message (for Anthropic each but the last sent, which carries the
+// conversation's cache breakpoint; the Chat Completions and Responses
+// clients keep every one). An agent loop sends the same instructions and
+// tools every turn, with a conversation that only grows, so without it
+// each request encoded the whole conversation again — the loop's largest
+// cost per turn after the network, growing with every turn. At 25 and 200
+// tool round trips (BenchmarkEncodeConversation): Anthropic 55 and 265 µs,
+// with it 10 and 45 µs; Chat Completions 35 and 140 µs, with it 8 and
+// 35 µs; Responses 40 and 190 µs, with it 8 and 33 µs.
 //
 // A part is reused only when what it was encoded from is equal to what
 // the request holds now, compared field by field — strings by value
 // (equal strings that share memory compare at once), raw JSON by a copy
 // kept with the part, since a caller may rewrite a byte slice in place —
 // so a body is byte for byte what encoding the request afresh gives
-// (TestAnthropicBodyCache). A caller that edits its history (compaction,
-// a redaction, a prefill) only pays for the messages it changed.
+// (TestBodyCache). A caller that edits its history (compaction, a
+// redaction, a prefill) only pays for the messages it changed.
 //
 // It is safe for concurrent use; callers that alternate conversations
 // (a subquery's beside the run's) get correct bodies and fewer reuses.
@@ -127,4 +130,51 @@ func cloneBlocks(blocks []Block) []Block {
 		}
 	}
 	return out
+}
+
+// messages appends to parts the encoded messages of msgs that send
+// something, each reused when it has not changed, and keeps msgs only:
+// for clients whose every message may come from the cache.
+func (c *bodyCache) messages(parts [][]byte, msgs []Message, encode func(Message) ([]byte, error)) ([][]byte, error) {
+	for i, m := range msgs {
+		enc, err := c.message(i, m, encode)
+		if err != nil {
+			return nil, err
+		}
+		if len(enc) > 0 {
+			parts = append(parts, enc)
+		}
+	}
+	c.forget(len(msgs))
+	return parts, nil
+}
+
+// elements returns the encoded JSON array enc without its brackets, as
+// its elements are written inside a larger array; nil when it is empty.
+func elements(enc []byte) []byte {
+	if len(enc) <= len("[]") {
+		return nil
+	}
+	return enc[1 : len(enc)-1]
+}
+
+// appendArray appends parts to body as the elements of a JSON array.
+func appendArray(body []byte, parts [][]byte) []byte {
+	body = append(body, '[')
+	for i, p := range parts {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, p...)
+	}
+	return append(body, ']')
+}
+
+// partsLen is the length of parts written as a JSON array.
+func partsLen(parts [][]byte) int {
+	n := len("[]")
+	for _, p := range parts {
+		n += len(p) + 1
+	}
+	return n
 }

@@ -52,8 +52,9 @@ type OpenAIConfig struct {
 // OpenAIClient streams from an OpenAI-compatible Chat Completions endpoint.
 // It is safe for concurrent use.
 type OpenAIClient struct {
-	cfg OpenAIConfig
-	t   transport
+	cfg  OpenAIConfig
+	t    transport
+	body bodyCache
 }
 
 // NewOpenAI returns a client for cfg.
@@ -92,10 +93,18 @@ func (c *OpenAIClient) Stream(ctx context.Context, req Request) (*Stream, error)
 
 // Wire types of the request.
 type (
+	// oaiRequest is the whole body; the client writes it from its
+	// parts (see encode), in this order.
 	oaiRequest struct {
-		Model               string            `json:"model"`
-		Messages            []oaiMessage      `json:"messages"`
-		Tools               []oaiTool         `json:"tools,omitempty"`
+		oaiHead
+		Messages []oaiMessage `json:"messages"`
+		Tools    []oaiTool    `json:"tools,omitempty"`
+		oaiOptions
+	}
+	oaiHead struct {
+		Model string `json:"model"`
+	}
+	oaiOptions struct {
 		MaxTokens           int               `json:"max_tokens,omitempty"`
 		MaxCompletionTokens int               `json:"max_completion_tokens,omitempty"`
 		Temperature         *float64          `json:"temperature,omitempty"`
@@ -147,16 +156,95 @@ type (
 	}
 )
 
-// encode translates req into the Chat Completions JSON body.
+// encode translates req into the Chat Completions JSON body. The system
+// prompt, the tool specs and the messages come from the client's
+// [bodyCache] when the request repeats them.
 func (c *OpenAIClient) encode(req Request) ([]byte, error) {
-	w := oaiRequest{
-		Model:           req.Model,
-		Messages:        encodeOpenAIMessages(req.System, req.Messages),
+	w, err := c.settings(req)
+	if err != nil {
+		return nil, err
+	}
+	head, err := marshal(w.oaiHead)
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	opts, err := marshal(w.oaiOptions)
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	c.body.mu.Lock()
+	defer c.body.mu.Unlock()
+	parts := make([][]byte, 0, len(req.Messages)+1)
+	if req.System != "" {
+		system, err := c.body.head(req.System, c.encodeSystem)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, system)
+	}
+	if parts, err = c.body.messages(parts, req.Messages, c.encodeMessage); err != nil {
+		return nil, err
+	}
+	var tools []byte
+	if len(req.Tools) > 0 {
+		if tools, err = c.body.toolSpecs(req.Tools, c.encodeTools); err != nil {
+			return nil, err
+		}
+	}
+	body := make([]byte, 0, len(head)+partsLen(parts)+len(tools)+len(opts)+len(`,"messages":,"tools":,`))
+	body = append(body, head[:len(head)-1]...) // without its }
+	body = appendArray(append(body, `,"messages":`...), parts)
+	if tools != nil {
+		body = append(append(body, `,"tools":`...), tools...)
+	}
+	return append(append(body, ','), opts[1:]...), nil
+}
+
+func (c *OpenAIClient) encodeErr(err error) error {
+	return fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
+}
+
+// encodeSystem encodes the system prompt as the first chat message.
+func (c *OpenAIClient) encodeSystem(system string) (json.RawMessage, error) {
+	enc, err := marshal(oaiMessage{Role: "system", Content: &system})
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	return enc, nil
+}
+
+// encodeTools encodes the tool specs.
+func (c *OpenAIClient) encodeTools(specs []ToolSpec) ([]byte, error) {
+	enc, err := marshal(wireOpenAITools(specs))
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	return enc, nil
+}
+
+// encodeMessage encodes the chat messages m translates to, comma
+// separated; nil when it sends none.
+func (c *OpenAIClient) encodeMessage(m Message) ([]byte, error) {
+	msgs := appendOpenAIMessage(nil, m)
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	enc, err := marshal(msgs)
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	return elements(enc), nil
+}
+
+// settings are the parts of the body that are not the conversation or
+// the tools.
+func (c *OpenAIClient) settings(req Request) (oaiRequest, error) {
+	w := oaiRequest{oaiHead: oaiHead{Model: req.Model}, oaiOptions: oaiOptions{
 		Temperature:     req.Temperature,
 		Stop:            req.StopSequences,
 		ReasoningEffort: req.ReasoningEffort,
 		Stream:          true,
-	}
+	}}
 	if f := req.Format; f != nil {
 		w.ResponseFormat = &oaiRespFormat{Type: "json_schema", JSONSchema: oaiJSONSchema{Name: f.Name, Schema: f.Schema, Strict: f.Strict}}
 	}
@@ -169,16 +257,18 @@ func (c *OpenAIClient) encode(req Request) ([]byte, error) {
 	case "max_completion_tokens":
 		w.MaxCompletionTokens = req.MaxTokens
 	default:
-		return nil, fmt.Errorf("%s: unknown max tokens field %q (want max_tokens or max_completion_tokens)", c.cfg.Provider, c.cfg.MaxTokensField)
+		return w, fmt.Errorf("%s: unknown max tokens field %q (want max_tokens or max_completion_tokens)", c.cfg.Provider, c.cfg.MaxTokensField)
 	}
-	for _, t := range req.Tools {
-		w.Tools = append(w.Tools, oaiTool{Type: "function", Function: oaiFunctionDef{Name: t.Name, Description: t.Description, Parameters: toolSchema(t)}})
+	return w, nil
+}
+
+// wireOpenAITools returns the tool specs as sent.
+func wireOpenAITools(specs []ToolSpec) []oaiTool {
+	var tools []oaiTool
+	for _, t := range specs {
+		tools = append(tools, oaiTool{Type: "function", Function: oaiFunctionDef{Name: t.Name, Description: t.Description, Parameters: toolSchema(t)}})
 	}
-	body, err := marshal(w)
-	if err != nil {
-		return nil, fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
-	}
-	return body, nil
+	return tools
 }
 
 // encodeOpenAIMessages translates the conversation to chat messages: the
@@ -197,51 +287,56 @@ func encodeOpenAIMessages(system string, msgs []Message) []oaiMessage {
 		out = append(out, oaiMessage{Role: "system", Content: &system})
 	}
 	for _, m := range msgs {
-		var text []string
-		switch m.Role {
-		case RoleAssistant:
-			am := oaiMessage{Role: "assistant"}
-			for _, b := range m.Content {
-				switch b.Kind {
-				case BlockText:
-					if b.Text != "" {
-						text = append(text, b.Text)
-					}
-				case BlockToolUse:
-					args := string(b.Input)
-					if strings.TrimSpace(args) == "" {
-						args = "{}"
-					}
-					tc := oaiToolCall{ID: b.ID, Type: "function", Function: oaiFunction{Name: b.Name, Arguments: args}}
-					if b.Signature != "" {
-						tc.ExtraContent = &oaiExtraContent{}
-						tc.ExtraContent.Google.ThoughtSignature = b.Signature
-					}
-					am.ToolCalls = append(am.ToolCalls, tc)
-				}
-			}
-			if len(text) > 0 || len(am.ToolCalls) == 0 {
-				s := strings.Join(text, "")
-				am.Content = &s
-			}
-			out = append(out, am)
-		default:
-			for _, b := range m.Content {
-				switch b.Kind {
-				case BlockText:
-					text = append(text, b.Text)
-				case BlockToolResult:
-					content := b.Content
-					out = append(out, oaiMessage{Role: "tool", ToolCallID: b.ToolUseID, Content: &content})
-				}
-			}
-			if len(text) > 0 {
-				s := strings.Join(text, "\n\n")
-				out = append(out, oaiMessage{Role: string(RoleUser), Content: &s})
-			}
-		}
+		out = appendOpenAIMessage(out, m)
 	}
 	return out
+}
+
+// appendOpenAIMessage appends the chat messages m translates to (see
+// encodeOpenAIMessages): what one message sends depends on it alone.
+func appendOpenAIMessage(out []oaiMessage, m Message) []oaiMessage {
+	var text []string
+	if m.Role != RoleAssistant {
+		for _, b := range m.Content {
+			switch b.Kind {
+			case BlockText:
+				text = append(text, b.Text)
+			case BlockToolResult:
+				content := b.Content
+				out = append(out, oaiMessage{Role: "tool", ToolCallID: b.ToolUseID, Content: &content})
+			}
+		}
+		if len(text) > 0 {
+			s := strings.Join(text, "\n\n")
+			out = append(out, oaiMessage{Role: string(RoleUser), Content: &s})
+		}
+		return out
+	}
+	am := oaiMessage{Role: "assistant"}
+	for _, b := range m.Content {
+		switch b.Kind {
+		case BlockText:
+			if b.Text != "" {
+				text = append(text, b.Text)
+			}
+		case BlockToolUse:
+			args := string(b.Input)
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			tc := oaiToolCall{ID: b.ID, Type: "function", Function: oaiFunction{Name: b.Name, Arguments: args}}
+			if b.Signature != "" {
+				tc.ExtraContent = &oaiExtraContent{}
+				tc.ExtraContent.Google.ThoughtSignature = b.Signature
+			}
+			am.ToolCalls = append(am.ToolCalls, tc)
+		}
+	}
+	if len(text) > 0 || len(am.ToolCalls) == 0 {
+		s := strings.Join(text, "")
+		am.Content = &s
+	}
+	return append(out, am)
 }
 
 // openAIBase adds /v1 to a base URL that is a bare host: every

@@ -44,8 +44,9 @@ type ResponsesConfig struct {
 // [BlockReasoning] blocks that the next request carries. It is safe for
 // concurrent use.
 type ResponsesClient struct {
-	cfg ResponsesConfig
-	t   transport
+	cfg  ResponsesConfig
+	t    transport
+	body bodyCache
 }
 
 // NewResponses returns a client for cfg.
@@ -82,11 +83,19 @@ func (c *ResponsesClient) Stream(ctx context.Context, req Request) (*Stream, err
 
 // Wire types of the request.
 type (
+	// respRequest is the whole body; the client writes it from its
+	// parts (see encode), in this order.
 	respRequest struct {
-		Model           string         `json:"model"`
-		Instructions    string         `json:"instructions,omitempty"`
-		Input           []respItem     `json:"input"`
-		Tools           []respTool     `json:"tools,omitempty"`
+		respHead
+		Instructions string     `json:"instructions,omitempty"`
+		Input        []respItem `json:"input"`
+		Tools        []respTool `json:"tools,omitempty"`
+		respOptions
+	}
+	respHead struct {
+		Model string `json:"model"`
+	}
+	respOptions struct {
 		MaxOutputTokens int            `json:"max_output_tokens,omitempty"`
 		Temperature     *float64       `json:"temperature,omitempty"`
 		Reasoning       *respReasoning `json:"reasoning,omitempty"`
@@ -143,16 +152,57 @@ type (
 // reasoning carries across turns.
 const encryptedReasoning = "reasoning.encrypted_content"
 
-// encode translates req into the Responses API's JSON body.
+// encode translates req into the Responses API's JSON body, HTML
+// characters escaped as json.Marshal does. The instructions, the tool
+// specs and the messages come from the client's [bodyCache] when the
+// request repeats them.
 func (c *ResponsesClient) encode(req Request) ([]byte, error) {
-	w := respRequest{
-		Model:           req.Model,
-		Instructions:    req.System,
-		Input:           encodeResponsesInput(req.Messages),
+	w := c.settings(req)
+	head, err := json.Marshal(w.respHead)
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	opts, err := json.Marshal(w.respOptions)
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	c.body.mu.Lock()
+	defer c.body.mu.Unlock()
+	var system, tools []byte
+	if req.System != "" {
+		if system, err = c.body.head(req.System, c.encodeInstructions); err != nil {
+			return nil, err
+		}
+	}
+	input, err := c.body.messages(make([][]byte, 0, len(req.Messages)), req.Messages, c.encodeMessage)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.Tools) > 0 {
+		if tools, err = c.body.toolSpecs(req.Tools, c.encodeTools); err != nil {
+			return nil, err
+		}
+	}
+	body := make([]byte, 0, len(head)+len(system)+partsLen(input)+len(tools)+len(opts)+len(`,"instructions":,"input":,"tools":,`))
+	body = append(body, head[:len(head)-1]...) // without its }
+	if system != nil {
+		body = append(append(body, `,"instructions":`...), system...)
+	}
+	body = appendArray(append(body, `,"input":`...), input)
+	if tools != nil {
+		body = append(append(body, `,"tools":`...), tools...)
+	}
+	return append(append(body, ','), opts[1:]...), nil
+}
+
+// settings are the parts of the body that are not the instructions, the
+// conversation or the tools.
+func (c *ResponsesClient) settings(req Request) respRequest {
+	w := respRequest{respHead: respHead{Model: req.Model}, respOptions: respOptions{
 		MaxOutputTokens: req.MaxTokens,
 		Temperature:     req.Temperature,
 		Stream:          true,
-	}
+	}}
 	if isReasoningModel(req.Model) || req.ReasoningEffort != "" {
 		w.Reasoning = &respReasoning{Effort: req.ReasoningEffort}
 		if s := c.cfg.ReasoningSummary; s != "none" {
@@ -164,14 +214,52 @@ func (c *ResponsesClient) encode(req Request) ([]byte, error) {
 	if f := req.Format; f != nil {
 		w.Text = &respText{Format: respFormat{Type: "json_schema", Name: f.Name, Schema: f.Schema, Strict: f.Strict}}
 	}
-	for _, t := range req.Tools {
-		w.Tools = append(w.Tools, respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: toolSchema(t)})
-	}
-	body, err := json.Marshal(w)
+	return w
+}
+
+func (c *ResponsesClient) encodeErr(err error) error {
+	return fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
+}
+
+// encodeInstructions encodes the system prompt as instructions.
+func (c *ResponsesClient) encodeInstructions(system string) (json.RawMessage, error) {
+	enc, err := json.Marshal(system)
 	if err != nil {
-		return nil, fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
+		return nil, c.encodeErr(err)
 	}
-	return body, nil
+	return enc, nil
+}
+
+// wireResponsesTools returns the tool specs as sent.
+func wireResponsesTools(specs []ToolSpec) []respTool {
+	var tools []respTool
+	for _, t := range specs {
+		tools = append(tools, respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: toolSchema(t)})
+	}
+	return tools
+}
+
+// encodeTools encodes the tool specs.
+func (c *ResponsesClient) encodeTools(specs []ToolSpec) ([]byte, error) {
+	enc, err := json.Marshal(wireResponsesTools(specs))
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	return enc, nil
+}
+
+// encodeMessage encodes the input items m translates to, comma
+// separated; nil when it sends none.
+func (c *ResponsesClient) encodeMessage(m Message) ([]byte, error) {
+	items := appendResponsesItems(nil, m)
+	if len(items) == 0 {
+		return nil, nil
+	}
+	enc, err := json.Marshal(items)
+	if err != nil {
+		return nil, c.encodeErr(err)
+	}
+	return elements(enc), nil
 }
 
 // encodeResponsesInput translates the conversation to input items: a user
@@ -187,57 +275,66 @@ func (c *ResponsesClient) encode(req Request) ([]byte, error) {
 func encodeResponsesInput(msgs []Message) []respItem {
 	out := make([]respItem, 0, len(msgs))
 	for _, m := range msgs {
-		var text []string
-		flush := func(role, sep string) {
-			if len(text) > 0 {
-				out = append(out, respItem{Type: "message", Role: role, Content: strings.Join(text, sep)})
-				text = text[:0]
-			}
+		out = appendResponsesItems(out, m)
+	}
+	return out
+}
+
+// appendResponsesItems appends the input items m translates to (see
+// encodeResponsesInput): what one message sends depends on it alone,
+// since the items before it never end with reasoning.
+func appendResponsesItems(out []respItem, m Message) []respItem {
+	var text []string
+	flush := func(role, sep string) {
+		if len(text) > 0 {
+			out = append(out, respItem{Type: "message", Role: role, Content: strings.Join(text, sep)})
+			text = text[:0]
 		}
-		if m.Role != RoleAssistant {
-			for _, b := range m.Content {
-				switch b.Kind {
-				case BlockText:
-					text = append(text, b.Text)
-				case BlockToolResult:
-					content := b.Content
-					out = append(out, respItem{Type: "function_call_output", CallID: b.ToolUseID, Output: &content})
-				}
-			}
-			flush(string(RoleUser), "\n\n")
-			continue
-		}
+	}
+	if m.Role != RoleAssistant {
 		for _, b := range m.Content {
 			switch b.Kind {
 			case BlockText:
-				if b.Text != "" {
-					text = append(text, b.Text)
-				}
-			case BlockToolUse:
-				flush(string(RoleAssistant), "")
-				args := string(b.Input)
-				if strings.TrimSpace(args) == "" {
-					args = "{}"
-				}
-				out = append(out, respItem{Type: "function_call", CallID: b.ID, Name: b.Name, Arguments: args})
-			case BlockReasoning:
-				if b.Data == "" {
-					continue
-				}
-				flush(string(RoleAssistant), "")
-				summary := []respSummary{}
-				if b.Text != "" {
-					summary = append(summary, respSummary{Type: "summary_text", Text: b.Text})
-				}
-				out = append(out, respItem{Type: "reasoning", ID: b.ID, Summary: &summary, EncryptedContent: b.Data})
+				text = append(text, b.Text)
+			case BlockToolResult:
+				content := b.Content
+				out = append(out, respItem{Type: "function_call_output", CallID: b.ToolUseID, Output: &content})
 			}
 		}
-		flush(string(RoleAssistant), "")
-		// The API refuses a reasoning item without the item it led to (an
-		// answer cut after its reasoning).
-		for len(out) > 0 && out[len(out)-1].Type == "reasoning" {
-			out = out[:len(out)-1]
+		flush(string(RoleUser), "\n\n")
+		return out
+	}
+	start := len(out)
+	for _, b := range m.Content {
+		switch b.Kind {
+		case BlockText:
+			if b.Text != "" {
+				text = append(text, b.Text)
+			}
+		case BlockToolUse:
+			flush(string(RoleAssistant), "")
+			args := string(b.Input)
+			if strings.TrimSpace(args) == "" {
+				args = "{}"
+			}
+			out = append(out, respItem{Type: "function_call", CallID: b.ID, Name: b.Name, Arguments: args})
+		case BlockReasoning:
+			if b.Data == "" {
+				continue
+			}
+			flush(string(RoleAssistant), "")
+			summary := []respSummary{}
+			if b.Text != "" {
+				summary = append(summary, respSummary{Type: "summary_text", Text: b.Text})
+			}
+			out = append(out, respItem{Type: "reasoning", ID: b.ID, Summary: &summary, EncryptedContent: b.Data})
 		}
+	}
+	flush(string(RoleAssistant), "")
+	// The API refuses a reasoning item without the item it led to (an
+	// answer cut after its reasoning).
+	for len(out) > start && out[len(out)-1].Type == "reasoning" {
+		out = out[:len(out)-1]
 	}
 	return out
 }
