@@ -238,7 +238,7 @@ func withCallEnv(ctx context.Context, env []string, extra func(context.Context) 
 }
 
 func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (Result, error) {
-	pr, pw, err := os.Pipe()
+	pr, pw, err := outputPipe()
 	if err != nil {
 		return Result{}, fmt.Errorf("bash: output pipe: %w", err)
 	}
