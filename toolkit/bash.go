@@ -111,6 +111,9 @@ type Bash struct {
 	vars   map[string]string // see [Bash.Vars]
 	// extra is [BashConfig.CallEnv].
 	extra func(ctx context.Context) []string
+	// null is /dev/null, every command's standard input (see devNull).
+	null     *os.File
+	nullOnce sync.Once
 }
 
 // NewBash returns the bash tool configured by cfg.
@@ -245,8 +248,8 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 	if b.box != nil {
 		b.setup.Do(func() { b.env = b.box.commandEnv(b.env) })
 	}
-	// Stdin stays nil: os/exec connects it to /dev/null. One pipe serves
-	// stdout and stderr, so the output keeps the order it was written in.
+	// One pipe serves stdout and stderr, so the output keeps the order it
+	// was written in.
 	cmd := &exec.Cmd{
 		Path:   b.shell,
 		Args:   []string{b.shell, "-c", command},
@@ -254,6 +257,9 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 		Env:    b.callEnv(ctx),
 		Stdout: pw,
 		Stderr: pw,
+	}
+	if null := b.devNull(); null != nil {
+		cmd.Stdin = null
 	}
 	g, err := b.box.start(cmd, b.reaper)
 	pw.Close() // the child has its copy; EOF comes when every holder is gone
@@ -294,6 +300,20 @@ func (b *Bash) run(ctx context.Context, command string, timeout time.Duration) (
 		return Result{}, fmt.Errorf("bash: wait: %w", waitErr)
 	}
 	return b.result(ctx, g.state, out, stage, timeout), nil
+}
+
+// devNull returns /dev/null, opened at the tool's first command and kept
+// until Close: the standard input of every command (opened for each, it
+// cost seven system calls a command, the runtime trying its poller on
+// it). nil when it cannot be opened: a command's stdin is then left nil,
+// which os/exec and the spawner's path connect to /dev/null themselves.
+func (b *Bash) devNull() *os.File {
+	b.nullOnce.Do(func() {
+		if f, err := os.Open(os.DevNull); err == nil {
+			b.null = f
+		}
+	})
+	return b.null
 }
 
 // drainOutput copies r into w until EOF. Most commands print little:
@@ -490,9 +510,14 @@ func findShell(env []string) string {
 	return "/bin/sh"
 }
 
-// Close stops the sandbox's spawner when the tool has its own sandbox
-// (not one given in [BashConfig.Confine]).
+// Close closes the tool's /dev/null and stops the sandbox's spawner when
+// the tool has its own sandbox (not one given in [BashConfig.Confine]).
 func (b *Bash) Close() error {
+	b.nullOnce.Do(func() {}) // no command opens it after this
+	if b.null != nil {
+		b.null.Close()
+		b.null = nil
+	}
 	if !b.owned {
 		return nil
 	}
