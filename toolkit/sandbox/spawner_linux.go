@@ -97,6 +97,26 @@ func unixConn(fd int) (*net.UnixConn, error) {
 	return c.(*net.UnixConn), nil
 }
 
+// commandSocket returns the two ends of a command's stream socket: ours,
+// in the runtime's poller, and theirs, blocking, for the spawner. Ours is
+// a file, not a [net.UnixConn]: net.FileConn copies the descriptor and
+// asks the kernel what kind of socket it is, seven system calls a command
+// for a socket this process only reads lines from and writes bytes to.
+func commandSocket() (ours *os.File, theirs int, err error) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, -1, fmt.Errorf("sandbox: spawn: %w", err)
+	}
+	// The two ends have status flags of their own: the spawner's stays
+	// blocking. NewFile puts a non-blocking descriptor in the poller.
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		syscall.Close(fds[0])
+		syscall.Close(fds[1])
+		return nil, -1, fmt.Errorf("sandbox: spawn: %w", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "command"), fds[1], nil
+}
+
 // Pid is the spawner's process id.
 func (s *Spawner) Pid() int { return s.cmd.Process.Pid }
 
@@ -120,7 +140,7 @@ type Process struct {
 	// Pid is the command's process id, which is also its process group
 	// and session id.
 	Pid  int
-	conn *net.UnixConn
+	conn *os.File // the command's stream socket (see commandSocket)
 	rd   *bufio.Reader
 	mu   sync.Mutex
 }
@@ -134,16 +154,11 @@ func (s *Spawner) Spawn(req SpawnRequest) (*Process, error) {
 		return nil, errors.New("sandbox: spawn: stdin, stdout and stderr are required")
 	}
 	body := appendRequest(nil, req)
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	conn, theirs, err := commandSocket()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: spawn: %w", err)
-	}
-	conn, err := unixConn(fds[0])
-	if err != nil {
-		syscall.Close(fds[1])
 		return nil, err
 	}
-	rights := syscall.UnixRights(int(req.Stdin.Fd()), int(req.Stdout.Fd()), int(req.Stderr.Fd()), fds[1])
+	rights := syscall.UnixRights(int(req.Stdin.Fd()), int(req.Stdout.Fd()), int(req.Stderr.Fd()), theirs)
 	s.mu.Lock()
 	if s.done {
 		err = ErrSpawnerClosed
@@ -151,7 +166,7 @@ func (s *Spawner) Spawn(req SpawnRequest) (*Process, error) {
 		_, _, err = s.ctrl.WriteMsgUnix([]byte{'s'}, rights, nil)
 	}
 	s.mu.Unlock()
-	syscall.Close(fds[1])
+	syscall.Close(theirs)
 	if err == nil {
 		// One write: the length, then the request.
 		_, err = conn.Write(body)

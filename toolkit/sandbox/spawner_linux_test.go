@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // spawnRun spawns sh -c command through sp with its output in a file and
@@ -277,4 +280,39 @@ func BenchmarkStartSpawner(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestCommandSocket: the client's end of a command's socket is in the
+// runtime's poller (a read takes a deadline) and the spawner's end is
+// blocking (its server reads a request whole); bytes go both ways.
+func TestCommandSocket(t *testing.T) {
+	ours, theirs, err := commandSocket()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ours.Close()
+	defer syscall.Close(theirs)
+	if flags, err := unix.FcntlInt(uintptr(theirs), syscall.F_GETFL, 0); err != nil || flags&syscall.O_NONBLOCK != 0 {
+		t.Errorf("the spawner's end: flags %#x, %v; want blocking", flags, err)
+	}
+	if err := ours.SetReadDeadline(time.Now().Add(10 * time.Millisecond)); err != nil {
+		t.Fatalf("the client's end takes no deadline (%v): it is not in the poller", err)
+	}
+	if _, err := ours.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("a read with nothing sent, past its deadline: %v", err)
+	}
+	_ = ours.SetReadDeadline(time.Time{})
+	if _, err := syscall.Write(theirs, []byte("pid 1\n")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	if n, err := ours.Read(buf); string(buf[:n]) != "pid 1\n" || err != nil {
+		t.Errorf("read %q, %v", buf[:n], err)
+	}
+	if _, err := ours.Write([]byte{0}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := syscall.Read(theirs, buf); n != 1 || buf[0] != 0 || err != nil {
+		t.Errorf("the spawner read %q, %v", buf[:max(n, 0)], err)
+	}
 }
