@@ -149,6 +149,17 @@ func (c *bodyCache) messages(parts [][]byte, msgs []Message, encode func(Message
 	return parts, nil
 }
 
+// encodeElements encodes items with enc as the elements of a JSON array,
+// without its brackets: what one message adds to the array its request
+// sends; nil when it adds nothing.
+func encodeElements[T any](items []T, enc func(any) ([]byte, error)) ([]byte, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	b, err := enc(items)
+	return elements(b), err
+}
+
 // elements returns the encoded JSON array enc without its brackets, as
 // its elements are written inside a larger array; nil when it is empty.
 func elements(enc []byte) []byte {

@@ -200,40 +200,31 @@ func (c *OpenAIClient) encode(req Request) ([]byte, error) {
 	return append(append(body, ','), opts[1:]...), nil
 }
 
+// encodeErr wraps an encoding error as the client's; nil stays nil.
 func (c *OpenAIClient) encodeErr(err error) error {
+	if err == nil {
+		return nil
+	}
 	return fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
 }
 
 // encodeSystem encodes the system prompt as the first chat message.
 func (c *OpenAIClient) encodeSystem(system string) (json.RawMessage, error) {
 	enc, err := marshal(oaiMessage{Role: "system", Content: &system})
-	if err != nil {
-		return nil, c.encodeErr(err)
-	}
-	return enc, nil
+	return enc, c.encodeErr(err)
 }
 
 // encodeTools encodes the tool specs.
 func (c *OpenAIClient) encodeTools(specs []ToolSpec) ([]byte, error) {
 	enc, err := marshal(wireOpenAITools(specs))
-	if err != nil {
-		return nil, c.encodeErr(err)
-	}
-	return enc, nil
+	return enc, c.encodeErr(err)
 }
 
 // encodeMessage encodes the chat messages m translates to, comma
 // separated; nil when it sends none.
 func (c *OpenAIClient) encodeMessage(m Message) ([]byte, error) {
-	msgs := appendOpenAIMessage(nil, m)
-	if len(msgs) == 0 {
-		return nil, nil
-	}
-	enc, err := marshal(msgs)
-	if err != nil {
-		return nil, c.encodeErr(err)
-	}
-	return elements(enc), nil
+	enc, err := encodeElements(appendOpenAIMessage(nil, m), marshal)
+	return enc, c.encodeErr(err)
 }
 
 // settings are the parts of the body that are not the conversation or

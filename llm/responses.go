@@ -217,17 +217,18 @@ func (c *ResponsesClient) settings(req Request) respRequest {
 	return w
 }
 
+// encodeErr wraps an encoding error as the client's; nil stays nil.
 func (c *ResponsesClient) encodeErr(err error) error {
+	if err == nil {
+		return nil
+	}
 	return fmt.Errorf("%s: encode request: %w", c.cfg.Provider, err)
 }
 
 // encodeInstructions encodes the system prompt as instructions.
 func (c *ResponsesClient) encodeInstructions(system string) (json.RawMessage, error) {
 	enc, err := json.Marshal(system)
-	if err != nil {
-		return nil, c.encodeErr(err)
-	}
-	return enc, nil
+	return enc, c.encodeErr(err)
 }
 
 // wireResponsesTools returns the tool specs as sent.
@@ -242,24 +243,14 @@ func wireResponsesTools(specs []ToolSpec) []respTool {
 // encodeTools encodes the tool specs.
 func (c *ResponsesClient) encodeTools(specs []ToolSpec) ([]byte, error) {
 	enc, err := json.Marshal(wireResponsesTools(specs))
-	if err != nil {
-		return nil, c.encodeErr(err)
-	}
-	return enc, nil
+	return enc, c.encodeErr(err)
 }
 
 // encodeMessage encodes the input items m translates to, comma
 // separated; nil when it sends none.
 func (c *ResponsesClient) encodeMessage(m Message) ([]byte, error) {
-	items := appendResponsesItems(nil, m)
-	if len(items) == 0 {
-		return nil, nil
-	}
-	enc, err := json.Marshal(items)
-	if err != nil {
-		return nil, c.encodeErr(err)
-	}
-	return elements(enc), nil
+	enc, err := encodeElements(appendResponsesItems(nil, m), json.Marshal)
+	return enc, c.encodeErr(err)
 }
 
 // encodeResponsesInput translates the conversation to input items: a user
