@@ -208,37 +208,21 @@ func (c *AnthropicClient) encode(req Request) ([]byte, error) {
 		}
 	}
 	parts := make([][]byte, 0, last+1)
-	size := len(head) + len(system) + len(tools) + len(opts) + len(`,"system":,"messages":[],"tools":`)
 	for i, m := range req.Messages[:last] {
 		enc, err := c.body.message(i, m, func(m Message) ([]byte, error) { return encodeAnthropicMessage(m, false) })
 		if err != nil {
 			return nil, err
 		}
 		if len(enc) > 0 {
-			parts, size = append(parts, enc), size+len(enc)+1
+			parts = append(parts, enc)
 		}
 	}
 	c.body.forget(last)
 	if lastEnc != nil {
-		parts, size = append(parts, lastEnc), size+len(lastEnc)+1
+		parts = append(parts, lastEnc)
 	}
-	body := make([]byte, 0, size)
-	body = append(body, head[:len(head)-1]...) // without its }
-	if system != nil {
-		body = append(append(body, `,"system":`...), system...)
-	}
-	body = append(body, `,"messages":[`...)
-	for i, p := range parts {
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, p...)
-	}
-	body = append(body, ']')
-	if tools != nil {
-		body = append(append(body, `,"tools":`...), tools...)
-	}
-	return append(append(body, ','), opts[1:]...), nil
+	return joinBody(head, opts, member{key: "system", raw: system}, member{key: "messages", parts: parts, array: true},
+		member{key: "tools", raw: tools}), nil
 }
 
 // settings are the parts of the body that are not the conversation.

@@ -169,23 +169,46 @@ func elements(enc []byte) []byte {
 	return enc[1 : len(enc)-1]
 }
 
-// appendArray appends parts to body as the elements of a JSON array.
-func appendArray(body []byte, parts [][]byte) []byte {
-	body = append(body, '[')
-	for i, p := range parts {
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, p...)
-	}
-	return append(body, ']')
+// member is one member of a request body written from its parts: raw
+// JSON (left out when nil), or, when array is set, parts as the elements
+// of a JSON array.
+type member struct {
+	key   string
+	raw   []byte
+	parts [][]byte
+	array bool
 }
 
-// partsLen is the length of parts written as a JSON array.
-func partsLen(parts [][]byte) int {
-	n := len("[]")
-	for _, p := range parts {
-		n += len(p) + 1
+// joinBody writes a request body from its encoded parts: the members of
+// the JSON object head, then members in order, then those of the JSON
+// object opts. head and opts are not empty objects.
+func joinBody(head, opts []byte, members ...member) []byte {
+	size := len(head) + len(opts)
+	for _, m := range members {
+		size += len(m.key) + len(`,"":[]`) + len(m.raw)
+		for _, p := range m.parts {
+			size += len(p) + 1
+		}
 	}
-	return n
+	body := make([]byte, 0, size)
+	body = append(body, head[:len(head)-1]...) // without its }
+	for _, m := range members {
+		if !m.array && m.raw == nil {
+			continue
+		}
+		body = append(append(append(body, `,"`...), m.key...), `":`...)
+		if !m.array {
+			body = append(body, m.raw...)
+			continue
+		}
+		body = append(body, '[')
+		for i, p := range m.parts {
+			if i > 0 {
+				body = append(body, ',')
+			}
+			body = append(body, p...)
+		}
+		body = append(body, ']')
+	}
+	return append(append(body, ','), opts[1:]...)
 }

@@ -191,13 +191,7 @@ func (c *OpenAIClient) encode(req Request) ([]byte, error) {
 			return nil, err
 		}
 	}
-	body := make([]byte, 0, len(head)+partsLen(parts)+len(tools)+len(opts)+len(`,"messages":,"tools":,`))
-	body = append(body, head[:len(head)-1]...) // without its }
-	body = appendArray(append(body, `,"messages":`...), parts)
-	if tools != nil {
-		body = append(append(body, `,"tools":`...), tools...)
-	}
-	return append(append(body, ','), opts[1:]...), nil
+	return joinBody(head, opts, member{key: "messages", parts: parts, array: true}, member{key: "tools", raw: tools}), nil
 }
 
 // encodeErr wraps an encoding error as the client's; nil stays nil.

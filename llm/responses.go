@@ -183,16 +183,8 @@ func (c *ResponsesClient) encode(req Request) ([]byte, error) {
 			return nil, err
 		}
 	}
-	body := make([]byte, 0, len(head)+len(system)+partsLen(input)+len(tools)+len(opts)+len(`,"instructions":,"input":,"tools":,`))
-	body = append(body, head[:len(head)-1]...) // without its }
-	if system != nil {
-		body = append(append(body, `,"instructions":`...), system...)
-	}
-	body = appendArray(append(body, `,"input":`...), input)
-	if tools != nil {
-		body = append(append(body, `,"tools":`...), tools...)
-	}
-	return append(append(body, ','), opts[1:]...), nil
+	return joinBody(head, opts, member{key: "instructions", raw: system}, member{key: "input", parts: input, array: true},
+		member{key: "tools", raw: tools}), nil
 }
 
 // settings are the parts of the body that are not the instructions, the
